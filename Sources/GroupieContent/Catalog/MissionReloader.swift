@@ -1,0 +1,120 @@
+import Dispatch
+import Foundation
+import GroupieCore
+import Logging
+import Synchronization
+import ServiceLifecycle
+
+/// Keeps the catalog equal to the last valid version of every file in the missions folder.
+public final class MissionReloader: Sendable {
+    /// A venue that came, changed or went; the server turns these into events for groups.
+    public enum Change: Sendable, Equatable {
+        case published(venueId: String)
+        case withdrawn(venueId: String)
+    }
+
+    public let folder: MissionFolder
+    public let catalog: VenueCatalog
+    private let logger: Logger
+    private let signatures = Mutex<[String: MissionFolder.Signature]>([:])
+
+    public init(folder: MissionFolder, catalog: VenueCatalog, logger: Logger) {
+        self.folder = folder
+        self.catalog = catalog
+        self.logger = logger
+    }
+
+    /// Reads every file that is new or changed since the last call, publishes the valid ones,
+    /// logs the problems of the others (their last good version stays live), and withdraws
+    /// venues whose file is gone. Blocking: call it off Swift's cooperative threads.
+    @discardableResult
+    public func reloadChangedFiles() throws -> [Change] {
+        let paths = try folder.missionFiles()
+        var changes: [Change] = []
+        var seen = Set<String>()
+        let previous = signatures.withLock { $0 }
+        var next = previous
+        for path in paths {
+            seen.insert(path)
+            let signature = MissionFolder.signature(of: path)
+            if let signature, previous[path] == signature { continue }
+            next[path] = signature
+            let report = folder.reader.read(fileAt: path)
+            for problem in report.problems {
+                if problem.severity == .error {
+                    logger.error("\(problem)")
+                } else {
+                    logger.warning("\(problem)")
+                }
+            }
+            if let venue = report.venue {
+                let entry = VenueCatalog.Entry(venue: venue, contentHash: report.contentHash, path: path)
+                if let other = catalog.venue(id: venue.id), other.path != path {
+                    logger.error("\(path): venue id '\(venue.id)' is already served from \(other.path); this file is ignored")
+                    continue
+                }
+                if catalog.publish(entry) {
+                    logger.info("venue loaded", metadata: ["venue": "\(venue.id)", "missions": "\(venue.missions.count)", "file": "\(path)"])
+                    changes.append(.published(venueId: venue.id))
+                }
+            } else if let live = catalog.all.first(where: { $0.path == path }) {
+                logger.error("\(path) has \(report.errors.count) error(s); venue '\(live.venue.id)' keeps its last good version")
+            } else {
+                logger.error("\(path) has \(report.errors.count) error(s); the venue is not served until they are fixed")
+            }
+        }
+        for path in previous.keys where !seen.contains(path) {
+            next[path] = nil
+            if let id = catalog.withdraw(path: path) {
+                logger.warning("mission file removed; venue withdrawn", metadata: ["venue": "\(id)", "file": "\(path)"])
+                changes.append(.withdrawn(venueId: id))
+            }
+        }
+        signatures.withLock { $0 = next }
+        return changes
+    }
+
+    /// `reloadChangedFiles()` on a thread of its own, so the cooperative pool never waits on the disk.
+    @discardableResult
+    public func reloadChangedFilesInBackground() async throws -> [Change] {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.reloadChangedFiles() })
+            }
+        }
+    }
+}
+
+/// Looks at the missions folder every `interval` and reloads what changed, until shutdown.
+public struct MissionReloadService: Service {
+    let reloader: MissionReloader
+    let interval: Duration
+    let logger: Logger
+    let onChange: @Sendable ([MissionReloader.Change]) async -> Void
+
+    public init(
+        reloader: MissionReloader, interval: Duration, logger: Logger,
+        onChange: @escaping @Sendable ([MissionReloader.Change]) async -> Void = { _ in }
+    ) {
+        self.reloader = reloader
+        self.interval = interval
+        self.logger = logger
+        self.onChange = onChange
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return
+            }
+            do {
+                let changes = try await reloader.reloadChangedFilesInBackground()
+                if !changes.isEmpty { await onChange(changes) }
+            } catch {
+                logger.error("cannot read the missions folder: \(error)", metadata: ["folder": "\(reloader.folder.directory)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Crypto
+import Foundation
+import GroupieCore
+import Yams
+
+/// Reads one venue's mission file, checks every rule, and reports all problems at once.
+public struct MissionFileReader: Sendable {
+    /// Far larger than any real venue (a 2,000-mission file is about 1 MB).
+    public static let maxFileSize = 4 * 1024 * 1024
+
+    /// Folder that icons, logos and stickers are looked up in; nil skips those checks.
+    public var assetsDirectory: String?
+
+    public init(assetsDirectory: String?) {
+        self.assetsDirectory = assetsDirectory
+    }
+
+    /// Reads the file at `path`; the venue id it must declare is the file name without `.yaml`.
+    public func read(fileAt path: String) -> MissionFileReport {
+        let url = URL(fileURLWithPath: path)
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            let bytes = try handle.read(upToCount: Self.maxFileSize + 1) ?? Data()
+            if bytes.count > Self.maxFileSize {
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? bytes.count
+                return MissionFileReport(
+                    path: path, venue: nil, contentHash: Self.hash(bytes),
+                    problems: [problem(path, 1, 1, "the file is \(Self.megabytes(size)); a mission file may be at most \(Self.megabytes(Self.maxFileSize))")]
+                )
+            }
+            return read(bytes: bytes, path: path)
+        } catch {
+            return MissionFileReport(
+                path: path, venue: nil, contentHash: "",
+                problems: [problem(path, 1, 1, "the file cannot be read: \(Self.describe(error))")]
+            )
+        }
+    }
+
+    /// Checks `bytes` as if they were the file at `path`.
+    public func read(bytes: Data, path: String) -> MissionFileReport {
+        let hash = Self.hash(bytes)
+        let expectedId = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        if bytes.count > Self.maxFileSize {
+            return MissionFileReport(
+                path: path, venue: nil, contentHash: hash,
+                problems: [problem(path, 1, 1, "the file is \(Self.megabytes(bytes.count)); a mission file may be at most \(Self.megabytes(Self.maxFileSize))")]
+            )
+        }
+        let text: String
+        switch Self.decodeUTF8(bytes) {
+        case .success(let decoded):
+            text = decoded
+        case .failure(let position):
+            return MissionFileReport(
+                path: path, venue: nil, contentHash: hash,
+                problems: [problem(path, position.line, position.column, "the file is not UTF-8 text; save it as UTF-8 in your editor")]
+            )
+        }
+        let parser = VenueParser(path: path, expectedId: expectedId, assetsDirectory: assetsDirectory)
+        let venue = parser.parse(text)
+        let problems = parser.problems.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+        let hasErrors = problems.contains { $0.severity == .error }
+        return MissionFileReport(path: path, venue: hasErrors ? nil : venue, contentHash: hash, problems: problems)
+    }
+
+    static func hash(_ bytes: Data) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func megabytes(_ count: Int) -> String {
+        let value = Double(count) / 1_048_576
+        return value >= 10 || value == value.rounded() ? "\(Int(value.rounded())) MB" : String(format: "%.1f MB", value)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+
+    private func problem(_ path: String, _ line: Int, _ column: Int, _ message: String) -> MissionProblem {
+        MissionProblem(path: path, line: line, column: column, severity: .error, message: message)
+    }
+
+    /// Decodes UTF-8, or tells where the first byte that is not UTF-8 is.
+    static func decodeUTF8(_ bytes: Data) -> Result<String, InvalidUTF8> {
+        if let text = String(validating: bytes, as: UTF8.self) { return .success(text) }
+        var line = 1, column = 1
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
+            case .emptyInput:
+                return .failure(InvalidUTF8(line: line, column: column))
+            case .error:
+                return .failure(InvalidUTF8(line: line, column: column))
+            }
+        }
+    }
+
+    struct InvalidUTF8: Error {
+        var line: Int
+        var column: Int
+    }
+}
+
+/// What reading a mission file found.
+public struct MissionFileReport: Sendable {
+    public var path: String
+    /// The venue, when the file has no errors (warnings allowed).
+    public var venue: Venue?
+    /// SHA-256 of the file's bytes, hex.
+    public var contentHash: String
+    /// Sorted by line and column.
+    public var problems: [MissionProblem]
+
+    public var errors: [MissionProblem] { problems.filter { $0.severity == .error } }
+    public var warnings: [MissionProblem] { problems.filter { $0.severity == .warning } }
+    public var isValid: Bool { venue != nil }
+}

@@ -1,0 +1,60 @@
+/// A venue as its staff described it in `missions/<id>.yaml`.
+public struct Venue: Sendable, Hashable, Identifiable {
+    public var id: String
+    public var name: LocalizedText
+    /// Languages the venue offers, the first one being the default.
+    public var languages: [String]
+    public var description: LocalizedText?
+    /// IANA time zone identifier, e.g. `Europe/Stockholm`.
+    public var timeZone: String
+    public var theme: Theme
+    public var rules: VenueRules
+    /// Missions in the order visitors should walk them.
+    public var missions: [Mission]
+
+    public init(
+        id: String, name: LocalizedText, languages: [String], description: LocalizedText?,
+        timeZone: String, theme: Theme, rules: VenueRules, missions: [Mission]
+    ) {
+        self.id = id
+        self.name = name
+        self.languages = languages
+        self.description = description
+        self.timeZone = timeZone
+        self.theme = theme
+        self.rules = rules
+        self.missions = missions
+    }
+
+    public var defaultLanguage: String { languages.first ?? "en" }
+
+    public func mission(id: String) -> Mission? {
+        missions.first { $0.id == id }
+    }
+}
+
+public struct Theme: Sendable, Hashable {
+    /// `#rrggbb`.
+    public var color: String
+    /// Path of the logo under the assets folder.
+    public var logo: String?
+
+    public init(color: String, logo: String?) {
+        self.color = color
+        self.logo = logo
+    }
+}
+
+public struct VenueRules: Sendable, Hashable {
+    public static let defaultMaxGroupSize = 6
+    public static let defaultJoinableHours = 8
+
+    public var maxGroupSize: Int
+    /// How long after its creation a group can still be joined.
+    public var joinableHours: Int
+
+    public init(maxGroupSize: Int = VenueRules.defaultMaxGroupSize, joinableHours: Int = VenueRules.defaultJoinableHours) {
+        self.maxGroupSize = maxGroupSize
+        self.joinableHours = joinableHours
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GroupieContent
+import GroupieStorage
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// Builds the whole server from its configuration; `groupie serve` and the tests both call this.
+public func buildApplication(
+    _ configuration: ServerConfiguration,
+    logger existingLogger: Logger? = nil
+) async throws -> some ApplicationProtocol {
+    var logger = existingLogger ?? Logger(label: "groupie")
+    logger.logLevel = configuration.logLevel
+    let dependencies = try await ServerDependencies.open(configuration, logger: logger)
+    let router = try buildRouter(dependencies, configuration: configuration)
+    let reloadService = MissionReloadService(
+        reloader: dependencies.reloader, interval: configuration.missionReloadInterval, logger: logger,
+        onChange: { _ in
+            VenueMetrics.reloads.increment()
+            VenueMetrics.update(catalog: dependencies.catalog)
+        }
+    )
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Groupie"),
+        services: [reloadService],
+        logger: logger
+    )
+}
+
+/// What the routes stand on: the database and the venues, opened and checked before listening.
+struct ServerDependencies: Sendable {
+    var database: GroupieDatabase
+    var catalog: VenueCatalog
+    var reloader: MissionReloader
+    var logger: Logger
+
+    static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerDependencies {
+        try StartupCheck.requireFolder(configuration.missionsDirectory, role: "missions", option: "--missions")
+        try StartupCheck.requireFolder(configuration.assetsDirectory, role: "assets", option: "--assets")
+        try StartupCheck.prepareDataFolder(configuration.dataDirectory)
+
+        let databasePath = configuration.dataDirectory + "/groupie.sqlite"
+        let database: GroupieDatabase
+        do {
+            database = try GroupieDatabase.open(atPath: databasePath)
+        } catch {
+            throw StartupError(description: "The database \(StartupCheck.absolute(databasePath)) cannot be opened: \(error)")
+        }
+
+        let catalog = VenueCatalog()
+        let reloader = MissionReloader(
+            folder: MissionFolder(directory: configuration.missionsDirectory, assetsDirectory: configuration.assetsDirectory),
+            catalog: catalog,
+            logger: logger
+        )
+        try await reloader.reloadChangedFilesInBackground()
+        VenueMetrics.update(catalog: catalog)
+        logger.info("serving \(catalog.count) venue(s) from \(StartupCheck.absolute(configuration.missionsDirectory))")
+        return ServerDependencies(database: database, catalog: catalog, reloader: reloader, logger: logger)
+    }
+}
+
+func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfiguration) throws -> Router<GroupieRequestContext> {
+    let router = Router(context: GroupieRequestContext.self)
+    router.add(middleware: RequestIdMiddleware())
+    router.add(middleware: LogRequestsMiddleware(.debug))
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: ProblemMiddleware())
+    router.add(middleware: FileMiddleware(
+        configuration.assetsDirectory, urlBasePath: "/assets",
+        cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: dependencies.logger
+    ))
+
+    SystemController(
+        database: dependencies.database, catalog: dependencies.catalog,
+        metrics: GroupieMetrics.registry, openAPIDocument: try OpenAPIDocument.load()
+    ).addRoutes(to: router)
+    let api = router.group("api/v1")
+    VenueController(catalog: dependencies.catalog).addRoutes(to: api)
+    return router
+}
+
+/// The routes of the server, for the test that keeps the OpenAPI document honest.
+public enum GroupieRoutes {
+    public static func describe(_ configuration: ServerConfiguration) async throws -> [(method: HTTPRequest.Method, path: String)] {
+        let dependencies = try await ServerDependencies.open(configuration, logger: Logger(label: "groupie-routes"))
+        return try buildRouter(dependencies, configuration: configuration).routes.map { ($0.method, $0.path.description) }
+    }
+}
+
+enum OpenAPIDocument {
+    static func load() throws -> ByteBuffer {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
+            throw StartupError(description: "The OpenAPI document is missing from the build; rebuild Groupie.")
+        }
+        return ByteBuffer(bytes: try Data(contentsOf: url))
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A reason the server cannot start, said in one sentence an operator can act on.
+public struct StartupError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Checks the folders before anything is opened, so a mistake is named instead of crashing later.
+enum StartupCheck {
+    static func requireFolder(_ path: String, role: String, option: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw StartupError(description: "The \(role) folder \(absolute(path)) does not exist; create it or point \(option) at the right folder.")
+        }
+        guard isDirectory.boolValue else {
+            throw StartupError(description: "The \(role) path \(absolute(path)) is a file, not a folder; point \(option) at a folder.")
+        }
+        guard access(path, R_OK | X_OK) == 0 else {
+            throw StartupError(description: "The \(role) folder \(absolute(path)) cannot be read by this user; fix its permissions.")
+        }
+    }
+
+    /// Creates the data folder when it is missing and checks that it can be written.
+    static func prepareDataFolder(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw StartupError(description: "The data path \(absolute(path)) is a file, not a folder; point --data at a folder.")
+            }
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw StartupError(description: "The data folder \(absolute(path)) cannot be created (\(reason(error))); create it or point --data elsewhere.")
+            }
+        }
+        guard access(path, W_OK | X_OK) == 0 else {
+            throw StartupError(description: "The data folder \(absolute(path)) is not writable by this user; fix its permissions or point --data elsewhere.")
+        }
+    }
+
+    static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+}

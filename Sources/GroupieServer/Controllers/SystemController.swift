@@ -1,0 +1,49 @@
+import Foundation
+import GroupieContent
+import GroupieStorage
+import Hummingbird
+import Prometheus
+
+/// Routes for the operator and for client developers: liveness, metrics, the API description.
+struct SystemController {
+    let database: GroupieDatabase
+    let catalog: VenueCatalog
+    let metrics: PrometheusCollectorRegistry
+    let openAPIDocument: ByteBuffer
+
+    struct Health: Codable {
+        var status: String
+        var database: String
+        var venues: Int
+    }
+
+    func addRoutes(to router: Router<GroupieRequestContext>) {
+        router.get("healthz", use: health)
+        router.get("metrics", use: prometheus)
+        router.get("api/v1/openapi.yaml", use: openAPI)
+    }
+
+    func health(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let databaseUp = await database.isReachable()
+        let health = Health(status: databaseUp ? "ok" : "failing", database: databaseUp ? "ok" : "unreachable", venues: catalog.count)
+        var response = try context.responseEncoder.encode(health, from: request, context: context)
+        response.status = databaseUp ? .ok : .serviceUnavailable
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    func prometheus(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        VenueMetrics.update(catalog: catalog)
+        var bytes: [UInt8] = []
+        metrics.emit(into: &bytes)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+        )
+    }
+
+    func openAPI(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"], body: .init(byteBuffer: openAPIDocument))
+    }
+}

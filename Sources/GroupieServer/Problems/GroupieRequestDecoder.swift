@@ -1,0 +1,66 @@
+import Foundation
+import Hummingbird
+
+/// Decodes JSON bodies strictly: a size bound, and problem documents that say what was wrong.
+public struct GroupieRequestDecoder: RequestDecoder {
+    /// Every JSON body of the API is small; anything larger is a mistake or an attack.
+    static let maxBodySize = 64 * 1024
+
+    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: Self.maxBodySize)
+        } catch {
+            throw Problem(.contentTooLarge, code: "body-too-large", detail: "The JSON body is larger than \(Self.maxBodySize / 1024) KiB.")
+        }
+        return try Self.decode(type, from: Data(buffer: buffer))
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        if data.isEmpty {
+            throw Problem.badRequest("malformed-json", "The request needs a JSON body.")
+        }
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            throw Problem.badRequest("malformed-json", "The body is not valid JSON.")
+        }
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            return try decoder.decode(type, from: data)
+        } catch let error as DecodingError {
+            throw Problem(.unprocessableContent, code: "invalid-field", detail: Self.describe(error))
+        } catch let problem as Problem {
+            throw problem
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.isEmpty ? "the body" : "'" + codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") + "'"
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "The field '\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))' is required."
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)) must be \(Self.name(of: type))."
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)) must be \(Self.name(of: type)), not null."
+        case .dataCorrupted(let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "The body does not have the expected fields."
+        }
+    }
+
+    static func name(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type: "a whole number"
+        case is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        default: type is any Collection.Type ? "a list" : "an object"
+        }
+    }
+}

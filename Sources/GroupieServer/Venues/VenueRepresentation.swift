@@ -1,0 +1,93 @@
+import GroupieCore
+
+/// A venue as the API shows it: every text in one language.
+struct VenueDocument: Codable, Sendable {
+    struct ThemeDocument: Codable, Sendable {
+        var color: String
+        var logoUrl: String?
+    }
+
+    struct RulesDocument: Codable, Sendable {
+        var maxGroupSize: Int
+        var joinableHours: Int
+    }
+
+    struct MissionDocument: Codable, Sendable {
+        var id: String
+        var title: String
+        var iconUrl: String
+        var area: String?
+        var after: [String]
+        var fact: String?
+        var style: String
+        var stickerUrl: String?
+        var tasks: [TaskDocument]
+    }
+
+    struct TaskDocument: Codable, Sendable {
+        var id: String
+        var prompt: String
+        var hint: String?
+    }
+
+    var id: String
+    /// The language the texts are in.
+    var language: String
+    var languages: [String]
+    var name: String
+    var description: String?
+    var timezone: String
+    var theme: ThemeDocument
+    var rules: RulesDocument
+    var missions: [MissionDocument]
+
+    init(_ venue: Venue, language: String) {
+        let fallback = venue.defaultLanguage
+        func text(_ value: LocalizedText) -> String { value.resolved(language: language, fallback: fallback) }
+        self.id = venue.id
+        self.language = language
+        self.languages = venue.languages
+        self.name = text(venue.name)
+        self.description = venue.description.map(text)
+        self.timezone = venue.timeZone
+        self.theme = ThemeDocument(color: venue.theme.color, logoUrl: venue.theme.logo.map(Self.assetURL))
+        self.rules = RulesDocument(maxGroupSize: venue.rules.maxGroupSize, joinableHours: venue.rules.joinableHours)
+        self.missions = venue.missions.map { mission in
+            MissionDocument(
+                id: mission.id, title: text(mission.title), iconUrl: Self.assetURL(mission.icon),
+                area: mission.area.map(text), after: mission.after, fact: mission.fact.map(text),
+                style: mission.style.rawValue, stickerUrl: mission.sticker.map(Self.assetURL),
+                tasks: mission.tasks.map { TaskDocument(id: $0.id, prompt: text($0.prompt), hint: $0.hint.map(text)) }
+            )
+        }
+    }
+
+    /// Asset paths were checked by the mission file reader: relative, no `..`.
+    static func assetURL(_ path: String) -> String { "/assets/" + path }
+}
+
+/// One entry of the venue list: enough to pick a venue, without its missions.
+struct VenueSummary: Codable, Sendable {
+    var id: String
+    var language: String
+    var languages: [String]
+    var name: String
+    var description: String?
+    var theme: VenueDocument.ThemeDocument
+    var missionCount: Int
+
+    init(_ venue: Venue, language: String) {
+        let fallback = venue.defaultLanguage
+        self.id = venue.id
+        self.language = language
+        self.languages = venue.languages
+        self.name = venue.name.resolved(language: language, fallback: fallback)
+        self.description = venue.description?.resolved(language: language, fallback: fallback)
+        self.theme = .init(color: venue.theme.color, logoUrl: venue.theme.logo.map(VenueDocument.assetURL))
+        self.missionCount = venue.missions.count
+    }
+}
+
+struct VenueList: Codable, Sendable {
+    var venues: [VenueSummary]
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+
+/// The game's state in SQLite. Every statement lives behind a method named for what it means,
+/// so that another backend can come later behind the same methods.
+public struct GroupieDatabase: Sendable {
+    let writer: any DatabaseWriter
+
+    /// Opens (or creates) the database file in WAL mode and migrates it to the current schema.
+    public static func open(atPath path: String) throws -> GroupieDatabase {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        return try GroupieDatabase(writer: pool)
+    }
+
+    /// An in-memory database for tests of storage rules alone.
+    public static func inMemory() throws -> GroupieDatabase {
+        try GroupieDatabase(writer: DatabaseQueue())
+    }
+
+    init(writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Self.migrator.migrate(writer)
+    }
+
+    /// Whether the database answers; what `/healthz` asks.
+    public func isReachable() async -> Bool {
+        (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+    }
+
+    /// `PRAGMA integrity_check`, "ok" when the file is sound.
+    public func integrityCheck() async throws -> String {
+        try await writer.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "" }
+    }
+
+    /// Shipped migrations are never edited; a change of schema is a new migration.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1 players, groups and memberships") { db in
+            try db.execute(sql: """
+                CREATE TABLE player (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    language TEXT,
+                    token_hash BLOB NOT NULL UNIQUE,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE play_group (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    venue_id TEXT NOT NULL,
+                    name TEXT,
+                    join_code TEXT NOT NULL UNIQUE,
+                    creator_id TEXT REFERENCES player(id) ON DELETE SET NULL,
+                    created_at REAL NOT NULL,
+                    joinable_until REAL NOT NULL
+                );
+                CREATE TABLE membership (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    player_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                    joined_at REAL NOT NULL,
+                    left_at REAL
+                );
+                -- A player is in at most one group at a time, whatever the code above does.
+                CREATE UNIQUE INDEX membership_one_active_per_player ON membership(player_id) WHERE left_at IS NULL;
+                CREATE INDEX membership_by_group ON membership(group_id, left_at);
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Groupie: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "groupie",
+        abstract: "The Groupie server: collaborative photo missions for museum visitors.",
+        subcommands: [Serve.self, Missions.self]
+    )
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import GroupieServer
+import Hummingbird
+import Logging
+
+/// `groupie serve`: every option can also come from a `GROUPIE_*` environment variable;
+/// the command line wins over the environment, the environment over the defaults.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the venues of the missions folder.")
+
+    @Option(help: "Address to listen on (GROUPIE_HOST). Default 0.0.0.0.")
+    var host: String?
+    @Option(help: "Port to listen on (GROUPIE_PORT). Default 8080.")
+    var port: Int?
+    @Option(help: "Folder for the database and photos (GROUPIE_DATA). Default ./data.")
+    var data: String?
+    @Option(help: "Folder of the venues' mission files (GROUPIE_MISSIONS). Default ./missions.")
+    var missions: String?
+    @Option(help: "Folder of icons, logos, stickers and the web client (GROUPIE_ASSETS). Default ./assets.")
+    var assets: String?
+    @Option(name: .customLong("public-url"), help: "URL phones reach the server at, used in join links and QR codes (GROUPIE_PUBLIC_URL). Default http://localhost:<port>.")
+    var publicURL: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (GROUPIE_LOG_LEVEL). Default info.")
+    var logLevel: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        func setting(_ option: String?, _ variable: String) -> String? {
+            option ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        var configuration = ServerConfiguration()
+        if let host = setting(host, "GROUPIE_HOST") { configuration.host = host }
+        if let portText = setting(port.map(String.init), "GROUPIE_PORT") {
+            guard let port = Int(portText), (0...65535).contains(port) else {
+                throw ValidationError("The port must be a number from 0 to 65535, not '\(portText)'.")
+            }
+            configuration.port = port
+        }
+        if let data = setting(data, "GROUPIE_DATA") { configuration.dataDirectory = data }
+        if let missions = setting(missions, "GROUPIE_MISSIONS") { configuration.missionsDirectory = missions }
+        if let assets = setting(assets, "GROUPIE_ASSETS") { configuration.assetsDirectory = assets }
+        if let publicURL = setting(publicURL, "GROUPIE_PUBLIC_URL") {
+            guard let url = URL(string: publicURL), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw ValidationError("The public URL must start with http:// or https:// and name a host, not '\(publicURL)'.")
+            }
+            configuration.publicBaseURL = publicURL
+        }
+        if let levelText = setting(logLevel, "GROUPIE_LOG_LEVEL") {
+            guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+                throw ValidationError("The log level must be one of trace, debug, info, notice, warning, error, critical, not '\(levelText)'.")
+            }
+            configuration.logLevel = level
+        }
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = configuration.logLevel
+            return handler
+        }
+        let app: any ApplicationProtocol
+        do {
+            app = try await buildApplication(configuration)
+        } catch let error as StartupError {
+            FileHandle.standardError.write(Data("groupie: \(error.description)\n".utf8))
+            throw ExitCode(2)
+        }
+        FileHandle.standardError.write(Data("groupie: phones join at \(configuration.resolvedPublicBaseURL)\n".utf8))
+        try await app.runService()
+    }
+}

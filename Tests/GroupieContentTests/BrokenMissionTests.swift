@@ -1,0 +1,56 @@
+import Foundation
+import GroupieContent
+import Testing
+
+/// Every file of `BrokenMissions/` must produce exactly the lines of its `.expected` file.
+@Suite("Broken mission files")
+struct BrokenMissionTests {
+    static let corpus: [String] = (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.broken))?
+        .filter { $0.hasSuffix(".yaml") }.sorted() ?? []
+
+    @Test("The corpus is there")
+    func corpusIsThere() {
+        #expect(Self.corpus.count >= 15)
+    }
+
+    @Test("Each broken file gives its exact messages", arguments: corpus)
+    func exactMessages(file: String) throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.broken + "/" + file))
+        let report = MissionFileReader(assetsDirectory: Fixtures.brokenAssets).read(bytes: bytes, path: file)
+        let expectedPath = Fixtures.broken + "/" + file.replacingOccurrences(of: ".yaml", with: ".expected")
+        let expected = try String(contentsOfFile: expectedPath, encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        #expect(report.problems.map(\.description) == expected)
+        #expect(report.venue == nil, "a file with errors must not give a venue")
+    }
+
+    @Test("A file too large to be a mission file is refused before it is parsed")
+    func tooLarge() throws {
+        let folder = try Fixtures.temporaryFolder()
+        let path = folder + "/huge.yaml"
+        let line = "# " + String(repeating: "x", count: 1022) + "\n"
+        try Data(String(repeating: line, count: 4 * 1024 + 1).utf8).write(to: URL(fileURLWithPath: path))
+        let report = MissionFileReader(assetsDirectory: nil).read(fileAt: path)
+        #expect(report.problems.map(\.description) == ["\(path):1:1: error: the file is 4.0 MB; a mission file may be at most 4 MB"])
+    }
+
+    @Test("A missing file is a problem, not a crash")
+    func missingFile() {
+        let report = MissionFileReader(assetsDirectory: nil).read(fileAt: "/nonexistent/venue.yaml")
+        #expect(report.venue == nil)
+        #expect(report.problems.count == 1)
+        #expect(report.problems[0].description.hasPrefix("/nonexistent/venue.yaml:1:1: error: the file cannot be read"))
+    }
+
+    @Test("Aliases that expand too far are refused, quickly")
+    func aliasBomb() throws {
+        var yaml = "id: bomb\nname: Bomb\nlanguages: [en]\ntimezone: Europe/London\ntheme: {color: \"#123456\"}\n"
+        yaml += "x-task: &t {id: t, prompt: x}\n"
+        yaml += "x-tasks: &ts [" + Array(repeating: "*t", count: 100_000).joined(separator: ",") + "]\n"
+        yaml += "x-mission: &m {id: m, title: x, icon: i.svg, tasks: *ts}\n"
+        yaml += "missions: [" + Array(repeating: "*m", count: 100).joined(separator: ",") + "]\n"
+        let report = MissionFileReader(assetsDirectory: nil).read(bytes: Data(yaml.utf8), path: "bomb.yaml")
+        #expect(report.venue == nil)
+        #expect(report.problems.contains { $0.message.hasPrefix("the file is too complex to check") })
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GroupieContent
+import GroupieCore
+import Testing
+
+@Suite("Sample venues")
+struct SampleVenueTests {
+    static let samples: [String] = (try? MissionFolder(directory: Fixtures.missions, assetsDirectory: Fixtures.assets).missionFiles()) ?? []
+
+    @Test("There are sample venues")
+    func thereAreSamples() {
+        #expect(Self.samples.count >= 2)
+    }
+
+    @Test("Each sample file is valid, without warnings", arguments: samples)
+    func valid(path: String) throws {
+        let report = MissionFileReader(assetsDirectory: Fixtures.assets).read(fileAt: path)
+        #expect(report.problems.map(\.description) == [])
+        let venue = try #require(report.venue)
+        #expect(!venue.missions.isEmpty)
+    }
+
+    @Test("The science centre has 9 missions of 1 to 3 tasks in Swedish and English")
+    func scienceCentre() throws {
+        let venue = try #require(MissionFileReader(assetsDirectory: Fixtures.assets).read(fileAt: Fixtures.missions + "/science-centre.yaml").venue)
+        #expect(venue.languages == ["sv", "en"])
+        #expect(venue.missions.count == 9)
+        #expect(venue.missions.allSatisfy { (1...3).contains($0.tasks.count) })
+    }
+
+    @Test("The art museum has at least 6 missions in English and French, one a sticker mission")
+    func artMuseum() throws {
+        let venue = try #require(MissionFileReader(assetsDirectory: Fixtures.assets).read(fileAt: Fixtures.missions + "/art-museum.yaml").venue)
+        #expect(venue.languages == ["en", "fr"])
+        #expect(venue.missions.count >= 6)
+        #expect(venue.missions.contains { $0.style == .sticker && $0.tasks.count == 1 && $0.sticker != nil })
+    }
+
+    /// The schema editors use must accept what the loader accepts: checked with Python's
+    /// `jsonschema`, a standard validator that is independent of Groupie's code.
+    @Test("Each sample file passes the JSON Schema", arguments: samples)
+    func schema(path: String) throws {
+        let output = try Self.validateWithSchema([path])
+        #expect(output.status == 0, "\(output.text)")
+    }
+
+    @Test("The JSON Schema rejects broken files that a schema can describe", arguments: [
+        "unknown-keys.yaml", "missing-required.yaml", "wrong-types.yaml", "empty-texts.yaml",
+        "bad-ids.yaml", "task-count.yaml", "venue-values.yaml",
+    ])
+    func schemaRejects(file: String) throws {
+        let output = try Self.validateWithSchema([Fixtures.broken + "/" + file])
+        #expect(output.status == 1, "\(output.text)")
+    }
+
+    static func validateWithSchema(_ paths: [String]) throws -> (status: Int32, text: String) {
+        let script = """
+            import json, sys, yaml
+            from jsonschema import Draft202012Validator
+            schema = json.load(open(sys.argv[1]))
+            Draft202012Validator.check_schema(schema)
+            validator = Draft202012Validator(schema)
+            failed = False
+            for path in sys.argv[2:]:
+                document = yaml.safe_load(open(path, encoding="utf-8"))
+                for error in validator.iter_errors(document):
+                    failed = True
+                    print(f"{path}: {list(error.absolute_path)}: {error.message}")
+            sys.exit(1 if failed else 0)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, Fixtures.missions + "/venue.schema.json"] + paths
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import GroupieServer
+import HummingbirdTesting
+import Testing
+
+@Suite("Mission files while the server runs")
+struct ReloadTests {
+    /// Asks until `condition` holds or two seconds have passed; returns how long it took.
+    static func within2Seconds(_ condition: () async throws -> Bool) async throws -> Duration? {
+        let clock = ContinuousClock()
+        let start = clock.now
+        while clock.now - start < .seconds(2) {
+            if try await condition() { return clock.now - start }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
+    @Test("A changed valid file is live within 2 seconds; a broken one keeps the last good version")
+    func editAndBreak() async throws {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajar"))
+        try await server.test { client in
+            func title() async throws -> String? {
+                let (_, venue) = try await client.json("/api/v1/venues/aquarium?lang=sv")
+                return ((venue["missions"] as? [[String: Any]])?.first?["title"]) as? String
+            }
+            #expect(try await title() == "Hajar")
+
+            try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajarna i tunneln"))
+            let reloaded = try await Self.within2Seconds { try await title() == "Hajarna i tunneln" }
+            #expect(reloaded != nil, "the edit was not live within 2 seconds")
+
+            try server.write("aquarium.yaml", TestServer.aquarium(title: "Trasig") + "\n  - id: Broken Mission\n")
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(try await title() == "Hajarna i tunneln")
+
+            try server.write("aquarium.yaml", TestServer.aquarium(title: "Lagad"))
+            #expect(try await Self.within2Seconds { try await title() == "Lagad" } != nil)
+        }
+    }
+
+    @Test("A new file adds a venue; a deleted file withdraws it; putting it back brings it back")
+    func addAndDelete() async throws {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium())
+        try await server.test { client in
+            try server.write("rainforest.yaml", TestServer.aquarium(id: "rainforest"))
+            #expect(try await Self.within2Seconds {
+                try await client.json("/api/v1/venues/rainforest").0.status == .ok
+            } != nil)
+
+            try server.remove("rainforest.yaml")
+            #expect(try await Self.within2Seconds {
+                try await client.json("/api/v1/venues/rainforest").0.status == .notFound
+            } != nil)
+            let (_, list) = try await client.json("/api/v1/venues")
+            #expect((list["venues"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["aquarium"])
+
+            try server.write("rainforest.yaml", TestServer.aquarium(id: "rainforest"))
+            #expect(try await Self.within2Seconds {
+                try await client.json("/api/v1/venues/rainforest").0.status == .ok
+            } != nil)
+        }
+    }
+
+    @Test("At start, broken files are reported and the valid venues are served")
+    func brokenAtStart() async throws {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium())
+        try server.write("broken.yaml", "id: broken\nname: [")
+        try await server.test { client in
+            let (_, list) = try await client.json("/api/v1/venues")
+            #expect((list["venues"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["aquarium"])
+            let (health, body) = try await client.json("/healthz")
+            #expect(health.status == .ok)
+            #expect(body["venues"] as? Int == 1)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GroupieServer
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import Yams
+
+@Suite("System routes and start-up")
+struct SystemRouteTests {
+    @Test("/healthz answers with the database and venue count")
+    func health() async throws {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium())
+        try await server.test { client in
+            let (response, body) = try await client.json("/healthz")
+            #expect(response.status == .ok)
+            #expect(body["status"] as? String == "ok")
+            #expect(body["database"] as? String == "ok")
+            #expect(body["venues"] as? Int == 1)
+        }
+        #expect(FileManager.default.fileExists(atPath: server.configuration.dataDirectory + "/groupie.sqlite"))
+    }
+
+    @Test("/metrics is Prometheus text with request and venue metrics")
+    func metrics() async throws {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium())
+        try await server.test { client in
+            _ = try await client.json("/api/v1/venues")
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+                let text = String(buffer: response.body)
+                #expect(text.contains("# TYPE groupie_venues_served gauge"))
+                #expect(text.contains("hb_requests"))
+            }
+        }
+    }
+
+    /// The OpenAPI document and the router must describe the same routes, both ways.
+    @Test("Every route is documented in the OpenAPI document, and every documented route exists")
+    func openAPIMatchesRoutes() async throws {
+        let server = try TestServer()
+        let router = try await GroupieRoutes.describe(server.configuration)
+        let actual = Set(router.map { "\($0.method.rawValue) \($0.path)" })
+
+        let text = try await server.test { client in
+            try await client.execute(uri: "/api/v1/openapi.yaml", method: .get) { response in
+                #expect(response.status == .ok)
+                return String(buffer: response.body)
+            }
+        }
+        let document = try #require(try Yams.load(yaml: text) as? [String: Any])
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = try #require(document["paths"] as? [String: Any])
+        var documented = Set<String>()
+        for (path, item) in paths {
+            for method in (item as? [String: Any] ?? [:]).keys where ["get", "post", "put", "patch", "delete"].contains(method) {
+                documented.insert("\(method.uppercased()) \(path)")
+            }
+        }
+        #expect(actual.subtracting(documented).sorted() == [], "routes missing from the OpenAPI document")
+        #expect(documented.subtracting(actual).sorted() == [], "documented routes that do not exist")
+    }
+
+    @Test("A missing missions folder stops the start with one clear sentence")
+    func missingMissions() async throws {
+        var server = try TestServer()
+        server.configuration.missionsDirectory = server.root + "/no-such-folder"
+        await #expect {
+            _ = try await buildApplication(server.configuration)
+        } throws: { error in
+            "\(error)".contains("The missions folder") && "\(error)".contains("does not exist")
+        }
+    }
+
+    @Test("A data path that is a file stops the start with one clear sentence")
+    func dataIsAFile() async throws {
+        var server = try TestServer()
+        try Data("x".utf8).write(to: URL(fileURLWithPath: server.root + "/data-file"))
+        server.configuration.dataDirectory = server.root + "/data-file"
+        await #expect {
+            _ = try await buildApplication(server.configuration)
+        } throws: { error in
+            "\(error)".contains("is a file, not a folder")
+        }
+    }
+
+    @Test("The data folder is created when it is missing")
+    func dataCreated() async throws {
+        var server = try TestServer()
+        server.configuration.dataDirectory = server.root + "/nested/data"
+        _ = try await buildApplication(server.configuration)
+        #expect(FileManager.default.fileExists(atPath: server.root + "/nested/data/groupie.sqlite"))
+    }
+}

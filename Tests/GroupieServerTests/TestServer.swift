@@ -1,0 +1,105 @@
+import Foundation
+import GroupieServer
+import Hummingbird
+import HummingbirdTesting
+import Logging
+
+/// A Groupie application on a temp folder of its own: real SQLite file, real mission files.
+struct TestServer {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    let root: String
+    var configuration: ServerConfiguration
+
+    var missions: String { configuration.missionsDirectory }
+    var assets: String { configuration.assetsDirectory }
+
+    /// A folder with `missions/`, `assets/` (one icon) and no data folder yet.
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-test-\(UUID().uuidString)").path
+        let fileManager = FileManager.default
+        try fileManager.createDirectory(atPath: root + "/missions", withIntermediateDirectories: true)
+        try fileManager.createDirectory(atPath: root + "/assets/icons", withIntermediateDirectories: true)
+        try Data("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 64 64\"/>".utf8)
+            .write(to: URL(fileURLWithPath: root + "/assets/icons/fish.svg"))
+        configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0,
+            dataDirectory: root + "/data", missionsDirectory: root + "/missions", assetsDirectory: root + "/assets",
+            publicBaseURL: "https://groupie.test", logLevel: .warning,
+            missionReloadInterval: .milliseconds(100)
+        )
+    }
+
+    /// Serves the repository's own sample venues and assets.
+    static func samples() throws -> TestServer {
+        var server = try TestServer()
+        server.configuration.missionsDirectory = repository.appendingPathComponent("missions").path
+        server.configuration.assetsDirectory = repository.appendingPathComponent("assets").path
+        return server
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        let path = missions + "/" + name
+        // Written beside and renamed, as editors do, so the reloader never sees half a file.
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    func remove(_ name: String) throws {
+        try FileManager.default.removeItem(atPath: missions + "/" + name)
+    }
+
+    func test<Value>(_ setup: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+        var logger = Logger(label: "groupie-test")
+        logger.logLevel = configuration.logLevel
+        let app = try await buildApplication(configuration, logger: logger)
+        return try await app.test(setup, body)
+    }
+
+    /// A small venue in Swedish and English.
+    static func aquarium(id: String = "aquarium", title: String = "Hajar", extraMission: String = "") -> String {
+        """
+        id: \(id)
+        name:
+          sv: Akvariet
+          en: The Aquarium
+        languages: [sv, en]
+        timezone: Europe/Stockholm
+        theme:
+          color: "#0b6e4f"
+        rules:
+          max_group_size: 4
+        missions:
+          - id: sharks
+            title:
+              sv: \(title)
+              en: Sharks
+            icon: icons/fish.svg
+            fact: Sharks have no bones.
+            tasks:
+              - id: shark
+                prompt:
+                  sv: Fota en haj
+                  en: Photograph a shark
+                hint: Titta i tunneln / Look in the tunnel
+          - id: rays
+            title: Rockor
+            icon: icons/fish.svg
+            after: sharks
+            style: strip
+            tasks:
+              - id: ray
+                prompt: { sv: Fota en rocka, en: Photograph a ray }
+        \(extraMission)
+        """
+    }
+}
+
+extension TestClientProtocol {
+    func json(_ uri: String, headers: HTTPFields = [:]) async throws -> (TestResponse, [String: Any]) {
+        try await execute(uri: uri, method: .get, headers: headers) { response in
+            let object = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
+            return (response, object)
+        }
+    }
+}
