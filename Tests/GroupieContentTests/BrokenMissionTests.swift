@@ -34,6 +34,38 @@ struct BrokenMissionTests {
         #expect(report.problems.map(\.description) == ["\(path):1:1: error: the file is 4.0 MB; a mission file may be at most 4 MB"])
     }
 
+    @Test("Texts are trimmed: a block scalar's final line break is not part of the text")
+    func blockScalars() throws {
+        let yaml = """
+            id: trimmed
+            name: |
+              The Museum
+            languages: [en]
+            timezone: UTC
+            theme: { color: "#AbCdEf" }
+            missions:
+              - id: one
+                title: >
+                  A long title
+                  on two lines
+                icon: icons/fish.svg
+                tasks: [{ id: t, prompt: "  Find it  " }]
+            """
+        let venue = try #require(MissionFileReader(assetsDirectory: Fixtures.brokenAssets).read(bytes: Data(yaml.utf8), path: "trimmed.yaml").venue)
+        #expect(venue.name == .plain("The Museum"))
+        #expect(venue.missions[0].title == .plain("A long title on two lines"))
+        #expect(venue.missions[0].tasks[0].prompt == .plain("Find it"))
+        #expect(venue.theme.color == "#abcdef")
+    }
+
+    @Test("Colours are ASCII hex digits only")
+    func fullwidthColour() throws {
+        let yaml = "id: c\nname: C\nlanguages: [en]\ntimezone: UTC\ntheme: { color: \"#ＡＢＣ123\" }\nmissions: [{ id: m, title: M, icon: icons/fish.svg, tasks: [{ id: t, prompt: P }] }]\n"
+        let report = MissionFileReader(assetsDirectory: Fixtures.brokenAssets).read(bytes: Data(yaml.utf8), path: "c.yaml")
+        #expect(report.venue == nil)
+        #expect(report.errors.map(\.message).first?.hasPrefix("'color' must be a colour") == true)
+    }
+
     @Test("A missing file is a problem, not a crash")
     func missingFile() {
         let report = MissionFileReader(assetsDirectory: nil).read(fileAt: "/nonexistent/venue.yaml")

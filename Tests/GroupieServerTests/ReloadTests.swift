@@ -64,6 +64,19 @@ struct ReloadTests {
         }
     }
 
+    @Test("A venue refused for a missing icon is served once the icon is copied in")
+    func assetArrives() async throws {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium().replacingOccurrences(of: "icons/fish.svg", with: "icons/ray.svg"))
+        try await server.test { client in
+            #expect(try await client.json("/api/v1/venues/aquarium").0.status == .notFound)
+            try Data("<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8).write(to: URL(fileURLWithPath: server.assets + "/icons/ray.svg"))
+            #expect(try await Self.within2Seconds {
+                try await client.json("/api/v1/venues/aquarium").0.status == .ok
+            } != nil)
+        }
+    }
+
     @Test("At start, broken files are reported and the valid venues are served")
     func brokenAtStart() async throws {
         let server = try TestServer()

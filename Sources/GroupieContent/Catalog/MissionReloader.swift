@@ -17,6 +17,10 @@ public final class MissionReloader: Sendable {
     public let catalog: VenueCatalog
     private let logger: Logger
     private let signatures = Mutex<[String: MissionFolder.Signature]>([:])
+    /// Problems of the files that are invalid now. They are read again at every look, since
+    /// the fix may be outside the file (an icon copied into the assets folder), but their
+    /// problems are logged only when they change.
+    private let invalidFiles = Mutex<[String: [MissionProblem]]>([:])
 
     public init(folder: MissionFolder, catalog: VenueCatalog, logger: Logger) {
         self.folder = folder
@@ -34,12 +38,16 @@ public final class MissionReloader: Sendable {
         var seen = Set<String>()
         let previous = signatures.withLock { $0 }
         var next = previous
+        var invalid = invalidFiles.withLock { $0 }
         for path in paths {
             seen.insert(path)
             let signature = MissionFolder.signature(of: path)
-            if let signature, previous[path] == signature { continue }
+            if let signature, previous[path] == signature, invalid[path] == nil { continue }
             next[path] = signature
             let report = folder.reader.read(fileAt: path)
+            let knownProblems = invalid[path]
+            invalid[path] = report.isValid ? nil : report.problems
+            if !report.isValid, knownProblems == report.problems { continue }
             for problem in report.problems {
                 if problem.severity == .error {
                     logger.error("\(problem)")
@@ -65,12 +73,14 @@ public final class MissionReloader: Sendable {
         }
         for path in previous.keys where !seen.contains(path) {
             next[path] = nil
+            invalid[path] = nil
             if let id = catalog.withdraw(path: path) {
                 logger.warning("mission file removed; venue withdrawn", metadata: ["venue": "\(id)", "file": "\(path)"])
                 changes.append(.withdrawn(venueId: id))
             }
         }
         signatures.withLock { $0 = next }
+        invalidFiles.withLock { $0 = invalid }
         return changes
     }
 

@@ -129,16 +129,13 @@ final class VenueParser {
         }
         var codes: [String] = []
         var seen: [String: Mark?] = [:]
-        var allValid = true
         for item in sequence {
             guard let code = scalarText(item) else {
                 error(item.mark, "each language must be a code such as 'en', not \(kind(item))")
-                allValid = false
                 continue
             }
             guard LanguageCode.isValid(code) else {
                 error(item.mark, invalidLanguageMessage(code))
-                allValid = false
                 continue
             }
             if let first = seen[code] {
@@ -148,7 +145,9 @@ final class VenueParser {
             seen[code] = item.mark
             codes.append(code)
         }
-        return allValid ? codes : []
+        // The valid codes are kept so that translations are still checked; the errors above
+        // already keep the venue from being served.
+        return codes
     }
 
     private func invalidLanguageMessage(_ code: String) -> String {
@@ -193,7 +192,10 @@ final class VenueParser {
     }
 
     static func isHexColor(_ value: String) -> Bool {
-        value.count == 7 && value.first == "#" && value.dropFirst().allSatisfy(\.isHexDigit)
+        value.count == 7 && value.first == "#" && value.utf8.dropFirst().allSatisfy { byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+        }
     }
 
     private func rules(_ node: Node) throws -> VenueRules? {
@@ -313,6 +315,10 @@ final class VenueParser {
         }
         let tasks = try fields["tasks"].flatMap { try self.tasks($0, missionLabel: label) }
 
+        if styleValid, style == .sticker, let tasks, tasks.count > 1, let tasksNode = fields["tasks"] {
+            error(tasksNode.mark, "\(label) has style 'sticker', which shows one photo, but \(tasks.count) tasks; use one task or another style")
+            return nil
+        }
         guard let id, let title, let icon, let tasks, styleValid, stickerValid else { return nil }
         if fields["area"] != nil, area == nil { return nil }
         if fields["fact"] != nil, fact == nil { return nil }
@@ -336,11 +342,15 @@ final class VenueParser {
             return nil
         }
         var ids: [String] = []
+        var valid = true
         for item in items {
-            guard let id = identifier(item, describedAs: "'after' entry") else { return nil }
+            guard let id = identifier(item, describedAs: "'after' entry") else {
+                valid = false
+                continue
+            }
             if !ids.contains(id) { ids.append(id) }
         }
-        return ids
+        return valid ? ids : nil
     }
 
     private func tasks(_ node: Node, missionLabel: String) throws -> [MissionTask]? {
@@ -437,11 +447,13 @@ final class VenueParser {
                 error(node.mark, "'\(key)' must not be empty")
                 return nil
             }
-            guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            // Block scalars (`|`, `>`) end in a line break that nobody means to show.
+            let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else {
                 error(node.mark, "'\(key)' must not be empty")
                 return nil
             }
-            return .plain(value)
+            return .plain(trimmed)
         case .sequence:
             error(node.mark, "'\(key)' must be a text or a map of language to text, not a list")
             return nil
@@ -470,7 +482,7 @@ final class VenueParser {
                 if !languages.isEmpty, !languages.contains(language) {
                     warning(languageNode.mark, "'\(language)' is not one of the venue's languages (\(languages.joined(separator: ", "))); this text is never shown")
                 }
-                texts[language] = value
+                texts[language] = value.trimmingCharacters(in: .whitespacesAndNewlines)
             }
             if texts.isEmpty, valid {
                 error(node.mark, "'\(key)' must not be empty")
@@ -519,7 +531,8 @@ final class VenueParser {
 
     private func integer(_ node: Node, key: String, range: ClosedRange<Int>) -> Int? {
         guard case .scalar(let scalar) = node, scalar.style == .plain, let value = Int(scalar.string) else {
-            error(node.mark, "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(kind(node))")
+            let found = node.scalar.map { "'\($0.string)'" } ?? kind(node)
+            error(node.mark, "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound) (without quotes), not \(found)")
             return nil
         }
         guard range.contains(value) else {
