@@ -23,6 +23,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "GroupieCore"),
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        .target(name: "GroupieImaging", dependencies: ["CQRencode", "CPNG"]),
         .target(
             name: "GroupieContent",
             dependencies: [
@@ -47,6 +50,7 @@ let package = Package(
                 "GroupieCore",
                 "GroupieContent",
                 "GroupieStorage",
+                "GroupieImaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -68,6 +72,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "GroupieCoreTests", dependencies: ["GroupieCore"]),
+        .testTarget(name: "GroupieStorageTests", dependencies: ["GroupieStorage", "GroupieCore"]),
+        .testTarget(name: "GroupieImagingTests", dependencies: ["GroupieImaging"]),
         .testTarget(
             name: "GroupieContentTests",
             dependencies: ["GroupieContent", "GroupieCore"],

@@ -448,7 +448,7 @@ final class VenueParser {
                 return nil
             }
             // Block scalars (`|`, `>`) end in a line break that nobody means to show.
-            let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = value.trimmingWhitespace()
             guard !trimmed.isEmpty else {
                 error(node.mark, "'\(key)' must not be empty")
                 return nil
@@ -474,7 +474,7 @@ final class VenueParser {
                     continue
                 }
                 firstSeen[language] = languageNode.mark
-                guard let value = scalarText(valueNode), !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                guard let value = scalarText(valueNode), !value.trimmingWhitespace().isEmpty else {
                     error(valueNode.mark, "'\(key)' in '\(language)' must not be empty")
                     valid = false
                     continue
@@ -482,7 +482,7 @@ final class VenueParser {
                 if !languages.isEmpty, !languages.contains(language) {
                     warning(languageNode.mark, "'\(language)' is not one of the venue's languages (\(languages.joined(separator: ", "))); this text is never shown")
                 }
-                texts[language] = value.trimmingCharacters(in: .whitespacesAndNewlines)
+                texts[language] = value.trimmingWhitespace()
             }
             if texts.isEmpty, valid {
                 error(node.mark, "'\(key)' must not be empty")

@@ -19,7 +19,7 @@ public enum LanguageNegotiation {
     public static func ranges(_ header: String) -> [String] {
         var weighted: [(range: String, weight: Double, order: Int)] = []
         for (order, item) in header.split(separator: ",").enumerated() {
-            let fields = item.split(separator: ";").map { $0.trimmingSpaces() }
+            let fields = item.split(separator: ";").map { $0.trimmingWhitespace() }
             guard let range = fields.first, !range.isEmpty, range != "*" else { continue }
             var weight = 1.0
             for parameter in fields.dropFirst() where parameter.hasPrefix("q=") {
@@ -35,14 +35,5 @@ public enum LanguageNegotiation {
         if let exact = offered.first(where: { $0.lowercased() == wanted }) { return exact }
         let wantedLanguage = wanted.split(separator: "-").first.map(String.init) ?? wanted
         return offered.first { $0.lowercased().split(separator: "-").first.map(String.init) == wantedLanguage }
-    }
-}
-
-extension StringProtocol {
-    func trimmingSpaces() -> String {
-        var slice = Substring(self)
-        while slice.first?.isWhitespace == true { slice.removeFirst() }
-        while slice.last?.isWhitespace == true { slice.removeLast() }
-        return String(slice)
     }
 }

@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import GroupieCore
+
+/// Why a change of membership was refused.
+public enum MembershipError: Error, Sendable, Equatable {
+    case unknownCode
+    case groupFull(maximum: Int)
+    case notJoinable
+    case groupNotFound
+    case notAMember
+    case notTheCreator
+}
+
+extension GroupieDatabase {
+    /// Creates a group with a fresh join code; its creator leaves any group they are in and joins it.
+    public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Group {
+        try await writer.write { db in
+            if let current = try Self.activeGroupId(db, playerId: creatorId) {
+                try Self.leave(db, groupId: current, playerId: creatorId, now: now)
+            }
+            let id = Self.newId()
+            // Codes are unique among all groups ever made; a clash is rare, so try again, and
+            // make codes longer should the short ones ever get crowded.
+            for attempt in 0..<30 {
+                let code = JoinCode.random(length: 6 + attempt / 10)
+                let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM play_group WHERE join_code = ?)", arguments: [code.value]) ?? false
+                if exists { continue }
+                let group = Group(
+                    id: id, venueId: venueId, name: name, joinCode: code, creatorId: creatorId,
+                    createdAt: now, joinableUntil: now.addingTimeInterval(joinableFor)
+                )
+                try db.execute(
+                    sql: """
+                        INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [group.id, venueId, name, code.value, creatorId, now.timeIntervalSince1970, group.joinableUntil.timeIntervalSince1970]
+                )
+                try db.execute(
+                    sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)",
+                    arguments: [id, creatorId, now.timeIntervalSince1970]
+                )
+                return group
+            }
+            throw DatabaseError(message: "no free join code after 30 attempts")
+        }
+    }
+
+    /// Joins the group with `code`, leaving the player's current group. Joining the group one
+    /// is already in changes nothing. `maximumSize` gives the venue's limit for a venue id.
+    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @Sendable (String) -> Int) async throws -> Group {
+        try await writer.write { db in
+            guard let group = try Self.group(db, where: "join_code = ?", code.value) else {
+                throw MembershipError.unknownCode
+            }
+            let current = try Self.activeGroupId(db, playerId: playerId)
+            if current == group.id { return group }
+            guard group.isJoinable(at: now) else { throw MembershipError.notJoinable }
+            let maximum = maximumSize(group.venueId)
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM membership WHERE group_id = ? AND left_at IS NULL", arguments: [group.id]) ?? 0
+            guard count < maximum else { throw MembershipError.groupFull(maximum: maximum) }
+            if let current {
+                try Self.leave(db, groupId: current, playerId: playerId, now: now)
+            }
+            try db.execute(
+                sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)",
+                arguments: [group.id, playerId, now.timeIntervalSince1970]
+            )
+            return group
+        }
+    }
+
+    /// Ends `playerId`'s membership of the group. Anyone may leave; only the creator may
+    /// remove someone else. When the creator leaves, the longest-standing member takes over.
+    public func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws {
+        try await writer.write { db in
+            guard let group = try Self.group(db, where: "id = ?", groupId) else { throw MembershipError.groupNotFound }
+            guard try Self.activeGroupId(db, playerId: actorId) == groupId else { throw MembershipError.groupNotFound }
+            if playerId != actorId, group.creatorId != actorId { throw MembershipError.notTheCreator }
+            guard try Self.activeGroupId(db, playerId: playerId) == groupId else { throw MembershipError.notAMember }
+            try Self.leave(db, groupId: groupId, playerId: playerId, now: now)
+        }
+    }
+
+    /// The group and its current members, when `playerId` is one of them; nil otherwise, so
+    /// that a stranger cannot tell a group that exists from one that does not.
+    public func groupSeen(by playerId: String, groupId: String) async throws -> (group: Group, members: [Member])? {
+        try await writer.read { db in
+            guard try Self.activeGroupId(db, playerId: playerId) == groupId,
+                let group = try Self.group(db, where: "id = ?", groupId)
+            else { return nil }
+            return (group, try Self.members(db, group: group))
+        }
+    }
+
+    /// The group `playerId` is in now, if any.
+    public func currentGroup(of playerId: String) async throws -> Group? {
+        try await writer.read { db in
+            guard let groupId = try Self.activeGroupId(db, playerId: playerId) else { return nil }
+            return try Self.group(db, where: "id = ?", groupId)
+        }
+    }
+
+    /// The group a join code opens, for the page a QR code leads to.
+    public func group(code: JoinCode) async throws -> Group? {
+        try await writer.read { db in try Self.group(db, where: "join_code = ?", code.value) }
+    }
+
+    /// Every membership a player ever had, oldest first: (group id, joined, left).
+    public func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT group_id, joined_at, left_at FROM membership WHERE player_id = ? ORDER BY id", arguments: [playerId])
+                .map { row in
+                    (row["group_id"], Date(timeIntervalSince1970: row["joined_at"]), (row["left_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+                }
+        }
+    }
+
+    // MARK: - Inside transactions
+
+    static func activeGroupId(_ db: Database, playerId: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT group_id FROM membership WHERE player_id = ? AND left_at IS NULL", arguments: [playerId])
+    }
+
+    static func group(_ db: Database, where condition: String, _ value: String) throws -> Group? {
+        guard let row = try Row.fetchOne(
+            db,
+            sql: "SELECT id, venue_id, name, join_code, creator_id, created_at, joinable_until FROM play_group WHERE \(condition)",
+            arguments: [value]
+        ) else { return nil }
+        return Group(
+            id: row["id"], venueId: row["venue_id"], name: row["name"],
+            joinCode: JoinCode(typed: row["join_code"])!, creatorId: row["creator_id"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            joinableUntil: Date(timeIntervalSince1970: row["joinable_until"])
+        )
+    }
+
+    static func members(_ db: Database, group: Group) throws -> [Member] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT player.id, player.name, membership.joined_at FROM membership
+                JOIN player ON player.id = membership.player_id
+                WHERE membership.group_id = ? AND membership.left_at IS NULL
+                ORDER BY membership.joined_at, membership.id
+                """,
+            arguments: [group.id]
+        ).map { row in
+            Member(playerId: row["id"], name: row["name"], joinedAt: Date(timeIntervalSince1970: row["joined_at"]), isCreator: row["id"] == group.creatorId)
+        }
+    }
+
+    /// Ends a membership and hands the group to its longest-standing member if the creator left.
+    static func leave(_ db: Database, groupId: String, playerId: String, now: Date) throws {
+        try db.execute(
+            sql: "UPDATE membership SET left_at = ? WHERE group_id = ? AND player_id = ? AND left_at IS NULL",
+            arguments: [now.timeIntervalSince1970, groupId, playerId]
+        )
+        let creator = try String.fetchOne(db, sql: "SELECT creator_id FROM play_group WHERE id = ?", arguments: [groupId])
+        guard creator == playerId || creator == nil else { return }
+        let successor = try String.fetchOne(
+            db,
+            sql: "SELECT player_id FROM membership WHERE group_id = ? AND left_at IS NULL ORDER BY joined_at, id LIMIT 1",
+            arguments: [groupId]
+        )
+        try db.execute(sql: "UPDATE play_group SET creator_id = ? WHERE id = ?", arguments: [successor, groupId])
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+import GroupieCore
+
+extension GroupieDatabase {
+    /// Creates an anonymous player whose token hashes to `tokenHash`.
+    public func createPlayer(name: String, language: String?, tokenHash: Data, now: Date) async throws -> Player {
+        let player = Player(id: Self.newId(), name: name, language: language, createdAt: now)
+        try await writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO player (id, name, language, token_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [player.id, player.name, player.language, tokenHash, now.timeIntervalSince1970]
+            )
+        }
+        return player
+    }
+
+    /// The player a bearer token belongs to.
+    public func player(tokenHash: Data) async throws -> Player? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT id, name, language, created_at FROM player WHERE token_hash = ?", arguments: [tokenHash])
+                .map(Self.player(from:))
+        }
+    }
+
+    /// Changes what is given; returns the player as it is now.
+    public func updatePlayer(id: String, name: String?, language: String??) async throws -> Player? {
+        try await writer.write { db in
+            if let name {
+                try db.execute(sql: "UPDATE player SET name = ? WHERE id = ?", arguments: [name, id])
+            }
+            if let language {
+                try db.execute(sql: "UPDATE player SET language = ? WHERE id = ?", arguments: [language, id])
+            }
+            return try Row.fetchOne(db, sql: "SELECT id, name, language, created_at FROM player WHERE id = ?", arguments: [id])
+                .map(Self.player(from:))
+        }
+    }
+
+    /// Erases the player and every trace of them: memberships go with them, and groups they
+    /// created pass to their longest-standing member. (Their photos go too, once photos exist.)
+    public func erasePlayer(id: String, now: Date) async throws {
+        try await writer.write { db in
+            if let groupId = try Self.activeGroupId(db, playerId: id) {
+                try Self.leave(db, groupId: groupId, playerId: id, now: now)
+            }
+            try db.execute(sql: "UPDATE play_group SET creator_id = NULL WHERE creator_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM player WHERE id = ?", arguments: [id])
+        }
+    }
+
+    static func player(from row: Row) -> Player {
+        Player(id: row["id"], name: row["name"], language: row["language"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    /// 128 random bits, as lowercase hex: ids that cannot be guessed or enumerated.
+    static func newId() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let value = generator.next() as UInt64
+            let hex = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+import GroupieCore
+@testable import GroupieStorage
+import Testing
+
+@Suite("Players and groups in SQLite")
+struct MembershipTests {
+    let database: GroupieDatabase
+    let path: String
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString).sqlite").path
+        database = try GroupieDatabase.open(atPath: path)
+    }
+
+    func player(_ name: String) async throws -> Player {
+        try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
+    }
+
+    @Test("The creator is the first member; codes use the unambiguous alphabet")
+    func create() async throws {
+        let alice = try await player("Alice")
+        let group = try await database.createGroup(venueId: "aquarium", name: "Sharks", creatorId: alice.id, joinableFor: 3600, now: now)
+        #expect(group.joinCode.value.count == 6)
+        #expect(group.joinCode.value.allSatisfy(JoinCode.alphabet.contains))
+        let seen = try #require(try await database.groupSeen(by: alice.id, groupId: group.id))
+        #expect(seen.members.map(\.name) == ["Alice"])
+        #expect(seen.members[0].isCreator)
+    }
+
+    @Test("Joining leaves the current group; history is kept")
+    func changeGroup() async throws {
+        let alice = try await player("Alice"), bob = try await player("Bob")
+        let first = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
+        let second = try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now)
+        _ = try await database.joinGroup(code: second.joinCode, playerId: alice.id, now: now.addingTimeInterval(5)) { _ in 5 }
+        #expect(try await database.currentGroup(of: alice.id)?.id == second.id)
+        let history = try await database.membershipHistory(of: alice.id)
+        #expect(history.map(\.groupId) == [first.id, second.id])
+        #expect(history[0].leftAt == now.addingTimeInterval(5))
+        #expect(history[1].leftAt == nil)
+    }
+
+    @Test("A full group refuses; a closed group refuses; an unknown code is unknown")
+    func refusals() async throws {
+        let alice = try await player("Alice"), bob = try await player("Bob"), carol = try await player("Carol")
+        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 60, now: now)
+        _ = try await database.joinGroup(code: group.joinCode, playerId: bob.id, now: now) { _ in 2 }
+        await #expect(throws: MembershipError.groupFull(maximum: 2)) {
+            try await database.joinGroup(code: group.joinCode, playerId: carol.id, now: now) { _ in 2 }
+        }
+        await #expect(throws: MembershipError.notJoinable) {
+            try await database.joinGroup(code: group.joinCode, playerId: carol.id, now: now.addingTimeInterval(61)) { _ in 9 }
+        }
+        await #expect(throws: MembershipError.unknownCode) {
+            try await database.joinGroup(code: JoinCode(typed: "ZZZZZZZZ")!, playerId: carol.id, now: now) { _ in 9 }
+        }
+        #expect(try await database.currentGroup(of: carol.id) == nil)
+    }
+
+    @Test("Two players race for the last place: one gets in, one is refused")
+    func lastPlaceRace() async throws {
+        let alice = try await player("Alice")
+        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
+        for round in 0..<10 {
+            var racers: [Player] = []
+            for index in 0..<2 { racers.append(try await player("Racer \(round)-\(index)")) }
+            let maximum = 2 + round
+            let results = await withTaskGroup(of: Bool.self) { tasks in
+                for racer in racers {
+                    tasks.addTask {
+                        (try? await database.joinGroup(code: group.joinCode, playerId: racer.id, now: now) { _ in maximum }) != nil
+                    }
+                }
+                return await tasks.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(results.filter { $0 }.count == 1)
+            #expect(try await database.groupSeen(by: alice.id, groupId: group.id)?.members.count == maximum)
+        }
+    }
+
+    @Test("One player joins two groups at once: they end up in exactly one")
+    func twoGroupsRace() async throws {
+        let alice = try await player("Alice"), bob = try await player("Bob"), carol = try await player("Carol")
+        let first = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
+        let second = try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now)
+        await withTaskGroup(of: Void.self) { tasks in
+            for code in [first.joinCode, second.joinCode] {
+                tasks.addTask { _ = try? await database.joinGroup(code: code, playerId: carol.id, now: now) { _ in 9 } }
+            }
+        }
+        let active = try await database.membershipHistory(of: carol.id).filter { $0.leftAt == nil }
+        #expect(active.count == 1)
+    }
+
+    @Test("The database itself refuses a second active membership")
+    func databaseEnforcesOneGroup() async throws {
+        let alice = try await player("Alice"), bob = try await player("Bob")
+        let other = try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now)
+        _ = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
+        await #expect(throws: DatabaseError.self) {
+            try await database.writer.write { db in
+                try db.execute(sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, 0)", arguments: [other.id, alice.id])
+            }
+        }
+    }
+
+    @Test("When the creator leaves, the longest-standing member becomes creator")
+    func creatorHandover() async throws {
+        let alice = try await player("Alice"), bob = try await player("Bob"), carol = try await player("Carol")
+        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
+        _ = try await database.joinGroup(code: group.joinCode, playerId: bob.id, now: now.addingTimeInterval(1)) { _ in 5 }
+        _ = try await database.joinGroup(code: group.joinCode, playerId: carol.id, now: now.addingTimeInterval(2)) { _ in 5 }
+        await #expect(throws: MembershipError.notTheCreator) {
+            try await database.removeMember(groupId: group.id, playerId: carol.id, by: bob.id, now: now)
+        }
+        try await database.removeMember(groupId: group.id, playerId: alice.id, by: alice.id, now: now.addingTimeInterval(3))
+        let seen = try #require(try await database.groupSeen(by: bob.id, groupId: group.id))
+        #expect(seen.members.filter(\.isCreator).map(\.name) == ["Bob"])
+        try await database.removeMember(groupId: group.id, playerId: carol.id, by: bob.id, now: now.addingTimeInterval(4))
+        #expect(try await database.groupSeen(by: carol.id, groupId: group.id) == nil)
+        #expect(try await database.groupSeen(by: alice.id, groupId: group.id) == nil)
+    }
+
+    @Test("Erasing a player removes them and their memberships, and hands over their group")
+    func erase() async throws {
+        let alice = try await player("Alice"), bob = try await player("Bob")
+        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
+        _ = try await database.joinGroup(code: group.joinCode, playerId: bob.id, now: now.addingTimeInterval(1)) { _ in 5 }
+        try await database.erasePlayer(id: alice.id, now: now.addingTimeInterval(2))
+        #expect(try await database.membershipHistory(of: alice.id).isEmpty)
+        let seen = try #require(try await database.groupSeen(by: bob.id, groupId: group.id))
+        #expect(seen.members.map(\.name) == ["Bob"])
+        #expect(seen.members[0].isCreator)
+        #expect(try await database.integrityCheck() == "ok")
+    }
+}
