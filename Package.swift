@@ -83,6 +83,7 @@ let package = Package(
             name: "GroupieServerTests",
             dependencies: [
                 "GroupieServer",
+                "GroupieStorage",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
             ]

@@ -73,3 +73,29 @@ public struct GroupieDatabase: Sendable {
         return migrator
     }
 }
+
+extension GroupieDatabase {
+    public struct Counts: Sendable, Equatable {
+        public var players: Int
+        public var groups: Int
+        public var memberships: Int
+
+        public init(players: Int, groups: Int, memberships: Int) {
+            self.players = players
+            self.groups = groups
+            self.memberships = memberships
+        }
+    }
+
+    /// How many rows of each kind there are: for metrics, and for tests that check that a
+    /// refused request changed nothing.
+    public func counts() async throws -> Counts {
+        try await writer.read { db in
+            Counts(
+                players: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") ?? 0,
+                groups: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM play_group") ?? 0,
+                memberships: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM membership") ?? 0
+            )
+        }
+    }
+}

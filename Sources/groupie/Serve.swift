@@ -21,6 +21,8 @@ struct Serve: AsyncParsableCommand {
     var assets: String?
     @Option(name: .customLong("public-url"), help: "URL phones reach the server at, used in join links and QR codes (GROUPIE_PUBLIC_URL). Default http://localhost:<port>.")
     var publicURL: String?
+    @Flag(name: .customLong("trust-proxy"), help: "Behind a reverse proxy: take the client's address from X-Forwarded-For (GROUPIE_TRUST_PROXY=1).")
+    var trustProxy = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (GROUPIE_LOG_LEVEL). Default info.")
     var logLevel: String?
 
@@ -46,6 +48,7 @@ struct Serve: AsyncParsableCommand {
             }
             configuration.publicBaseURL = publicURL
         }
+        configuration.trustForwardedFor = trustProxy || ["1", "true", "yes"].contains(environment["GROUPIE_TRUST_PROXY"]?.lowercased() ?? "")
         if let levelText = setting(logLevel, "GROUPIE_LOG_LEVEL") {
             guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
                 throw ValidationError("The log level must be one of trace, debug, info, notice, warning, error, critical, not '\(levelText)'.")

@@ -63,6 +63,20 @@ struct SystemRouteTests {
         #expect(documented.subtracting(actual).sorted() == [], "documented routes that do not exist")
     }
 
+    @Test("The OpenAPI document is valid OpenAPI 3.1 for a standard validator")
+    func openAPIIsValid() throws {
+        let path = TestServer.repository.appendingPathComponent("Sources/GroupieServer/Resources/openapi.yaml").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import sys, yaml; from openapi_spec_validator import validate; validate(yaml.safe_load(open(sys.argv[1])))", path]
+        let pipe = Pipe()
+        process.standardError = pipe
+        try process.run()
+        let errors = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(String(decoding: errors, as: UTF8.self))")
+    }
+
     @Test("A missing missions folder stops the start with one clear sentence")
     func missingMissions() async throws {
         var server = try TestServer()

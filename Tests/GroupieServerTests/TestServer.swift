@@ -2,7 +2,16 @@ import Foundation
 import GroupieServer
 import Hummingbird
 import HummingbirdTesting
+import GroupieStorage
 import Logging
+import Synchronization
+
+/// A clock the tests move by hand.
+final class TestClock: Sendable {
+    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { current.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
 
 /// A Groupie application on a temp folder of its own: real SQLite file, real mission files.
 struct TestServer {
@@ -11,6 +20,7 @@ struct TestServer {
 
     let root: String
     var configuration: ServerConfiguration
+    let clock = TestClock()
 
     var missions: String { configuration.missionsDirectory }
     var assets: String { configuration.assetsDirectory }
@@ -29,6 +39,12 @@ struct TestServer {
             publicBaseURL: "https://groupie.test", logLevel: .warning,
             missionReloadInterval: .milliseconds(100)
         )
+        configuration.clock = { [clock] in clock.now }
+    }
+
+    /// The server's own database file, opened beside it, to check what a request changed.
+    func database() throws -> GroupieDatabase {
+        try GroupieDatabase.open(atPath: configuration.dataDirectory + "/groupie.sqlite")
     }
 
     /// Serves the repository's own sample venues and assets.
@@ -102,4 +118,50 @@ extension TestClientProtocol {
             return (response, object)
         }
     }
+}
+
+/// A player as a test drives it: its token and id.
+struct TestPlayer: Sendable {
+    var id: String
+    var token: String
+    var auth: HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
+}
+
+extension TestClientProtocol {
+    func send(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, headers: HTTPFields = [:]) async throws -> (TestResponse, [String: Any]) {
+        var headers = headers
+        if json != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
+            let object = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
+            return (response, object)
+        }
+    }
+
+    func newPlayer(_ name: String) async throws -> TestPlayer {
+        let (response, body) = try await send(.post, "/api/v1/players", json: #"{"name": "\#(name)"}"#)
+        guard response.status == .created, let token = body["token"] as? String,
+            let id = (body["player"] as? [String: Any])?["id"] as? String
+        else { throw TestFailure("could not create player \(name): \(response.status)") }
+        return TestPlayer(id: id, token: token)
+    }
+
+    /// Creates a group of the aquarium; returns its id and code.
+    func newGroup(by player: TestPlayer, venue: String = "aquarium") async throws -> (id: String, code: String) {
+        let (response, body) = try await send(.post, "/api/v1/groups", json: #"{"venueId": "\#(venue)"}"#, headers: player.auth)
+        guard response.status == .created, let group = body["group"] as? [String: Any],
+            let id = group["id"] as? String, let code = group["joinCode"] as? String
+        else { throw TestFailure("could not create a group: \(response.status)") }
+        return (id, code)
+    }
+
+    func join(_ code: String, as player: TestPlayer, headers: HTTPFields = [:]) async throws -> (TestResponse, [String: Any]) {
+        var all = player.auth
+        for field in headers { all[field.name] = field.value }
+        return try await send(.post, "/api/v1/groups/join", json: #"{"code": "\#(code)"}"#, headers: all)
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -78,8 +78,20 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         database: dependencies.database, catalog: dependencies.catalog,
         metrics: GroupieMetrics.registry, openAPIDocument: try OpenAPIDocument.load()
     ).addRoutes(to: router)
+    let clock = configuration.clock
+    let links = JoinLinks(baseURL: configuration.resolvedPublicBaseURL)
+    let authenticator = Authenticator(database: dependencies.database)
+    JoinPageController(database: dependencies.database, catalog: dependencies.catalog, clock: clock).addRoutes(to: router)
+
     let api = router.group("api/v1")
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
+    PlayerController(database: dependencies.database, authenticator: authenticator, links: links, clock: clock).addRoutes(to: api)
+    GroupController(
+        database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator, links: links, clock: clock,
+        limiterByPlayer: JoinRateLimiter(limit: configuration.failedJoinsPerPlayer, window: configuration.failedJoinWindow),
+        limiterByAddress: JoinRateLimiter(limit: configuration.failedJoinsPerAddress, window: configuration.failedJoinWindow),
+        trustForwardedFor: configuration.trustForwardedFor
+    ).addRoutes(to: api)
     return router
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Everything `groupie serve` can be told, with the defaults an operator gets from `make run`.
@@ -13,6 +14,16 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// How often the missions folder is looked at for changed files.
     public var missionReloadInterval: Duration
+    /// Take the client's address from the last `X-Forwarded-For` entry: set it when Groupie
+    /// runs behind a reverse proxy, or every visitor looks like the proxy to the rate limits.
+    public var trustForwardedFor: Bool
+    /// Failed joins (unknown or malformed codes) allowed per player and per client address
+    /// within `failedJoinWindow`, before further attempts get 429.
+    public var failedJoinsPerPlayer: Int
+    public var failedJoinsPerAddress: Int
+    public var failedJoinWindow: Duration
+    /// The time; tests move it forward.
+    public var clock: @Sendable () -> Date
 
     public init(
         host: String = "0.0.0.0",
@@ -22,7 +33,12 @@ public struct ServerConfiguration: Sendable {
         assetsDirectory: String = "./assets",
         publicBaseURL: String? = nil,
         logLevel: Logger.Level = .info,
-        missionReloadInterval: Duration = .milliseconds(500)
+        missionReloadInterval: Duration = .milliseconds(500),
+        trustForwardedFor: Bool = false,
+        failedJoinsPerPlayer: Int = 10,
+        failedJoinsPerAddress: Int = 30,
+        failedJoinWindow: Duration = .seconds(600),
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.host = host
         self.port = port
@@ -32,6 +48,11 @@ public struct ServerConfiguration: Sendable {
         self.publicBaseURL = publicBaseURL
         self.logLevel = logLevel
         self.missionReloadInterval = missionReloadInterval
+        self.trustForwardedFor = trustForwardedFor
+        self.failedJoinsPerPlayer = failedJoinsPerPlayer
+        self.failedJoinsPerAddress = failedJoinsPerAddress
+        self.failedJoinWindow = failedJoinWindow
+        self.clock = clock
     }
 
     /// The base URL without a trailing slash.

@@ -20,10 +20,23 @@ public struct GroupieRequestDecoder: RequestDecoder {
         if data.isEmpty {
             throw Problem.badRequest("malformed-json", "The request needs a JSON body.")
         }
+        let object: Any
         do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
             throw Problem.badRequest("malformed-json", "The body is not valid JSON.")
+        }
+        if let body = type as? any RequestBody.Type {
+            guard let fields = object as? [String: Any] else {
+                throw Problem(.unprocessableContent, code: "invalid-body", detail: "The body must be a JSON object.")
+            }
+            let unknown = Set(fields.keys).subtracting(body.fields).sorted()
+            if !unknown.isEmpty {
+                throw Problem(
+                    .unprocessableContent, code: "unknown-field",
+                    detail: "This request has no field \(unknown.map { "'\($0)'" }.joined(separator: ", ")); its fields are \(body.fields.sorted().joined(separator: ", "))."
+                )
+            }
         }
         do {
             let decoder = JSONDecoder()
@@ -63,4 +76,10 @@ public struct GroupieRequestDecoder: RequestDecoder {
         default: type is any Collection.Type ? "a list" : "an object"
         }
     }
+}
+
+/// A JSON request body whose fields are checked: a field the API does not know is an error,
+/// not something silently ignored.
+protocol RequestBody: Decodable {
+    static var fields: Set<String> { get }
 }

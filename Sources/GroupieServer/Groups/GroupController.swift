@@ -1,0 +1,172 @@
+import Foundation
+import GroupieContent
+import GroupieCore
+import GroupieImaging
+import GroupieStorage
+import HTTPTypes
+import Hummingbird
+
+/// Groups: create, join by code, look, leave, and the QR code that others join by.
+struct GroupController {
+    static let qrSizes = 64...2048
+    static let qrDefaultSize = 512
+
+    let database: GroupieDatabase
+    let catalog: VenueCatalog
+    let authenticator: Authenticator
+    let links: JoinLinks
+    let clock: @Sendable () -> Date
+    let limiterByPlayer: JoinRateLimiter
+    let limiterByAddress: JoinRateLimiter
+    let trustForwardedFor: Bool
+
+    func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
+        router.post("groups", use: create)
+        router.post("groups/join", use: join)
+        router.get("groups/{groupId}", use: show)
+        router.delete("groups/{groupId}/members/{playerId}", use: removeMember)
+        router.get("groups/{groupId}/qr.png", use: qrPNG)
+        router.get("groups/{groupId}/qr.svg", use: qrSVG)
+    }
+
+    func create(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<GroupEnvelope> {
+        let player = try await authenticator.player(request)
+        let body = try await request.decode(as: NewGroup.self, context: context)
+        guard let venue = catalog.venue(id: body.venueId)?.venue else {
+            throw Problem.notFound("venue-not-found", "There is no venue '\(body.venueId.prefix(64))'.")
+        }
+        let name = try body.name.map { try PlayerInput.name($0, field: "name", maximum: DisplayName.groupMaximum) }
+        let now = clock()
+        let group = try await database.createGroup(
+            venueId: venue.id, name: name, creatorId: player.id,
+            joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: now
+        )
+        context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(venue.id)"])
+        return EditedResponse(status: .created, response: try await document(groupId: group.id, player: player, request: request))
+    }
+
+    func join(_ request: Request, context: GroupieRequestContext) async throws -> GroupEnvelope {
+        let player = try await authenticator.player(request)
+        let now = clock()
+        let address = clientAddress(request, context: context)
+        for (limiter, key) in [(limiterByPlayer, player.id), (limiterByAddress, address)] {
+            if let seconds = limiter.retryAfter(key, now: now) {
+                throw Problem(
+                    .tooManyRequests, code: "too-many-attempts",
+                    detail: "Too many wrong codes; try again in \(seconds) seconds.",
+                    headers: [.retryAfter: "\(seconds)"]
+                )
+            }
+        }
+        let body = try await request.decode(as: JoinRequest.self, context: context)
+        func failed() {
+            limiterByPlayer.recordFailure(player.id, now: now)
+            limiterByAddress.recordFailure(address, now: now)
+        }
+        guard let code = JoinCode(typed: body.code) else {
+            failed()
+            throw Problem.badRequest("invalid-code", "A group code has 6 to 8 letters and digits (no 0, O, 1, I or L).")
+        }
+        let group: Group
+        do {
+            group = try await database.joinGroup(code: code, playerId: player.id, now: now) { venueId in
+                catalog.venue(id: venueId)?.venue.rules.maxGroupSize ?? VenueRules.defaultMaxGroupSize
+            }
+        } catch MembershipError.unknownCode {
+            failed()
+            throw Problem.notFound("unknown-code", "No group has the code \(code.value).")
+        } catch MembershipError.groupFull(let maximum) {
+            throw Problem(.conflict, code: "group-full", detail: "The group is full: it has \(maximum) members, as many as the venue allows.")
+        } catch MembershipError.notJoinable {
+            throw Problem(.gone, code: "group-closed", detail: "The group can no longer be joined; start a new group instead.")
+        }
+        context.logger.info("group joined", metadata: ["group": "\(group.id)", "player": "\(player.id)"])
+        return try await document(groupId: group.id, player: player, request: request)
+    }
+
+    func show(_ request: Request, context: GroupieRequestContext) async throws -> GroupEnvelope {
+        let player = try await authenticator.player(request)
+        return try await document(groupId: try context.parameters.require("groupId"), player: player, request: request)
+    }
+
+    func removeMember(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
+        let player = try await authenticator.player(request)
+        let groupId = try context.parameters.require("groupId")
+        let memberId = try context.parameters.require("playerId")
+        do {
+            try await database.removeMember(groupId: groupId, playerId: memberId, by: player.id, now: clock())
+        } catch MembershipError.groupNotFound {
+            throw Self.groupNotFound
+        } catch MembershipError.notTheCreator {
+            throw Problem(.forbidden, code: "not-creator", detail: "Only the group's creator can remove another member.")
+        } catch MembershipError.notAMember {
+            throw Problem.notFound("member-not-found", "That player is not a member of this group.")
+        }
+        context.logger.info("member left", metadata: ["group": "\(groupId)", "player": "\(memberId)", "by": "\(player.id)"])
+        return .noContent
+    }
+
+    func qrPNG(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let (code, size) = try await qrCode(request, context: context)
+        let png = try code.png(scale: code.scale(forPixels: size))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "image/png", .cacheControl: "private, max-age=3600"],
+            body: .init(byteBuffer: ByteBuffer(bytes: png))
+        )
+    }
+
+    func qrSVG(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let (code, size) = try await qrCode(request, context: context)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "image/svg+xml", .cacheControl: "private, max-age=3600"],
+            body: .init(byteBuffer: ByteBuffer(string: code.svg(pixels: size)))
+        )
+    }
+
+    // MARK: -
+
+    static let groupNotFound = Problem.notFound("group-not-found", "There is no such group among yours.")
+
+    /// The group as its member sees it; strangers and former members get 404, as for a group
+    /// that does not exist, so that group ids reveal nothing.
+    private func document(groupId: String, player: Player, request: Request) async throws -> GroupEnvelope {
+        guard let (group, members) = try await database.groupSeen(by: player.id, groupId: groupId) else {
+            throw Self.groupNotFound
+        }
+        let venue = catalog.venue(id: group.venueId)?.venue
+        let language = venue.map {
+            LanguageNegotiation.choose(
+                explicit: request.uri.queryParameters["lang"].map(String.init) ?? player.language,
+                acceptLanguage: request.headers[.acceptLanguage], offered: $0.languages
+            )
+        }
+        return GroupEnvelope(group: GroupDocument(group: group, members: members, venue: venue, language: language, links: links, now: clock()))
+    }
+
+    private func qrCode(_ request: Request, context: GroupieRequestContext) async throws -> (QRCode, Int) {
+        let player = try await authenticator.player(request)
+        let groupId = try context.parameters.require("groupId")
+        guard let (group, _) = try await database.groupSeen(by: player.id, groupId: groupId) else { throw Self.groupNotFound }
+        var size = Self.qrDefaultSize
+        if let text = request.uri.queryParameters["size"] {
+            guard let value = Int(text), Self.qrSizes.contains(value) else {
+                throw Problem(.unprocessableContent, code: "invalid-size", detail: "'size' must be a number of pixels from \(Self.qrSizes.lowerBound) to \(Self.qrSizes.upperBound).")
+            }
+            size = value
+        }
+        return (try QRCode(links.url(group.joinCode)), size)
+    }
+
+    private func clientAddress(_ request: Request, context: GroupieRequestContext) -> String {
+        if trustForwardedFor, let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").last {
+            return forwarded.trimmingWhitespace()
+        }
+        return context.remoteAddress?.ipAddress ?? "unknown"
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+}

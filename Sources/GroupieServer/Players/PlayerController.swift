@@ -1,0 +1,55 @@
+import Foundation
+import GroupieContent
+import GroupieCore
+import GroupieStorage
+import Hummingbird
+
+/// `POST /players` and `GET/PATCH/DELETE /me`.
+struct PlayerController {
+    let database: GroupieDatabase
+    let authenticator: Authenticator
+    let links: JoinLinks
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
+        router.post("players", use: create)
+        router.get("me", use: me)
+        router.patch("me", use: update)
+        router.delete("me", use: erase)
+    }
+
+    func create(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<CreatedPlayer> {
+        let body = try await request.decode(as: NewPlayer.self, context: context)
+        let name = try PlayerInput.name(body.name)
+        let language = try body.lang.map(PlayerInput.language)
+        let (token, hash) = Authenticator.newToken()
+        let player = try await database.createPlayer(name: name, language: language, tokenHash: hash, now: clock())
+        context.logger.info("player created", metadata: ["player": "\(player.id)"])
+        return EditedResponse(status: .created, response: CreatedPlayer(player: PlayerDocument(player), token: token))
+    }
+
+    func me(_ request: Request, context: GroupieRequestContext) async throws -> Me {
+        let player = try await authenticator.player(request)
+        let group = try await database.currentGroup(of: player.id)
+        return Me(player: PlayerDocument(player), group: group.map(links.summary))
+    }
+
+    func update(_ request: Request, context: GroupieRequestContext) async throws -> Me {
+        let player = try await authenticator.player(request)
+        let changes = try await request.decode(as: PlayerChanges.self, context: context)
+        let name = try changes.name.map { try PlayerInput.name($0) }
+        let language: String?? = try changes.lang.map { try $0.map(PlayerInput.language) }
+        guard let updated = try await database.updatePlayer(id: player.id, name: name, language: language) else {
+            throw Authenticator.unauthorized("The player was erased.")
+        }
+        let group = try await database.currentGroup(of: player.id)
+        return Me(player: PlayerDocument(updated), group: group.map(links.summary))
+    }
+
+    func erase(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
+        let player = try await authenticator.player(request)
+        try await database.erasePlayer(id: player.id, now: clock())
+        context.logger.info("player erased", metadata: ["player": "\(player.id)"])
+        return .noContent
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import GroupieCore
+import Hummingbird
+
+struct PlayerDocument: Codable, Sendable {
+    var id: String
+    var name: String
+    var language: String?
+    var createdAt: Date
+
+    init(_ player: Player) {
+        id = player.id
+        name = player.name
+        language = player.language
+        createdAt = player.createdAt
+    }
+}
+
+struct CreatedPlayer: ResponseCodable, Sendable {
+    var player: PlayerDocument
+    /// Shown once; the server keeps only its hash.
+    var token: String
+}
+
+struct Me: ResponseCodable, Sendable {
+    var player: PlayerDocument
+    var group: GroupSummary?
+}
+
+struct NewPlayer: RequestBody {
+    static let fields: Set<String> = ["name", "lang"]
+    var name: String
+    var lang: String?
+}
+
+/// `PATCH /me`: a field left out stays; `"lang": null` forgets the language.
+struct PlayerChanges: RequestBody {
+    static let fields: Set<String> = ["name", "lang"]
+    var name: String?
+    var lang: String??
+
+    enum CodingKeys: String, CodingKey { case name, lang }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        if container.contains(.lang) {
+            lang = .some(try container.decodeNil(forKey: .lang) ? nil : try container.decode(String.self, forKey: .lang))
+        }
+    }
+}
+
+enum PlayerInput {
+    static func name(_ raw: String, field: String = "name", maximum: Int = DisplayName.playerMaximum) throws -> String {
+        switch DisplayName.validated(raw, maximum: maximum) {
+        case .success(let name):
+            return name
+        case .failure(.empty):
+            throw Problem(.unprocessableContent, code: "invalid-name", detail: "'\(field)' must not be empty.")
+        case .failure(.tooLong(let maximum)):
+            throw Problem(.unprocessableContent, code: "invalid-name", detail: "'\(field)' may be at most \(maximum) characters.")
+        case .failure(.forbiddenCharacter):
+            throw Problem(.unprocessableContent, code: "invalid-name", detail: "'\(field)' must not contain control or invisible characters.")
+        }
+    }
+
+    static func language(_ raw: String) throws -> String {
+        guard LanguageCode.isValid(raw) else {
+            throw Problem(.unprocessableContent, code: "invalid-language", detail: "'lang' must be a language code such as 'sv' or 'en-GB'.")
+        }
+        return raw
+    }
+}

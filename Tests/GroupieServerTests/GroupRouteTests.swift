@@ -1,0 +1,286 @@
+import Foundation
+import GroupieServer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Groups")
+struct GroupRouteTests {
+    static func server() throws -> TestServer {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium())
+        return server
+    }
+
+    @Test("Creating a group: the creator is the first member; code, join URL and progress come back")
+    func create() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let (response, body) = try await client.send(.post, "/api/v1/groups", json: #"{"venueId": "aquarium", "name": "Hajarna"}"#, headers: ada.auth)
+            #expect(response.status == .created)
+            let group = try #require(body["group"] as? [String: Any])
+            let code = try #require(group["joinCode"] as? String)
+            #expect((6...8).contains(code.count))
+            #expect(!code.contains { "0O1IL".contains($0) })
+            #expect(group["joinUrl"] as? String == "https://groupie.test/j/\(code)")
+            #expect(group["name"] as? String == "Hajarna")
+            #expect(group["venueName"] as? String == "Akvariet")
+            #expect(group["joinable"] as? Bool == true)
+            let members = try #require(group["members"] as? [[String: Any]])
+            #expect(members.count == 1)
+            #expect(members[0]["id"] as? String == ada.id)
+            #expect(members[0]["isCreator"] as? Bool == true)
+            #expect(members[0]["tasksCompleted"] as? Int == 0)
+            let missions = try #require(group["missions"] as? [[String: Any]])
+            #expect(missions.map { $0["id"] as? String } == ["sharks", "rays"])
+            #expect(missions.map { $0["unlocked"] as? Bool } == [true, false], "rays come after sharks")
+            #expect(missions.map { $0["complete"] as? Bool } == [false, false])
+            #expect((missions[0]["tasks"] as? [[String: Any]])?.first?["state"] as? String == "open")
+
+            let (_, me) = try await client.send(.get, "/api/v1/me", headers: ada.auth)
+            #expect((me["group"] as? [String: Any])?["joinCode"] as? String == code)
+        }
+    }
+
+    @Test("Creating a group of an unknown venue is 404 and creates nothing")
+    func unknownVenue() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let (response, problem) = try await client.send(.post, "/api/v1/groups", json: #"{"venueId": "louvre"}"#, headers: ada.auth)
+            #expect(response.status == .notFound)
+            #expect(problem["code"] as? String == "venue-not-found")
+            let (wrong, typeProblem) = try await client.send(.post, "/api/v1/groups", json: #"{"venueId": 7}"#, headers: ada.auth)
+            #expect(wrong.status == .unprocessableContent)
+            #expect(typeProblem["code"] as? String == "invalid-field")
+        }
+        #expect(try await server.database().counts().groups == 0)
+    }
+
+    @Test("Joining by code, typed in any case with dashes; joining another group leaves the first")
+    func join() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo"), cy = try await client.newPlayer("Cy")
+            let first = try await client.newGroup(by: ada)
+            let second = try await client.newGroup(by: cy)
+            let typed = first.code.lowercased().prefix(3) + "-" + first.code.lowercased().dropFirst(3)
+            let (joined, body) = try await client.join(String(typed), as: bo)
+            #expect(joined.status == .ok)
+            #expect((body["group"] as? [String: Any])?["id"] as? String == first.id)
+            let (again, _) = try await client.join(first.code, as: bo)
+            #expect(again.status == .ok, "joining one's own group again changes nothing")
+
+            let (changed, _) = try await client.join(second.code, as: bo)
+            #expect(changed.status == .ok)
+            let (_, seen) = try await client.send(.get, "/api/v1/groups/\(first.id)", headers: ada.auth)
+            #expect(((seen["group"] as? [String: Any])?["members"] as? [Any])?.count == 1)
+            #expect(try await client.send(.get, "/api/v1/groups/\(first.id)", headers: bo.auth).0.status == .notFound)
+        }
+    }
+
+    @Test("A full group is 409, a closed group 410, an unknown code 404, a malformed code 400")
+    func refusals() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            for index in 1..<4 {
+                let member = try await client.newPlayer("Member \(index)")
+                #expect(try await client.join(group.code, as: member).0.status == .ok)
+            }
+            let fifth = try await client.newPlayer("Fifth")
+            let (full, fullProblem) = try await client.join(group.code, as: fifth)
+            #expect(full.status == .conflict)
+            #expect(fullProblem["code"] as? String == "group-full")
+
+            let other = try await client.newGroup(by: try await client.newPlayer("Other"))
+            server.clock.advance(by: 8 * 3600 + 1)
+            let (closed, closedProblem) = try await client.join(other.code, as: fifth)
+            #expect(closed.status == .gone)
+            #expect(closedProblem["code"] as? String == "group-closed")
+
+            let (unknown, unknownProblem) = try await client.join("ZZZZZZ", as: fifth)
+            #expect(unknown.status == .notFound)
+            #expect(unknownProblem["code"] as? String == "unknown-code")
+            let (malformed, malformedProblem) = try await client.join("0OIL1!", as: fifth)
+            #expect(malformed.status == .badRequest)
+            #expect(malformedProblem["code"] as? String == "invalid-code")
+            let (_, me) = try await client.send(.get, "/api/v1/me", headers: fifth.auth)
+            #expect(me["group"] == nil || me["group"] is NSNull)
+        }
+    }
+
+    @Test("Two players racing for the last place: one gets in, one gets 409")
+    func raceForLastPlace() async throws {
+        let server = try Self.server()
+        try await server.test(.live) { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            for index in 1..<3 {
+                _ = try await client.join(group.code, as: try await client.newPlayer("Member \(index)"))
+            }
+            let racers = [try await client.newPlayer("Racer A"), try await client.newPlayer("Racer B")]
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { tasks in
+                for racer in racers {
+                    tasks.addTask { try await client.join(group.code, as: racer).0.status }
+                }
+                return try await tasks.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.sorted { $0.code < $1.code } == [.ok, .conflict])
+        }
+    }
+
+    @Test("Guessing codes does not pay: failed joins are limited per player, with Retry-After")
+    func rateLimitPerPlayer() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: try await client.newPlayer("Host"))
+            for _ in 0..<10 {
+                #expect(try await client.join("ZZZZZZ", as: ada).0.status == .notFound)
+            }
+            let (limited, problem) = try await client.join(group.code, as: ada)
+            #expect(limited.status == .tooManyRequests)
+            #expect(problem["code"] as? String == "too-many-attempts")
+            let retryAfter = try #require(limited.headers[.retryAfter].flatMap { Int($0) })
+            #expect((1...600).contains(retryAfter))
+            server.clock.advance(by: 601)
+            #expect(try await client.join(group.code, as: ada).0.status == .ok)
+        }
+    }
+
+    @Test("Failed joins are limited per client address too")
+    func rateLimitPerAddress() async throws {
+        var server = try Self.server()
+        server.configuration.trustForwardedFor = true
+        server.configuration.failedJoinsPerAddress = 3
+        try await server.test { client in
+            let group = try await client.newGroup(by: try await client.newPlayer("Host"))
+            let address: HTTPFields = [.init("X-Forwarded-For")!: "10.0.0.1, 192.168.1.7"]
+            for index in 0..<3 {
+                let guesser = try await client.newPlayer("Guesser \(index)")
+                #expect(try await client.join("ZZZZZZ", as: guesser, headers: address).0.status == .notFound)
+            }
+            let next = try await client.newPlayer("Next")
+            #expect(try await client.join(group.code, as: next, headers: address).0.status == .tooManyRequests)
+            let elsewhere: HTTPFields = [.init("X-Forwarded-For")!: "192.168.1.8"]
+            #expect(try await client.join(group.code, as: next, headers: elsewhere).0.status == .ok)
+        }
+    }
+
+    @Test("Leaving and removing: anyone may leave, only the creator removes; the creator's role passes on")
+    func leaveAndRemove() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo"), cy = try await client.newPlayer("Cy")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            server.clock.advance(by: 1)
+            _ = try await client.join(group.code, as: cy)
+            let (forbidden, problem) = try await client.send(.delete, "/api/v1/groups/\(group.id)/members/\(cy.id)", headers: bo.auth)
+            #expect(forbidden.status == .forbidden)
+            #expect(problem["code"] as? String == "not-creator")
+            #expect(try await client.send(.delete, "/api/v1/groups/\(group.id)/members/\(ada.id)", headers: ada.auth).0.status == .noContent)
+            let (_, seen) = try await client.send(.get, "/api/v1/groups/\(group.id)", headers: bo.auth)
+            let members = try #require((seen["group"] as? [String: Any])?["members"] as? [[String: Any]])
+            #expect(members.filter { $0["isCreator"] as? Bool == true }.map { $0["name"] as? String } == ["Bo"])
+            #expect(try await client.send(.delete, "/api/v1/groups/\(group.id)/members/\(cy.id)", headers: bo.auth).0.status == .noContent)
+            let (gone, goneProblem) = try await client.send(.delete, "/api/v1/groups/\(group.id)/members/\(cy.id)", headers: bo.auth)
+            #expect(gone.status == .notFound)
+            #expect(goneProblem["code"] as? String == "member-not-found")
+        }
+    }
+
+    /// Every route under a group, as a stranger and as a former member: 403 or 404, always.
+    @Test("Strangers and former members see nothing of a group")
+    func strangers() async throws {
+        let server = try Self.server()
+        let routes = try await GroupieRoutes.describe(server.configuration).filter { $0.path.contains("{groupId}") }
+        #expect(routes.count >= 4)
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), former = try await client.newPlayer("Former"), stranger = try await client.newPlayer("Stranger")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: former)
+            _ = try await client.send(.delete, "/api/v1/groups/\(group.id)/members/\(former.id)", headers: former.auth)
+            for outsider in [stranger, former] {
+                for route in routes {
+                    let uri = route.path.replacingOccurrences(of: "{groupId}", with: group.id).replacingOccurrences(of: "{playerId}", with: ada.id)
+                        .replacingOccurrences(of: "{missionId}", with: "sharks").replacingOccurrences(of: "{taskId}", with: "shark")
+                    let (response, body) = try await client.send(route.method, uri, json: route.method == .get || route.method == .delete ? nil : "{}", headers: outsider.auth)
+                    #expect([403, 404].contains(response.status.code), "\(route.method) \(uri) answered \(response.status)")
+                    #expect(body["members"] == nil && body["group"] == nil)
+                }
+            }
+        }
+        #expect(try await server.database().counts().memberships == 2, "the outsiders' requests changed nothing")
+    }
+
+    @Test("The QR code is the join URL, for members only; its size is bounded")
+    func qr() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let png = try await client.execute(uri: "/api/v1/groups/\(group.id)/qr.png?size=300", method: .get, headers: ada.auth) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/png")
+                return Data(buffer: response.body)
+            }
+            #expect(try QRDecoder.decode(png) == "https://groupie.test/j/\(group.code)")
+            try await client.execute(uri: "/api/v1/groups/\(group.id)/qr.svg", method: .get, headers: ada.auth) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/svg+xml")
+                #expect(String(buffer: response.body).hasPrefix("<svg"))
+            }
+            for size in ["5000", "10", "big"] {
+                let (response, problem) = try await client.send(.get, "/api/v1/groups/\(group.id)/qr.png?size=\(size)", headers: ada.auth)
+                #expect(response.status == .unprocessableContent)
+                #expect(problem["code"] as? String == "invalid-size")
+            }
+        }
+    }
+
+    @Test("/j/{code} is the page the QR code opens; names are escaped; unknown codes are 404")
+    func joinPage() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let (_, body) = try await client.send(.post, "/api/v1/groups", json: #"{"venueId": "aquarium", "name": "<script>x</script>"}"#, headers: ada.auth)
+            let code = try #require((body["group"] as? [String: Any])?["joinCode"] as? String)
+            try await client.execute(uri: "/j/\(code.lowercased())", method: .get, headers: [.acceptLanguage: "en"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                let html = String(buffer: response.body)
+                #expect(html.contains(code))
+                #expect(html.contains("The Aquarium"))
+                #expect(html.contains("&lt;script&gt;x&lt;/script&gt;"))
+                #expect(!html.contains("<script>"))
+            }
+            try await client.execute(uri: "/j/ZZZZZZ", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+            }
+        }
+    }
+}
+
+/// Reads QR codes with Debian's `zbarimg`, independent of the library that made them.
+enum QRDecoder {
+    static func decode(_ png: Data) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).png").path
+        try png.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+        process.arguments = ["--quiet", "--raw", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .newlines)
+    }
+}
