@@ -24,7 +24,7 @@ extension GroupieDatabase {
             // make codes longer should the short ones ever get crowded.
             for attempt in 0..<30 {
                 let code = JoinCode.random(length: 6 + attempt / 10)
-                let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM play_group WHERE join_code = ?)", arguments: [code.value]) ?? false
+                let exists = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM play_group WHERE join_code = ?)"), arguments: [code.value]) ?? false
                 if exists { continue }
                 let group = Group(
                     id: id, venueId: venueId, name: name, joinCode: code, creatorId: creatorId,
@@ -58,7 +58,7 @@ extension GroupieDatabase {
             if current == group.id { return group }
             guard group.isJoinable(at: now) else { throw MembershipError.notJoinable }
             let maximum = maximumSize(group.venueId)
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM membership WHERE group_id = ? AND left_at IS NULL", arguments: [group.id]) ?? 0
+            let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM membership WHERE group_id = ? AND left_at IS NULL"), arguments: [group.id]) ?? 0
             guard count < maximum else { throw MembershipError.groupFull(maximum: maximum) }
             if let current {
                 try Self.leave(db, groupId: current, playerId: playerId, now: now)
@@ -94,6 +94,27 @@ extension GroupieDatabase {
         }
     }
 
+    /// What the holder of a token sees of a group, in one read: the answer to the busiest
+    /// request of the game, a member's phone refreshing its group.
+    public enum GroupView: Sendable {
+        case unknownToken
+        /// The token is good, but its player is not a member of the group (or there is none).
+        case notVisible(Player)
+        case visible(Player, Group, [Member])
+    }
+
+    public func groupView(tokenHash: Data, groupId: String) async throws -> GroupView {
+        try await writer.read { db in
+            guard let player = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE token_hash = ?"), arguments: [tokenHash])
+                .map(Self.player(from:))
+            else { return .unknownToken }
+            guard try Self.activeGroupId(db, playerId: player.id) == groupId,
+                let group = try Self.group(db, where: "id = ?", groupId)
+            else { return .notVisible(player) }
+            return .visible(player, group, try Self.members(db, group: group))
+        }
+    }
+
     /// The group `playerId` is in now, if any.
     public func currentGroup(of playerId: String) async throws -> Group? {
         try await writer.read { db in
@@ -110,7 +131,7 @@ extension GroupieDatabase {
     /// Every membership a player ever had, oldest first: (group id, joined, left).
     public func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT group_id, joined_at, left_at FROM membership WHERE player_id = ? ORDER BY id", arguments: [playerId])
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT group_id, joined_at, left_at FROM membership WHERE player_id = ? ORDER BY id"), arguments: [playerId])
                 .map { row in
                     (row["group_id"], Date(timeIntervalSince1970: row["joined_at"]), (row["left_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
                 }
@@ -120,13 +141,11 @@ extension GroupieDatabase {
     // MARK: - Inside transactions
 
     static func activeGroupId(_ db: Database, playerId: String) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT group_id FROM membership WHERE player_id = ? AND left_at IS NULL", arguments: [playerId])
+        try String.fetchOne(db.cachedStatement(sql: "SELECT group_id FROM membership WHERE player_id = ? AND left_at IS NULL"), arguments: [playerId])
     }
 
     static func group(_ db: Database, where condition: String, _ value: String) throws -> Group? {
-        guard let row = try Row.fetchOne(
-            db,
-            sql: "SELECT id, venue_id, name, join_code, creator_id, created_at, joinable_until FROM play_group WHERE \(condition)",
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, venue_id, name, join_code, creator_id, created_at, joinable_until FROM play_group WHERE \(condition)"),
             arguments: [value]
         ) else { return nil }
         return Group(
@@ -138,14 +157,12 @@ extension GroupieDatabase {
     }
 
     static func members(_ db: Database, group: Group) throws -> [Member] {
-        try Row.fetchAll(
-            db,
-            sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT player.id, player.name, membership.joined_at FROM membership
                 JOIN player ON player.id = membership.player_id
                 WHERE membership.group_id = ? AND membership.left_at IS NULL
                 ORDER BY membership.joined_at, membership.id
-                """,
+                """),
             arguments: [group.id]
         ).map { row in
             Member(playerId: row["id"], name: row["name"], joinedAt: Date(timeIntervalSince1970: row["joined_at"]), isCreator: row["id"] == group.creatorId)
@@ -158,11 +175,9 @@ extension GroupieDatabase {
             sql: "UPDATE membership SET left_at = ? WHERE group_id = ? AND player_id = ? AND left_at IS NULL",
             arguments: [now.timeIntervalSince1970, groupId, playerId]
         )
-        let creator = try String.fetchOne(db, sql: "SELECT creator_id FROM play_group WHERE id = ?", arguments: [groupId])
+        let creator = try String.fetchOne(db.cachedStatement(sql: "SELECT creator_id FROM play_group WHERE id = ?"), arguments: [groupId])
         guard creator == playerId || creator == nil else { return }
-        let successor = try String.fetchOne(
-            db,
-            sql: "SELECT player_id FROM membership WHERE group_id = ? AND left_at IS NULL ORDER BY joined_at, id LIMIT 1",
+        let successor = try String.fetchOne(db.cachedStatement(sql: "SELECT player_id FROM membership WHERE group_id = ? AND left_at IS NULL ORDER BY joined_at, id LIMIT 1"),
             arguments: [groupId]
         )
         try db.execute(sql: "UPDATE play_group SET creator_id = ? WHERE id = ?", arguments: [successor, groupId])

@@ -18,7 +18,7 @@ extension GroupieDatabase {
     /// The player a bearer token belongs to.
     public func player(tokenHash: Data) async throws -> Player? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT id, name, language, created_at FROM player WHERE token_hash = ?", arguments: [tokenHash])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE token_hash = ?"), arguments: [tokenHash])
                 .map(Self.player(from:))
         }
     }
@@ -32,7 +32,7 @@ extension GroupieDatabase {
             if let language {
                 try db.execute(sql: "UPDATE player SET language = ? WHERE id = ?", arguments: [language, id])
             }
-            return try Row.fetchOne(db, sql: "SELECT id, name, language, created_at FROM player WHERE id = ?", arguments: [id])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE id = ?"), arguments: [id])
                 .map(Self.player(from:))
         }
     }

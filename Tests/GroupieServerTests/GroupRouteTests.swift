@@ -44,6 +44,21 @@ struct GroupRouteTests {
         }
     }
 
+    @Test("Names with quotes, backslashes and any script come back exactly")
+    func jsonEscaping() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let name = #"Säl "quoted" \ back/slash 🦈 مرحبا"#
+            let json = try String(decoding: JSONSerialization.data(withJSONObject: ["venueId": "aquarium", "name": name]), as: UTF8.self)
+            let (created, body) = try await client.send(.post, "/api/v1/groups", json: json, headers: ada.auth)
+            #expect(created.status == .created)
+            let group = try #require(body["group"] as? [String: Any])
+            #expect(group["name"] as? String == name)
+            #expect((group["createdAt"] as? String).map { ISO8601DateFormatter().date(from: $0) != nil } == true)
+        }
+    }
+
     @Test("Creating a group of an unknown venue is 404 and creates nothing")
     func unknownVenue() async throws {
         let server = try Self.server()

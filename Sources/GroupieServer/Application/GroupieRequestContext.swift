@@ -17,8 +17,11 @@ public struct GroupieRequestContext: RequestContext, RemoteAddressRequestContext
     public var requestDecoder: GroupieRequestDecoder { GroupieRequestDecoder() }
     public var responseEncoder: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.string(date))
+        }
         return encoder
     }
 }

@@ -42,7 +42,7 @@ struct GroupController {
             joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: now
         )
         context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(venue.id)"])
-        return EditedResponse(status: .created, response: try await document(groupId: group.id, player: player, request: request))
+        return EditedResponse(status: .created, response: try await document(groupId: group.id, request: request))
     }
 
     func join(_ request: Request, context: GroupieRequestContext) async throws -> GroupEnvelope {
@@ -81,12 +81,11 @@ struct GroupController {
             throw Problem(.gone, code: "group-closed", detail: "The group can no longer be joined; start a new group instead.")
         }
         context.logger.info("group joined", metadata: ["group": "\(group.id)", "player": "\(player.id)"])
-        return try await document(groupId: group.id, player: player, request: request)
+        return try await document(groupId: group.id, request: request)
     }
 
     func show(_ request: Request, context: GroupieRequestContext) async throws -> GroupEnvelope {
-        let player = try await authenticator.player(request)
-        return try await document(groupId: try context.parameters.require("groupId"), player: player, request: request)
+        try await document(groupId: try context.parameters.require("groupId"), request: request)
     }
 
     func removeMember(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
@@ -131,8 +130,10 @@ struct GroupController {
 
     /// The group as its member sees it; strangers and former members get 404, as for a group
     /// that does not exist, so that group ids reveal nothing.
-    private func document(groupId: String, player: Player, request: Request) async throws -> GroupEnvelope {
-        guard let (group, members) = try await database.groupSeen(by: player.id, groupId: groupId) else {
+    private func document(groupId: String, request: Request) async throws -> GroupEnvelope {
+        let view = try await database.groupView(tokenHash: try authenticator.tokenHash(request), groupId: groupId)
+        guard case .visible(let player, let group, let members) = view else {
+            if case .unknownToken = view { throw Authenticator.unknownToken }
             throw Self.groupNotFound
         }
         let venue = catalog.venue(id: group.venueId)?.venue

@@ -91,6 +91,68 @@ struct JoinRequest: RequestBody {
     var code: String
 }
 
-struct GroupEnvelope: ResponseCodable, Sendable {
+/// `{"group": ...}`, written with `JSONWriter`: the group document is what every member's
+/// phone asks for most often.
+struct GroupEnvelope: ResponseGenerator, Sendable {
     var group: GroupDocument
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var json = JSONWriter()
+        json.object { json in
+            json.key("group")
+            group.write(to: &json)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: json.bytes))
+        )
+    }
+}
+
+extension GroupDocument {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.field("id", id)
+            json.field("venueId", venueId)
+            json.field("venueName", venueName)
+            json.field("name", name)
+            json.field("joinCode", joinCode)
+            json.field("joinUrl", joinUrl)
+            json.field("createdAt", Timestamp.string(createdAt))
+            json.field("joinableUntil", Timestamp.string(joinableUntil))
+            json.field("joinable", joinable)
+            json.key("members")
+            json.array { json in
+                for member in members {
+                    json.object { json in
+                        json.field("id", member.id)
+                        json.field("name", member.name)
+                        json.field("joinedAt", Timestamp.string(member.joinedAt))
+                        json.field("isCreator", member.isCreator)
+                        json.field("tasksCompleted", member.tasksCompleted)
+                    }
+                }
+            }
+            json.key("missions")
+            json.array { json in
+                for mission in missions {
+                    json.object { json in
+                        json.field("id", mission.id)
+                        json.field("complete", mission.complete)
+                        json.field("unlocked", mission.unlocked)
+                        json.key("tasks")
+                        json.array { json in
+                            for task in mission.tasks {
+                                json.object { json in
+                                    json.field("id", task.id)
+                                    json.field("state", task.state)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -25,6 +25,14 @@ struct Authenticator: Sendable {
 
     /// The player behind the request's bearer token, or 401.
     func player(_ request: Request) async throws -> Player {
+        guard let player = try await database.player(tokenHash: try tokenHash(request)) else {
+            throw Self.unknownToken
+        }
+        return player
+    }
+
+    /// The SHA-256 of the request's bearer token, or 401 when there is none of the right shape.
+    func tokenHash(_ request: Request) throws -> Data {
         guard let header = request.headers[.authorization] else {
             throw Self.unauthorized("This request needs 'Authorization: Bearer <token>'; create a player with POST /api/v1/players.")
         }
@@ -32,11 +40,10 @@ struct Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer", parts[1].count == 43 else {
             throw Self.unauthorized("The Authorization header must be 'Bearer <token>'.")
         }
-        guard let player = try await database.player(tokenHash: Self.hash(String(parts[1]))) else {
-            throw Self.unauthorized("The token is not known; it may belong to a player who was erased.")
-        }
-        return player
+        return Self.hash(String(parts[1]))
     }
+
+    static let unknownToken = unauthorized("The token is not known; it may belong to a player who was erased.")
 
     static func unauthorized(_ detail: String) -> Problem {
         Problem(.unauthorized, code: "unauthorized", detail: detail, headers: [.wwwAuthenticate: "Bearer"])

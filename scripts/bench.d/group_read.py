@@ -1,0 +1,87 @@
+"""Throughput of an authenticated GET /api/v1/groups/{id} beside GET /healthz on the same server.
+
+Target (issue: players and groups): at least half the bare route's requests per second,
+and p99 under 10 ms, at 64 connections on 2 cores. Measured with wrk from Debian.
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+BINARY = os.path.abspath(sys.argv[1])
+REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+DURATION = os.environ.get("BENCH_DURATION", "10s")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(port, method, path, body=None, token=None):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
+                                     data=json.dumps(body).encode() if body is not None else None)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)
+
+
+def wrk(url, token=None):
+    command = ["wrk", "-t2", "-c64", f"-d{DURATION}", "--latency", url]
+    if token:
+        command[1:1] = ["-H", f"Authorization: Bearer {token}"]
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", output)
+    scale = {"us": 0.001, "ms": 1, "s": 1000}[p99.group(2)]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    if errors:
+        raise RuntimeError(f"{url}: {errors.group(1)} failed responses")
+    return rps, float(p99.group(1)) * scale
+
+
+def main():
+    if shutil.which("wrk") is None:
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
+    data = tempfile.mkdtemp(prefix="groupie-bench-")
+    port = free_port()
+    server = subprocess.Popen(
+        [BINARY, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", data,
+         "--missions", f"{REPOSITORY}/missions", "--assets", f"{REPOSITORY}/assets", "--log-level", "error"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                call(port, "GET", "/healthz")
+                break
+            except OSError:
+                time.sleep(0.05)
+        players = [call(port, "POST", "/api/v1/players", {"name": f"Player {i}"}) for i in range(5)]
+        group = call(port, "POST", "/api/v1/groups", {"venueId": "science-centre"}, players[0]["token"])["group"]
+        for player in players[1:]:
+            call(port, "POST", "/api/v1/groups/join", {"code": group["joinCode"]}, player["token"])
+        base = f"http://127.0.0.1:{port}"
+        wrk(f"{base}/healthz")  # warm-up
+        bare_rps, bare_p99 = wrk(f"{base}/healthz")
+        group_rps, group_p99 = wrk(f"{base}/api/v1/groups/{group['id']}", players[0]["token"])
+        print(f"group read: wrk, 64 connections, {DURATION}, 2 threads, on the same 2 cores as the server")
+        print(f"  GET /api/v1/groups/{{id}} (authenticated, 5 members): {group_rps:9.0f} req/s  p99 {group_p99:6.2f} ms")
+        print(f"  reference GET /healthz:                            {bare_rps:9.0f} req/s  p99 {bare_p99:6.2f} ms")
+        print(f"  ratio {group_rps / bare_rps:.2f} (target >= 0.5); p99 target < 10 ms")
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
