@@ -19,7 +19,7 @@ struct Serve: AsyncParsableCommand {
     var missions: String?
     @Option(help: "Folder of icons, logos, stickers and the web client (GROUPIE_ASSETS). Default ./assets.")
     var assets: String?
-    @Option(name: .customLong("public-url"), help: "URL phones reach the server at, used in join links and QR codes (GROUPIE_PUBLIC_URL). Default http://localhost:<port>.")
+    @Option(name: .customLong("public-url"), help: "URL phones reach the server at, used in join links and QR codes (GROUPIE_PUBLIC_URL). Default http://<this machine's LAN address>:<port>.")
     var publicURL: String?
     @Flag(name: .customLong("trust-proxy"), help: "Behind a reverse proxy: take the client's address from X-Forwarded-For (GROUPIE_TRUST_PROXY=1).")
     var trustProxy = false
@@ -61,6 +61,10 @@ struct Serve: AsyncParsableCommand {
             handler.logLevel = configuration.logLevel
             return handler
         }
+        if configuration.publicBaseURL == nil, configuration.host == "0.0.0.0", let address = LANAddress.first() {
+            // Without a public URL, QR codes point at this machine's address on the local network.
+            configuration.publicBaseURL = "http://\(address):\(configuration.port)"
+        }
         let app: any ApplicationProtocol
         do {
             app = try await buildApplication(configuration)
@@ -68,7 +72,7 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("groupie: \(error.description)\n".utf8))
             throw ExitCode(2)
         }
-        FileHandle.standardError.write(Data("groupie: phones join at \(configuration.resolvedPublicBaseURL)\n".utf8))
+        FileHandle.standardError.write(Data("groupie: phones join at \(configuration.resolvedPublicBaseURL) (set --public-url to change)\n".utf8))
         try await app.runService()
     }
 }

@@ -235,16 +235,7 @@ final class VenueParser {
         var firstSeen: [String: Mark?] = [:]
         var allValid = true
         for (position, item) in sequence.enumerated() {
-            // Duplicates are found among every readable id, also of missions with other problems.
-            var isDuplicate = false
-            if let (id, idMark) = rawId(of: item), Identifier.isValid(id) {
-                if let first = firstSeen[id] {
-                    error(idMark, "duplicate mission id '\(id)' (first at line \(first?.line ?? 1))")
-                    isDuplicate = true
-                } else {
-                    firstSeen[id] = idMark
-                }
-            }
+            let isDuplicate = isDuplicateId(of: item, seen: &firstSeen) { "duplicate mission id '\($0)'" }
             guard let parsed = try mission(item, position: position + 1), !isDuplicate else {
                 allValid = false
                 continue
@@ -368,13 +359,8 @@ final class VenueParser {
         var firstSeen: [String: Mark?] = [:]
         for (position, item) in sequence.enumerated() {
             let label = rawId(of: item).map { "task '\($0.id)'" } ?? "task \(position + 1)"
-            if let (id, idMark) = rawId(of: item), Identifier.isValid(id) {
-                if let first = firstSeen[id] {
-                    error(idMark, "duplicate task id '\(id)' in \(missionLabel) (first at line \(first?.line ?? 1))")
-                    valid = false
-                } else {
-                    firstSeen[id] = idMark
-                }
+            if isDuplicateId(of: item, seen: &firstSeen, { "duplicate task id '\($0)' in \(missionLabel)" }) {
+                valid = false
             }
             guard let fields = try mapping(item, describedAs: "\(label) of \(missionLabel)", allowed: Self.taskKeys, required: Self.taskRequired) else {
                 valid = false
@@ -571,6 +557,18 @@ final class VenueParser {
     }
 
     // MARK: - Node helpers
+
+    /// Reports an id already seen among its siblings. Duplicates are looked for among every
+    /// readable id, also of entries with other problems, so that one error does not hide another.
+    private func isDuplicateId(of node: Node, seen: inout [String: Mark?], _ message: (String) -> String) -> Bool {
+        guard let (id, mark) = rawId(of: node), Identifier.isValid(id) else { return false }
+        if let first = seen[id] {
+            error(mark, "\(message(id)) (first at line \(first?.line ?? 1))")
+            return true
+        }
+        seen[id] = mark
+        return false
+    }
 
     /// The `id:` of a mapping as written, before any rule is checked; for naming it in messages.
     private func rawId(of node: Node) -> (id: String, mark: Mark?)? {
