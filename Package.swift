@@ -25,7 +25,9 @@ let package = Package(
         .target(name: "GroupieCore"),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
-        .target(name: "GroupieImaging", dependencies: ["CQRencode", "CPNG"]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        .target(name: "GroupieImaging", dependencies: ["CQRencode", "CPNG", "CVipsShim"]),
         .target(
             name: "GroupieContent",
             dependencies: [

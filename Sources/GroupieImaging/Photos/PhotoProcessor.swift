@@ -1,0 +1,96 @@
+import CVipsShim
+import Foundation
+import Synchronization
+
+/// Turns an uploaded file into what Groupie keeps and serves, through libvips.
+/// Every method blocks: call them from a thread pool, never from Swift's cooperative threads.
+public struct PhotoProcessor: Sendable {
+    public struct Limits: Sendable {
+        public var maxPixels: Int
+        public var minEdge: Int
+
+        public init(maxPixels: Int = 100_000_000, minEdge: Int = 64) {
+            self.maxPixels = maxPixels
+            self.minEdge = minEdge
+        }
+    }
+
+    /// What the header says, before any pixel is decoded.
+    public struct Header: Sendable, Equatable {
+        public var format: PhotoFormat
+        public var width: Int
+        public var height: Int
+        /// EXIF orientation, 1 to 8.
+        public var orientation: Int
+
+        /// Width and height as the photo is seen, after its orientation is applied.
+        public var orientedWidth: Int { orientation >= 5 ? height : width }
+        public var orientedHeight: Int { orientation >= 5 ? width : height }
+    }
+
+    public enum Failure: Error, Sendable, Equatable {
+        case unsupportedFormat
+        case unreadable(String)
+        case tooLarge(width: Int, height: Int)
+        case tooSmall(width: Int, height: Int)
+        case processing(String)
+    }
+
+    /// The sizes Groupie serves besides the original: long edge in pixels, JPEG quality.
+    public enum Derivative: String, Sendable, CaseIterable {
+        case display, thumb
+
+        public var longEdge: Int { self == .display ? 1600 : 400 }
+        var quality: Int { self == .display ? 85 : 80 }
+    }
+
+    public let limits: Limits
+
+    private static let started: Bool = groupie_vips_start(1) == 0
+
+    public init(limits: Limits = Limits()) throws {
+        guard Self.started else { throw Failure.processing("libvips could not start") }
+        self.limits = limits
+    }
+
+    /// Recognises the format from the bytes and reads the size from the header; refuses
+    /// other formats, absurd sizes and files that libvips cannot read.
+    public func inspect(fileAt path: String) throws -> Header {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw Failure.unreadable("cannot open the file") }
+        let prefix = (try? handle.read(upToCount: PhotoFormat.signatureLength)) ?? Data()
+        try? handle.close()
+        guard let format = PhotoFormat.detect(prefix) else { throw Failure.unsupportedFormat }
+        var width: Int32 = 0, height: Int32 = 0, orientation: Int32 = 1
+        var loader = [CChar](repeating: 0, count: 64)
+        let status = groupie_vips_header(path, &width, &height, &orientation, &loader, Int32(loader.count))
+        guard status == 0 else { throw Failure.unreadable(Self.lastError()) }
+        // The bytes decide the format; a loader of another format must never get the file.
+        guard String(decoding: loader.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).hasPrefix(format.loaderPrefix) else { throw Failure.unsupportedFormat }
+        let header = Header(format: format, width: Int(width), height: Int(height), orientation: (1...8).contains(orientation) ? Int(orientation) : 1)
+        guard header.width * header.height <= limits.maxPixels else { throw Failure.tooLarge(width: header.width, height: header.height) }
+        guard min(header.width, header.height) >= limits.minEdge else { throw Failure.tooSmall(width: header.width, height: header.height) }
+        return header
+    }
+
+    /// Writes the derivative of the photo at `input` to `output` (a JPEG).
+    public func makeDerivative(_ derivative: Derivative, of input: String, to output: String) throws {
+        guard groupie_vips_derivative(input, output, Int32(derivative.longEdge), Int32(derivative.quality)) == 0 else {
+            throw Failure.processing(Self.lastError())
+        }
+    }
+
+    /// The whole photo as a JPEG without metadata, oriented.
+    public func transcode(_ input: String, to output: String) throws {
+        guard groupie_vips_transcode(input, output, 92) == 0 else { throw Failure.processing(Self.lastError()) }
+    }
+
+    private static let errorLock = Mutex(())
+
+    static func lastError() -> String {
+        errorLock.withLock { _ in
+            let message = String(cString: groupie_vips_error()).trimmingCharacters(in: .whitespacesAndNewlines)
+            groupie_vips_error_clear()
+            return message.isEmpty ? "libvips failed" : String(message.prefix(300))
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import GroupieImaging
+import Testing
+
+@Suite("Photo processing")
+struct PhotoProcessorTests {
+    let processor = try! PhotoProcessor()
+
+    @Test("Formats are recognised from their bytes", arguments: ["jpg", "png", "webp"])
+    func formats(ext: String) throws {
+        let path = try TestImages.solid(width: 320, height: 200, rgb: (200, 30, 30), ext: ext)
+        let header = try processor.inspect(fileAt: path)
+        #expect(header.format.fileExtension == ext)
+        #expect(header.width == 320 && header.height == 200)
+        #expect(header.orientation == 1)
+    }
+
+    @Test("Orientation 6 and 8 swap the oriented size; the display derivative is portrait", arguments: [UInt16(6), 8])
+    func orientation(orientation: UInt16) throws {
+        let path = try TestImages.jpegWithEXIF(width: 2000, height: 1500, orientation: orientation)
+        let header = try processor.inspect(fileAt: path)
+        #expect(header.orientation == Int(orientation))
+        #expect(header.orientedWidth == 1500 && header.orientedHeight == 2000)
+        let display = TestImages.folder + "/display-\(orientation).jpg"
+        try processor.makeDerivative(.display, of: path, to: display)
+        let derived = try processor.inspect(fileAt: display)
+        #expect(derived.width == 1200 && derived.height == 1600, "portrait, 1600 on the long edge")
+        #expect(derived.orientation == 1, "metadata removed, rotation applied")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: display)))
+        #expect(!bytes.contains(subsequence: Array("Exif".utf8)))
+        let thumb = TestImages.folder + "/thumb-\(orientation).jpg"
+        try processor.makeDerivative(.thumb, of: path, to: thumb)
+        let small = try processor.inspect(fileAt: thumb)
+        #expect(small.width == 300 && small.height == 400)
+    }
+
+    @Test("Small photos are not enlarged")
+    func noUpscaling() throws {
+        let path = try TestImages.solid(width: 500, height: 300, rgb: (0, 0, 0), ext: "png")
+        let display = TestImages.folder + "/small-display.jpg"
+        try processor.makeDerivative(.display, of: path, to: display)
+        let header = try processor.inspect(fileAt: display)
+        #expect(header.width == 500 && header.height == 300)
+    }
+
+    @Test("The original is served without its GPS position but with its orientation")
+    func scrubsLocation() throws {
+        let path = try TestImages.jpegWithEXIF(width: 800, height: 600, orientation: 6)
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect([UInt8](original).contains(subsequence: TestImages.gpsLatitude))
+        let scrubbed = try #require(LocationScrubber.scrub(original, format: .jpeg))
+        #expect(!scrubbed.contains(subsequence: TestImages.gpsLatitude))
+        #expect(scrubbed.count == original.count, "values are overwritten in place, nothing moves")
+        let scrubbedPath = try TestImages.write([UInt8](scrubbed), ext: "jpg")
+        #expect(try processor.inspect(fileAt: scrubbedPath).orientation == 6)
+    }
+
+    @Test("A PNG declaring 100,000 × 100,000 pixels is refused from its header")
+    func hugePNG() throws {
+        let path = try TestImages.pngDeclaring(width: 100_000, height: 100_000)
+        #expect(throws: PhotoProcessor.Failure.tooLarge(width: 100_000, height: 100_000)) {
+            try processor.inspect(fileAt: path)
+        }
+    }
+
+    @Test("Under 64 pixels is refused")
+    func tooSmall() throws {
+        let path = try TestImages.solid(width: 63, height: 400, rgb: (1, 2, 3), ext: "png")
+        #expect(throws: PhotoProcessor.Failure.tooSmall(width: 63, height: 400)) {
+            try processor.inspect(fileAt: path)
+        }
+    }
+
+    @Test("GIF, SVG, PDF, HTML and empty files are not photos", arguments: [
+        Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 20),
+        Array("<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>".utf8),
+        Array("%PDF-1.4\n%âãÏÓ\n".utf8),
+        Array("<!doctype html><html></html>".utf8),
+        [],
+    ])
+    func notPhotos(bytes: [UInt8]) throws {
+        let path = try TestImages.write(bytes, ext: "jpg")
+        #expect(throws: PhotoProcessor.Failure.unsupportedFormat) {
+            try processor.inspect(fileAt: path)
+        }
+    }
+
+    @Test("A truncated or corrupt JPEG fails cleanly")
+    func truncated() throws {
+        let path = try TestImages.solid(width: 800, height: 600, rgb: (10, 200, 10), ext: "jpg")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        for broken in [Array(bytes.prefix(bytes.count / 2)), Array(bytes.prefix(40)), Array(bytes.prefix(300)) + [UInt8](repeating: 0x55, count: 3000)] {
+            let brokenPath = try TestImages.write(broken, ext: "jpg")
+            #expect(throws: PhotoProcessor.Failure.self) {
+                _ = try processor.inspect(fileAt: brokenPath)
+                try processor.makeDerivative(.display, of: brokenPath, to: brokenPath + ".out.jpg")
+            }
+        }
+    }
+}
+
+extension Collection where Element == UInt8 {
+    func contains(subsequence: [UInt8]) -> Bool {
+        let bytes = Array(self)
+        guard !subsequence.isEmpty, bytes.count >= subsequence.count else { return false }
+        return (0...(bytes.count - subsequence.count)).contains { Array(bytes[$0..<($0 + subsequence.count)]) == subsequence }
+    }
+}
