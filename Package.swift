@@ -75,7 +75,8 @@ let package = Package(
         ),
         .testTarget(name: "GroupieCoreTests", dependencies: ["GroupieCore"]),
         .testTarget(name: "GroupieStorageTests", dependencies: ["GroupieStorage", "GroupieCore"]),
-        .testTarget(name: "GroupieImagingTests", dependencies: ["GroupieImaging"]),
+        .target(name: "GroupieTestSupport", path: "Tests/GroupieTestSupport"),
+        .testTarget(name: "GroupieImagingTests", dependencies: ["GroupieImaging", "GroupieTestSupport"]),
         .testTarget(
             name: "GroupieContentTests",
             dependencies: ["GroupieContent", "GroupieCore"],
@@ -86,6 +87,7 @@ let package = Package(
             dependencies: [
                 "GroupieServer",
                 "GroupieStorage",
+                "GroupieTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
             ]

@@ -37,15 +37,21 @@ extension GroupieDatabase {
         }
     }
 
-    /// Erases the player and every trace of them: memberships go with them, and groups they
-    /// created pass to their longest-standing member. (Their photos go too, once photos exist.)
-    public func erasePlayer(id: String, now: Date) async throws {
+    /// Erases the player and every trace of them: their memberships and photos go with them,
+    /// and groups they created pass to their longest-standing member. Returns the blobs no
+    /// photo uses any more, whose files the caller removes.
+    @discardableResult
+    public func erasePlayer(id: String, now: Date) async throws -> [String] {
         try await writer.write { db in
+            let blobs = try String.fetchAll(db, sql: "SELECT DISTINCT blob FROM photo WHERE photographer_id = ?", arguments: [id])
             if let groupId = try Self.activeGroupId(db, playerId: id) {
                 try Self.leave(db, groupId: groupId, playerId: id, now: now)
             }
             try db.execute(sql: "UPDATE play_group SET creator_id = NULL WHERE creator_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM player WHERE id = ?", arguments: [id])
+            return try blobs.filter { blob in
+                !(try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?)", arguments: [blob]) ?? false)
+            }
         }
     }
 

@@ -70,6 +70,34 @@ public struct GroupieDatabase: Sendable {
                 CREATE INDEX membership_by_group ON membership(group_id, left_at);
                 """)
         }
+        migrator.registerMigration("v2 photos and chosen photos") { db in
+            try db.execute(sql: """
+                CREATE TABLE photo (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    photographer_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                    mission_id TEXT,
+                    task_id TEXT,
+                    blob TEXT NOT NULL,
+                    format TEXT NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    idempotency_key TEXT,
+                    UNIQUE (photographer_id, idempotency_key)
+                );
+                CREATE INDEX photo_by_group ON photo(group_id, created_at, id);
+                CREATE INDEX photo_by_blob ON photo(blob);
+                -- A task's chosen photo when a member picked one; otherwise the latest counts.
+                CREATE TABLE task_choice (
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    mission_id TEXT NOT NULL,
+                    task_id TEXT NOT NULL,
+                    photo_id TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
+                    PRIMARY KEY (group_id, mission_id, task_id)
+                );
+                """)
+        }
         return migrator
     }
 }
@@ -79,11 +107,13 @@ extension GroupieDatabase {
         public var players: Int
         public var groups: Int
         public var memberships: Int
+        public var photos: Int
 
-        public init(players: Int, groups: Int, memberships: Int) {
+        public init(players: Int, groups: Int, memberships: Int, photos: Int = 0) {
             self.players = players
             self.groups = groups
             self.memberships = memberships
+            self.photos = photos
         }
     }
 
@@ -94,7 +124,8 @@ extension GroupieDatabase {
             Counts(
                 players: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") ?? 0,
                 groups: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM play_group") ?? 0,
-                memberships: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM membership") ?? 0
+                memberships: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM membership") ?? 0,
+                photos: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photo") ?? 0
             )
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GroupieImaging
+import GroupieTestSupport
 import Testing
 
 @Suite("Photo processing")
@@ -96,13 +97,5 @@ struct PhotoProcessorTests {
                 try processor.makeDerivative(.display, of: brokenPath, to: brokenPath + ".out.jpg")
             }
         }
-    }
-}
-
-extension Collection where Element == UInt8 {
-    func contains(subsequence: [UInt8]) -> Bool {
-        let bytes = Array(self)
-        guard !subsequence.isEmpty, bytes.count >= subsequence.count else { return false }
-        return (0...(bytes.count - subsequence.count)).contains { Array(bytes[$0..<($0 + subsequence.count)]) == subsequence }
     }
 }

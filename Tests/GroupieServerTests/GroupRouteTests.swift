@@ -3,6 +3,7 @@ import GroupieServer
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import GroupieTestSupport
 import Testing
 
 @Suite("Groups")
@@ -279,23 +280,5 @@ struct GroupRouteTests {
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
             }
         }
-    }
-}
-
-/// Reads QR codes with Debian's `zbarimg`, independent of the library that made them.
-enum QRDecoder {
-    static func decode(_ png: Data) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).png").path
-        try png.write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
-        process.arguments = ["--quiet", "--raw", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .newlines)
     }
 }

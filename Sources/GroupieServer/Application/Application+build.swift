@@ -1,5 +1,6 @@
 import Foundation
 import GroupieContent
+import GroupieImaging
 import GroupieStorage
 import Hummingbird
 import Logging
@@ -35,6 +36,8 @@ struct ServerDependencies: Sendable {
     var database: GroupieDatabase
     var catalog: VenueCatalog
     var reloader: MissionReloader
+    var blobs: BlobStore
+    var imageWork: ImageWorkQueue
     var logger: Logger
 
     static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerDependencies {
@@ -50,6 +53,14 @@ struct ServerDependencies: Sendable {
             throw StartupError(description: "The database \(StartupCheck.absolute(databasePath)) cannot be opened: \(error)")
         }
 
+        let blobs: BlobStore
+        do {
+            blobs = try BlobStore(directory: configuration.dataDirectory + "/blobs")
+            try blobs.removeTemporaryFiles()
+        } catch {
+            throw StartupError(description: "The photo folder \(StartupCheck.absolute(configuration.dataDirectory + "/blobs")) cannot be prepared: \(error)")
+        }
+
         let catalog = VenueCatalog()
         let reloader = MissionReloader(
             folder: MissionFolder(directory: configuration.missionsDirectory, assetsDirectory: configuration.assetsDirectory),
@@ -59,7 +70,10 @@ struct ServerDependencies: Sendable {
         try await reloader.reloadChangedFilesInBackground()
         VenueMetrics.update(catalog: catalog)
         logger.info("serving \(catalog.count) venue(s) from \(StartupCheck.absolute(configuration.missionsDirectory))")
-        return ServerDependencies(database: database, catalog: catalog, reloader: reloader, logger: logger)
+        return ServerDependencies(
+            database: database, catalog: catalog, reloader: reloader, blobs: blobs,
+            imageWork: ImageWorkQueue(width: configuration.imageWorkers), logger: logger
+        )
     }
 }
 
@@ -81,16 +95,22 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let clock = configuration.clock
     let links = JoinLinks(baseURL: configuration.resolvedPublicBaseURL)
     let authenticator = Authenticator(database: dependencies.database)
+    let signer = ImageURLSigner(key: try ImageURLSigner.loadKey(dataDirectory: configuration.dataDirectory))
     JoinPageController(database: dependencies.database, catalog: dependencies.catalog, clock: clock).addRoutes(to: router)
 
     let api = router.group("api/v1")
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
-    PlayerController(database: dependencies.database, authenticator: authenticator, links: links, clock: clock).addRoutes(to: api)
+    PlayerController(database: dependencies.database, authenticator: authenticator, links: links, blobs: dependencies.blobs, clock: clock).addRoutes(to: api)
     GroupController(
         database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator, links: links, clock: clock,
         limiterByPlayer: JoinRateLimiter(limit: configuration.failedJoinsPerPlayer, window: configuration.failedJoinWindow),
         limiterByAddress: JoinRateLimiter(limit: configuration.failedJoinsPerAddress, window: configuration.failedJoinWindow),
-        trustForwardedFor: configuration.trustForwardedFor
+        trustForwardedFor: configuration.trustForwardedFor, signer: signer
+    ).addRoutes(to: api)
+    PhotoController(
+        database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator,
+        blobs: dependencies.blobs, processor: try PhotoProcessor(), work: dependencies.imageWork, signer: signer,
+        maxUploadBytes: configuration.maxUploadBytes, clock: clock
     ).addRoutes(to: api)
     return router
 }

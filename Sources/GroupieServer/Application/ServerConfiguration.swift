@@ -22,6 +22,10 @@ public struct ServerConfiguration: Sendable {
     public var failedJoinsPerPlayer: Int
     public var failedJoinsPerAddress: Int
     public var failedJoinWindow: Duration
+    /// The largest photo accepted, in bytes.
+    public var maxUploadBytes: Int
+    /// Photos processed at once; more wait their turn.
+    public var imageWorkers: Int
     /// The time; tests move it forward.
     public var clock: @Sendable () -> Date
 
@@ -38,6 +42,8 @@ public struct ServerConfiguration: Sendable {
         failedJoinsPerPlayer: Int = 10,
         failedJoinsPerAddress: Int = 30,
         failedJoinWindow: Duration = .seconds(600),
+        maxUploadBytes: Int = 25 * 1_048_576,
+        imageWorkers: Int = ProcessInfo.processInfo.activeProcessorCount,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.host = host
@@ -52,6 +58,8 @@ public struct ServerConfiguration: Sendable {
         self.failedJoinsPerPlayer = failedJoinsPerPlayer
         self.failedJoinsPerAddress = failedJoinsPerAddress
         self.failedJoinWindow = failedJoinWindow
+        self.maxUploadBytes = maxUploadBytes
+        self.imageWorkers = imageWorkers
         self.clock = clock
     }
 

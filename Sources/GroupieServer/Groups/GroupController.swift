@@ -19,6 +19,7 @@ struct GroupController {
     let limiterByPlayer: JoinRateLimiter
     let limiterByAddress: JoinRateLimiter
     let trustForwardedFor: Bool
+    let signer: ImageURLSigner
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
         router.post("groups", use: create)
@@ -132,7 +133,7 @@ struct GroupController {
     /// that does not exist, so that group ids reveal nothing.
     private func document(groupId: String, request: Request) async throws -> GroupEnvelope {
         let view = try await database.groupView(tokenHash: try authenticator.tokenHash(request), groupId: groupId)
-        guard case .visible(let player, let group, let members) = view else {
+        guard case .visible(let player, let group, let members, let taskPhotos) = view else {
             if case .unknownToken = view { throw Authenticator.unknownToken }
             throw Self.groupNotFound
         }
@@ -143,7 +144,10 @@ struct GroupController {
                 acceptLanguage: request.headers[.acceptLanguage], offered: $0.languages
             )
         }
-        return GroupEnvelope(group: GroupDocument(group: group, members: members, venue: venue, language: language, links: links, now: clock()))
+        return GroupEnvelope(group: GroupDocument(
+            group: group, members: members, venue: venue, language: language, taskPhotos: taskPhotos,
+            links: links, signer: signer, now: clock()
+        ))
     }
 
     private func qrCode(_ request: Request, context: GroupieRequestContext) async throws -> (QRCode, Int) {

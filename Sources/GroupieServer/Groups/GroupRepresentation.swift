@@ -1,5 +1,6 @@
 import Foundation
 import GroupieCore
+import GroupieStorage
 import Hummingbird
 
 /// How groups are linked to: `<public base URL>/j/<code>`, the URL QR codes carry.
@@ -30,10 +31,19 @@ struct GroupDocument: Codable, Sendable {
         var tasksCompleted: Int
     }
 
+    struct ChosenPhoto: Codable, Sendable {
+        var id: String
+        var photographerId: String
+        var photographerName: String
+        var thumbUrl: String
+    }
+
     struct TaskProgress: Codable, Sendable {
         var id: String
         /// `open` or `done`.
         var state: String
+        /// The photo the collage uses: a member's pick, else the latest.
+        var chosenPhoto: ChosenPhoto?
     }
 
     struct MissionProgress: Codable, Sendable {
@@ -56,7 +66,10 @@ struct GroupDocument: Codable, Sendable {
     var members: [MemberDocument]
     var missions: [MissionProgress]
 
-    init(group: Group, members: [Member], venue: Venue?, language: String?, links: JoinLinks, now: Date) {
+    init(
+        group: Group, members: [Member], venue: Venue?, language: String?, taskPhotos: GroupieDatabase.TaskPhotos,
+        links: JoinLinks, signer: ImageURLSigner, now: Date
+    ) {
         id = group.id
         venueId = group.venueId
         venueName = venue.map { $0.name.resolved(language: language ?? $0.defaultLanguage, fallback: $0.defaultLanguage) }
@@ -66,27 +79,40 @@ struct GroupDocument: Codable, Sendable {
         createdAt = group.createdAt
         joinableUntil = group.joinableUntil
         joinable = group.isJoinable(at: now)
-        // Photos are what completes tasks; until a group has any, every count is zero.
-        self.members = members.map {
-            MemberDocument(id: $0.playerId, name: $0.name, joinedAt: $0.joinedAt, isCreator: $0.isCreator, tasksCompleted: 0)
+        let progress = venue.map { GroupProgress(venue: $0, doneTasks: taskPhotos.done) }
+        // A member's standing: the tasks of the venue whose chosen photo is theirs.
+        var completed: [String: Int] = [:]
+        for mission in progress?.missions ?? [] {
+            for task in mission.tasks {
+                if let photo = taskPhotos.chosen[.init(missionId: mission.missionId, taskId: task.taskId)] {
+                    completed[photo.photographerId, default: 0] += 1
+                }
+            }
         }
-        let progress = venue.map { GroupProgress(venue: $0, doneTasks: []) }
+        self.members = members.map {
+            MemberDocument(id: $0.playerId, name: $0.name, joinedAt: $0.joinedAt, isCreator: $0.isCreator, tasksCompleted: completed[$0.playerId] ?? 0)
+        }
         missions = progress?.missions.map { mission in
             MissionProgress(
                 id: mission.missionId, complete: mission.isComplete, unlocked: mission.isUnlocked,
-                tasks: mission.tasks.map { TaskProgress(id: $0.taskId, state: $0.isDone ? "done" : "open") }
+                tasks: mission.tasks.map { task in
+                    let chosen = taskPhotos.chosen[.init(missionId: mission.missionId, taskId: task.taskId)].map {
+                        ChosenPhoto(id: $0.id, photographerId: $0.photographerId, photographerName: $0.photographerName, thumbUrl: signer.url(photoId: $0.id, variant: "thumb", now: now))
+                    }
+                    return TaskProgress(id: task.taskId, state: task.isDone ? "done" : "open", chosenPhoto: chosen)
+                }
             )
         } ?? []
     }
 }
 
-struct NewGroup: RequestBody {
+struct NewGroup: StrictRequestBody {
     static let fields: Set<String> = ["venueId", "name"]
     var venueId: String
     var name: String?
 }
 
-struct JoinRequest: RequestBody {
+struct JoinRequest: StrictRequestBody {
     static let fields: Set<String> = ["code"]
     var code: String
 }
@@ -147,6 +173,15 @@ extension GroupDocument {
                                 json.object { json in
                                     json.field("id", task.id)
                                     json.field("state", task.state)
+                                    if let photo = task.chosenPhoto {
+                                        json.key("chosenPhoto")
+                                        json.object { json in
+                                            json.field("id", photo.id)
+                                            json.field("photographerId", photo.photographerId)
+                                            json.field("photographerName", photo.photographerName)
+                                            json.field("thumbUrl", photo.thumbUrl)
+                                        }
+                                    }
                                 }
                             }
                         }

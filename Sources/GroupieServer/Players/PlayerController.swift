@@ -9,6 +9,7 @@ struct PlayerController {
     let database: GroupieDatabase
     let authenticator: Authenticator
     let links: JoinLinks
+    let blobs: BlobStore
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
@@ -48,7 +49,9 @@ struct PlayerController {
 
     func erase(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
         let player = try await authenticator.player(request)
-        try await database.erasePlayer(id: player.id, now: clock())
+        for blob in try await database.erasePlayer(id: player.id, now: clock()) {
+            blobs.removeFiles(of: blob)
+        }
         context.logger.info("player erased", metadata: ["player": "\(player.id)"])
         return .noContent
     }

@@ -27,14 +27,14 @@ struct Me: ResponseCodable, Sendable {
     var group: GroupSummary?
 }
 
-struct NewPlayer: RequestBody {
+struct NewPlayer: StrictRequestBody {
     static let fields: Set<String> = ["name", "lang"]
     var name: String
     var lang: String?
 }
 
 /// `PATCH /me`: a field left out stays; `"lang": null` forgets the language.
-struct PlayerChanges: RequestBody {
+struct PlayerChanges: StrictRequestBody {
     static let fields: Set<String> = ["name", "lang"]
     var name: String?
     var lang: String??

@@ -26,7 +26,7 @@ public struct GroupieRequestDecoder: RequestDecoder {
         } catch {
             throw Problem.badRequest("malformed-json", "The body is not valid JSON.")
         }
-        if let body = type as? any RequestBody.Type {
+        if let body = type as? any StrictRequestBody.Type {
             guard let fields = object as? [String: Any] else {
                 throw Problem(.unprocessableContent, code: "invalid-body", detail: "The body must be a JSON object.")
             }
@@ -80,6 +80,6 @@ public struct GroupieRequestDecoder: RequestDecoder {
 
 /// A JSON request body whose fields are checked: a field the API does not know is an error,
 /// not something silently ignored.
-protocol RequestBody: Decodable {
+protocol StrictRequestBody: Decodable {
     static var fields: Set<String> { get }
 }

@@ -2,14 +2,14 @@ import Foundation
 
 /// Real images for the tests, made with libvips' own command line (`vips`, from Debian's
 /// libvips-tools) and, for EXIF, a TIFF directory written byte by byte.
-enum TestImages {
-    static let folder: String = {
+public enum TestImages {
+    public static let folder: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-images-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }()
 
-    static func vips(_ arguments: [String]) throws {
+    public static func vips(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
         process.arguments = arguments
@@ -20,7 +20,7 @@ enum TestImages {
     }
 
     /// A solid-colour image of `width` × `height` in the format of `ext` (jpg, png, webp, gif...).
-    static func solid(width: Int, height: Int, rgb: (Int, Int, Int), ext: String) throws -> String {
+    public static func solid(width: Int, height: Int, rgb: (Int, Int, Int), ext: String) throws -> String {
         let base = folder + "/\(UUID().uuidString)"
         try vips(["black", base + ".v", "\(width)", "\(height)", "--bands", "3"])
         try vips(["linear", base + ".v", base + "." + ext, "1 1 1", "\(rgb.0) \(rgb.1) \(rgb.2)", "--uchar"])
@@ -28,7 +28,7 @@ enum TestImages {
     }
 
     /// A JPEG whose EXIF says `orientation` and carries a GPS position (57°42'N).
-    static func jpegWithEXIF(width: Int, height: Int, orientation: UInt16) throws -> String {
+    public static func jpegWithEXIF(width: Int, height: Int, orientation: UInt16) throws -> String {
         let path = try solid(width: width, height: height, rgb: (40, 120, 200), ext: "jpg")
         var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let tiff = exif(orientation: orientation)
@@ -42,10 +42,10 @@ enum TestImages {
     }
 
     /// The GPS latitude as stored: 57/1, 42/1, 0/1 as little-endian rationals.
-    static let gpsLatitude: [UInt8] = [57, 0, 0, 0, 1, 0, 0, 0, 42, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]
+    public static let gpsLatitude: [UInt8] = [57, 0, 0, 0, 1, 0, 0, 0, 42, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]
 
     /// Little-endian TIFF: IFD0 with Orientation and a GPS pointer; a GPS IFD with a latitude.
-    static func exif(orientation: UInt16) -> [UInt8] {
+    public static func exif(orientation: UInt16) -> [UInt8] {
         func u16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
         func u32(_ value: Int) -> [UInt8] { u16(value & 0xFFFF) + u16(value >> 16) }
         let ifd0 = 8, gpsIFD = ifd0 + 2 + 2 * 12 + 4, latitude = gpsIFD + 2 + 2 * 12 + 4
@@ -62,14 +62,35 @@ enum TestImages {
         return tiff
     }
 
-    static func write(_ bytes: [UInt8], ext: String) throws -> String {
+    /// Width and height from `vipsheader`.
+    public static func header(_ path: String) throws -> (width: Int, height: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/vipsheader")
+        process.arguments = ["-f", "width", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let width = Int(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        process.waitUntilExit()
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: "/usr/bin/vipsheader")
+        second.arguments = ["-f", "height", path]
+        let secondPipe = Pipe()
+        second.standardOutput = secondPipe
+        try second.run()
+        let height = Int(String(decoding: secondPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        second.waitUntilExit()
+        return (width, height)
+    }
+
+    public static func write(_ bytes: [UInt8], ext: String) throws -> String {
         let path = folder + "/\(UUID().uuidString).\(ext)"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }
 
     /// A PNG whose header declares `width` × `height` and whose pixel data is a stub.
-    static func pngDeclaring(width: Int, height: Int) throws -> String {
+    public static func pngDeclaring(width: Int, height: Int) throws -> String {
         func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
             let length = data.count
             let body = Array(type.utf8) + data
@@ -84,7 +105,7 @@ enum TestImages {
         return try write(png, ext: "png")
     }
 
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    public static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc ^= UInt32(byte)

@@ -1,0 +1,46 @@
+import Crypto
+import Foundation
+
+/// Image URLs that an `<img>` tag can load without a bearer header: they carry an expiry
+/// and an HMAC of the photo, variant and expiry under a key kept in the data folder.
+struct ImageURLSigner: Sendable {
+    static let lifetime: TimeInterval = 6 * 3600
+    /// The key's bytes; `SymmetricKey` itself is not `Sendable`.
+    private let key: Data
+
+    init(key: Data) {
+        self.key = key
+    }
+
+    /// The key in `data/url-signing.key`, made on first start.
+    static func loadKey(dataDirectory: String) throws -> Data {
+        let path = dataDirectory + "/url-signing.key"
+        if let data = FileManager.default.contents(atPath: path), data.count == 32 {
+            return data
+        }
+        let data = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw StartupError(description: "The key file \(path) cannot be written.")
+        }
+        return data
+    }
+
+    func url(photoId: String, variant: String, now: Date) -> String {
+        // Expiry rounded to the hour: the same URL for an hour, so browsers can cache it.
+        let expires = Int((now.timeIntervalSince1970 + Self.lifetime) / 3600) * 3600
+        return "/api/v1/photos/\(photoId)/\(variant)?expires=\(expires)&sig=\(signature(photoId: photoId, variant: variant, expires: expires))"
+    }
+
+    func isValid(photoId: String, variant: String, expires: String?, signature given: String?, now: Date) -> Bool {
+        guard let expires, let seconds = Int(expires), let given, Double(seconds) > now.timeIntervalSince1970 else { return false }
+        let expected = signature(photoId: photoId, variant: variant, expires: seconds)
+        // Compared in constant time.
+        guard expected.utf8.count == given.utf8.count else { return false }
+        return zip(expected.utf8, given.utf8).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    private func signature(photoId: String, variant: String, expires: Int) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(photoId)/\(variant)/\(expires)".utf8), using: SymmetricKey(data: key))
+        return Data(mac).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+}

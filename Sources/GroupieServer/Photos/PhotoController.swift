@@ -1,0 +1,233 @@
+import Foundation
+import GroupieContent
+import GroupieCore
+import GroupieImaging
+import GroupieStorage
+import HTTPTypes
+import Hummingbird
+
+/// Photos: upload for a task (or free), the album, image bytes, delete, and the chosen photo.
+struct PhotoController {
+    static let variants = ["thumb": "-thumb.jpg", "display": "-display.jpg"]
+    static let pageSizes = 1...100
+
+    let database: GroupieDatabase
+    let catalog: VenueCatalog
+    let authenticator: Authenticator
+    let blobs: BlobStore
+    let processor: PhotoProcessor
+    let work: ImageWorkQueue
+    let signer: ImageURLSigner
+    let maxUploadBytes: Int
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
+        router.post("groups/{groupId}/photos", use: upload)
+        router.get("groups/{groupId}/photos", use: album)
+        router.put("groups/{groupId}/missions/{missionId}/tasks/{taskId}/choice", use: choose)
+        router.get("photos/{photoId}/{variant}", use: image)
+        router.delete("photos/{photoId}", use: delete)
+    }
+
+    // MARK: Upload
+
+    func upload(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<PhotoEnvelope> {
+        let player = try await authenticator.player(request)
+        let groupId = try context.parameters.require("groupId")
+        guard let (group, _) = try await database.groupSeen(by: player.id, groupId: groupId) else { throw GroupController.groupNotFound }
+        let task = try await taskOfUpload(request, group: group)
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxUploadBytes {
+            throw Problem.tooLarge(limit: maxUploadBytes)
+        }
+        if request.headers[.contentType]?.lowercased().hasPrefix("multipart/") == true {
+            throw Problem(.unsupportedMediaType, code: "multipart-not-supported", detail: "Send the image bytes as the request body, with the image's Content-Type.")
+        }
+        let idempotencyKey = request.headers[.idempotencyKey].map { String($0.prefix(128)) }
+
+        let base = blobs.temporaryDirectory + "/" + UUID().uuidString
+        let temporaryFiles = [base, base + "-display.jpg", base + "-thumb.jpg", base + "-full.jpg"]
+        defer { for file in temporaryFiles { try? FileManager.default.removeItem(atPath: file) } }
+
+        let (blob, _) = try await UploadReceiver.receive(request.body, to: base, limit: maxUploadBytes)
+        let header = try await work.run { [processor, blobs] in
+            let header = try processor.inspect(fileAt: base)
+            try processor.makeDerivative(.display, of: base, to: base + "-display.jpg")
+            try processor.makeDerivative(.thumb, of: base, to: base + "-thumb.jpg")
+            if header.format == .heif { try processor.transcode(base, to: base + "-full.jpg") }
+            // Files are durable before the row that points at them commits.
+            try blobs.store(base + "-display.jpg", blob: blob, variant: "-display.jpg")
+            try blobs.store(base + "-thumb.jpg", blob: blob, variant: "-thumb.jpg")
+            if header.format == .heif { try blobs.store(base + "-full.jpg", blob: blob, variant: "-full.jpg") }
+            try blobs.store(base, blob: blob, variant: "." + header.format.fileExtension)
+            return header
+        } mapError: { failure in
+            Self.problem(for: failure)
+        }
+        let new = GroupieDatabase.NewPhoto(
+            groupId: group.id, photographerId: player.id, missionId: task?.missionId, taskId: task?.taskId,
+            blob: blob, format: header.format.rawValue, width: header.orientedWidth, height: header.orientedHeight,
+            idempotencyKey: idempotencyKey
+        )
+        let (photo, created) = try await database.addPhoto(new, now: clock())
+        if created {
+            context.logger.info("photo added", metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "bytes": "\(header.width)x\(header.height)"])
+        }
+        return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock())))
+    }
+
+    /// The task the upload is for, checked against the venue and the group's progress.
+    private func taskOfUpload(_ request: Request, group: Group) async throws -> GroupProgress.TaskKey? {
+        let missionId = request.uri.queryParameters["mission"].map(String.init)
+        let taskId = request.uri.queryParameters["task"].map(String.init)
+        guard missionId != nil || taskId != nil else { return nil }
+        guard let missionId, let taskId else {
+            throw Problem(.unprocessableContent, code: "invalid-task", detail: "Give both 'mission' and 'task', or neither for a free photo.")
+        }
+        guard let venue = catalog.venue(id: group.venueId)?.venue, let mission = venue.mission(id: missionId) else {
+            throw Problem(.unprocessableContent, code: "unknown-mission", detail: "The venue has no mission '\(missionId.prefix(64))'.")
+        }
+        guard mission.task(id: taskId) != nil else {
+            throw Problem(.unprocessableContent, code: "unknown-task", detail: "Mission '\(missionId)' has no task '\(taskId.prefix(64))'.")
+        }
+        let progress = GroupProgress(venue: venue, doneTasks: try await database.taskPhotos(groupId: group.id).done)
+        guard progress.mission(missionId)?.isUnlocked == true else {
+            throw Problem(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when \(mission.after.joined(separator: ", ")) are complete.")
+        }
+        return GroupProgress.TaskKey(missionId: missionId, taskId: taskId)
+    }
+
+    static func problem(for error: any Error) -> any Error {
+        guard let failure = error as? PhotoProcessor.Failure else { return error }
+        switch failure {
+        case .unsupportedFormat:
+            return Problem(.unsupportedMediaType, code: "unsupported-image", detail: "Only JPEG, PNG, WebP and HEIC/HEIF photos are accepted.")
+        case .tooLarge(let width, let height):
+            return Problem(.unprocessableContent, code: "image-too-large", detail: "The photo is \(width) × \(height) pixels; at most 100 megapixels are accepted.")
+        case .tooSmall(let width, let height):
+            return Problem(.unprocessableContent, code: "image-too-small", detail: "The photo is \(width) × \(height) pixels; each side must be at least 64.")
+        case .unreadable, .processing:
+            return Problem(.unprocessableContent, code: "unreadable-image", detail: "The photo cannot be read; it may be truncated or damaged.")
+        }
+    }
+
+    // MARK: Album
+
+    func album(_ request: Request, context: GroupieRequestContext) async throws -> PhotoPage {
+        let player = try await authenticator.player(request)
+        let groupId = try context.parameters.require("groupId")
+        guard try await database.groupSeen(by: player.id, groupId: groupId) != nil else { throw GroupController.groupNotFound }
+        var limit = 30
+        if let text = request.uri.queryParameters["limit"] {
+            guard let value = Int(text), Self.pageSizes.contains(value) else {
+                throw Problem(.unprocessableContent, code: "invalid-limit", detail: "'limit' must be from 1 to 100.")
+            }
+            limit = value
+        }
+        let photos = try await database.photos(
+            groupId: groupId, missionId: request.uri.queryParameters["mission"].map(String.init),
+            before: request.uri.queryParameters["before"].map(String.init), limit: limit + 1
+        )
+        let now = clock()
+        return PhotoPage(
+            photos: photos.prefix(limit).map { PhotoDocument($0, signer: signer, now: now) },
+            next: photos.count > limit ? photos[limit - 1].id : nil
+        )
+    }
+
+    // MARK: Image bytes
+
+    func image(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let photoId = try context.parameters.require("photoId")
+        let variant = try context.parameters.require("variant")
+        guard variant == "original" || Self.variants[variant] != nil else {
+            throw Problem.notFound("not-found", "Photos come as thumb, display or original.")
+        }
+        let signed = signer.isValid(
+            photoId: photoId, variant: variant,
+            expires: request.uri.queryParameters["expires"].map(String.init),
+            signature: request.uri.queryParameters["sig"].map(String.init), now: clock()
+        )
+        let photo: Photo?
+        if signed {
+            photo = try await database.photo(id: photoId)
+        } else {
+            photo = try await database.photo(id: photoId, seenBy: try await authenticator.player(request).id)
+        }
+        guard let photo else { throw Problem.notFound("photo-not-found", "There is no such photo among your group's.") }
+        var headers: HTTPFields = [
+            .cacheControl: "private, max-age=31536000, immutable",
+            .eTag: "\"\(photo.blob.prefix(32))-\(variant)\"",
+        ]
+        if request.headers[.ifNoneMatch] == headers[.eTag] {
+            return Response(status: .notModified, headers: headers)
+        }
+        let bytes: Data = try await work.run { [blobs] in
+            if let suffix = Self.variants[variant] {
+                return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: suffix)))
+            }
+            guard let format = PhotoFormat(rawValue: photo.format) else { throw CocoaError(.fileReadCorruptFile) }
+            if format == .heif {
+                return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "-full.jpg")))
+            }
+            let original = try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "." + format.fileExtension)))
+            guard let scrubbed = LocationScrubber.scrub(original, format: format) else { throw CocoaError(.fileReadCorruptFile) }
+            return scrubbed
+        } mapError: { $0 }
+        let format = variant == "original" ? PhotoFormat(rawValue: photo.format) : .jpeg
+        headers[.contentType] = format == .heif || format == nil ? "image/jpeg" : format!.mediaType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    // MARK: Delete and choose
+
+    func delete(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
+        let player = try await authenticator.player(request)
+        let photoId = try context.parameters.require("photoId")
+        let deleted: (photo: Photo, blobUnused: Bool)
+        do {
+            deleted = try await database.deletePhoto(id: photoId, by: player.id)
+        } catch MembershipError.groupNotFound {
+            throw Problem.notFound("photo-not-found", "There is no such photo among your group's.")
+        } catch MembershipError.notTheCreator {
+            throw Problem(.forbidden, code: "not-allowed", detail: "Only the photographer or the group's creator can delete a photo.")
+        }
+        if deleted.blobUnused { blobs.removeFiles(of: deleted.photo.blob) }
+        context.logger.info("photo deleted", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
+        return .noContent
+    }
+
+    func choose(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
+        let player = try await authenticator.player(request)
+        // Outsiders learn nothing, not even whether their body was well formed.
+        guard try await database.groupSeen(by: player.id, groupId: try context.parameters.require("groupId")) != nil else {
+            throw GroupController.groupNotFound
+        }
+        let body = try await request.decode(as: ChoiceRequest.self, context: context)
+        do {
+            try await database.choosePhoto(
+                groupId: try context.parameters.require("groupId"), missionId: try context.parameters.require("missionId"),
+                taskId: try context.parameters.require("taskId"), photoId: body.photoId, by: player.id
+            )
+        } catch MembershipError.groupNotFound {
+            throw GroupController.groupNotFound
+        } catch PhotoError.notOfThisTask {
+            throw Problem(.unprocessableContent, code: "photo-not-of-task", detail: "That photo is not one of this task's photos.")
+        }
+        return .noContent
+    }
+}
+
+extension HTTPField.Name {
+    static let idempotencyKey = Self("Idempotency-Key")!
+}
+
+extension ImageWorkQueue {
+    /// `run`, with errors of the work turned into what the client should see.
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T, mapError: @escaping @Sendable (any Error) -> any Error) async throws -> T {
+        do {
+            return try await run(work)
+        } catch {
+            throw mapError(error)
+        }
+    }
+}

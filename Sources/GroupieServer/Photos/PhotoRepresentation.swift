@@ -1,0 +1,55 @@
+import Foundation
+import GroupieCore
+import Hummingbird
+
+struct PhotoDocument: Codable, Sendable {
+    struct Photographer: Codable, Sendable {
+        var id: String
+        var name: String
+    }
+
+    struct URLs: Codable, Sendable {
+        var thumb: String
+        var display: String
+        var original: String
+    }
+
+    var id: String
+    var missionId: String?
+    var taskId: String?
+    var photographer: Photographer
+    var width: Int
+    var height: Int
+    var createdAt: Date
+    var urls: URLs
+
+    init(_ photo: Photo, signer: ImageURLSigner, now: Date) {
+        id = photo.id
+        missionId = photo.missionId
+        taskId = photo.taskId
+        photographer = Photographer(id: photo.photographerId, name: photo.photographerName)
+        width = photo.width
+        height = photo.height
+        createdAt = photo.createdAt
+        urls = URLs(
+            thumb: signer.url(photoId: photo.id, variant: "thumb", now: now),
+            display: signer.url(photoId: photo.id, variant: "display", now: now),
+            original: signer.url(photoId: photo.id, variant: "original", now: now)
+        )
+    }
+}
+
+struct PhotoEnvelope: ResponseCodable, Sendable {
+    var photo: PhotoDocument
+}
+
+struct PhotoPage: ResponseCodable, Sendable {
+    var photos: [PhotoDocument]
+    /// Pass as `before` for the next page; absent on the last page.
+    var next: String?
+}
+
+struct ChoiceRequest: StrictRequestBody {
+    static let fields: Set<String> = ["photoId"]
+    var photoId: String
+}

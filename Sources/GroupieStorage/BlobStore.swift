@@ -1,0 +1,61 @@
+import Foundation
+
+/// Photo files on disk, named by the SHA-256 of the original: `blobs/ab/abcdef….jpg` for the
+/// original as received, with `-display.jpg` and `-thumb.jpg` beside it.
+///
+/// A file is written under a temporary name, fsynced, renamed into place and its folder
+/// fsynced, all before the database row that points to it commits: a photo the server
+/// answered 201 for survives a crash the next instant.
+public struct BlobStore: Sendable {
+    public let directory: String
+
+    public init(directory: String) throws {
+        self.directory = directory
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    /// Where temporary files go: on the same file system, so that a rename is atomic.
+    public var temporaryDirectory: String { directory + "/tmp" }
+
+    public func path(blob: String, variant: String) -> String {
+        "\(directory)/\(blob.prefix(2))/\(blob)\(variant)"
+    }
+
+    /// Moves `temporary` to its place for `blob` durably; an existing file (the same bytes,
+    /// by construction) is kept and the temporary one removed.
+    public func store(_ temporary: String, blob: String, variant: String) throws {
+        let destination = path(blob: blob, variant: variant)
+        let folder = (destination as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if FileManager.default.fileExists(atPath: destination) {
+            try? FileManager.default.removeItem(atPath: temporary)
+            return
+        }
+        try Self.fsync(path: temporary)
+        guard rename(temporary, destination) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination])
+        }
+        try Self.fsync(path: folder)
+    }
+
+    /// Removes every file of `blob`: the original and whatever was derived from it.
+    public func removeFiles(of blob: String) {
+        let folder = "\(directory)/\(blob.prefix(2))"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(blob) {
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+    }
+
+    /// Removes temporary files a crash left behind; called at start.
+    public func removeTemporaryFiles() throws {
+        try? FileManager.default.removeItem(atPath: temporaryDirectory)
+        try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
+    }
+
+    static func fsync(path: String) throws {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        defer { close(descriptor) }
+        guard Glibc.fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+    }
+}

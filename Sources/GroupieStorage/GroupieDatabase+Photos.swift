@@ -1,0 +1,186 @@
+import Foundation
+import GRDB
+import GroupieCore
+
+extension GroupieDatabase {
+    public struct NewPhoto: Sendable {
+        public var groupId: String
+        public var photographerId: String
+        public var missionId: String?
+        public var taskId: String?
+        public var blob: String
+        public var format: String
+        public var width: Int
+        public var height: Int
+        public var idempotencyKey: String?
+
+        public init(groupId: String, photographerId: String, missionId: String?, taskId: String?, blob: String, format: String, width: Int, height: Int, idempotencyKey: String?) {
+            self.groupId = groupId
+            self.photographerId = photographerId
+            self.missionId = missionId
+            self.taskId = taskId
+            self.blob = blob
+            self.format = format
+            self.width = width
+            self.height = height
+            self.idempotencyKey = idempotencyKey
+        }
+    }
+
+    /// What a group's photos say about its tasks: the chosen photo of each task that has any
+    /// (a member's pick, else the latest).
+    public struct TaskPhotos: Sendable {
+        public var chosen: [GroupProgress.TaskKey: Photo]
+        public var done: Set<GroupProgress.TaskKey> { Set(chosen.keys) }
+    }
+
+    /// Records a photo whose files are already stored. With an idempotency key the photographer
+    /// used before, the first photo comes back and nothing is added (`created` is false).
+    public func addPhoto(_ new: NewPhoto, now: Date) async throws -> (photo: Photo, created: Bool) {
+        try await writer.write { db in
+            if let key = new.idempotencyKey,
+                let id = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM photo WHERE photographer_id = ? AND idempotency_key = ?"), arguments: [new.photographerId, key]),
+                let existing = try Self.photo(db, id: id)
+            {
+                return (existing, false)
+            }
+            guard try Self.activeGroupId(db, playerId: new.photographerId) == new.groupId else {
+                throw MembershipError.groupNotFound
+            }
+            let id = Self.newId()
+            try db.execute(
+                sql: """
+                    INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, idempotency_key)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [id, new.groupId, new.photographerId, new.missionId, new.taskId, new.blob, new.format, new.width, new.height, now.timeIntervalSince1970, new.idempotencyKey]
+            )
+            return (try Self.photo(db, id: id)!, true)
+        }
+    }
+
+    /// The group's photos, newest first, `limit` at most, older than the photo `before` when given.
+    public func photos(groupId: String, missionId: String?, before: String?, limit: Int) async throws -> [Photo] {
+        try await writer.read { db in
+            var conditions = ["photo.group_id = ?"]
+            var arguments: StatementArguments = [groupId]
+            if let missionId {
+                conditions.append("photo.mission_id = ?")
+                arguments += [missionId]
+            }
+            if let before, let cursor = try Row.fetchOne(db, sql: "SELECT created_at, id FROM photo WHERE id = ? AND group_id = ?", arguments: [before, groupId]) {
+                conditions.append("(photo.created_at < ? OR (photo.created_at = ? AND photo.id < ?))")
+                arguments += [cursor["created_at"] as Double, cursor["created_at"] as Double, cursor["id"] as String]
+            }
+            arguments += [limit]
+            return try Row.fetchAll(
+                db,
+                sql: Self.photoSelect + " WHERE \(conditions.joined(separator: " AND ")) ORDER BY photo.created_at DESC, photo.id DESC LIMIT ?",
+                arguments: arguments
+            ).map(Self.photo(from:))
+        }
+    }
+
+    /// A photo, when `playerId` is a member of its group.
+    public func photo(id: String, seenBy playerId: String) async throws -> Photo? {
+        try await writer.read { db in
+            guard let photo = try Self.photo(db, id: id), try Self.activeGroupId(db, playerId: playerId) == photo.groupId else { return nil }
+            return photo
+        }
+    }
+
+    /// A photo by id alone, for image requests that carry a signature instead of a token.
+    public func photo(id: String) async throws -> Photo? {
+        try await writer.read { db in try Self.photo(db, id: id) }
+    }
+
+    /// Deletes a photo (its photographer or the group's creator may); returns it, and whether
+    /// no photo uses its blob any more, so that the files can go.
+    public func deletePhoto(id: String, by actorId: String) async throws -> (photo: Photo, blobUnused: Bool) {
+        try await writer.write { db in
+            guard let photo = try Self.photo(db, id: id), try Self.activeGroupId(db, playerId: actorId) == photo.groupId else {
+                throw MembershipError.groupNotFound
+            }
+            if photo.photographerId != actorId {
+                let creator = try String.fetchOne(db, sql: "SELECT creator_id FROM play_group WHERE id = ?", arguments: [photo.groupId])
+                guard creator == actorId else { throw MembershipError.notTheCreator }
+            }
+            try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
+            let stillUsed = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?)", arguments: [photo.blob]) ?? false
+            return (photo, !stillUsed)
+        }
+    }
+
+    /// Makes `photoId` the chosen photo of its task.
+    public func choosePhoto(groupId: String, missionId: String, taskId: String, photoId: String, by actorId: String) async throws {
+        try await writer.write { db in
+            guard try Self.activeGroupId(db, playerId: actorId) == groupId else { throw MembershipError.groupNotFound }
+            guard let photo = try Self.photo(db, id: photoId), photo.groupId == groupId,
+                photo.missionId == missionId, photo.taskId == taskId
+            else { throw PhotoError.notOfThisTask }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO task_choice (group_id, mission_id, task_id, photo_id) VALUES (?, ?, ?, ?)",
+                arguments: [groupId, missionId, taskId, photoId]
+            )
+        }
+    }
+
+    /// The chosen photo of every task of the group that has a photo.
+    public func taskPhotos(groupId: String) async throws -> TaskPhotos {
+        try await writer.read { db in try Self.taskPhotos(db, groupId: groupId) }
+    }
+
+    /// Blobs that no photo uses; what a crash between a delete and its file removal leaves.
+    public func isBlobUsed(_ blob: String) async throws -> Bool {
+        try await writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?)", arguments: [blob]) ?? false
+        }
+    }
+
+    // MARK: - Inside transactions
+
+    static let photoSelect = """
+        SELECT photo.id, photo.group_id, photo.photographer_id, player.name AS photographer_name, photo.mission_id, photo.task_id,
+               photo.blob, photo.format, photo.width, photo.height, photo.created_at
+        FROM photo JOIN player ON player.id = photo.photographer_id
+        """
+
+    static func photo(_ db: Database, id: String) throws -> Photo? {
+        try Row.fetchOne(db.cachedStatement(sql: photoSelect + " WHERE photo.id = ?"), arguments: [id]).map(photo(from:))
+    }
+
+    static func photo(from row: Row) -> Photo {
+        Photo(
+            id: row["id"], groupId: row["group_id"], photographerId: row["photographer_id"], photographerName: row["photographer_name"],
+            missionId: row["mission_id"], taskId: row["task_id"], blob: row["blob"], format: row["format"],
+            width: row["width"], height: row["height"], createdAt: Date(timeIntervalSince1970: row["created_at"])
+        )
+    }
+
+    static func taskPhotos(_ db: Database, groupId: String) throws -> TaskPhotos {
+        // Latest photo per task, then the members' picks on top.
+        let latest = try Row.fetchAll(
+            db.cachedStatement(sql: photoSelect + """
+                 WHERE photo.group_id = ? AND photo.task_id IS NOT NULL
+                 ORDER BY photo.created_at, photo.id
+                """),
+            arguments: [groupId]
+        ).map(photo(from:))
+        var chosen: [GroupProgress.TaskKey: Photo] = [:]
+        for photo in latest {
+            if let key = photo.task { chosen[key] = photo }
+        }
+        let picks = try Row.fetchAll(
+            db.cachedStatement(sql: photoSelect + " JOIN task_choice ON task_choice.photo_id = photo.id WHERE task_choice.group_id = ?"),
+            arguments: [groupId]
+        ).map(photo(from:))
+        for photo in picks {
+            if let key = photo.task { chosen[key] = photo }
+        }
+        return TaskPhotos(chosen: chosen)
+    }
+}
+
+public enum PhotoError: Error, Sendable, Equatable {
+    case notOfThisTask
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// Reads QR codes with Debian's `zbarimg`, independent of the library that made them.
+public enum QRDecoder {
+    public static func decode(_ png: Data) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).png").path
+        try png.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+        process.arguments = ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .newlines)
+    }
+}
+
+extension Collection where Element == UInt8 {
+    /// Whether `subsequence` occurs in these bytes.
+    public func contains(subsequence: [UInt8]) -> Bool {
+        let bytes = Array(self)
+        guard !subsequence.isEmpty, bytes.count >= subsequence.count else { return false }
+        return (0...(bytes.count - subsequence.count)).contains { Array(bytes[$0..<($0 + subsequence.count)]) == subsequence }
+    }
+}
