@@ -98,6 +98,18 @@ public struct GroupieDatabase: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v3 group events") { db in
+            try db.execute(sql: """
+                CREATE TABLE group_event (
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    type TEXT NOT NULL,
+                    data TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (group_id, seq)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -18,9 +18,18 @@ public func buildApplication(
     let router = try buildRouter(dependencies, configuration: configuration)
     let reloadService = MissionReloadService(
         reloader: dependencies.reloader, interval: configuration.missionReloadInterval, logger: logger,
-        onChange: { _ in
+        onChange: { changes in
             VenueMetrics.reloads.increment()
             VenueMetrics.update(catalog: dependencies.catalog)
+            let events = GroupEvents(database: dependencies.database, hub: dependencies.hub, clock: configuration.clock, logger: dependencies.logger)
+            for change in changes {
+                guard case .published(let venueId) = change,
+                    let groups = try? await dependencies.database.activeGroupIds(venueId: venueId)
+                else { continue }
+                for groupId in groups {
+                    await events.emit(groupId: groupId, [.init(type: "venue-updated", fields: ["venueId": venueId])])
+                }
+            }
         }
     )
     return Application(
@@ -38,6 +47,7 @@ struct ServerDependencies: Sendable {
     var reloader: MissionReloader
     var blobs: BlobStore
     var imageWork: ImageWorkQueue
+    var hub: EventHub
     var logger: Logger
 
     static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerDependencies {
@@ -72,7 +82,7 @@ struct ServerDependencies: Sendable {
         logger.info("serving \(catalog.count) venue(s) from \(StartupCheck.absolute(configuration.missionsDirectory))")
         return ServerDependencies(
             database: database, catalog: catalog, reloader: reloader, blobs: blobs,
-            imageWork: ImageWorkQueue(width: configuration.imageWorkers), logger: logger
+            imageWork: ImageWorkQueue(width: configuration.imageWorkers), hub: EventHub(), logger: logger
         )
     }
 }
@@ -96,21 +106,26 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let links = JoinLinks(baseURL: configuration.resolvedPublicBaseURL)
     let authenticator = Authenticator(database: dependencies.database)
     let signer = ImageURLSigner(key: try ImageURLSigner.loadKey(dataDirectory: configuration.dataDirectory))
+    let events = GroupEvents(database: dependencies.database, hub: dependencies.hub, clock: clock, logger: dependencies.logger)
     JoinPageController(database: dependencies.database, catalog: dependencies.catalog, clock: clock).addRoutes(to: router)
 
     let api = router.group("api/v1")
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
-    PlayerController(database: dependencies.database, authenticator: authenticator, links: links, blobs: dependencies.blobs, clock: clock).addRoutes(to: api)
+    PlayerController(database: dependencies.database, authenticator: authenticator, links: links, blobs: dependencies.blobs, events: events, clock: clock).addRoutes(to: api)
     GroupController(
         database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator, links: links, clock: clock,
         limiterByPlayer: JoinRateLimiter(limit: configuration.failedJoinsPerPlayer, window: configuration.failedJoinWindow),
         limiterByAddress: JoinRateLimiter(limit: configuration.failedJoinsPerAddress, window: configuration.failedJoinWindow),
-        trustForwardedFor: configuration.trustForwardedFor, signer: signer
+        trustForwardedFor: configuration.trustForwardedFor, signer: signer, events: events
     ).addRoutes(to: api)
     PhotoController(
         database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator,
         blobs: dependencies.blobs, processor: try PhotoProcessor(), work: dependencies.imageWork, signer: signer,
-        maxUploadBytes: configuration.maxUploadBytes, clock: clock
+        maxUploadBytes: configuration.maxUploadBytes, events: events, clock: clock
+    ).addRoutes(to: api)
+    EventController(
+        database: dependencies.database, authenticator: authenticator, hub: dependencies.hub, signer: signer,
+        heartbeat: configuration.eventHeartbeat, clock: clock
     ).addRoutes(to: api)
     return router
 }

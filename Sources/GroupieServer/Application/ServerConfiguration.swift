@@ -26,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var maxUploadBytes: Int
     /// Photos processed at once; more wait their turn.
     public var imageWorkers: Int
+    /// How often an idle event stream gets a comment, so that proxies keep it open.
+    public var eventHeartbeat: Duration
     /// The time; tests move it forward.
     public var clock: @Sendable () -> Date
 
@@ -44,6 +46,7 @@ public struct ServerConfiguration: Sendable {
         failedJoinWindow: Duration = .seconds(600),
         maxUploadBytes: Int = 25 * 1_048_576,
         imageWorkers: Int = ProcessInfo.processInfo.activeProcessorCount,
+        eventHeartbeat: Duration = .seconds(15),
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.host = host
@@ -60,6 +63,7 @@ public struct ServerConfiguration: Sendable {
         self.failedJoinWindow = failedJoinWindow
         self.maxUploadBytes = maxUploadBytes
         self.imageWorkers = imageWorkers
+        self.eventHeartbeat = eventHeartbeat
         self.clock = clock
     }
 

@@ -20,6 +20,7 @@ struct GroupController {
     let limiterByAddress: JoinRateLimiter
     let trustForwardedFor: Bool
     let signer: ImageURLSigner
+    let events: GroupEvents
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
         router.post("groups", use: create)
@@ -37,12 +38,16 @@ struct GroupController {
             throw Problem.notFound("venue-not-found", "There is no venue '\(body.venueId.prefix(64))'.")
         }
         let name = try body.name.map { try PlayerInput.name($0, field: "name", maximum: DisplayName.groupMaximum) }
+        let previous = try await database.currentGroup(of: player.id)
         let now = clock()
         let group = try await database.createGroup(
             venueId: venue.id, name: name, creatorId: player.id,
             joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: now
         )
         context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(venue.id)"])
+        if let previous {
+            await events.emit(groupId: previous.id, [.init(type: "member-left", fields: ["playerId": player.id])])
+        }
         return EditedResponse(status: .created, response: try await document(groupId: group.id, request: request))
     }
 
@@ -68,6 +73,7 @@ struct GroupController {
             failed()
             throw Problem.badRequest("invalid-code", "A group code has 6 to 8 letters and digits (no 0, O, 1, I or L).")
         }
+        let previous = try await database.currentGroup(of: player.id)
         let group: Group
         do {
             group = try await database.joinGroup(code: code, playerId: player.id, now: now) { venueId in
@@ -82,6 +88,12 @@ struct GroupController {
             throw Problem(.gone, code: "group-closed", detail: "The group can no longer be joined; start a new group instead.")
         }
         context.logger.info("group joined", metadata: ["group": "\(group.id)", "player": "\(player.id)"])
+        if previous?.id != group.id {
+            if let previous {
+                await events.emit(groupId: previous.id, [.init(type: "member-left", fields: ["playerId": player.id])])
+            }
+            await events.emit(groupId: group.id, [.init(type: "member-joined", fields: ["playerId": player.id, "name": player.name])])
+        }
         return try await document(groupId: group.id, request: request)
     }
 
@@ -103,6 +115,7 @@ struct GroupController {
             throw Problem.notFound("member-not-found", "That player is not a member of this group.")
         }
         context.logger.info("member left", metadata: ["group": "\(groupId)", "player": "\(memberId)", "by": "\(player.id)"])
+        await events.emit(groupId: groupId, [.init(type: "member-left", fields: ["playerId": memberId])])
         return .noContent
     }
 

@@ -33,14 +33,22 @@ struct ImageURLSigner: Sendable {
 
     func isValid(photoId: String, variant: String, expires: String?, signature given: String?, now: Date) -> Bool {
         guard let expires, let seconds = Int(expires), let given, Double(seconds) > now.timeIntervalSince1970 else { return false }
-        let expected = signature(photoId: photoId, variant: variant, expires: seconds)
-        // Compared in constant time.
-        guard expected.utf8.count == given.utf8.count else { return false }
-        return zip(expected.utf8, given.utf8).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+        return Self.same(signature(photoId: photoId, variant: variant, expires: seconds), given)
     }
 
     private func signature(photoId: String, variant: String, expires: Int) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(photoId)/\(variant)/\(expires)".utf8), using: SymmetricKey(data: key))
-        return Data(mac).prefix(16).map { String(format: "%02x", $0) }.joined()
+        mac("\(photoId)/\(variant)/\(expires)")
+    }
+
+    /// An HMAC of `text` under the server's key, hex; also what stream tokens are signed with.
+    func mac(_ text: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key))
+        return Data(code).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Compares two signatures in constant time.
+    static func same(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        return zip(a.utf8, b.utf8).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

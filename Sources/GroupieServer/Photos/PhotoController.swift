@@ -19,6 +19,7 @@ struct PhotoController {
     let work: ImageWorkQueue
     let signer: ImageURLSigner
     let maxUploadBytes: Int
+    let events: GroupEvents
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
@@ -35,7 +36,8 @@ struct PhotoController {
         let player = try await authenticator.player(request)
         let groupId = try context.parameters.require("groupId")
         guard let (group, _) = try await database.groupSeen(by: player.id, groupId: groupId) else { throw GroupController.groupNotFound }
-        let task = try await taskOfUpload(request, group: group)
+        let progressBefore = try await progress(of: group)
+        let task = try taskOfUpload(request, group: group, progress: progressBefore)
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxUploadBytes {
             throw Problem.tooLarge(limit: maxUploadBytes)
         }
@@ -70,13 +72,31 @@ struct PhotoController {
         )
         let (photo, created) = try await database.addPhoto(new, now: clock())
         if created {
-            context.logger.info("photo added", metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "bytes": "\(header.width)x\(header.height)"])
+            context.logger.info("photo added", metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"])
+            var added = [GroupEvents.Event(type: "photo-added", fields: Self.eventFields(photo))]
+            if let progressBefore, let progressAfter = try await progress(of: group) {
+                added += GroupEvents.progressEvents(before: progressBefore, after: progressAfter)
+            }
+            await events.emit(groupId: group.id, added)
         }
         return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock())))
     }
 
     /// The task the upload is for, checked against the venue and the group's progress.
-    private func taskOfUpload(_ request: Request, group: Group) async throws -> GroupProgress.TaskKey? {
+    /// The group's progress now, nil when its venue is withdrawn.
+    private func progress(of group: Group) async throws -> GroupProgress? {
+        guard let venue = catalog.venue(id: group.venueId)?.venue else { return nil }
+        return GroupProgress(venue: venue, doneTasks: try await database.taskPhotos(groupId: group.id).done)
+    }
+
+    static func eventFields(_ photo: Photo) -> [String: String] {
+        var fields = ["photoId": photo.id, "photographerId": photo.photographerId, "photographerName": photo.photographerName]
+        fields["missionId"] = photo.missionId
+        fields["taskId"] = photo.taskId
+        return fields
+    }
+
+    private func taskOfUpload(_ request: Request, group: Group, progress: GroupProgress?) throws -> GroupProgress.TaskKey? {
         let missionId = request.uri.queryParameters["mission"].map(String.init)
         let taskId = request.uri.queryParameters["task"].map(String.init)
         guard missionId != nil || taskId != nil else { return nil }
@@ -89,8 +109,7 @@ struct PhotoController {
         guard mission.task(id: taskId) != nil else {
             throw Problem(.unprocessableContent, code: "unknown-task", detail: "Mission '\(missionId)' has no task '\(taskId.prefix(64))'.")
         }
-        let progress = GroupProgress(venue: venue, doneTasks: try await database.taskPhotos(groupId: group.id).done)
-        guard progress.mission(missionId)?.isUnlocked == true else {
+        guard progress?.mission(missionId)?.isUnlocked == true else {
             throw Problem(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when \(mission.after.joined(separator: ", ")) are complete.")
         }
         return GroupProgress.TaskKey(missionId: missionId, taskId: taskId)
@@ -183,6 +202,9 @@ struct PhotoController {
     func delete(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
         let player = try await authenticator.player(request)
         let photoId = try context.parameters.require("photoId")
+        let before = try await database.photo(id: photoId, seenBy: player.id)
+        let groupBefore = try await before.asyncFlatMap { _ in try await database.currentGroup(of: player.id) }
+        let progressBefore = try await groupBefore.asyncFlatMap { try await progress(of: $0) }
         let deleted: (photo: Photo, blobUnused: Bool)
         do {
             deleted = try await database.deletePhoto(id: photoId, by: player.id)
@@ -193,6 +215,11 @@ struct PhotoController {
         }
         if deleted.blobUnused { blobs.removeFiles(of: deleted.photo.blob) }
         context.logger.info("photo deleted", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
+        var removed = [GroupEvents.Event(type: "photo-removed", fields: Self.eventFields(deleted.photo))]
+        if let groupBefore, let progressBefore, let progressAfter = try await progress(of: groupBefore) {
+            removed += GroupEvents.progressEvents(before: progressBefore, after: progressAfter)
+        }
+        await events.emit(groupId: deleted.photo.groupId, removed)
         return .noContent
     }
 
@@ -203,16 +230,16 @@ struct PhotoController {
             throw GroupController.groupNotFound
         }
         let body = try await request.decode(as: ChoiceRequest.self, context: context)
+        let groupId = try context.parameters.require("groupId")
+        let missionId = try context.parameters.require("missionId"), taskId = try context.parameters.require("taskId")
         do {
-            try await database.choosePhoto(
-                groupId: try context.parameters.require("groupId"), missionId: try context.parameters.require("missionId"),
-                taskId: try context.parameters.require("taskId"), photoId: body.photoId, by: player.id
-            )
+            try await database.choosePhoto(groupId: groupId, missionId: missionId, taskId: taskId, photoId: body.photoId, by: player.id)
         } catch MembershipError.groupNotFound {
             throw GroupController.groupNotFound
         } catch PhotoError.notOfThisTask {
             throw Problem(.unprocessableContent, code: "photo-not-of-task", detail: "That photo is not one of this task's photos.")
         }
+        await events.emit(groupId: groupId, [.init(type: "choice-changed", fields: ["missionId": missionId, "taskId": taskId, "photoId": body.photoId])])
         return .noContent
     }
 }

@@ -10,6 +10,7 @@ struct PlayerController {
     let authenticator: Authenticator
     let links: JoinLinks
     let blobs: BlobStore
+    let events: GroupEvents
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
@@ -44,15 +45,22 @@ struct PlayerController {
             throw Authenticator.unauthorized("The player was erased.")
         }
         let group = try await database.currentGroup(of: player.id)
+        if let group, updated.name != player.name {
+            await events.emit(groupId: group.id, [.init(type: "member-renamed", fields: ["playerId": player.id, "name": updated.name])])
+        }
         return Me(player: PlayerDocument(updated), group: group.map(links.summary))
     }
 
     func erase(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
         let player = try await authenticator.player(request)
+        let group = try await database.currentGroup(of: player.id)
         for blob in try await database.erasePlayer(id: player.id, now: clock()) {
             blobs.removeFiles(of: blob)
         }
         context.logger.info("player erased", metadata: ["player": "\(player.id)"])
+        if let group {
+            await events.emit(groupId: group.id, [.init(type: "member-left", fields: ["playerId": player.id])])
+        }
         return .noContent
     }
 }

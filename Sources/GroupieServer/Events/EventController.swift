@@ -1,0 +1,114 @@
+import Foundation
+import GroupieStorage
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// `GET /groups/{groupId}/events`: the group's events as Server-Sent Events, resumable with
+/// `Last-Event-ID`, and the short-lived stream token that `EventSource` (which cannot send
+/// headers) authenticates with instead of the bearer token.
+struct EventController {
+    static let tokenLifetime: TimeInterval = 300
+    static let replayBatch = 500
+
+    let database: GroupieDatabase
+    let authenticator: Authenticator
+    let hub: EventHub
+    let signer: ImageURLSigner
+    let heartbeat: Duration
+    let clock: @Sendable () -> Date
+
+    struct StreamToken: ResponseCodable, Sendable {
+        var token: String
+        var expiresAt: Date
+    }
+
+    func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
+        router.post("groups/{groupId}/events/token", use: token)
+        router.get("groups/{groupId}/events", use: stream)
+    }
+
+    func token(_ request: Request, context: GroupieRequestContext) async throws -> StreamToken {
+        let player = try await authenticator.player(request)
+        let groupId = try context.parameters.require("groupId")
+        guard try await database.groupSeen(by: player.id, groupId: groupId) != nil else { throw GroupController.groupNotFound }
+        let expires = Int(clock().timeIntervalSince1970 + Self.tokenLifetime)
+        let token = "\(player.id).\(expires).\(signer.mac("stream/\(groupId)/\(player.id)/\(expires)"))"
+        return StreamToken(token: token, expiresAt: Date(timeIntervalSince1970: TimeInterval(expires)))
+    }
+
+    func stream(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let groupId = try context.parameters.require("groupId")
+        let playerId = try await streamingPlayer(request, groupId: groupId)
+        guard try await database.groupSeen(by: playerId, groupId: groupId) != nil else { throw GroupController.groupNotFound }
+        let lastId = (request.headers[.lastEventId] ?? request.uri.queryParameters["lastEventId"].map(String.init)).flatMap { Int($0) } ?? 0
+
+        // Subscribe before reading what is stored, so that nothing falls between the two.
+        let subscription = hub.subscribe(groupId: groupId)
+        let beat = Task { [heartbeat] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: heartbeat)
+                subscription.continuation.yield(.heartbeat)
+            }
+        }
+        let database = self.database, hub = self.hub
+        let body = ResponseBody { writer in
+            defer {
+                beat.cancel()
+                hub.unsubscribe(subscription)
+            }
+            var sent = lastId
+            try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+            while true {
+                let missed = try await database.events(groupId: groupId, after: sent, limit: Self.replayBatch)
+                for event in missed {
+                    try await writer.write(Self.frame(event))
+                    sent = event.seq
+                }
+                if missed.count < Self.replayBatch { break }
+            }
+            for await message in subscription.stream {
+                switch message {
+                case .event(let event) where event.seq > sent:
+                    try await writer.write(Self.frame(event))
+                    sent = event.seq
+                case .event:
+                    continue
+                case .heartbeat:
+                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                }
+            }
+            if subscription.overflowed {
+                try await writer.write(ByteBuffer(string: "event: resync\ndata: {}\n\n"))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", .init("X-Accel-Buffering")!: "no"],
+            body: body
+        )
+    }
+
+    static func frame(_ event: GroupEvent) -> ByteBuffer {
+        ByteBuffer(string: "id: \(event.seq)\nevent: \(event.type)\ndata: \(event.data)\n\n")
+    }
+
+    /// The player, from a stream token (`?token=`) or the bearer header.
+    private func streamingPlayer(_ request: Request, groupId: String) async throws -> String {
+        guard let token = request.uri.queryParameters["token"].map(String.init) else {
+            return try await authenticator.player(request).id
+        }
+        let parts = token.split(separator: ".")
+        guard parts.count == 3, let expires = Int(parts[1]), Double(expires) > clock().timeIntervalSince1970,
+            ImageURLSigner.same(signer.mac("stream/\(groupId)/\(parts[0])/\(expires)"), String(parts[2]))
+        else {
+            throw Authenticator.unauthorized("The stream token is not valid or has expired; ask for a new one.")
+        }
+        return String(parts[0])
+    }
+}
+
+extension HTTPField.Name {
+    static let lastEventId = Self("Last-Event-ID")!
+}

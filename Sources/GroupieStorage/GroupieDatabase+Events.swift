@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+
+/// A stored event of a group: what its members' screens are told, numbered in the group's sequence.
+public struct GroupEvent: Sendable, Equatable {
+    public var groupId: String
+    public var seq: Int
+    public var type: String
+    /// A JSON object.
+    public var data: String
+
+    public init(groupId: String, seq: Int, type: String, data: String) {
+        self.groupId = groupId
+        self.seq = seq
+        self.type = type
+        self.data = data
+    }
+}
+
+extension GroupieDatabase {
+    /// Stores events of a group with its next sequence numbers; returns them numbered.
+    public func appendEvents(groupId: String, _ events: [(type: String, data: String)], now: Date) async throws -> [GroupEvent] {
+        guard !events.isEmpty else { return [] }
+        return try await writer.write { db in
+            var seq = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM group_event WHERE group_id = ?"), arguments: [groupId]) ?? 0
+            var stored: [GroupEvent] = []
+            for event in events {
+                seq += 1
+                try db.execute(
+                    sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [groupId, seq, event.type, event.data, now.timeIntervalSince1970]
+                )
+                stored.append(GroupEvent(groupId: groupId, seq: seq, type: event.type, data: event.data))
+            }
+            return stored
+        }
+    }
+
+    /// The group's events after `seq`, oldest first, at most `limit`.
+    public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT seq, type, data FROM group_event WHERE group_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
+                arguments: [groupId, seq, limit]
+            ).map { GroupEvent(groupId: groupId, seq: $0["seq"], type: $0["type"], data: $0["data"]) }
+        }
+    }
+
+    /// Groups of a venue that someone is still in: those to tell when the venue changes.
+    public func activeGroupIds(venueId: String) async throws -> [String] {
+        try await writer.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT DISTINCT play_group.id FROM play_group JOIN membership ON membership.group_id = play_group.id
+                WHERE play_group.venue_id = ? AND membership.left_at IS NULL
+                """, arguments: [venueId])
+        }
+    }
+}
