@@ -183,3 +183,22 @@ extension GroupieDatabase {
         try db.execute(sql: "UPDATE play_group SET creator_id = ? WHERE id = ?", arguments: [successor, groupId])
     }
 }
+
+extension GroupieDatabase {
+    /// Deletes groups created before `cutoff` with their memberships, photos and events;
+    /// returns how many went and the blobs no photo uses any more, whose files the caller removes.
+    public func deleteGroups(createdBefore cutoff: Date) async throws -> (groups: Int, unusedBlobs: [String]) {
+        try await writer.write { db in
+            let blobs = try String.fetchAll(db, sql: """
+                SELECT DISTINCT photo.blob FROM photo JOIN play_group ON play_group.id = photo.group_id
+                WHERE play_group.created_at < ?
+                """, arguments: [cutoff.timeIntervalSince1970])
+            try db.execute(sql: "DELETE FROM play_group WHERE created_at < ?", arguments: [cutoff.timeIntervalSince1970])
+            let count = db.changesCount
+            let unused = try blobs.filter { blob in
+                !(try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?)", arguments: [blob]) ?? false)
+            }
+            return (count, unused)
+        }
+    }
+}

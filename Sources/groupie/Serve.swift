@@ -21,6 +21,8 @@ struct Serve: AsyncParsableCommand {
     var assets: String?
     @Option(name: .customLong("public-url"), help: "URL phones reach the server at, used in join links and QR codes (GROUPIE_PUBLIC_URL). Default http://<this machine's LAN address>:<port>.")
     var publicURL: String?
+    @Option(name: .customLong("retention-days"), help: "Days groups, their photos and files are kept (GROUPIE_RETENTION_DAYS). Default 30.")
+    var retentionDays: Int?
     @Flag(name: .customLong("trust-proxy"), help: "Behind a reverse proxy: take the client's address from X-Forwarded-For (GROUPIE_TRUST_PROXY=1).")
     var trustProxy = false
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (GROUPIE_LOG_LEVEL). Default info.")
@@ -47,6 +49,12 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("The public URL must start with http:// or https:// and name a host, not '\(publicURL)'.")
             }
             configuration.publicBaseURL = publicURL
+        }
+        if let daysText = setting(retentionDays.map(String.init), "GROUPIE_RETENTION_DAYS") {
+            guard let days = Int(daysText), days >= 1 else {
+                throw ValidationError("The retention must be a whole number of days, at least 1, not '\(daysText)'.")
+            }
+            configuration.retention = .seconds(days * 24 * 3600)
         }
         configuration.trustForwardedFor = trustProxy || ["1", "true", "yes"].contains(environment["GROUPIE_TRUST_PROXY"]?.lowercased() ?? "")
         if let levelText = setting(logLevel, "GROUPIE_LOG_LEVEL") {

@@ -258,3 +258,33 @@ struct PhotoRouteTests {
         #expect(Self.blobFiles(server).isEmpty)
     }
 }
+
+@Suite("Retention")
+struct RetentionTests {
+    @Test("Groups older than the retention period go with their photos and files; newer ones stay")
+    func sweep() async throws {
+        var server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium())
+        server.configuration.retention = .seconds(30 * 24 * 3600)
+        server.configuration.retentionSweepInterval = .milliseconds(100)
+        let image = try TestImages.solid(width: 300, height: 300, rgb: (8, 8, 8), ext: "jpg")
+        let other = try TestImages.solid(width: 300, height: 300, rgb: (80, 8, 8), ext: "jpg")
+        let clock = server.clock
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let old = try await client.newGroup(by: ada)
+            _ = try await PhotoRouteTests.upload(client, image, as: ada, group: old.id)
+            clock.advance(by: 20 * 24 * 3600)
+            let recent = try await client.newGroup(by: bo)
+            _ = try await PhotoRouteTests.upload(client, other, as: bo, group: recent.id)
+            clock.advance(by: 11 * 24 * 3600)
+            let gone = try await ReloadTests.within2Seconds {
+                try await client.send(.get, "/api/v1/groups/\(old.id)", headers: ada.auth).0.status == .notFound
+            }
+            #expect(gone != nil, "the 31-day-old group was deleted")
+            #expect(try await client.send(.get, "/api/v1/groups/\(recent.id)", headers: bo.auth).0.status == .ok)
+        }
+        #expect(try await server.database().counts().photos == 1)
+        #expect(PhotoRouteTests.blobFiles(server).count == 3, "the old photo's files went; the recent one's three stay")
+    }
+}

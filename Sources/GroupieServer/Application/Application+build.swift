@@ -35,7 +35,14 @@ public func buildApplication(
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Groupie"),
-        services: [reloadService],
+        services: [
+            reloadService,
+            RetentionService(
+                database: dependencies.database, blobs: dependencies.blobs,
+                retention: TimeInterval(configuration.retention.components.seconds),
+                interval: configuration.retentionSweepInterval, clock: configuration.clock, logger: logger
+            ),
+        ],
         logger: logger
     )
 }

@@ -28,6 +28,10 @@ public struct ServerConfiguration: Sendable {
     public var imageWorkers: Int
     /// How often an idle event stream gets a comment, so that proxies keep it open.
     public var eventHeartbeat: Duration
+    /// How long groups, their photos and files are kept.
+    public var retention: Duration
+    /// How often the retention sweep runs.
+    public var retentionSweepInterval: Duration
     /// The time; tests move it forward.
     public var clock: @Sendable () -> Date
 
@@ -47,6 +51,8 @@ public struct ServerConfiguration: Sendable {
         maxUploadBytes: Int = 25 * 1_048_576,
         imageWorkers: Int = ProcessInfo.processInfo.activeProcessorCount,
         eventHeartbeat: Duration = .seconds(15),
+        retention: Duration = .seconds(30 * 24 * 3600),
+        retentionSweepInterval: Duration = .seconds(3600),
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.host = host
@@ -64,6 +70,8 @@ public struct ServerConfiguration: Sendable {
         self.maxUploadBytes = maxUploadBytes
         self.imageWorkers = imageWorkers
         self.eventHeartbeat = eventHeartbeat
+        self.retention = retention
+        self.retentionSweepInterval = retentionSweepInterval
         self.clock = clock
     }
 

@@ -1,0 +1,39 @@
+import Foundation
+import GroupieStorage
+import Logging
+import ServiceLifecycle
+
+/// Deletes groups, their photos and files once they are older than the operator's retention
+/// period: visitors are often children, and nothing is kept longer than it is needed.
+struct RetentionService: Service {
+    let database: GroupieDatabase
+    let blobs: BlobStore
+    let retention: TimeInterval
+    let interval: Duration
+    let clock: @Sendable () -> Date
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            await sweep()
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// One pass: what is older than the retention period goes.
+    func sweep() async {
+        do {
+            let (groups, unusedBlobs) = try await database.deleteGroups(createdBefore: clock().addingTimeInterval(-retention))
+            for blob in unusedBlobs { blobs.removeFiles(of: blob) }
+            if groups > 0 {
+                logger.info("retention: deleted old groups", metadata: ["groups": "\(groups)", "blobs": "\(unusedBlobs.count)"])
+            }
+        } catch {
+            logger.error("retention sweep failed: \(error)")
+        }
+    }
+}
