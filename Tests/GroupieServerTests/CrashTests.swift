@@ -1,0 +1,127 @@
+import Foundation
+import GroupieStorage
+import GroupieTestSupport
+import Synchronization
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The promise "a photo the server said 201 to survives a crash the next instant", tested
+/// by killing the real server with SIGKILL in the middle of a burst of uploads.
+@Suite("Crashes")
+struct CrashTests {
+    final class Server: Sendable {
+        let process = Process()
+        let port = 20_000 + Int.random(in: 0..<20_000)
+
+        init(data: String) throws {
+            let repository = TestServer.repository
+            process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+            process.arguments = [
+                "serve", "--host", "127.0.0.1", "--port", "\(port)", "--data", data,
+                "--missions", repository.appendingPathComponent("missions").path,
+                "--assets", repository.appendingPathComponent("assets").path, "--log-level", "error",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        func waitUntilHealthy() async throws {
+            for _ in 0..<200 {
+                if (try? await request("GET", "/healthz").0) == 200 { return }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            throw TestFailure("the server did not start")
+        }
+
+        func request(_ method: String, _ path: String, body: Data? = nil, token: String? = nil, contentType: String = "application/json") async throws -> (Int, Data) {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+            request.httpMethod = method
+            request.httpBody = body
+            request.timeoutInterval = 30
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+            if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+            let (data, response) = try await URLSession.shared.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        }
+
+        func json(_ method: String, _ path: String, _ object: [String: String], token: String? = nil) async throws -> [String: Any] {
+            let (_, data) = try await request(method, path, body: try JSONSerialization.data(withJSONObject: object), token: token)
+            return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        }
+
+        func kill() {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        func stop() {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+        }
+    }
+
+    @Test("SIGKILL during a burst of uploads: every photo that got 201 is there after restart, with its three images")
+    func killDuringUploads() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-crash-\(UUID().uuidString)").path
+        let images = try (0..<4).map { try Data(contentsOf: URL(fileURLWithPath: TestImages.solid(width: 1600 + $0, height: 1200, rgb: ($0 * 60, 90, 140), ext: "jpg"))) }
+
+        let first = try Server(data: data)
+        try await first.waitUntilHealthy()
+        let created = try await first.json("POST", "/api/v1/players", ["name": "Ada"])
+        let token = try #require(created["token"] as? String)
+        let group = try #require(try await first.json("POST", "/api/v1/groups", ["venueId": "science-centre"], token: token)["group"] as? [String: Any])
+        let groupId = try #require(group["id"] as? String)
+
+        let accepted = ConfirmedIds()
+        await withTaskGroup(of: Void.self) { uploads in
+            for index in 0..<24 {
+                uploads.addTask {
+                    if let (status, body) = try? await first.request("POST", "/api/v1/groups/\(groupId)/photos", body: images[index % images.count], token: token, contentType: "image/jpeg"),
+                        status == 201,
+                        let id = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any]).flatMap({ ($0["photo"] as? [String: Any])?["id"] as? String })
+                    {
+                        accepted.add(id)
+                    }
+                }
+            }
+            uploads.addTask {
+                // Kill once a few uploads are through and others are still in flight.
+                while accepted.count < 3 { try? await Task.sleep(for: .milliseconds(5)) }
+                first.kill()
+            }
+        }
+        let confirmed = accepted.all
+        #expect(confirmed.count >= 3)
+        #expect(confirmed.count < 24, "the server died with uploads still in flight")
+
+        let second = try Server(data: data)
+        defer { second.stop() }
+        try await second.waitUntilHealthy()
+        let (_, listing) = try await second.request("GET", "/api/v1/groups/\(groupId)/photos?limit=100", token: token)
+        let photos = ((try JSONSerialization.jsonObject(with: listing) as? [String: Any])?["photos"] as? [[String: Any]]) ?? []
+        let listed = Set(photos.compactMap { $0["id"] as? String })
+        #expect(Set(confirmed).isSubset(of: listed), "every photo answered 201 is listed")
+        for photo in photos {
+            for variant in ["thumb", "display", "original"] {
+                let url = try #require((photo["urls"] as? [String: String])?[variant])
+                #expect(try await second.request("GET", url).0 == 200, "\(variant) of \(photo["id"] ?? "")")
+            }
+        }
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: data + "/blobs/tmp")) ?? []).isEmpty, "no temporary files remain")
+        second.stop()
+        #expect(try await GroupieDatabase.open(atPath: data + "/groupie.sqlite").integrityCheck() == "ok")
+    }
+}
+
+/// Ids confirmed with 201, collected from concurrent uploads.
+final class ConfirmedIds: Sendable {
+    private let ids = Mutex<[String]>([])
+    func add(_ id: String) { ids.withLock { $0.append(id) } }
+    var all: [String] { ids.withLock { $0 } }
+    var count: Int { ids.withLock { $0.count } }
+}
