@@ -43,16 +43,16 @@ struct EventController {
         guard try await database.groupSeen(by: playerId, groupId: groupId) != nil else { throw GroupController.groupNotFound }
         let lastId = (request.headers[.lastEventId] ?? request.uri.queryParameters["lastEventId"].map(String.init)).flatMap { Int($0) } ?? 0
 
-        // Subscribe before reading what is stored, so that nothing falls between the two.
-        let subscription = hub.subscribe(groupId: groupId)
-        let beat = Task { [heartbeat] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: heartbeat)
-                subscription.continuation.yield(.heartbeat)
-            }
-        }
-        let database = self.database, hub = self.hub
+        let database = self.database, hub = self.hub, heartbeat = self.heartbeat
         let body = ResponseBody { writer in
+            // Subscribe before reading what is stored, so that nothing falls between the two.
+            let subscription = hub.subscribe(groupId: groupId)
+            let beat = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: heartbeat)
+                    subscription.continuation.yield(.heartbeat)
+                }
+            }
             defer {
                 beat.cancel()
                 hub.unsubscribe(subscription)

@@ -70,7 +70,14 @@ struct PhotoController {
             blob: blob, format: header.format.rawValue, width: header.orientedWidth, height: header.orientedHeight,
             idempotencyKey: idempotencyKey
         )
-        let (photo, created) = try await database.addPhoto(new, now: clock())
+        let photo: Photo, created: Bool
+        do {
+            (photo, created) = try await database.addPhoto(new, now: clock())
+        } catch MembershipError.groupNotFound {
+            // The member left while the photo was processed; its files go unless another photo has them.
+            if try await !database.isBlobUsed(blob) { blobs.removeFiles(of: blob) }
+            throw GroupController.groupNotFound
+        }
         if created {
             context.logger.info("photo added", metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"])
             var added = [GroupEvents.Event(type: "photo-added", fields: Self.eventFields(photo))]
