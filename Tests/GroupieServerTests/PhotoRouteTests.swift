@@ -162,6 +162,37 @@ struct PhotoRouteTests {
         #expect(try await server.database().counts().photos == 0)
     }
 
+    @Test("An HTML form's multipart/form-data upload works like the bare image")
+    func multipart() async throws {
+        let server = try Self.server()
+        let image = try Data(contentsOf: URL(fileURLWithPath: try TestImages.solid(width: 640, height: 480, rgb: (70, 7, 170), ext: "jpg")))
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let boundary = "----groupie\(UUID().uuidString)"
+            var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n".utf8)
+            body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"shark.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+            body += image + Data("\r\n--\(boundary)--\r\n".utf8)
+            var headers = ada.auth
+            headers[.contentType] = "multipart/form-data; boundary=\(boundary)"
+            let (status, json) = try await client.execute(uri: "/api/v1/groups/\(group.id)/photos?mission=sharks&task=shark", method: .post, headers: headers, body: ByteBuffer(bytes: body)) { response in
+                (response.status, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:])
+            }
+            #expect(status == .created)
+            #expect((json["photo"] as? [String: Any])?["width"] as? Int == 640)
+            let original = try #require(((json["photo"] as? [String: Any])?["urls"] as? [String: String])?["original"])
+            #expect(try await Self.bytes(client, original).1 == image, "the file field's bytes, exactly")
+
+            let empty = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n--\(boundary)--\r\n".utf8)
+            let (missing, problem) = try await client.execute(uri: "/api/v1/groups/\(group.id)/photos", method: .post, headers: headers, body: ByteBuffer(bytes: empty)) { response in
+                (response.status, (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:])
+            }
+            #expect(missing == .unprocessableContent)
+            #expect(problem["code"] as? String == "missing-file")
+        }
+        #expect(try await server.database().counts().photos == 1)
+    }
+
     @Test("A retried upload with the same Idempotency-Key gives the first photo, not a second")
     func idempotency() async throws {
         let server = try Self.server()

@@ -41,16 +41,13 @@ struct PhotoController {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxUploadBytes {
             throw Problem.tooLarge(limit: maxUploadBytes)
         }
-        if request.headers[.contentType]?.lowercased().hasPrefix("multipart/") == true {
-            throw Problem(.unsupportedMediaType, code: "multipart-not-supported", detail: "Send the image bytes as the request body, with the image's Content-Type.")
-        }
         let idempotencyKey = request.headers[.idempotencyKey].map { String($0.prefix(128)) }
 
         let base = blobs.temporaryDirectory + "/" + UUID().uuidString
         let temporaryFiles = [base, base + "-display.jpg", base + "-thumb.jpg", base + "-full.jpg"]
         defer { for file in temporaryFiles { try? FileManager.default.removeItem(atPath: file) } }
 
-        let (blob, _) = try await UploadReceiver.receive(request.body, to: base, limit: maxUploadBytes)
+        let (blob, _) = try await UploadReceiver.receive(request.body, contentType: request.headers[.contentType], to: base, limit: maxUploadBytes)
         let header = try await work.run { [processor, blobs] in
             let header = try processor.inspect(fileAt: base)
             try processor.makeDerivative(.display, of: base, to: base + "-display.jpg")

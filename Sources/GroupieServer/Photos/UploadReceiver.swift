@@ -2,33 +2,50 @@ import Crypto
 import Dispatch
 import Foundation
 import Hummingbird
+import MultipartKit
 
-/// Streams an upload's body to a temporary file, hashing it on the way; never holds more
-/// than about a megabyte of it in memory, and stops as soon as it is over the limit.
+/// Streams an upload's photo to a temporary file, hashing it on the way; never holds more
+/// than about a megabyte of it in memory, and stops as soon as the body is over the limit.
+/// The body is the image itself, or a `multipart/form-data` form (what HTML forms send)
+/// whose first file field is the image.
 enum UploadReceiver {
     static let flushSize = 1 << 20
 
     /// Returns the SHA-256 (hex) and the size of what was written to `path`.
-    static func receive(_ body: RequestBody, to path: String, limit: Int) async throws -> (sha256: String, size: Int) {
+    static func receive(_ body: RequestBody, contentType: String?, to path: String, limit: Int) async throws -> (sha256: String, size: Int) {
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? handle.close() }
+        let form = try contentType.flatMap(FormFileExtractor.init(contentType:))
         var hasher = SHA256()
-        var size = 0
+        var received = 0, size = 0
         var pending = Data()
         for try await buffer in body {
-            size += buffer.readableBytes
-            if size > limit { throw Problem.tooLarge(limit: limit) }
-            buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-            pending.append(contentsOf: buffer.readableBytesView)
+            received += buffer.readableBytes
+            if received > limit { throw Problem.tooLarge(limit: limit) }
+            if let form {
+                try form.feed(buffer)
+                pending.append(form.takeFileBytes())
+            } else {
+                pending.append(contentsOf: buffer.readableBytesView)
+            }
             if pending.count >= flushSize {
+                hasher.update(data: pending)
+                size += pending.count
                 try await write(pending, to: handle)
                 pending.removeAll(keepingCapacity: true)
             }
         }
-        if !pending.isEmpty { try await write(pending, to: handle) }
+        if let form, !form.sawFile {
+            throw Problem(.unprocessableContent, code: "missing-file", detail: "The form has no file field with the photo.")
+        }
+        if !pending.isEmpty {
+            hasher.update(data: pending)
+            size += pending.count
+            try await write(pending, to: handle)
+        }
         return (hasher.finalize().map { String(format: "%02x", $0) }.joined(), size)
     }
 
@@ -38,6 +55,52 @@ enum UploadReceiver {
                 continuation.resume(with: Result { try handle.write(contentsOf: data) })
             }
         }
+    }
+}
+
+/// Picks the first file field out of a `multipart/form-data` body as it streams by.
+private final class FormFileExtractor {
+    private let parser: MultipartParser
+    private var isFilePart = false
+    private var fileDone = false
+    private var bytes = Data()
+    private(set) var sawFile = false
+
+    /// Nil for any content type but `multipart/form-data`.
+    init?(contentType: String) throws {
+        let parts = contentType.split(separator: ";").map { $0.trimmingWhitespace() }
+        guard parts.first?.lowercased() == "multipart/form-data" else { return nil }
+        guard let boundary = parts.dropFirst().first(where: { $0.lowercased().hasPrefix("boundary=") })?.dropFirst("boundary=".count) else {
+            throw Problem.badRequest("invalid-form", "A multipart/form-data body needs a boundary.")
+        }
+        parser = MultipartParser(boundary: String(boundary).trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+        parser.onHeader = { [unowned self] name, value in
+            if name.lowercased() == "content-disposition", value.contains("filename="), !self.fileDone {
+                self.isFilePart = true
+            }
+        }
+        parser.onBody = { [unowned self] buffer in
+            guard self.isFilePart else { return }
+            self.sawFile = true
+            self.bytes.append(contentsOf: buffer.readableBytesView)
+        }
+        parser.onPartComplete = { [unowned self] in
+            if self.isFilePart { self.fileDone = true }
+            self.isFilePart = false
+        }
+    }
+
+    func feed(_ buffer: ByteBuffer) throws {
+        do {
+            try parser.execute(buffer)
+        } catch {
+            throw Problem.badRequest("invalid-form", "The multipart/form-data body is malformed.")
+        }
+    }
+
+    func takeFileBytes() -> Data {
+        defer { bytes.removeAll(keepingCapacity: true) }
+        return bytes
     }
 }
 
