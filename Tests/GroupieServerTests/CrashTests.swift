@@ -118,6 +118,39 @@ struct CrashTests {
     }
 }
 
+@Suite("Memory")
+struct MemoryTests {
+    /// Peak resident memory of a process, from the kernel's own count.
+    static func peakRSSMiB(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+    }
+
+    @Test("50 simultaneous uploads of 12-megapixel JPEGs keep the server under 1 GiB")
+    func fiftyUploads() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-memory-\(UUID().uuidString)").path
+        let image = try Data(contentsOf: URL(fileURLWithPath: TestImages.solid(width: 4000, height: 3000, rgb: (120, 160, 200), ext: "jpg")))
+        let server = try CrashTests.Server(data: data)
+        defer { server.stop() }
+        try await server.waitUntilHealthy()
+        let token = try #require(try await server.json("POST", "/api/v1/players", ["name": "Ada"])["token"] as? String)
+        let group = try #require(try await server.json("POST", "/api/v1/groups", ["venueId": "science-centre"], token: token)["group"] as? [String: Any])
+        let groupId = try #require(group["id"] as? String)
+        let statuses = await withTaskGroup(of: Int.self) { uploads in
+            for _ in 0..<50 {
+                uploads.addTask {
+                    (try? await server.request("POST", "/api/v1/groups/\(groupId)/photos", body: image, token: token, contentType: "image/jpeg").0) ?? 0
+                }
+            }
+            return await uploads.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 201 }.count == 50)
+        let peak = Self.peakRSSMiB(server.process.processIdentifier)
+        #expect(peak > 0 && peak < 1024, "peak RSS \(peak) MiB")
+    }
+}
+
 /// Ids confirmed with 201, collected from concurrent uploads.
 final class ConfirmedIds: Sendable {
     private let ids = Mutex<[String]>([])
