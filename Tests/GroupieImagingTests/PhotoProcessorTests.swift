@@ -7,7 +7,7 @@ import Testing
 struct PhotoProcessorTests {
     let processor = try! PhotoProcessor()
 
-    @Test("Formats are recognised from their bytes", arguments: ["jpg", "png", "webp"])
+    @Test("Formats are recognised from their bytes", arguments: ["jpg", "png", "webp", "heic"])
     func formats(ext: String) throws {
         let path = try TestImages.solid(width: 320, height: 200, rgb: (200, 30, 30), ext: ext)
         let header = try processor.inspect(fileAt: path)

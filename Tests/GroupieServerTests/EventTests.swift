@@ -154,6 +154,20 @@ struct EventTests {
         #expect(stored.map(\.type) == ["photo-added", "task-done", "mission-completed", "photo-removed", "task-undone"])
     }
 
+    @Test("Editing the venue's mission file tells its groups")
+    func venueUpdated() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajar i tunneln"))
+            let told = try await ReloadTests.within2Seconds {
+                try await server.database().events(groupId: group.id, after: 0, limit: 10).contains { $0.type == "venue-updated" }
+            }
+            #expect(told != nil)
+        }
+    }
+
     func firstGroup(_ server: TestServer) async throws -> String {
         let database = try server.database()
         return try #require(try await database.activeGroupIds(venueId: "aquarium").first)

@@ -101,25 +101,15 @@ struct PhotoRouteTests {
         }
     }
 
+    static let badImages = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("BadImages").path
+
     @Test("Bad images get a problem document and leave no file, no temp file and no row", arguments: [
-        ("empty", 415), ("gif", 415), ("svg", 415), ("pdf", 415), ("html", 415), ("huge-png", 422), ("truncated", 422), ("tiny", 422),
+        ("empty.jpg", 415), ("gif-as-jpeg.jpg", 415), ("svg-as-jpeg.jpg", 415), ("pdf-as-jpeg.jpg", 415),
+        ("html-as-jpeg.jpg", 415), ("avif.jpg", 415), ("png-100000x100000.png", 422), ("truncated.jpg", 422), ("tiny-40x40.jpg", 422),
     ])
-    func badImages(kind: String, status: Int) async throws {
+    func badImages(file: String, status: Int) async throws {
         let server = try Self.server()
-        let path: String
-        switch kind {
-        case "empty": path = try TestImages.write([], ext: "jpg")
-        case "gif": path = try TestImages.write(Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 64), ext: "jpg")
-        case "svg": path = try TestImages.write(Array("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"999\"/>".utf8), ext: "jpg")
-        case "pdf": path = try TestImages.write(Array("%PDF-1.4\n1 0 obj\n<<>>\nendobj\n".utf8), ext: "jpg")
-        case "html": path = try TestImages.write(Array("<!doctype html><title>x</title><script>alert(1)</script>".utf8), ext: "jpg")
-        case "huge-png": path = try TestImages.pngDeclaring(width: 100_000, height: 100_000)
-        case "tiny": path = try TestImages.solid(width: 40, height: 40, rgb: (1, 1, 1), ext: "jpg")
-        default:
-            let whole = try TestImages.solid(width: 900, height: 700, rgb: (9, 99, 199), ext: "jpg")
-            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: whole)))
-            path = try TestImages.write(Array(bytes.prefix(bytes.count / 2)), ext: "jpg")
-        }
+        let path = Self.badImages + "/" + file
         try await server.test { client in
             let ada = try await client.newPlayer("Ada")
             let group = try await client.newGroup(by: ada)
@@ -191,6 +181,24 @@ struct PhotoRouteTests {
             #expect(problem["code"] as? String == "missing-file")
         }
         #expect(try await server.database().counts().photos == 1)
+    }
+
+    @Test("A HEIC photo from an iPhone is taken; its original is served as a JPEG without metadata")
+    func heic() async throws {
+        let server = try Self.server()
+        let image = try TestImages.solid(width: 640, height: 480, rgb: (30, 60, 90), ext: "heic")
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let (response, body) = try await Self.upload(client, image, as: ada, group: group.id)
+            #expect(response.status == .created)
+            let original = try #require(((body["photo"] as? [String: Any])?["urls"] as? [String: String])?["original"])
+            try await client.execute(uri: original, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/jpeg")
+                #expect(Data(buffer: response.body).starts(with: [0xFF, 0xD8, 0xFF]))
+            }
+        }
     }
 
     @Test("A retried upload with the same Idempotency-Key gives the first photo, not a second")
