@@ -28,7 +28,7 @@ struct RetentionService: Service {
     func sweep() async {
         do {
             let (groups, unusedBlobs) = try await database.deleteGroups(createdBefore: clock().addingTimeInterval(-retention))
-            for blob in unusedBlobs { blobs.removeFiles(of: blob) }
+            try await BlockingIO.run { [blobs] in unusedBlobs.forEach(blobs.removeFiles(of:)) }
             if groups > 0 {
                 logger.info("retention: deleted old groups", metadata: ["groups": "\(groups)", "blobs": "\(unusedBlobs.count)"])
             }

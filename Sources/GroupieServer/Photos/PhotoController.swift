@@ -72,7 +72,7 @@ struct PhotoController {
             (photo, created) = try await database.addPhoto(new, now: clock())
         } catch MembershipError.groupNotFound {
             // The member left while the photo was processed; its files go unless another photo has them.
-            if try await !database.isBlobUsed(blob) { blobs.removeFiles(of: blob) }
+            if try await !database.isBlobUsed(blob) { try await BlockingIO.run { [blobs] in blobs.removeFiles(of: blob) } }
             throw GroupController.groupNotFound
         }
         if created {
@@ -184,7 +184,7 @@ struct PhotoController {
         if request.headers[.ifNoneMatch] == headers[.eTag] {
             return Response(status: .notModified, headers: headers)
         }
-        let bytes: Data = try await work.run { [blobs] in
+        let bytes: Data = try await BlockingIO.run { [blobs] in
             if let suffix = Self.variants[variant] {
                 return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: suffix)))
             }
@@ -195,7 +195,7 @@ struct PhotoController {
             let original = try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "." + format.fileExtension)))
             guard let scrubbed = LocationScrubber.scrub(original, format: format) else { throw CocoaError(.fileReadCorruptFile) }
             return scrubbed
-        } mapError: { $0 }
+        }
         let format = variant == "original" ? PhotoFormat(rawValue: photo.format) : .jpeg
         headers[.contentType] = format == .heif || format == nil ? "image/jpeg" : format!.mediaType
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
@@ -217,7 +217,7 @@ struct PhotoController {
         } catch MembershipError.notTheCreator {
             throw Problem(.forbidden, code: "not-allowed", detail: "Only the photographer or the group's creator can delete a photo.")
         }
-        if deleted.blobUnused { blobs.removeFiles(of: deleted.photo.blob) }
+        if deleted.blobUnused { try await BlockingIO.run { [blobs] in blobs.removeFiles(of: deleted.photo.blob) } }
         context.logger.info("photo deleted", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
         var removed = [GroupEvents.Event(type: "photo-removed", fields: Self.eventFields(deleted.photo))]
         if let groupBefore, let progressBefore, let progressAfter = try await progress(of: groupBefore) {

@@ -54,9 +54,8 @@ struct PlayerController {
     func erase(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
         let player = try await authenticator.player(request)
         let group = try await database.currentGroup(of: player.id)
-        for blob in try await database.erasePlayer(id: player.id, now: clock()) {
-            blobs.removeFiles(of: blob)
-        }
+        let unused = try await database.erasePlayer(id: player.id, now: clock())
+        try await BlockingIO.run { [blobs] in unused.forEach(blobs.removeFiles(of:)) }
         context.logger.info("player erased", metadata: ["player": "\(player.id)"])
         if let group {
             await events.emit(groupId: group.id, [.init(type: "member-left", fields: ["playerId": player.id])])
