@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GroupieCore
 
 /// A stored event of a group: what its members' screens are told, numbered in the group's sequence.
 public struct GroupEvent: Sendable, Equatable {
@@ -21,20 +22,28 @@ extension GroupieDatabase {
     /// Stores events of a group with its next sequence numbers; returns them numbered.
     public func appendEvents(groupId: String, _ events: [(type: String, data: String)], now: Date) async throws -> [GroupEvent] {
         guard !events.isEmpty else { return [] }
-        return try await writer.write { db in
-            var seq = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM group_event WHERE group_id = ?"), arguments: [groupId]) ?? 0
-            var stored: [GroupEvent] = []
-            for event in events {
-                seq += 1
-                try db.execute(
-                    sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [groupId, seq, event.type, event.data, now.timeIntervalSince1970]
-                )
-                stored.append(GroupEvent(groupId: groupId, seq: seq, type: event.type, data: event.data))
-            }
-            return stored
-        }
+        return try await writer.write { db in try Self.appendEvents(db, groupId: groupId, events, now: now) }
     }
+
+    /// Inside a transaction: the events commit with the change they tell of, or not at all.
+    static func appendEvents(_ db: Database, groupId: String, _ events: [(type: String, data: String)], now: Date) throws -> [GroupEvent] {
+        guard !events.isEmpty else { return [] }
+        var seq = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM group_event WHERE group_id = ?"), arguments: [groupId]) ?? 0
+        var stored: [GroupEvent] = []
+        for event in events {
+            seq += 1
+            try db.execute(
+                sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [groupId, seq, event.type, event.data, now.timeIntervalSince1970]
+            )
+            stored.append(GroupEvent(groupId: groupId, seq: seq, type: event.type, data: event.data))
+        }
+        return stored
+    }
+
+    /// What a change of a group's photos is told as: given the photo and the task photos
+    /// before and after, the events to store with it.
+    public typealias PhotoEvents = @Sendable (_ photo: Photo, _ before: TaskPhotos, _ after: TaskPhotos) -> [(type: String, data: String)]
 
     /// The group's events after `seq`, oldest first, at most `limit`.
     public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {

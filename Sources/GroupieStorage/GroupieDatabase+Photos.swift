@@ -36,17 +36,18 @@ extension GroupieDatabase {
 
     /// Records a photo whose files are already stored. With an idempotency key the photographer
     /// used before, the first photo comes back and nothing is added (`created` is false).
-    public func addPhoto(_ new: NewPhoto, now: Date) async throws -> (photo: Photo, created: Bool) {
+    public func addPhoto(_ new: NewPhoto, now: Date, events: PhotoEvents = { _, _, _ in [] }) async throws -> (photo: Photo, created: Bool, events: [GroupEvent]) {
         try await writer.write { db in
             if let key = new.idempotencyKey,
                 let id = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM photo WHERE photographer_id = ? AND idempotency_key = ?"), arguments: [new.photographerId, key]),
                 let existing = try Self.photo(db, id: id)
             {
-                return (existing, false)
+                return (existing, false, [])
             }
             guard try Self.activeGroupId(db, playerId: new.photographerId) == new.groupId else {
                 throw MembershipError.groupNotFound
             }
+            let before = try Self.taskPhotos(db, groupId: new.groupId)
             let id = Self.newId()
             try db.execute(
                 sql: """
@@ -55,7 +56,9 @@ extension GroupieDatabase {
                     """,
                 arguments: [id, new.groupId, new.photographerId, new.missionId, new.taskId, new.blob, new.format, new.width, new.height, now.timeIntervalSince1970, new.idempotencyKey]
             )
-            return (try Self.photo(db, id: id)!, true)
+            let photo = try Self.photo(db, id: id)!
+            let stored = try Self.appendEvents(db, groupId: new.groupId, events(photo, before, try Self.taskPhotos(db, groupId: new.groupId)), now: now)
+            return (photo, true, stored)
         }
     }
 
@@ -96,7 +99,7 @@ extension GroupieDatabase {
 
     /// Deletes a photo (its photographer or the group's creator may); returns it, and whether
     /// no photo uses its blob any more, so that the files can go.
-    public func deletePhoto(id: String, by actorId: String) async throws -> (photo: Photo, blobUnused: Bool) {
+    public func deletePhoto(id: String, by actorId: String, now: Date, events: PhotoEvents = { _, _, _ in [] }) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
         try await writer.write { db in
             guard let photo = try Self.photo(db, id: id), try Self.activeGroupId(db, playerId: actorId) == photo.groupId else {
                 throw MembershipError.groupNotFound
@@ -105,9 +108,11 @@ extension GroupieDatabase {
                 let creator = try String.fetchOne(db, sql: "SELECT creator_id FROM play_group WHERE id = ?", arguments: [photo.groupId])
                 guard creator == actorId else { throw MembershipError.notTheCreator }
             }
+            let before = try Self.taskPhotos(db, groupId: photo.groupId)
             try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
             let stillUsed = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?)", arguments: [photo.blob]) ?? false
-            return (photo, !stillUsed)
+            let stored = try Self.appendEvents(db, groupId: photo.groupId, events(photo, before, try Self.taskPhotos(db, groupId: photo.groupId)), now: now)
+            return (photo, !stillUsed, stored)
         }
     }
 

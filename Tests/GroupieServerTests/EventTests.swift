@@ -87,23 +87,23 @@ struct EventTests {
             _ = try await client.join(group.code, as: bo)
             let token = try await Self.streamToken(client, group: group.id, player: ada)
             let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events?token=\(token)")
-            let start = await stream.read(for: 3) { $0.contains("member-joined") }
+            let start = await stream.read(for: 10) { $0.contains("member-joined") }
             #expect(start.contains("text/event-stream"))
             #expect(stream.events.map(\.type) == ["member-joined"], "what happened before the stream opened is replayed")
 
             _ = try await PhotoRouteTests.upload(client, image, as: bo, group: group.id, query: "?mission=sharks&task=shark")
-            _ = await stream.read(for: 3) { $0.contains("mission-completed") }
+            _ = await stream.read(for: 10) { $0.contains("mission-completed") }
             #expect(stream.events.map(\.type) == ["member-joined", "photo-added", "task-done", "mission-completed"])
             #expect(stream.events.map(\.id) == [1, 2, 3, 4])
-            _ = await stream.read(for: 2) { $0.contains(": heartbeat") }
+            _ = await stream.read(for: 10) { $0.contains(": heartbeat") }
             #expect(await stream.read(for: 0) { _ in true }.contains(": heartbeat"))
 
             let resumed = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events", headers: ["Authorization": "Bearer \(ada.token)", "Last-Event-ID": "2"])
-            _ = await resumed.read(for: 3) { $0.contains("mission-completed") }
+            _ = await resumed.read(for: 10) { $0.contains("mission-completed") }
             #expect(resumed.events.map(\.id) == [3, 4])
 
             _ = try await client.send(.patch, "/api/v1/me", json: #"{"name": "Bosse"}"#, headers: bo.auth)
-            _ = await stream.read(for: 3) { $0.contains("member-renamed") }
+            _ = await stream.read(for: 10) { $0.contains("member-renamed") }
             #expect(stream.events.last?.type == "member-renamed")
         }
     }
@@ -161,8 +161,9 @@ struct EventTests {
             let ada = try await client.newPlayer("Ada")
             let group = try await client.newGroup(by: ada)
             try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajar i tunneln"))
-            let told = try await ReloadTests.within2Seconds {
-                try await server.database().events(groupId: group.id, after: 0, limit: 10).contains { $0.type == "venue-updated" }
+            let database = try server.database()
+            let told = try await ReloadTests.eventually {
+                try await database.events(groupId: group.id, after: 0, limit: 10).contains { $0.type == "venue-updated" }
             }
             #expect(told != nil)
         }

@@ -317,7 +317,7 @@ struct RetentionTests {
             let recent = try await client.newGroup(by: bo)
             _ = try await PhotoRouteTests.upload(client, other, as: bo, group: recent.id)
             clock.advance(by: 11 * 24 * 3600)
-            let gone = try await ReloadTests.within2Seconds {
+            let gone = try await ReloadTests.eventually {
                 try await client.send(.get, "/api/v1/groups/\(old.id)", headers: ada.auth).0.status == .notFound
             }
             #expect(gone != nil, "the 31-day-old group was deleted")

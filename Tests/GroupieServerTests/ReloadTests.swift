@@ -5,11 +5,14 @@ import Testing
 
 @Suite("Mission files while the server runs")
 struct ReloadTests {
-    /// Asks until `condition` holds or two seconds have passed; returns how long it took.
-    static func within2Seconds(_ condition: () async throws -> Bool) async throws -> Duration? {
+    /// Asks until `condition` holds or the time is up; returns how long it took. The servers
+    /// under test look at their folder every 100 ms, so a change shows within a few hundred;
+    /// the 10 s bound leaves room for a machine loaded by the heavy tests (50 concurrent
+    /// 12-megapixel uploads) running beside this one.
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Duration? {
         let clock = ContinuousClock()
         let start = clock.now
-        while clock.now - start < .seconds(2) {
+        while clock.now - start < .seconds(10) {
             if try await condition() { return clock.now - start }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -28,15 +31,15 @@ struct ReloadTests {
             #expect(try await title() == "Hajar")
 
             try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajarna i tunneln"))
-            let reloaded = try await Self.within2Seconds { try await title() == "Hajarna i tunneln" }
-            #expect(reloaded != nil, "the edit was not live within 2 seconds")
+            let reloaded = try await Self.eventually { try await title() == "Hajarna i tunneln" }
+            #expect(reloaded != nil, "the edit did not go live")
 
             try server.write("aquarium.yaml", TestServer.aquarium(title: "Trasig") + "\n  - id: Broken Mission\n")
             try await Task.sleep(for: .milliseconds(600))
-            #expect(try await title() == "Hajarna i tunneln")
+            #expect(try await title() == "Hajarna i tunneln", "a broken file keeps the last good version")
 
             try server.write("aquarium.yaml", TestServer.aquarium(title: "Lagad"))
-            #expect(try await Self.within2Seconds { try await title() == "Lagad" } != nil)
+            #expect(try await Self.eventually { try await title() == "Lagad" } != nil)
         }
     }
 
@@ -46,19 +49,19 @@ struct ReloadTests {
         try server.write("aquarium.yaml", TestServer.aquarium())
         try await server.test { client in
             try server.write("rainforest.yaml", TestServer.aquarium(id: "rainforest"))
-            #expect(try await Self.within2Seconds {
+            #expect(try await Self.eventually {
                 try await client.json("/api/v1/venues/rainforest").0.status == .ok
             } != nil)
 
             try server.remove("rainforest.yaml")
-            #expect(try await Self.within2Seconds {
+            #expect(try await Self.eventually {
                 try await client.json("/api/v1/venues/rainforest").0.status == .notFound
             } != nil)
             let (_, list) = try await client.json("/api/v1/venues")
             #expect((list["venues"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["aquarium"])
 
             try server.write("rainforest.yaml", TestServer.aquarium(id: "rainforest"))
-            #expect(try await Self.within2Seconds {
+            #expect(try await Self.eventually {
                 try await client.json("/api/v1/venues/rainforest").0.status == .ok
             } != nil)
         }
@@ -71,7 +74,7 @@ struct ReloadTests {
         try await server.test { client in
             #expect(try await client.json("/api/v1/venues/aquarium").0.status == .notFound)
             try Data("<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8).write(to: URL(fileURLWithPath: server.assets + "/icons/ray.svg"))
-            #expect(try await Self.within2Seconds {
+            #expect(try await Self.eventually {
                 try await client.json("/api/v1/venues/aquarium").0.status == .ok
             } != nil)
         }

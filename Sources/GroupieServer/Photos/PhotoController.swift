@@ -36,8 +36,7 @@ struct PhotoController {
         let player = try await authenticator.player(request)
         let groupId = try context.parameters.require("groupId")
         guard let (group, _) = try await database.groupSeen(by: player.id, groupId: groupId) else { throw GroupController.groupNotFound }
-        let progressBefore = try await progress(of: group)
-        let task = try taskOfUpload(request, group: group, progress: progressBefore)
+        let task = try taskOfUpload(request, group: group, progress: try await progress(of: group))
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxUploadBytes {
             throw Problem.tooLarge(limit: maxUploadBytes)
         }
@@ -67,9 +66,10 @@ struct PhotoController {
             blob: blob, format: header.format.rawValue, width: header.orientedWidth, height: header.orientedHeight,
             idempotencyKey: idempotencyKey
         )
-        let photo: Photo, created: Bool
+        let photo: Photo, created: Bool, stored: [GroupEvent]
+        let venue = catalog.venue(id: group.venueId)?.venue
         do {
-            (photo, created) = try await database.addPhoto(new, now: clock())
+            (photo, created, stored) = try await database.addPhoto(new, now: clock(), events: GroupEvents.photoEvents("photo-added", venue: venue))
         } catch MembershipError.groupNotFound {
             // The member left while the photo was processed; its files go unless another photo has them.
             if try await !database.isBlobUsed(blob) { try await BlockingIO.run { [blobs] in blobs.removeFiles(of: blob) } }
@@ -77,11 +77,7 @@ struct PhotoController {
         }
         if created {
             context.logger.info("photo added", metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"])
-            var added = [GroupEvents.Event(type: "photo-added", fields: Self.eventFields(photo))]
-            if let progressBefore, let progressAfter = try await progress(of: group) {
-                added += GroupEvents.progressEvents(before: progressBefore, after: progressAfter)
-            }
-            await events.emit(groupId: group.id, added)
+            events.hub.publish(stored)
         }
         return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock())))
     }
@@ -91,13 +87,6 @@ struct PhotoController {
     private func progress(of group: Group) async throws -> GroupProgress? {
         guard let venue = catalog.venue(id: group.venueId)?.venue else { return nil }
         return GroupProgress(venue: venue, doneTasks: try await database.taskPhotos(groupId: group.id).done)
-    }
-
-    static func eventFields(_ photo: Photo) -> [String: String] {
-        var fields = ["photoId": photo.id, "photographerId": photo.photographerId, "photographerName": photo.photographerName]
-        fields["missionId"] = photo.missionId
-        fields["taskId"] = photo.taskId
-        return fields
     }
 
     private func taskOfUpload(_ request: Request, group: Group, progress: GroupProgress?) throws -> GroupProgress.TaskKey? {
@@ -206,12 +195,10 @@ struct PhotoController {
     func delete(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
         let player = try await authenticator.player(request)
         let photoId = try context.parameters.require("photoId")
-        let before = try await database.photo(id: photoId, seenBy: player.id)
-        let groupBefore = try await before.asyncFlatMap { _ in try await database.currentGroup(of: player.id) }
-        let progressBefore = try await groupBefore.asyncFlatMap { try await progress(of: $0) }
-        let deleted: (photo: Photo, blobUnused: Bool)
+        let venue = try await database.currentGroup(of: player.id).flatMap { catalog.venue(id: $0.venueId)?.venue }
+        let deleted: (photo: Photo, blobUnused: Bool, events: [GroupEvent])
         do {
-            deleted = try await database.deletePhoto(id: photoId, by: player.id)
+            deleted = try await database.deletePhoto(id: photoId, by: player.id, now: clock(), events: GroupEvents.photoEvents("photo-removed", venue: venue))
         } catch MembershipError.groupNotFound {
             throw Problem.notFound("photo-not-found", "There is no such photo among your group's.")
         } catch MembershipError.notTheCreator {
@@ -219,11 +206,7 @@ struct PhotoController {
         }
         if deleted.blobUnused { try await BlockingIO.run { [blobs] in blobs.removeFiles(of: deleted.photo.blob) } }
         context.logger.info("photo deleted", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
-        var removed = [GroupEvents.Event(type: "photo-removed", fields: Self.eventFields(deleted.photo))]
-        if let groupBefore, let progressBefore, let progressAfter = try await progress(of: groupBefore) {
-            removed += GroupEvents.progressEvents(before: progressBefore, after: progressAfter)
-        }
-        await events.emit(groupId: deleted.photo.groupId, removed)
+        events.hub.publish(deleted.events)
         return .noContent
     }
 
