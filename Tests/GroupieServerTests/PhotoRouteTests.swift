@@ -201,6 +201,24 @@ struct PhotoRouteTests {
         }
     }
 
+    @Test("A photo whose file went missing from disk is a 404 problem, not a 500")
+    func missingFile() async throws {
+        let server = try Self.server()
+        let image = try TestImages.solid(width: 300, height: 200, rgb: (4, 40, 140), ext: "jpg")
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let (_, body) = try await Self.upload(client, image, as: ada, group: group.id)
+            let url = try #require(((body["photo"] as? [String: Any])?["urls"] as? [String: String])?["display"])
+            for file in Self.blobFiles(server) where file.hasSuffix("-display.jpg") {
+                try FileManager.default.removeItem(atPath: server.configuration.dataDirectory + "/blobs/" + file)
+            }
+            let (response, problem) = try await client.send(.get, url)
+            #expect(response.status == .notFound)
+            #expect(problem["code"] as? String == "photo-file-missing")
+        }
+    }
+
     @Test("A retried upload with the same Idempotency-Key gives the first photo, not a second")
     func idempotency() async throws {
         let server = try Self.server()

@@ -173,17 +173,25 @@ struct PhotoController {
         if request.headers[.ifNoneMatch] == headers[.eTag] {
             return Response(status: .notModified, headers: headers)
         }
-        let bytes: Data = try await BlockingIO.run { [blobs] in
-            if let suffix = Self.variants[variant] {
-                return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: suffix)))
+        let bytes: Data
+        do {
+            bytes = try await BlockingIO.run { [blobs] in
+                if let suffix = Self.variants[variant] {
+                    return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: suffix)))
+                }
+                guard let format = PhotoFormat(rawValue: photo.format) else { throw CocoaError(.fileReadCorruptFile) }
+                if format == .heif {
+                    return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "-full.jpg")))
+                }
+                let original = try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "." + format.fileExtension)))
+                guard let scrubbed = LocationScrubber.scrub(original, format: format) else { throw CocoaError(.fileReadCorruptFile) }
+                return scrubbed
             }
-            guard let format = PhotoFormat(rawValue: photo.format) else { throw CocoaError(.fileReadCorruptFile) }
-            if format == .heif {
-                return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "-full.jpg")))
-            }
-            let original = try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "." + format.fileExtension)))
-            guard let scrubbed = LocationScrubber.scrub(original, format: format) else { throw CocoaError(.fileReadCorruptFile) }
-            return scrubbed
+        } catch {
+            // The row is there but its file is not, or the original cannot be read safely:
+            // nothing is served rather than something with a location in it.
+            context.logger.error("photo file unavailable: \(error)", metadata: ["photo": "\(photo.id)", "variant": "\(variant)"])
+            throw Problem.notFound("photo-file-missing", "The image of this photo is not available.")
         }
         let format = variant == "original" ? PhotoFormat(rawValue: photo.format) : .jpeg
         headers[.contentType] = format == .heif || format == nil ? "image/jpeg" : format!.mediaType
