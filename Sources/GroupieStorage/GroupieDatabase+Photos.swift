@@ -38,10 +38,7 @@ extension GroupieDatabase {
     /// used before, the first photo comes back and nothing is added (`created` is false).
     public func addPhoto(_ new: NewPhoto, now: Date, events: PhotoEvents = { _, _, _ in [] }) async throws -> (photo: Photo, created: Bool, events: [GroupEvent]) {
         try await writer.write { db in
-            if let key = new.idempotencyKey,
-                let id = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM photo WHERE photographer_id = ? AND idempotency_key = ?"), arguments: [new.photographerId, key]),
-                let existing = try Self.photo(db, id: id)
-            {
+            if let key = new.idempotencyKey, let existing = try Self.photo(db, photographerId: new.photographerId, idempotencyKey: key) {
                 return (existing, false, [])
             }
             guard try Self.activeGroupId(db, playerId: new.photographerId) == new.groupId else {
@@ -60,6 +57,12 @@ extension GroupieDatabase {
             let stored = try Self.appendEvents(db, groupId: new.groupId, events(photo, before, try Self.taskPhotos(db, groupId: new.groupId)), now: now)
             return (photo, true, stored)
         }
+    }
+
+    /// The photo a photographer already uploaded with `idempotencyKey`, if any: a retry
+    /// answered from this needs no second upload processed.
+    public func photo(photographerId: String, idempotencyKey: String) async throws -> Photo? {
+        try await writer.read { db in try Self.photo(db, photographerId: photographerId, idempotencyKey: idempotencyKey) }
     }
 
     /// The group's photos, newest first, `limit` at most, older than the photo `before` when given.
@@ -152,6 +155,13 @@ extension GroupieDatabase {
 
     static func photo(_ db: Database, id: String) throws -> Photo? {
         try Row.fetchOne(db.cachedStatement(sql: photoSelect + " WHERE photo.id = ?"), arguments: [id]).map(photo(from:))
+    }
+
+    static func photo(_ db: Database, photographerId: String, idempotencyKey: String) throws -> Photo? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: photoSelect + " WHERE photo.photographer_id = ? AND photo.idempotency_key = ?"),
+            arguments: [photographerId, idempotencyKey]
+        ).map(photo(from:))
     }
 
     static func photo(from row: Row) -> Photo {

@@ -36,11 +36,15 @@ struct PhotoController {
         let player = try await authenticator.player(request)
         let groupId = try context.parameters.require("groupId")
         guard let (group, _) = try await database.groupSeen(by: player.id, groupId: groupId) else { throw GroupController.groupNotFound }
-        let task = try taskOfUpload(request, group: group, progress: try await progress(of: group))
+        let task = try await taskOfUpload(request, group: group)
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxUploadBytes {
             throw Problem.tooLarge(limit: maxUploadBytes)
         }
         let idempotencyKey = request.headers[.idempotencyKey].map { String($0.prefix(128)) }
+        // A retry of an upload that already succeeded is answered without processing it again.
+        if let idempotencyKey, let first = try await database.photo(photographerId: player.id, idempotencyKey: idempotencyKey) {
+            return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(first, signer: signer, now: clock())))
+        }
 
         let base = blobs.temporaryDirectory + "/" + UUID().uuidString
         let temporaryFiles = [base, base + "-display.jpg", base + "-thumb.jpg", base + "-full.jpg"]
@@ -75,6 +79,10 @@ struct PhotoController {
             if try await !database.isBlobUsed(blob) { try await BlockingIO.run { [blobs] in blobs.removeFiles(of: blob) } }
             throw GroupController.groupNotFound
         }
+        if !created, photo.blob != blob, try await !database.isBlobUsed(blob) {
+            // A concurrent retry with the same key but other bytes: its files belong to no photo.
+            try await BlockingIO.run { [blobs] in blobs.removeFiles(of: blob) }
+        }
         if created {
             context.logger.info("photo added", metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"])
             events.hub.publish(stored)
@@ -82,14 +90,9 @@ struct PhotoController {
         return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock())))
     }
 
-    /// The task the upload is for, checked against the venue and the group's progress.
-    /// The group's progress now, nil when its venue is withdrawn.
-    private func progress(of group: Group) async throws -> GroupProgress? {
-        guard let venue = catalog.venue(id: group.venueId)?.venue else { return nil }
-        return GroupProgress(venue: venue, doneTasks: try await database.taskPhotos(groupId: group.id).done)
-    }
-
-    private func taskOfUpload(_ request: Request, group: Group, progress: GroupProgress?) throws -> GroupProgress.TaskKey? {
+    /// The task the upload is for, checked against the venue and the group's progress;
+    /// nil for a free photo, which needs neither.
+    private func taskOfUpload(_ request: Request, group: Group) async throws -> GroupProgress.TaskKey? {
         let missionId = request.uri.queryParameters["mission"].map(String.init)
         let taskId = request.uri.queryParameters["task"].map(String.init)
         guard missionId != nil || taskId != nil else { return nil }
@@ -102,7 +105,8 @@ struct PhotoController {
         guard mission.task(id: taskId) != nil else {
             throw Problem(.unprocessableContent, code: "unknown-task", detail: "Mission '\(missionId)' has no task '\(taskId.prefix(64))'.")
         }
-        guard progress?.mission(missionId)?.isUnlocked == true else {
+        let progress = GroupProgress(venue: venue, doneTasks: try await database.taskPhotos(groupId: group.id).done)
+        guard progress.mission(missionId)?.isUnlocked == true else {
             throw Problem(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when \(mission.after.joined(separator: ", ")) are complete.")
         }
         return GroupProgress.TaskKey(missionId: missionId, taskId: taskId)
