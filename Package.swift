@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         .target(name: "GroupieCore"),
@@ -75,7 +76,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "GroupieCoreTests", dependencies: ["GroupieCore"]),
+        .testTarget(
+            name: "GroupieCoreTests",
+            dependencies: ["GroupieCore", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "GroupieStorageTests", dependencies: ["GroupieStorage", "GroupieCore"]),
         .target(name: "GroupieTestSupport", path: "Tests/GroupieTestSupport"),
         .testTarget(name: "GroupieImagingTests", dependencies: ["GroupieImaging", "GroupieTestSupport"]),

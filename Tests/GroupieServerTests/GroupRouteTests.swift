@@ -259,7 +259,7 @@ struct GroupRouteTests {
         }
     }
 
-    @Test("/j/{code} is the page the QR code opens; names are escaped; unknown codes are 404")
+    @Test("/j/{code} is the web client with a preview of the group; names are escaped; unknown codes are 404")
     func joinPage() async throws {
         let server = try Self.server()
         try await server.test { client in
@@ -273,7 +273,12 @@ struct GroupRouteTests {
                 #expect(html.contains(code))
                 #expect(html.contains("The Aquarium"))
                 #expect(html.contains("&lt;script&gt;x&lt;/script&gt;"))
-                #expect(!html.contains("<script>"))
+                #expect(!html.contains("<script>x"))
+                #expect(html.contains("data-code=\"\(code)\""))
+            }
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("<main id=\"app\">"))
             }
             try await client.execute(uri: "/j/ZZZZZZ", method: .get) { response in
                 #expect(response.status == .notFound)

@@ -25,7 +25,7 @@ struct TestServer {
     var missions: String { configuration.missionsDirectory }
     var assets: String { configuration.assetsDirectory }
 
-    /// A folder with `missions/`, `assets/` (one icon) and no data folder yet.
+    /// A folder with `missions/`, `assets/` (one icon and the web client's page) and no data folder yet.
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-test-\(UUID().uuidString)").path
         let fileManager = FileManager.default
@@ -33,6 +33,9 @@ struct TestServer {
         try fileManager.createDirectory(atPath: root + "/assets/icons", withIntermediateDirectories: true)
         try Data("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 64 64\"/>".utf8)
             .write(to: URL(fileURLWithPath: root + "/assets/icons/fish.svg"))
+        try fileManager.createDirectory(atPath: root + "/assets/web", withIntermediateDirectories: true)
+        try fileManager.copyItem(
+            atPath: Self.repository.appendingPathComponent("assets/web/index.html").path, toPath: root + "/assets/web/index.html")
         configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0,
             dataDirectory: root + "/data", missionsDirectory: root + "/missions", assetsDirectory: root + "/assets",

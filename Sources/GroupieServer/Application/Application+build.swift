@@ -114,7 +114,10 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let authenticator = Authenticator(database: dependencies.database)
     let signer = ImageURLSigner(key: try ImageURLSigner.loadKey(dataDirectory: configuration.dataDirectory))
     let events = GroupEvents(database: dependencies.database, hub: dependencies.hub, clock: clock, logger: dependencies.logger)
-    JoinPageController(database: dependencies.database, catalog: dependencies.catalog, clock: clock).addRoutes(to: router)
+    JoinPageController(
+        database: dependencies.database, catalog: dependencies.catalog, clock: clock,
+        pagePath: configuration.assetsDirectory + "/web/index.html"
+    ).addRoutes(to: router)
 
     let api = router.group("api/v1")
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)

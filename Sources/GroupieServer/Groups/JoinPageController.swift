@@ -4,23 +4,37 @@ import GroupieCore
 import GroupieStorage
 import Hummingbird
 
-/// `GET /j/{code}`: the page a group's QR code opens in the phone's browser.
+/// `GET /` and `GET /j/{code}`: the web client's page. The page a group's QR code opens carries a
+/// server-rendered preview of the group (venue, name, code) so that the phone shows what it is
+/// joining before the scripts have loaded, and link previews in chat apps read well.
 struct JoinPageController {
     let database: GroupieDatabase
     let catalog: VenueCatalog
     let clock: @Sendable () -> Date
+    /// `assets/web/index.html`; read on every request so that a changed client is served at once.
+    let pagePath: String
+
+    static let previewMarker = "<!--groupie:preview-->"
+    static let titleMarker = "<!--groupie:title-->"
 
     func addRoutes(to router: Router<GroupieRequestContext>) {
+        router.get("/", use: home)
         router.get("j/{code}", use: page)
+    }
+
+    func home(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        try await render(status: .ok, title: "Groupie", preview: "")
     }
 
     func page(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let typed = try context.parameters.require("code")
         let group = try await JoinCode(typed: typed).asyncFlatMap { try await database.group(code: $0) }
         guard let group else {
-            return Self.html(status: .notFound, title: "Unknown group code", body: """
+            return try await render(status: .notFound, title: "Unknown group code", preview: """
+                <section class="preview" data-state="unknown">
                 <h1>Unknown group code</h1>
                 <p>No group has the code <strong>\(Self.escape(String(typed.prefix(16))))</strong>. Check the code with the person who made the group.</p>
+                </section>
                 """)
         }
         let entry = catalog.venue(id: group.venueId)
@@ -28,33 +42,33 @@ struct JoinPageController {
             LanguageNegotiation.choose(explicit: nil, acceptLanguage: request.headers[.acceptLanguage], offered: $0.venue.languages)
         } ?? "en"
         let venueName = entry.map { $0.venue.name.resolved(language: language, fallback: $0.venue.defaultLanguage) } ?? group.venueId
-        let status = group.isJoinable(at: clock()) ? "Open this page on your phone to join the group." : "This group can no longer be joined; start a new one."
-        return Self.html(status: .ok, title: "Join \(group.joinCode.value)", color: entry?.venue.theme.color, body: """
+        let joinable = group.isJoinable(at: clock())
+        let status = joinable ? "Type your name to join the group." : "This group can no longer be joined; start a new one."
+        return try await render(status: .ok, title: "Join \(group.joinCode.value)", preview: """
+            <section class="preview" data-state="\(joinable ? "joinable" : "closed")" data-code="\(group.joinCode.value)">
             <p class="venue">\(Self.escape(venueName))</p>
             <h1>Group \(Self.escape(group.name ?? ""))</h1>
             <p class="code" aria-label="Group code">\(group.joinCode.value)</p>
             <p>\(status)</p>
+            </section>
             """)
     }
 
-    static func html(status: HTTPResponse.Status, title: String, color: String? = nil, body: String) -> Response {
-        let page = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escape(title)) · Groupie</title>
-            <style>
-            body{font-family:system-ui,sans-serif;margin:0;padding:2rem 1rem;text-align:center;color:#1b1b1b;background:#fafafa}
-            .venue{font-weight:600;color:\(color ?? "#0b6e4f")}
-            .code{font-size:2.5rem;letter-spacing:.2em;font-weight:700;font-family:ui-monospace,monospace}
-            </style></head>
-            <body><main>
-            \(body)
-            </main></body></html>
-            """
+    private func render(status: HTTPResponse.Status, title: String, preview: String) async throws -> Response {
+        let path = pagePath
+        let template = try await BlockingIO.run { () -> String? in
+            FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) }
+        }
+        guard let template else {
+            throw Problem(.serviceUnavailable, code: "web-client-missing",
+                          detail: "The web client's page \(path) is missing; the operator must restore the assets folder.")
+        }
+        let page = template
+            .replacingOccurrences(of: Self.titleMarker, with: Self.escape(title))
+            .replacingOccurrences(of: Self.previewMarker, with: preview)
         return Response(
             status: status,
-            headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
             body: .init(byteBuffer: ByteBuffer(string: page))
         )
     }
