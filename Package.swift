@@ -27,9 +27,10 @@ let package = Package(
         .target(name: "GroupieCore"),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips"]),
-        .target(name: "GroupieImaging", dependencies: ["CQRencode", "CPNG", "CVipsShim"]),
+        .target(name: "GroupieImaging", dependencies: ["GroupieCore", "CQRencode", "CPNG", "CVipsShim"]),
         .target(
             name: "GroupieContent",
             dependencies: [
@@ -55,6 +56,7 @@ let package = Package(
                 "GroupieContent",
                 "GroupieStorage",
                 "GroupieImaging",
+                "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -96,7 +98,9 @@ let package = Package(
                 "GroupieTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
-            ]
+            ],
+            // Read from the source tree by path.
+            exclude: ["BadImages"]
         ),
     ]
 )

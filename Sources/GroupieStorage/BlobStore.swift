@@ -52,7 +52,7 @@ public struct BlobStore: Sendable {
         try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
     }
 
-    static func fsync(path: String) throws {
+    public static func fsync(path: String) throws {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path]) }
         defer { close(descriptor) }

@@ -100,7 +100,7 @@ extension GroupieDatabase {
         case unknownToken
         /// The token is good, but its player is not a member of the group (or there is none).
         case notVisible(Player)
-        case visible(Player, Group, [Member], TaskPhotos)
+        case visible(Player, Group, [Member], TaskPhotos, [CollageRecord])
     }
 
     public func groupView(tokenHash: Data, groupId: String) async throws -> GroupView {
@@ -111,7 +111,10 @@ extension GroupieDatabase {
             guard try Self.activeGroupId(db, playerId: player.id) == groupId,
                 let group = try Self.group(db, where: "id = ?", groupId)
             else { return .notVisible(player) }
-            return .visible(player, group, try Self.members(db, group: group), try Self.taskPhotos(db, groupId: group.id))
+            return .visible(
+                player, group, try Self.members(db, group: group), try Self.taskPhotos(db, groupId: group.id),
+                try Self.collages(db, groupId: group.id)
+            )
         }
     }
 

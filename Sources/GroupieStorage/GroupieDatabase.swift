@@ -110,6 +110,20 @@ public struct GroupieDatabase: Sendable {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v4 collages") { db in
+            try db.execute(sql: """
+                CREATE TABLE collage (
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    mission_id TEXT NOT NULL,
+                    photo_ids TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (group_id, mission_id)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -278,7 +278,7 @@ struct GroupRouteTests {
             }
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(response.status == .ok)
-                #expect(String(buffer: response.body).contains("<main id=\"app\">"))
+                #expect(String(buffer: response.body).contains("<main id=\"app\""))
             }
             try await client.execute(uri: "/j/ZZZZZZ", method: .get) { response in
                 #expect(response.status == .notFound)

@@ -62,6 +62,26 @@ public enum TestImages {
         return tiff
     }
 
+    /// The pixel at (`x`, `y`), one value per band, from `vips getpoint`.
+    public static func pixel(_ path: String, x: Int, y: Int) throws -> [Double] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+        process.arguments = ["getpoint", path, "\(x)", "\(y)"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }
+        return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
+    }
+
+    /// Whether two colours are within `tolerance` on every channel (JPEG moves them a little).
+    public static func close(_ a: [Double], _ b: (Int, Int, Int), tolerance: Double = 14) -> Bool {
+        a.count >= 3 && abs(a[0] - Double(b.0)) <= tolerance && abs(a[1] - Double(b.1)) <= tolerance && abs(a[2] - Double(b.2)) <= tolerance
+    }
+
     /// Width and height from `vipsheader`.
     public static func header(_ path: String) throws -> (width: Int, height: Int) {
         let process = Process()

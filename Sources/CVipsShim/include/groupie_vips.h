@@ -5,7 +5,7 @@
 /// Every function returns 0 on success, -1 on failure with the reason in `groupie_vips_error`.
 
 /// Starts libvips once: untrusted operations blocked, every loader blocked but JPEG, PNG,
-/// WebP and HEIF, the operation cache off (memory stays flat across uploads).
+/// WebP, HEIF and SVG (for the venue's assets), the operation cache off (memory stays flat across uploads).
 int groupie_vips_start(int concurrency);
 
 /// Reads a file's header only: size as stored and its EXIF orientation (1 when none).
@@ -18,6 +18,48 @@ int groupie_vips_derivative(const char *input, const char *output, int long_edge
 /// The whole image, oriented, in sRGB, without metadata, as JPEG: the served original of
 /// formats whose metadata cannot be removed byte-wise.
 int groupie_vips_transcode(const char *input, const char *output, int quality);
+
+/// What one layer of a collage is made of.
+typedef enum {
+    /// A photo file, scaled uniformly to cover the frame and cropped to it; `crop` picks where:
+    /// 0 centre, 1 attention (faces and subjects stay in frame).
+    GROUPIE_LAYER_PHOTO = 0,
+    /// An SVG or raster asset (logo, sticker, frame), fitted inside the frame, centred.
+    GROUPIE_LAYER_ASSET = 1,
+    /// Pango markup set in `font`, `text_width` pixels wide, placed at the frame's origin and
+    /// centred in the frame.
+    GROUPIE_LAYER_TEXT = 2,
+    /// A plain rectangle of `color`.
+    GROUPIE_LAYER_RECT = 3,
+    /// A frame-sized SVG or raster stretched exactly over the frame (decorative borders drawn for it).
+    GROUPIE_LAYER_OVERLAY = 4,
+} groupie_layer_kind;
+
+typedef struct {
+    groupie_layer_kind kind;
+    /// Where the layer goes on the canvas, before rotation.
+    int x, y, width, height;
+    /// Photo: a white print border around the photo (left/top/right, bottom); 0 for none.
+    int border, border_bottom;
+    /// Degrees clockwise about the layer's centre (photos only).
+    double rotation;
+    /// Photo: 0 centre crop, 1 attention crop.
+    int crop;
+    /// RGBA 0..255 (rectangles; photo print borders use the first three).
+    double color[4];
+    /// File of a photo or asset; markup of a text.
+    const char *source;
+    /// Text only: Pango font description, e.g. "DejaVu Sans Bold 40".
+    const char *font;
+} groupie_layer;
+
+/// Draws `count` layers in order over a `width` × `height` canvas of `background` (RGB) and
+/// writes it to `output` as JPEG (`png` 0, `quality` 1-100) or PNG (`png` 1). The file is
+/// written whole or not at all is the caller's business: write to a temporary name.
+/// A layer that cannot be drawn fails the whole picture, except assets when `skip_missing_assets`
+/// is set: those are left out and `*skipped` counts them.
+int groupie_vips_collage(int width, int height, const double background[3], const groupie_layer *layers, int count,
+                         const char *output, int png, int quality, int skip_missing_assets, int *skipped);
 
 /// The last errors libvips reported (a process-wide buffer), and forgetting them.
 const char *groupie_vips_error(void);

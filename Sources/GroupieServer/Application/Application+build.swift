@@ -38,7 +38,7 @@ public func buildApplication(
         services: [
             reloadService,
             RetentionService(
-                database: dependencies.database, blobs: dependencies.blobs,
+                database: dependencies.database, blobs: dependencies.blobs, collages: dependencies.collages,
                 retention: TimeInterval(configuration.retention.components.seconds),
                 interval: configuration.retentionSweepInterval, clock: configuration.clock, logger: logger
             ),
@@ -55,6 +55,7 @@ struct ServerDependencies: Sendable {
     var blobs: BlobStore
     var imageWork: ImageWorkQueue
     var hub: EventHub
+    var collages: CollageService
     var logger: Logger
 
     static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerDependencies {
@@ -87,9 +88,22 @@ struct ServerDependencies: Sendable {
         try await reloader.reloadChangedFilesInBackground()
         VenueMetrics.update(catalog: catalog)
         logger.info("serving \(catalog.count) venue(s) from \(StartupCheck.absolute(configuration.missionsDirectory))")
+        let imageWork = ImageWorkQueue(width: configuration.imageWorkers)
+        let hub = EventHub()
+        let collages: CollageService
+        do {
+            collages = try CollageService(
+                database: database, catalog: catalog, blobs: blobs, renderer: try CollageRenderer(), work: imageWork,
+                events: GroupEvents(database: database, hub: hub, clock: configuration.clock, logger: logger),
+                directory: configuration.dataDirectory + "/collages", assetsDirectory: configuration.assetsDirectory,
+                clock: configuration.clock, logger: logger
+            )
+        } catch {
+            throw StartupError(description: "The collage folder \(StartupCheck.absolute(configuration.dataDirectory + "/collages")) cannot be prepared: \(error)")
+        }
         return ServerDependencies(
             database: database, catalog: catalog, reloader: reloader, blobs: blobs,
-            imageWork: ImageWorkQueue(width: configuration.imageWorkers), hub: EventHub(), logger: logger
+            imageWork: imageWork, hub: hub, collages: collages, logger: logger
         )
     }
 }
@@ -131,7 +145,12 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     PhotoController(
         database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator,
         blobs: dependencies.blobs, processor: try PhotoProcessor(), work: dependencies.imageWork, signer: signer,
-        maxUploadBytes: configuration.maxUploadBytes, events: events, clock: clock
+        maxUploadBytes: configuration.maxUploadBytes, events: events, collages: dependencies.collages, clock: clock
+    ).addRoutes(to: api)
+    CollageController(
+        database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator, signer: signer,
+        collages: dependencies.collages, blobs: dependencies.blobs,
+        streamTokens: StreamTokens(signer: signer, authenticator: authenticator, clock: clock), clock: clock
     ).addRoutes(to: api)
     EventController(
         database: dependencies.database, authenticator: authenticator, hub: dependencies.hub, signer: signer,

@@ -24,3 +24,8 @@ enum VenueMetrics {
         missionsServed.record(all.reduce(0) { $0 + $1.venue.missions.count })
     }
 }
+
+enum CollageMetrics {
+    static let renders: Metrics.Counter = { _ = GroupieMetrics.registry; return Metrics.Counter(label: "groupie_collages_rendered_total") }()
+    static let renderTime: Metrics.Timer = { _ = GroupieMetrics.registry; return Metrics.Timer(label: "groupie_collage_render_seconds") }()
+}

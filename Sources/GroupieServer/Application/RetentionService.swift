@@ -8,6 +8,7 @@ import ServiceLifecycle
 struct RetentionService: Service {
     let database: GroupieDatabase
     let blobs: BlobStore
+    let collages: CollageService
     let retention: TimeInterval
     let interval: Duration
     let clock: @Sendable () -> Date
@@ -29,6 +30,7 @@ struct RetentionService: Service {
         do {
             let (groups, unusedBlobs) = try await database.deleteGroups(createdBefore: clock().addingTimeInterval(-retention))
             try await BlockingIO.run { [blobs] in unusedBlobs.forEach(blobs.removeFiles(of:)) }
+            if groups > 0 { await collages.removeFilesOfDeletedGroups() }
             if groups > 0 {
                 logger.info("retention: deleted old groups", metadata: ["groups": "\(groups)", "blobs": "\(unusedBlobs.count)"])
             }

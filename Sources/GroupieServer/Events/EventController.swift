@@ -94,8 +94,20 @@ struct EventController {
         ByteBuffer(string: "id: \(event.seq)\nevent: \(event.type)\ndata: \(event.data)\n\n")
     }
 
-    /// The player, from a stream token (`?token=`) or the bearer header.
     private func streamingPlayer(_ request: Request, groupId: String) async throws -> String {
+        try await StreamTokens(signer: signer, authenticator: authenticator, clock: clock).player(request, groupId: groupId)
+    }
+}
+
+/// The short-lived tokens that let a browser read a group's event stream or download its
+/// album with a plain URL, where it cannot send the bearer header.
+struct StreamTokens: Sendable {
+    let signer: ImageURLSigner
+    let authenticator: Authenticator
+    let clock: @Sendable () -> Date
+
+    /// The player, from a stream token (`?token=`) or the bearer header.
+    func player(_ request: Request, groupId: String) async throws -> String {
         guard let token = request.uri.queryParameters["token"].map(String.init) else {
             return try await authenticator.player(request).id
         }

@@ -146,7 +146,7 @@ struct GroupController {
     /// that does not exist, so that group ids reveal nothing.
     private func document(groupId: String, request: Request) async throws -> GroupEnvelope {
         let view = try await database.groupView(tokenHash: try authenticator.tokenHash(request), groupId: groupId)
-        guard case .visible(let player, let group, let members, let taskPhotos) = view else {
+        guard case .visible(let player, let group, let members, let taskPhotos, let collages) = view else {
             if case .unknownToken = view { throw Authenticator.unknownToken }
             throw Self.groupNotFound
         }
@@ -159,7 +159,7 @@ struct GroupController {
         }
         return GroupEnvelope(group: GroupDocument(
             group: group, members: members, venue: venue, language: language, taskPhotos: taskPhotos,
-            links: links, signer: signer, now: clock()
+            collages: collages, links: links, signer: signer, now: clock()
         ))
     }
 

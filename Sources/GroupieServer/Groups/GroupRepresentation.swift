@@ -51,6 +51,8 @@ struct GroupDocument: Codable, Sendable {
         var complete: Bool
         var unlocked: Bool
         var tasks: [TaskProgress]
+        /// Complete missions only: the collage, ready or being made.
+        var collage: CollageDocument?
     }
 
     var id: String
@@ -68,7 +70,7 @@ struct GroupDocument: Codable, Sendable {
 
     init(
         group: Group, members: [Member], venue: Venue?, language: String?, taskPhotos: GroupieDatabase.TaskPhotos,
-        links: JoinLinks, signer: ImageURLSigner, now: Date
+        collages: [CollageRecord], links: JoinLinks, signer: ImageURLSigner, now: Date
     ) {
         id = group.id
         venueId = group.venueId
@@ -93,14 +95,25 @@ struct GroupDocument: Codable, Sendable {
             MemberDocument(id: $0.playerId, name: $0.name, joinedAt: $0.joinedAt, isCreator: $0.isCreator, tasksCompleted: completed[$0.playerId] ?? 0)
         }
         missions = progress?.missions.map { mission in
-            MissionProgress(
+            var collage: CollageDocument?
+            if mission.isComplete {
+                // Ready while it shows the photos that are chosen now; otherwise it is being made again.
+                let chosen = mission.tasks.compactMap { taskPhotos.chosen[.init(missionId: mission.missionId, taskId: $0.taskId)]?.id }
+                if let record = collages.first(where: { $0.missionId == mission.missionId }), record.photoIds == chosen {
+                    collage = CollageDocument(record, signer: signer, now: now)
+                } else {
+                    collage = CollageDocument(renderingMissionId: mission.missionId)
+                }
+            }
+            return MissionProgress(
                 id: mission.missionId, complete: mission.isComplete, unlocked: mission.isUnlocked,
                 tasks: mission.tasks.map { task in
                     let chosen = taskPhotos.chosen[.init(missionId: mission.missionId, taskId: task.taskId)].map {
                         ChosenPhoto(id: $0.id, photographerId: $0.photographerId, photographerName: $0.photographerName, thumbUrl: signer.url(photoId: $0.id, variant: "thumb", now: now))
                     }
                     return TaskProgress(id: task.taskId, state: task.isDone ? "done" : "open", chosenPhoto: chosen)
-                }
+                },
+                collage: collage
             )
         } ?? []
     }
@@ -184,6 +197,10 @@ extension GroupDocument {
                                     }
                                 }
                             }
+                        }
+                        if let collage = mission.collage {
+                            json.key("collage")
+                            collage.write(to: &json)
                         }
                     }
                 }

@@ -36,6 +36,18 @@ struct ImageURLSigner: Sendable {
         return Self.same(signature(photoId: photoId, variant: variant, expires: seconds), given)
     }
 
+    /// A collage's URL, usable in `<img src>` and for downloads without the bearer token.
+    func collageURL(groupId: String, missionId: String, format: String, now: Date) -> String {
+        let expires = Int((now.timeIntervalSince1970 + Self.lifetime) / 3600) * 3600
+        let path = "/api/v1/groups/\(groupId)/missions/\(missionId)/collage.\(format)"
+        return "\(path)?expires=\(expires)&sig=\(mac("collage/\(groupId)/\(missionId)/\(format)/\(expires)"))"
+    }
+
+    func isValidCollage(groupId: String, missionId: String, format: String, expires: String?, signature given: String?, now: Date) -> Bool {
+        guard let expires, let seconds = Int(expires), let given, Double(seconds) > now.timeIntervalSince1970 else { return false }
+        return Self.same(mac("collage/\(groupId)/\(missionId)/\(format)/\(seconds)"), given)
+    }
+
     private func signature(photoId: String, variant: String, expires: Int) -> String {
         mac("\(photoId)/\(variant)/\(expires)")
     }

@@ -20,6 +20,7 @@ struct PhotoController {
     let signer: ImageURLSigner
     let maxUploadBytes: Int
     let events: GroupEvents
+    let collages: CollageService
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
@@ -86,6 +87,7 @@ struct PhotoController {
         if created {
             context.logger.info("photo added", metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"])
             events.hub.publish(stored)
+            if photo.task != nil { collages.refresh(groupId: group.id) }
         }
         return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock())))
     }
@@ -146,7 +148,8 @@ struct PhotoController {
         let now = clock()
         return PhotoPage(
             photos: photos.prefix(limit).map { PhotoDocument($0, signer: signer, now: now) },
-            next: photos.count > limit ? photos[limit - 1].id : nil
+            next: photos.count > limit ? photos[limit - 1].id : nil,
+            collages: try await collages.current(groupId: groupId).map { CollageDocument($0, signer: signer, now: now) }
         )
     }
 
@@ -183,13 +186,7 @@ struct PhotoController {
                 if let suffix = Self.variants[variant] {
                     return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: suffix)))
                 }
-                guard let format = PhotoFormat(rawValue: photo.format) else { throw CocoaError(.fileReadCorruptFile) }
-                if format == .heif {
-                    return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "-full.jpg")))
-                }
-                let original = try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "." + format.fileExtension)))
-                guard let scrubbed = LocationScrubber.scrub(original, format: format) else { throw CocoaError(.fileReadCorruptFile) }
-                return scrubbed
+                return try Self.servedOriginal(photo, blobs: blobs)
             }
         } catch {
             // The row is there but its file is not, or the original cannot be read safely:
@@ -200,6 +197,25 @@ struct PhotoController {
         let format = variant == "original" ? PhotoFormat(rawValue: photo.format) : .jpeg
         headers[.contentType] = format == .heif || format == nil ? "image/jpeg" : format!.mediaType
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// The original as it is served: without location data, HEIC as its JPEG transcode.
+    /// Blocks; throws when the file is gone or cannot be scrubbed, so that nothing with a
+    /// location in it is ever sent.
+    static func servedOriginal(_ photo: Photo, blobs: BlobStore) throws -> Data {
+        guard let format = PhotoFormat(rawValue: photo.format) else { throw CocoaError(.fileReadCorruptFile) }
+        if format == .heif {
+            return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "-full.jpg")))
+        }
+        let original = try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "." + format.fileExtension)))
+        guard let scrubbed = LocationScrubber.scrub(original, format: format) else { throw CocoaError(.fileReadCorruptFile) }
+        return scrubbed
+    }
+
+    /// The file extension of the original as served.
+    static func servedExtension(_ photo: Photo) -> String {
+        guard let format = PhotoFormat(rawValue: photo.format), format != .heif else { return "jpg" }
+        return format.fileExtension
     }
 
     // MARK: Delete and choose
@@ -219,6 +235,7 @@ struct PhotoController {
         if deleted.blobUnused { try await BlockingIO.run { [blobs] in blobs.removeFiles(of: deleted.photo.blob) } }
         context.logger.info("photo deleted", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
         events.hub.publish(deleted.events)
+        if deleted.photo.task != nil { collages.refresh(groupId: deleted.photo.groupId) }
         return .noContent
     }
 
@@ -239,6 +256,7 @@ struct PhotoController {
             throw Problem(.unprocessableContent, code: "photo-not-of-task", detail: "That photo is not one of this task's photos.")
         }
         await events.emit(groupId: groupId, [.init(type: "choice-changed", fields: ["missionId": missionId, "taskId": taskId, "photoId": body.photoId])])
+        collages.refresh(groupId: groupId)
         return .noContent
     }
 }

@@ -47,6 +47,8 @@ struct PhotoPage: ResponseCodable, Sendable {
     var photos: [PhotoDocument]
     /// Pass as `before` for the next page; absent on the last page.
     var next: String?
+    /// The group's collages, on every page.
+    var collages: [CollageDocument]
 }
 
 struct ChoiceRequest: StrictRequestBody {

@@ -1,0 +1,266 @@
+import Crypto
+import Foundation
+import GroupieContent
+import GroupieCore
+import GroupieImaging
+import GroupieStorage
+import Logging
+
+/// Makes, caches and forgets the collages of a group's completed missions.
+///
+/// Files live in `data/collages/<group>/<mission>-<inputs>-<size>.<ext>`, where `<inputs>` is a
+/// hash of everything that shows in the picture (photos, texts, colours, assets, style), so a
+/// cached file is never stale: when a chosen photo, a title or the theme changes, the name
+/// changes. Files are written under a temporary name and renamed, so a half-written collage is
+/// never served; renders of the same file wait for one another instead of running twice.
+actor CollageService {
+    static let defaultLongEdge = 2048
+    static let sizes = 256...4096
+    /// Bumped when the renderer draws differently, so that cached pictures are made again.
+    static let rendererVersion = "1"
+
+    let database: GroupieDatabase
+    let catalog: VenueCatalog
+    let blobs: BlobStore
+    let renderer: CollageRenderer
+    let work: ImageWorkQueue
+    let events: GroupEvents
+    let directory: String
+    let assetsDirectory: String
+    let clock: @Sendable () -> Date
+    let logger: Logger
+
+    private var renders: [String: Task<CollageFile, any Error>] = [:]
+    private var refreshing: Set<String> = []
+    private var refreshAgain: Set<String> = []
+
+    init(
+        database: GroupieDatabase, catalog: VenueCatalog, blobs: BlobStore, renderer: CollageRenderer, work: ImageWorkQueue,
+        events: GroupEvents, directory: String, assetsDirectory: String, clock: @escaping @Sendable () -> Date, logger: Logger
+    ) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        self.database = database
+        self.catalog = catalog
+        self.blobs = blobs
+        self.renderer = renderer
+        self.work = work
+        self.events = events
+        self.directory = directory
+        self.assetsDirectory = assetsDirectory
+        self.clock = clock
+        self.logger = logger
+    }
+
+    struct CollageFile: Sendable {
+        var path: String
+        var key: String
+        var width: Int
+        var height: Int
+    }
+
+    /// Everything a mission's collage shows.
+    struct Inputs: Sendable {
+        var group: Group
+        var venue: Venue
+        var mission: Mission
+        /// The chosen photos in task order.
+        var photos: [Photo]
+        var language: String
+        var caption: CollageContent.Caption
+        /// Hash of everything above that shows in the picture.
+        var key: String
+    }
+
+    enum Unavailable: Error, Equatable {
+        case unknownMission
+        case incomplete(missing: Int)
+    }
+
+    // MARK: Serving
+
+    /// The collage file of a mission at `longEdge` pixels, made now if it is not cached.
+    func file(groupId: String, missionId: String, longEdge: Int = CollageService.defaultLongEdge, format: CollageFileFormat = .jpeg) async throws -> CollageFile {
+        guard let subject = try await database.collageSubject(groupId: groupId) else { throw Unavailable.unknownMission }
+        let inputs = try inputs(subject: subject, missionId: missionId)
+        return try await file(inputs, longEdge: longEdge, format: format)
+    }
+
+    /// What a mission's collage would be made of now; throws when it cannot be made.
+    func inputs(subject: GroupieDatabase.CollageSubject, missionId: String) throws -> Inputs {
+        guard let venue = catalog.venue(id: subject.group.venueId)?.venue, let mission = venue.missions.first(where: { $0.id == missionId }) else {
+            throw Unavailable.unknownMission
+        }
+        let photos = mission.tasks.compactMap { subject.taskPhotos.chosen[.init(missionId: mission.id, taskId: $0.id)] }
+        guard photos.count == mission.tasks.count else { throw Unavailable.incomplete(missing: mission.tasks.count - photos.count) }
+        let language = LanguageNegotiation.choose(explicit: subject.creatorLanguage, acceptLanguage: nil, offered: venue.languages)
+        let caption = Self.caption(venue: venue, mission: mission, group: subject.group, photos: photos, language: language)
+        var hasher = SHA256()
+        var parts = [Self.rendererVersion, mission.style.rawValue, venue.theme.color, venue.theme.logo ?? "", mission.sticker ?? ""]
+        parts += [caption.title, caption.subtitle] + caption.names
+        parts += photos.map { "\($0.blob):\($0.width)x\($0.height)" }
+        for part in parts {
+            hasher.update(data: Data(part.utf8))
+            hasher.update(data: Data([0]))
+        }
+        let key = hasher.finalize().prefix(12).map { String(format: "%02x", $0) }.joined()
+        return Inputs(group: subject.group, venue: venue, mission: mission, photos: photos, language: language, caption: caption, key: key)
+    }
+
+    func file(_ inputs: Inputs, longEdge: Int, format: CollageFileFormat) async throws -> CollageFile {
+        let folder = directory + "/" + inputs.group.id
+        let path = "\(folder)/\(inputs.mission.id)-\(inputs.key)-\(longEdge).\(format.rawValue)"
+        if let running = renders[path] { return try await running.value }
+        let layout = CollageLayoutEngine.layout(
+            photos: inputs.photos.map { PixelSize(width: $0.width, height: $0.height) }, longEdge: longEdge, style: inputs.mission.style
+        )
+        let done = CollageFile(path: path, key: inputs.key, width: layout.canvas.width, height: layout.canvas.height)
+        if FileManager.default.fileExists(atPath: path) { return done }
+        let content = content(inputs)
+        let task = Task { [renderer, work, logger] in
+            let started = ContinuousClock.now
+            let report = try await work.run {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                let temporary = path + ".\(UUID().uuidString).tmp"
+                do {
+                    let report = try renderer.render(layout: layout, content: content, format: format, to: temporary)
+                    try BlobStore.fsync(path: temporary)
+                    guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+                    return report
+                } catch {
+                    try? FileManager.default.removeItem(atPath: temporary)
+                    throw error
+                }
+            }
+            for asset in report.missingAssets {
+                logger.error("collage drawn without a missing asset", metadata: ["asset": "\(asset)", "mission": "\(inputs.mission.id)", "venue": "\(inputs.venue.id)"])
+            }
+            CollageMetrics.renders.increment()
+            let elapsed = (ContinuousClock.now - started).components
+            CollageMetrics.renderTime.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+            logger.debug("collage made", metadata: ["group": "\(inputs.group.id)", "mission": "\(inputs.mission.id)", "layout": "\(layout.arrangement)"])
+            return done
+        }
+        renders[path] = task
+        defer { renders[path] = nil }
+        return try await task.value
+    }
+
+    private func content(_ inputs: Inputs) -> CollageContent {
+        CollageTool.content(
+            venue: inputs.venue, mission: inputs.mission,
+            photoPaths: inputs.photos.map { blobs.path(blob: $0.blob, variant: PhotoController.variants["display", default: "-display.jpg"]) },
+            caption: inputs.caption, assetsDirectory: assetsDirectory
+        )
+    }
+
+    static func caption(venue: Venue, mission: Mission, group: Group, photos: [Photo], language: String) -> CollageContent.Caption {
+        var names: [String] = []
+        for photo in photos where !names.contains(photo.photographerName) {
+            names.append(photo.photographerName)
+        }
+        return CollageTool.caption(
+            venue: venue, mission: mission, groupName: group.name, names: names,
+            day: photos.map(\.createdAt).max() ?? group.createdAt, language: language
+        )
+    }
+
+    /// The collages that show the photos chosen now: those of the album and the download.
+    func current(groupId: String) async throws -> [CollageRecord] {
+        guard let subject = try await database.collageSubject(groupId: groupId) else { return [] }
+        return subject.collages.filter { record in
+            (try? inputs(subject: subject, missionId: record.missionId))?.photos.map(\.id) == record.photoIds
+        }
+    }
+
+    // MARK: Background
+
+    /// After a group's photos changed: makes the collage of every completed mission whose
+    /// photos changed, announces it, and forgets the collages of missions no longer complete.
+    /// Runs in the background; a change while it runs makes it run once more.
+    nonisolated func refresh(groupId: String) {
+        Task { await self.refreshNow(groupId: groupId) }
+    }
+
+    func refreshNow(groupId: String) async {
+        guard !refreshing.contains(groupId) else {
+            refreshAgain.insert(groupId)
+            return
+        }
+        refreshing.insert(groupId)
+        defer { refreshing.remove(groupId) }
+        repeat {
+            refreshAgain.remove(groupId)
+            await refreshOnce(groupId: groupId)
+        } while refreshAgain.contains(groupId)
+    }
+
+    private func refreshOnce(groupId: String) async {
+        do {
+            guard let subject = try await database.collageSubject(groupId: groupId),
+                let venue = catalog.venue(id: subject.group.venueId)?.venue
+            else { return }
+            let records = Dictionary(subject.collages.map { ($0.missionId, $0) }, uniquingKeysWith: { a, _ in a })
+            for mission in venue.missions {
+                let record = records[mission.id]
+                let inputs: Inputs
+                do {
+                    inputs = try self.inputs(subject: subject, missionId: mission.id)
+                } catch {
+                    if record != nil {
+                        try await database.deleteCollage(groupId: groupId, missionId: mission.id)
+                        removeFiles(groupId: groupId, missionId: mission.id, except: nil)
+                        await events.emit(groupId: groupId, [.init(type: "collage-removed", fields: ["missionId": mission.id])])
+                    }
+                    continue
+                }
+                if let record, record.key == inputs.key { continue }
+                let file: CollageFile
+                do {
+                    file = try await self.file(inputs, longEdge: Self.defaultLongEdge, format: .jpeg)
+                } catch {
+                    // A photo deleted while its collage renders: the next refresh makes the right one.
+                    logger.warning("collage not made: \(error)", metadata: ["group": "\(groupId)", "mission": "\(mission.id)"])
+                    continue
+                }
+                // Only announce a collage whose photos are still the chosen ones.
+                guard let now = try await database.collageSubject(groupId: groupId),
+                    (try? self.inputs(subject: now, missionId: mission.id))?.key == inputs.key
+                else {
+                    refreshAgain.insert(groupId)
+                    continue
+                }
+                _ = try await database.saveCollage(CollageRecord(
+                    groupId: groupId, missionId: mission.id, photoIds: inputs.photos.map(\.id), key: inputs.key,
+                    width: file.width, height: file.height, createdAt: clock()
+                ))
+                removeFiles(groupId: groupId, missionId: mission.id, except: inputs.key)
+                await events.emit(groupId: groupId, [.init(type: "collage-ready", fields: ["missionId": mission.id])])
+            }
+        } catch {
+            logger.error("cannot refresh collages: \(error)", metadata: ["group": "\(groupId)"])
+        }
+    }
+
+    /// Removes a mission's collage files but those of the inputs `except`.
+    private func removeFiles(groupId: String, missionId: String, except key: String?) {
+        let folder = directory + "/" + groupId
+        let prefix = missionId + "-"
+        let keep = key.map { prefix + $0 + "-" }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            // Mission ids are `[a-z0-9-]+`: the hash after the id tells one mission from another with a longer id.
+            let rest = name.dropFirst(prefix.count)
+            guard rest.count > 24, rest.prefix(24).allSatisfy(\.isHexDigit), rest.dropFirst(24).first == "-" else { continue }
+            if let keep, name.hasPrefix(keep) { continue }
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+    }
+
+    /// Removes the collage folders of groups that no longer exist (after retention).
+    func removeFilesOfDeletedGroups() async {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            if (try? await database.groupExists(id: name)) == false {
+                try? FileManager.default.removeItem(atPath: directory + "/" + name)
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import CZlib
+import Foundation
+import NIOCore
+
+/// Writes a ZIP archive entry by entry, for streaming: each entry's bytes go out as soon as
+/// they are known, and only the small central directory is kept until the end. Entries are
+/// stored, not deflated: photos and collages are JPEG or PNG already. Names are UTF-8 (flag
+/// bit 11). ZIP64 records are added only when the archive passes 4 GiB, so that ordinary
+/// albums open everywhere.
+struct ZipStream {
+    private struct Central {
+        var name: [UInt8]
+        var crc: UInt32
+        var size: UInt64
+        var offset: UInt64
+        var dosTime: UInt16
+        var dosDate: UInt16
+    }
+
+    private var entries: [Central] = []
+    private var offset: UInt64 = 0
+    private var names: Set<String> = []
+
+    /// A name not used yet in the archive: "a.jpg", then "a (2).jpg", ...
+    mutating func uniqueName(_ proposed: String) -> String {
+        var name = proposed
+        var counter = 2
+        while names.contains(name.lowercased()) {
+            let dot = proposed.lastIndex(of: ".")
+            let stem = dot.map { String(proposed[..<$0]) } ?? proposed
+            let ext = dot.map { String(proposed[$0...]) } ?? ""
+            name = "\(stem) (\(counter))\(ext)"
+            counter += 1
+        }
+        names.insert(name.lowercased())
+        return name
+    }
+
+    /// The local header and data of one entry.
+    mutating func entry(name: String, data: Data, modified: Date, timeZone: TimeZone) -> ByteBuffer {
+        let nameBytes = Array(name.utf8)
+        let crc = data.withUnsafeBytes { raw -> UInt32 in
+            UInt32(crc32(0, raw.bindMemory(to: UInt8.self).baseAddress, uInt(raw.count)))
+        }
+        let (time, date) = Self.dos(modified, timeZone: timeZone)
+        let size = UInt64(data.count)
+        var buffer = ByteBufferAllocator().buffer(capacity: 30 + nameBytes.count + data.count)
+        buffer.writeInteger(UInt32(0x0403_4B50), endianness: .little)
+        buffer.writeInteger(UInt16(20), endianness: .little)  // version needed
+        buffer.writeInteger(UInt16(0x0800), endianness: .little)  // UTF-8 names
+        buffer.writeInteger(UInt16(0), endianness: .little)  // stored
+        buffer.writeInteger(time, endianness: .little)
+        buffer.writeInteger(date, endianness: .little)
+        buffer.writeInteger(crc, endianness: .little)
+        buffer.writeInteger(UInt32(size), endianness: .little)
+        buffer.writeInteger(UInt32(size), endianness: .little)
+        buffer.writeInteger(UInt16(nameBytes.count), endianness: .little)
+        buffer.writeInteger(UInt16(0), endianness: .little)
+        buffer.writeBytes(nameBytes)
+        buffer.writeBytes(data)
+        entries.append(Central(name: nameBytes, crc: crc, size: size, offset: offset, dosTime: time, dosDate: date))
+        offset += UInt64(buffer.readableBytes)
+        return buffer
+    }
+
+    /// The central directory and its end records.
+    func finish() -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: entries.count * 80 + 100)
+        let directoryStart = offset
+        let needs64 = directoryStart >= 0xFFFF_FFFF || entries.count >= 0xFFFF
+        for entry in entries {
+            let far = entry.offset >= 0xFFFF_FFFF
+            buffer.writeInteger(UInt32(0x0201_4B50), endianness: .little)
+            buffer.writeInteger(UInt16(far ? 45 : 20) | 0x0300, endianness: .little)  // made by: Unix
+            buffer.writeInteger(UInt16(far ? 45 : 20), endianness: .little)
+            buffer.writeInteger(UInt16(0x0800), endianness: .little)
+            buffer.writeInteger(UInt16(0), endianness: .little)
+            buffer.writeInteger(entry.dosTime, endianness: .little)
+            buffer.writeInteger(entry.dosDate, endianness: .little)
+            buffer.writeInteger(entry.crc, endianness: .little)
+            buffer.writeInteger(UInt32(entry.size), endianness: .little)
+            buffer.writeInteger(UInt32(entry.size), endianness: .little)
+            buffer.writeInteger(UInt16(entry.name.count), endianness: .little)
+            buffer.writeInteger(UInt16(far ? 12 : 0), endianness: .little)  // extra
+            buffer.writeInteger(UInt16(0), endianness: .little)  // comment
+            buffer.writeInteger(UInt16(0), endianness: .little)  // disk
+            buffer.writeInteger(UInt16(0), endianness: .little)  // internal attributes
+            buffer.writeInteger(UInt32(0o100644) << 16, endianness: .little)  // -rw-r--r--
+            buffer.writeInteger(far ? UInt32.max : UInt32(entry.offset), endianness: .little)
+            buffer.writeBytes(entry.name)
+            if far {
+                buffer.writeInteger(UInt16(0x0001), endianness: .little)
+                buffer.writeInteger(UInt16(8), endianness: .little)
+                buffer.writeInteger(entry.offset, endianness: .little)
+            }
+        }
+        let directorySize = UInt64(buffer.readableBytes)
+        if needs64 {
+            let recordOffset = directoryStart + directorySize
+            buffer.writeInteger(UInt32(0x0606_4B50), endianness: .little)
+            buffer.writeInteger(UInt64(44), endianness: .little)
+            buffer.writeInteger(UInt16(45) | 0x0300, endianness: .little)
+            buffer.writeInteger(UInt16(45), endianness: .little)
+            buffer.writeInteger(UInt32(0), endianness: .little)
+            buffer.writeInteger(UInt32(0), endianness: .little)
+            buffer.writeInteger(UInt64(entries.count), endianness: .little)
+            buffer.writeInteger(UInt64(entries.count), endianness: .little)
+            buffer.writeInteger(directorySize, endianness: .little)
+            buffer.writeInteger(directoryStart, endianness: .little)
+            buffer.writeInteger(UInt32(0x0706_4B50), endianness: .little)
+            buffer.writeInteger(UInt32(0), endianness: .little)
+            buffer.writeInteger(recordOffset, endianness: .little)
+            buffer.writeInteger(UInt32(1), endianness: .little)
+        }
+        buffer.writeInteger(UInt32(0x0605_4B50), endianness: .little)
+        buffer.writeInteger(UInt16(0), endianness: .little)
+        buffer.writeInteger(UInt16(0), endianness: .little)
+        let count = UInt16(min(entries.count, 0xFFFF))
+        buffer.writeInteger(needs64 ? UInt16.max : count, endianness: .little)
+        buffer.writeInteger(needs64 ? UInt16.max : count, endianness: .little)
+        buffer.writeInteger(UInt32(min(directorySize, 0xFFFF_FFFF)), endianness: .little)
+        buffer.writeInteger(needs64 ? UInt32.max : UInt32(directoryStart), endianness: .little)
+        buffer.writeInteger(UInt16(0), endianness: .little)
+        return buffer
+    }
+
+    /// MS-DOS time and date, which ZIP headers carry, in the venue's time zone.
+    static func dos(_ date: Date, timeZone: TimeZone) -> (time: UInt16, date: UInt16) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let year = max(1980, min(2107, c.year ?? 1980))
+        let time = UInt16((c.hour ?? 0) << 11 | (c.minute ?? 0) << 5 | (c.second ?? 0) / 2)
+        let day = UInt16((year - 1980) << 9 | (c.month ?? 1) << 5 | (c.day ?? 1))
+        return (time, day)
+    }
+
+    /// A file or folder name safe on every system: no separators, control or reserved
+    /// characters, not empty, at most 80 characters.
+    static func safeName(_ text: String) -> String {
+        let reserved: Set<Character> = ["/", "\\", ":", "*", "?", "\"", "<", ">", "|"]
+        var cleaned = String(text.map { reserved.contains($0) || $0.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format && $0 != "\u{200D}" } ? "_" : $0 })
+        cleaned = cleaned.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: ".")))
+        if cleaned.isEmpty { cleaned = "_" }
+        return String(cleaned.prefix(80))
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+import GroupieCore
+
+/// The latest collage made of a group's mission: which photos it shows and the file it is in.
+public struct CollageRecord: Sendable, Hashable {
+    public var groupId: String
+    public var missionId: String
+    /// The chosen photos it was made of, in task order; it is current while they still are.
+    public var photoIds: [String]
+    /// The key of its inputs, which names its files.
+    public var key: String
+    public var width: Int
+    public var height: Int
+    public var createdAt: Date
+
+    public init(groupId: String, missionId: String, photoIds: [String], key: String, width: Int, height: Int, createdAt: Date) {
+        self.groupId = groupId
+        self.missionId = missionId
+        self.photoIds = photoIds
+        self.key = key
+        self.width = width
+        self.height = height
+        self.createdAt = createdAt
+    }
+}
+
+extension GroupieDatabase {
+    /// Records a finished collage, replacing the mission's previous one; returns the previous
+    /// key, whose files the caller removes. Nothing is stored when the group is gone.
+    public func saveCollage(_ record: CollageRecord) async throws -> String? {
+        try await writer.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM play_group WHERE id = ?)", arguments: [record.groupId]) == true else {
+                return nil
+            }
+            let previous = try String.fetchOne(
+                db, sql: "SELECT key FROM collage WHERE group_id = ? AND mission_id = ?", arguments: [record.groupId, record.missionId])
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO collage (group_id, mission_id, photo_ids, key, width, height, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [record.groupId, record.missionId, record.photoIds.joined(separator: ","), record.key, record.width, record.height, record.createdAt.timeIntervalSince1970]
+            )
+            return previous == record.key ? nil : previous
+        }
+    }
+
+    /// The group's collages, in the order they were made.
+    public func collages(groupId: String) async throws -> [CollageRecord] {
+        try await writer.read { db in try Self.collages(db, groupId: groupId) }
+    }
+
+    /// Whether the group still exists: collage files of groups that are gone are removed.
+    public func groupExists(id: String) async throws -> Bool {
+        try await writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM play_group WHERE id = ?)", arguments: [id]) ?? false
+        }
+    }
+
+    static func collages(_ db: Database, groupId: String) throws -> [CollageRecord] {
+        try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM collage WHERE group_id = ? ORDER BY created_at, mission_id"), arguments: [groupId]
+        ).map { row in
+            let ids: String = row["photo_ids"]
+            return CollageRecord(
+                groupId: row["group_id"], missionId: row["mission_id"], photoIds: ids.split(separator: ",").map(String.init),
+                key: row["key"], width: row["width"], height: row["height"], createdAt: Date(timeIntervalSince1970: row["created_at"])
+            )
+        }
+    }
+}
+
+extension GroupieDatabase {
+    /// What a group's collages are made from: the group, its chosen photos, the language its
+    /// creator plays in, and the collages made so far.
+    public struct CollageSubject: Sendable {
+        public var group: Group
+        public var taskPhotos: TaskPhotos
+        public var creatorLanguage: String?
+        public var collages: [CollageRecord]
+    }
+
+    public func collageSubject(groupId: String) async throws -> CollageSubject? {
+        try await writer.read { db in
+            guard let group = try Self.group(db, where: "id = ?", groupId) else { return nil }
+            let language = try group.creatorId.flatMap {
+                try String.fetchOne(db, sql: "SELECT language FROM player WHERE id = ?", arguments: [$0])
+            }
+            return CollageSubject(
+                group: group, taskPhotos: try Self.taskPhotos(db, groupId: groupId), creatorLanguage: language,
+                collages: try Self.collages(db, groupId: groupId)
+            )
+        }
+    }
+
+    /// Forgets a mission's collage (its photos changed and it is no longer complete).
+    public func deleteCollage(groupId: String, missionId: String) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM collage WHERE group_id = ? AND mission_id = ?", arguments: [groupId, missionId])
+        }
+    }
+}

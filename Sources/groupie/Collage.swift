@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import GroupieContent
+import GroupieCore
+import GroupieImaging
+import GroupieServer
+
+/// `groupie collage`: draws a mission's collage from image files, as the server would; for
+/// trying a venue's look, the reference pictures and the benchmark.
+struct Collage: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw a mission's collage from image files, as the server draws it for a group.",
+        discussion: "Prints the layout and, with --repeat, the time each drawing took."
+    )
+
+    @Option(help: "The venue's mission file.")
+    var venue: String
+
+    @Option(help: "The mission's id.")
+    var mission: String
+
+    @Option(help: "Folder of logos, stickers and frames (GROUPIE_ASSETS). Default ./assets.")
+    var assets: String?
+
+    @Option(help: "Language of the caption. Default: the venue's first.")
+    var language: String?
+
+    @Option(help: "Photographers' names, comma-separated, in the order of the photos.")
+    var names: String = ""
+
+    @Option(help: "The group's name, shown in the caption.")
+    var group: String?
+
+    @Option(help: "Draw in this style instead of the mission's: auto, grid, strip, polaroid or sticker.")
+    var style: String?
+
+    @Option(help: "Pixels on the long edge, 256 to 4096.")
+    var size: Int = 2048
+
+    @Option(help: "Draw it this many times and print the times (for benchmarks).")
+    var `repeat`: Int = 1
+
+    @Option(help: "Where to write the picture; .jpg or .png.")
+    var out: String
+
+    @Argument(help: "One image per task of the mission, in the order of its tasks.")
+    var photos: [String]
+
+    func run() throws {
+        let assetsDirectory = assets ?? ProcessInfo.processInfo.environment["GROUPIE_ASSETS"] ?? "./assets"
+        let report = MissionFileReader(assetsDirectory: assetsDirectory).read(fileAt: venue)
+        guard let venue = report.venue else {
+            report.problems.forEach { print($0) }
+            throw ExitCode(1)
+        }
+        guard var mission = venue.missions.first(where: { $0.id == self.mission }) else {
+            throw ValidationError("The venue has no mission '\(self.mission)'; it has \(venue.missions.map(\.id).joined(separator: ", ")).")
+        }
+        if let style {
+            guard let chosen = VisualStyle(rawValue: style) else { throw ValidationError("--style must be auto, grid, strip, polaroid or sticker.") }
+            mission.style = chosen
+        }
+        guard photos.count == mission.tasks.count else {
+            throw ValidationError("The mission has \(mission.tasks.count) task(s): give as many photos, not \(photos.count).")
+        }
+        guard (256...4096).contains(size) else { throw ValidationError("--size must be from 256 to 4096.") }
+        let format: CollageFileFormat = out.lowercased().hasSuffix(".png") ? .png : .jpeg
+        let language = language.flatMap { venue.languages.contains($0) ? $0 : nil } ?? venue.defaultLanguage
+        let names = self.names.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        var times: [Double] = []
+        var result: CollageTool.Result?
+        for _ in 0..<max(1, self.repeat) {
+            let started = DispatchTime.now().uptimeNanoseconds
+            result = try CollageTool.render(
+                venue: venue, mission: mission, photos: photos, names: names, groupName: group, day: Date(), language: language,
+                longEdge: size, format: format, assetsDirectory: assetsDirectory, output: out
+            )
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
+        }
+        guard let result else { return }
+        for asset in result.report.missingAssets { print("warning: \(asset) is missing; drawn without it") }
+        let sorted = times.sorted()
+        print("collage \(out): \(result.layout.canvas.width)x\(result.layout.canvas.height), style \(result.layout.style.rawValue), layout \(result.layout.arrangement)")
+        print(String(format: "times: runs %d, p50 %.1f ms, min %.1f ms, max %.1f ms", sorted.count, sorted[sorted.count / 2], sorted[0], sorted[sorted.count - 1]))
+    }
+}

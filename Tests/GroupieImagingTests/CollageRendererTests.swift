@@ -1,0 +1,143 @@
+import Foundation
+import GroupieCore
+import GroupieTestSupport
+import Testing
+
+@testable import GroupieImaging
+
+@Suite("Collage rendering")
+struct CollageRendererTests {
+    static let colours: [(Int, Int, Int)] = [
+        (220, 40, 40), (40, 180, 60), (40, 80, 220), (230, 200, 30), (200, 40, 200),
+        (30, 200, 200), (240, 130, 20), (120, 60, 20), (90, 90, 90),
+    ]
+    static let caption = CollageContent.Caption(title: "Under the sea", subtitle: "The Aquarium · 21 November 2026", names: ["Ada", "Bo"])
+
+    /// Solid photos of distinct colours, in a mix of shapes.
+    static func photos(_ count: Int) throws -> (paths: [String], sizes: [PixelSize]) {
+        let shapes = [(800, 600), (600, 800), (900, 900), (1200, 500), (640, 480), (480, 640), (700, 700), (1000, 600), (600, 1000)]
+        var paths: [String] = [], sizes: [PixelSize] = []
+        for index in 0..<count {
+            let (w, h) = shapes[index % shapes.count]
+            paths.append(try TestImages.solid(width: w, height: h, rgb: colours[index], ext: "jpg"))
+            sizes.append(PixelSize(width: w, height: h))
+        }
+        return (paths, sizes)
+    }
+
+    static func output(_ ext: String) -> String {
+        TestImages.folder + "/collage-\(UUID().uuidString).\(ext)"
+    }
+
+    /// Samples points well inside every tile and checks they have its photo's colour.
+    static func expectTilesFromTheirPhotos(_ path: String, layout: CollageLayout) throws {
+        for tile in layout.tiles {
+            let f = tile.frame
+            let cx = f.x + f.width / 2, cy = f.y + f.height / 2
+            let points = tile.rotation == 0
+                ? [(cx, cy), (f.x + f.width / 5, f.y + f.height / 5), (f.maxX - f.width / 5, f.maxY - f.height / 5)]
+                : [(cx, cy)]
+            for (x, y) in points {
+                let pixel = try TestImages.pixel(path, x: x, y: y)
+                #expect(TestImages.close(pixel, colours[tile.photoIndex]), "tile \(tile.photoIndex) at \(x),\(y) is \(pixel)")
+            }
+        }
+    }
+
+    @Test("Every style: the picture has the layout's size and each tile shows its own photo", arguments: [VisualStyle.grid, .strip, .auto, .polaroid])
+    func styles(style: VisualStyle) throws {
+        let renderer = try CollageRenderer()
+        let (paths, sizes) = try Self.photos(5)
+        let layout = CollageLayoutEngine.layout(photos: sizes, longEdge: 1024, style: style)
+        let out = Self.output("jpg")
+        let report = try renderer.render(layout: layout, content: CollageContent(photoPaths: paths, caption: Self.caption, themeColor: "#0b6e8a"), format: .jpeg, to: out)
+        #expect(report.missingAssets.isEmpty)
+        let size = try TestImages.header(out)
+        #expect(size.width == layout.canvas.width && size.height == layout.canvas.height)
+        #expect(max(size.width, size.height) == 1024)
+        try Self.expectTilesFromTheirPhotos(out, layout: layout)
+        // The caption band's corner has the venue's colour.
+        let corner = try TestImages.pixel(out, x: layout.caption.x + 2, y: layout.caption.maxY - 3)
+        #expect(TestImages.close(corner, (11, 110, 138)), "caption corner is \(corner)")
+    }
+
+    @Test("Nine photos at 2048 px, as JPEG and as PNG")
+    func ninePhotos() throws {
+        let renderer = try CollageRenderer()
+        let (paths, sizes) = try Self.photos(9)
+        let layout = CollageLayoutEngine.layout(photos: sizes, longEdge: 2048, style: .auto)
+        #expect(Set(layout.tiles.map(\.photoIndex)) == Set(0..<9))
+        for format in CollageFileFormat.allCases {
+            let out = Self.output(format.rawValue)
+            _ = try renderer.render(layout: layout, content: CollageContent(photoPaths: paths, caption: Self.caption, themeColor: "#8a1c3b"), format: format, to: out)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: out))
+            #expect(bytes.starts(with: format == .png ? [0x89, 0x50, 0x4E, 0x47] : [0xFF, 0xD8, 0xFF]))
+            let size = try TestImages.header(out)
+            #expect(size.width == layout.canvas.width && size.height == layout.canvas.height)
+            try Self.expectTilesFromTheirPhotos(out, layout: layout)
+        }
+    }
+
+    @Test("Sticker style draws the sticker over the photo; a missing sticker falls back to the plain frame")
+    func sticker() throws {
+        let renderer = try CollageRenderer()
+        let (paths, sizes) = try Self.photos(1)
+        let layout = CollageLayoutEngine.layout(photos: sizes, longEdge: 1024, style: .sticker)
+        let assets = TestServerAssets.repository + "/assets"
+        let present = CollageContent(
+            photoPaths: paths, caption: Self.caption, themeColor: "#8a1c3b", logoPath: assets + "/logos/art-museum.svg",
+            stickerPath: assets + "/stickers/star.svg", framePath: assets + "/frames/frame-gold.svg", plainFramePath: assets + "/frames/frame-plain.svg"
+        )
+        let out = Self.output("jpg")
+        #expect(try renderer.render(layout: layout, content: present, format: .jpeg, to: out).missingAssets.isEmpty)
+        let sticker = try #require(layout.sticker)
+        // The star's yellow is in the middle of the sticker's place, not the photo's red.
+        let middle = try TestImages.pixel(out, x: sticker.x + sticker.width / 2, y: sticker.y + sticker.height / 2)
+        #expect(!TestImages.close(middle, Self.colours[0], tolerance: 40), "sticker centre is \(middle)")
+
+        var missing = present
+        missing.stickerPath = assets + "/stickers/no-such-sticker.svg"
+        let fallback = Self.output("jpg")
+        let report = try renderer.render(layout: layout, content: missing, format: .jpeg, to: fallback)
+        #expect(report.missingAssets == [assets + "/stickers/no-such-sticker.svg"])
+        #expect(try TestImages.header(fallback).width == layout.canvas.width)
+    }
+
+    @Test("Names in other scripts and right-to-left names are set without failing")
+    func scripts() throws {
+        let renderer = try CollageRenderer()
+        let (paths, sizes) = try Self.photos(2)
+        let layout = CollageLayoutEngine.layout(photos: sizes, longEdge: 800, style: .grid)
+        let caption = CollageContent.Caption(title: "Ångström & <friends>", subtitle: "Μουσείο · 21 ноября 2026", names: ["مريم", "שרה", "Zoë", "Дмитрий", "👩🏽‍🚀 Ada"])
+        let out = Self.output("jpg")
+        _ = try renderer.render(layout: layout, content: CollageContent(photoPaths: paths, caption: caption, themeColor: "#f4d35e"), format: .jpeg, to: out)
+        #expect(try TestImages.header(out).width == layout.canvas.width)
+    }
+
+    @Test("A photo that is gone fails the render and leaves no file behind")
+    func missingPhoto() throws {
+        let renderer = try CollageRenderer()
+        let (paths, sizes) = try Self.photos(2)
+        let layout = CollageLayoutEngine.layout(photos: sizes, longEdge: 800, style: .grid)
+        let out = Self.output("jpg")
+        #expect(throws: PhotoProcessor.Failure.self) {
+            try renderer.render(layout: layout, content: CollageContent(photoPaths: [paths[0], TestImages.folder + "/gone.jpg"], caption: Self.caption, themeColor: "#000000"), format: .jpeg, to: out)
+        }
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test("Ink on the caption band contrasts with the venue colour (WCAG AA for large text at least)")
+    func ink() {
+        for hex in ["#0b6e8a", "#8a1c3b", "#f4d35e", "#ffffff", "#000000", "#777777", "#00ff00"] {
+            let colour = RGB(hex: hex)!
+            #expect(colour.contrast(with: colour.readableInk) >= 3, "\(hex)")
+        }
+        #expect(RGB(hex: "#12345") == nil)
+        #expect(CaptionMarkup.escape("<b>&\"'") == "&lt;b&gt;&amp;&quot;&apos;")
+        #expect(CaptionMarkup.shortened(["Ada", "Bo", "Cy", "Di"], budget: 16) == "Ada, Bo +2")
+    }
+}
+
+enum TestServerAssets {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+}
