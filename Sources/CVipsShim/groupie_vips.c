@@ -1,5 +1,7 @@
 #include "groupie_vips.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
 
@@ -65,25 +67,34 @@ int groupie_vips_transcode(const char *input, const char *output, int quality) {
 /* Collages. Every intermediate image is held by `scope`, a plain VipsImage whose local arrays are
  * released together with it, so that every error path frees everything. */
 
-/* `in` as 8-bit sRGB with alpha. */
-static VipsImage *srgba(VipsObject *scope, VipsImage *in) {
+/* `in` as 8-bit sRGB; with an alpha band when `alpha`, else flattened on white. */
+static VipsImage *srgb(VipsObject *scope, VipsImage *in, int alpha) {
     VipsImage **t = (VipsImage **)vips_object_local_array(scope, 3);
     if (vips_colourspace(in, &t[0], VIPS_INTERPRETATION_sRGB, NULL)) return NULL;
     if (vips_cast_uchar(t[0], &t[1], NULL)) return NULL;
-    if (t[1]->Bands == 4) return t[1];
-    if (t[1]->Bands != 3) {
-        vips_error("groupie", "an image of %d bands cannot be drawn", t[1]->Bands);
+    VipsImage *image = t[1];
+    if (image->Bands != 3 && image->Bands != 4) {
+        vips_error("groupie", "an image of %d bands cannot be drawn", image->Bands);
         return NULL;
     }
-    if (vips_bandjoin_const1(t[1], &t[2], 255, NULL)) return NULL;
-    return t[2];
+    if (alpha && image->Bands == 3) {
+        if (vips_bandjoin_const1(image, &t[2], 255, NULL)) return NULL;
+        return t[2];
+    }
+    if (!alpha && image->Bands == 4) {
+        VipsArrayDouble *white = vips_array_double_newv(3, 255.0, 255.0, 255.0);
+        int failed = vips_flatten(image, &t[2], "background", white, NULL);
+        vips_area_unref(VIPS_AREA(white));
+        return failed ? NULL : t[2];
+    }
+    return image;
 }
 
-/* A plain RGBA rectangle. */
-static VipsImage *rectangle(VipsObject *scope, int width, int height, const double color[4]) {
+/* A plain RGB or RGBA rectangle. */
+static VipsImage *rectangle(VipsObject *scope, int width, int height, const double *color, int bands) {
     VipsImage **t = (VipsImage **)vips_object_local_array(scope, 3);
-    if (vips_black(&t[0], width, height, "bands", 4, NULL)) return NULL;
-    if (!(t[1] = vips_image_new_from_image(t[0], color, 4))) return NULL;
+    if (vips_black(&t[0], width, height, "bands", bands, NULL)) return NULL;
+    if (!(t[1] = vips_image_new_from_image(t[0], color, bands))) return NULL;
     if (vips_copy(t[1], &t[2], "interpretation", VIPS_INTERPRETATION_sRGB, NULL)) return NULL;
     return t[2];
 }
@@ -102,20 +113,87 @@ static VipsImage *rotated(VipsObject *scope, VipsImage *in, double degrees) {
 
 /* A soft shadow of an RGBA image's shape. */
 static VipsImage *shadow(VipsObject *scope, VipsImage *in, int blur) {
-    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 6);
-    double black[4] = {20, 20, 20, 0};
-    VipsImage *ink;
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 7);
+    double ink[3] = {20, 20, 20};
+    VipsImage *colour;
     if (vips_extract_band(in, &t[0], 3, NULL)) return NULL;
     if (vips_linear1(t[0], &t[1], 0.45, 0, NULL)) return NULL;
     if (vips_embed(t[1], &t[2], blur * 2, blur * 2, in->Xsize + blur * 4, in->Ysize + blur * 4, NULL)) return NULL;
     if (vips_gaussblur(t[2], &t[3], blur / 2.0 + 0.5, NULL)) return NULL;
     /* `rectangle` keeps its image in a local array of its own. */
-    if (!(ink = rectangle(scope, t[3]->Xsize, t[3]->Ysize, black))) return NULL;
-    if (vips_extract_band(ink, &t[4], 0, "n", 3, NULL)) return NULL;
-    if (vips_bandjoin2(t[4], t[3], &t[5], NULL)) return NULL;
-    VipsImage **out = (VipsImage **)vips_object_local_array(scope, 1);
-    if (vips_cast_uchar(t[5], &out[0], NULL)) return NULL;
-    return out[0];
+    if (!(colour = rectangle(scope, t[3]->Xsize, t[3]->Ysize, ink, 3))) return NULL;
+    if (vips_cast_uchar(t[3], &t[4], NULL)) return NULL;
+    if (vips_bandjoin2(colour, t[4], &t[5], NULL)) return NULL;
+    if (vips_copy(t[5], &t[6], "interpretation", VIPS_INTERPRETATION_sRGB, NULL)) return NULL;
+    return t[6];
+}
+
+/* A photo scaled uniformly to cover `width` x `height` and cropped to it, in memory: JPEG
+ * shrink-on-load, then a cubic resize, then the crop window, placed on the attention centre
+ * found on a small copy (or centred). Returns a new reference. */
+static VipsImage *make_tile(const char *path, int width, int height, int attention) {
+    VipsObject *scope = VIPS_OBJECT(vips_image_new());
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 8);
+    VipsImage *result = NULL;
+    const char *loader = vips_foreign_find_load(path);
+    if (!loader) goto done;
+    if (!(t[0] = vips_image_new_from_file(path, "fail_on", VIPS_FAIL_ON_ERROR, NULL))) goto done;
+    int swapped = vips_image_get_orientation_swap(t[0]);
+    double w0 = swapped ? t[0]->Ysize : t[0]->Xsize, h0 = swapped ? t[0]->Xsize : t[0]->Ysize;
+    double scale = VIPS_MAX((width + 0.5) / w0, (height + 0.5) / h0);
+    VipsImage *image = t[0];
+    if (vips_isprefix("VipsForeignLoadJpeg", loader)) {
+        int shrink = 1;
+        while (shrink < 8 && scale * shrink * 2 <= 1.0) shrink *= 2;
+        if (shrink > 1) {
+            if (!(t[1] = vips_image_new_from_file(path, "shrink", shrink, "fail_on", VIPS_FAIL_ON_ERROR, NULL))) goto done;
+            image = t[1];
+            scale = VIPS_MAX((width + 0.5) / (swapped ? image->Ysize : image->Xsize), (height + 0.5) / (swapped ? image->Xsize : image->Ysize));
+        }
+    }
+    if (vips_autorot(image, &t[2], NULL)) goto done;
+    if (vips_resize(t[2], &t[3], scale, "kernel", VIPS_KERNEL_CUBIC, NULL)) goto done;
+    if (!(image = srgb(scope, t[3], 0))) goto done;
+    /* Decoded once, here: the crop and the picture read from memory. */
+    if (!(t[4] = vips_image_copy_memory(image))) goto done;
+    image = t[4];
+    int left = (image->Xsize - width) / 2, top = (image->Ysize - height) / 2;
+    if (attention && (image->Xsize > width || image->Ysize > height)) {
+        double factor = VIPS_MIN(1.0, 256.0 / VIPS_MAX(image->Xsize, image->Ysize));
+        int x = 0, y = 0;
+        if (vips_resize(image, &t[5], factor, "kernel", VIPS_KERNEL_LINEAR, NULL)) goto done;
+        if (vips_smartcrop(t[5], &t[6], VIPS_MAX(1, (int)(width * factor)), VIPS_MAX(1, (int)(height * factor)),
+                           "interesting", VIPS_INTERESTING_ATTENTION, "attention_x", &x, "attention_y", &y, NULL))
+            goto done;
+        left = VIPS_CLIP(0, (int)(x / factor) - width / 2, image->Xsize - width);
+        top = VIPS_CLIP(0, (int)(y / factor) - height / 2, image->Ysize - height);
+    }
+    if (vips_extract_area(image, &t[7], VIPS_MAX(0, left), VIPS_MAX(0, top), width, height, NULL)) goto done;
+    result = t[7];
+    g_object_ref(result);
+done:
+    g_object_unref(scope);
+    return result;
+}
+
+typedef struct {
+    const groupie_layer *layers;
+    int count;
+    VipsImage **tiles;
+    gint next;
+    gint failed;
+} tile_work;
+
+static gpointer tile_worker(gpointer data) {
+    tile_work *work = data;
+    for (;;) {
+        int i = g_atomic_int_add(&work->next, 1);
+        if (i >= work->count || g_atomic_int_get(&work->failed)) break;
+        const groupie_layer *layer = &work->layers[i];
+        if (layer->kind != GROUPIE_LAYER_PHOTO) continue;
+        if (!(work->tiles[i] = make_tile(layer->source, layer->width, layer->height, layer->crop))) g_atomic_int_set(&work->failed, 1);
+    }
+    return NULL;
 }
 
 typedef struct {
@@ -123,26 +201,26 @@ typedef struct {
     int x, y;
 } placed;
 
-static int place_photo(VipsObject *scope, const groupie_layer *layer, placed *out, int *count) {
-    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 2);
-    VipsInteresting interesting = layer->crop ? VIPS_INTERESTING_ATTENTION : VIPS_INTERESTING_CENTRE;
-    if (vips_thumbnail(layer->source, &t[0], layer->width, "height", layer->height, "crop", interesting,
-                       "size", VIPS_SIZE_BOTH, "fail_on", VIPS_FAIL_ON_ERROR, NULL))
-        return -1;
-    VipsImage *image = t[0];
+static int place_photo(VipsObject *scope, const groupie_layer *layer, VipsImage *tile, placed *out, int *count) {
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 1);
+    VipsImage *image = tile;
     int x = layer->x, y = layer->y;
+    if (layer->border <= 0 && layer->border_bottom <= 0 && layer->rotation == 0) {
+        out[(*count)++] = (placed){image, x, y};
+        return 0;
+    }
     if (layer->border > 0 || layer->border_bottom > 0) {
         VipsArrayDouble *paper = vips_array_double_newv(3, layer->color[0], layer->color[1], layer->color[2]);
-        int failed = vips_embed(image, &t[1], layer->border, layer->border, image->Xsize + 2 * layer->border,
+        int failed = vips_embed(image, &t[0], layer->border, layer->border, image->Xsize + 2 * layer->border,
                                 image->Ysize + layer->border + layer->border_bottom,
                                 "extend", VIPS_EXTEND_BACKGROUND, "background", paper, NULL);
         vips_area_unref(VIPS_AREA(paper));
         if (failed) return -1;
-        image = t[1];
+        image = t[0];
         x -= layer->border;
         y -= layer->border;
     }
-    if (!(image = srgba(scope, image))) return -1;
+    if (!(image = srgb(scope, image, 1))) return -1;
     int centre_x = x + image->Xsize / 2, centre_y = y + image->Ysize / 2;
     if (layer->rotation != 0) {
         if (!(image = rotated(scope, image, layer->rotation))) return -1;
@@ -153,11 +231,9 @@ static int place_photo(VipsObject *scope, const groupie_layer *layer, placed *ou
         int blur = layer->border > 8 ? layer->border : 8;
         VipsImage *shade = shadow(scope, image, blur);
         if (!shade) return -1;
-        out[*count] = (placed){shade, x - blur * 2 + blur / 3, y - blur * 2 + blur / 2};
-        (*count)++;
+        out[(*count)++] = (placed){shade, x - blur * 2 + blur / 3, y - blur * 2 + blur / 2};
     }
-    out[*count] = (placed){image, x, y};
-    (*count)++;
+    out[(*count)++] = (placed){image, x, y};
     return 0;
 }
 
@@ -166,10 +242,9 @@ static int place_asset(VipsObject *scope, const groupie_layer *layer, int stretc
     if (vips_thumbnail(layer->source, &t[0], layer->width, "height", layer->height,
                        "size", stretch ? VIPS_SIZE_FORCE : VIPS_SIZE_BOTH, NULL))
         return -1;
-    VipsImage *image = srgba(scope, t[0]);
+    VipsImage *image = srgb(scope, t[0], 1);
     if (!image) return -1;
-    out[*count] = (placed){image, layer->x + (layer->width - image->Xsize) / 2, layer->y + (layer->height - image->Ysize) / 2};
-    (*count)++;
+    out[(*count)++] = (placed){image, layer->x + (layer->width - image->Xsize) / 2, layer->y + (layer->height - image->Ysize) / 2};
     return 0;
 }
 
@@ -185,10 +260,29 @@ static int place_text(VipsObject *scope, const groupie_layer *layer, placed *out
             return -1;
         image = t[1];
     }
-    if (!(image = srgba(scope, image))) return -1;
-    out[*count] = (placed){image, layer->x + (layer->width - image->Xsize) / 2, layer->y + (layer->height - image->Ysize) / 2};
-    (*count)++;
+    if (!(image = srgb(scope, image, 1))) return -1;
+    out[(*count)++] = (placed){image, layer->x + (layer->width - image->Xsize) / 2, layer->y + (layer->height - image->Ysize) / 2};
     return 0;
+}
+
+/* Draws `item` onto `canvas` (RGB): opaque images are inserted as they are; images with alpha
+ * are blended over the part of the canvas under them only. */
+static VipsImage *draw(VipsObject *scope, VipsImage *canvas, placed item) {
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 6);
+    if (item.image->Bands == 3) {
+        if (vips_insert(canvas, item.image, &t[0], item.x, item.y, NULL)) return NULL;
+        return t[0];
+    }
+    int left = VIPS_MAX(0, item.x), top = VIPS_MAX(0, item.y);
+    int right = VIPS_MIN(canvas->Xsize, item.x + item.image->Xsize), bottom = VIPS_MIN(canvas->Ysize, item.y + item.image->Ysize);
+    if (right <= left || bottom <= top) return canvas;
+    if (vips_extract_area(canvas, &t[0], left, top, right - left, bottom - top, NULL)) return NULL;
+    if (vips_extract_area(item.image, &t[1], left - item.x, top - item.y, right - left, bottom - top, NULL)) return NULL;
+    if (vips_composite2(t[0], t[1], &t[2], VIPS_BLEND_MODE_OVER, NULL)) return NULL;
+    if (vips_extract_band(t[2], &t[3], 0, "n", 3, NULL)) return NULL;
+    if (vips_cast_uchar(t[3], &t[4], NULL)) return NULL;
+    if (vips_insert(canvas, t[4], &t[5], left, top, NULL)) return NULL;
+    return t[5];
 }
 
 int groupie_vips_collage(int width, int height, const double background[3], const groupie_layer *layers, int count,
@@ -201,16 +295,23 @@ int groupie_vips_collage(int width, int height, const double background[3], cons
     VipsObject *scope = VIPS_OBJECT(vips_image_new());
     /* Every layer may add a shadow: two placed images at most. */
     placed *items = g_new0(placed, (gsize)count * 2 + 1);
+    VipsImage **tiles = g_new0(VipsImage *, (gsize)count + 1);
     int placed_count = 0, status = -1;
-    double base_color[4] = {background[0], background[1], background[2], 255};
-    VipsImage *base = rectangle(scope, width, height, base_color);
-    if (!base) goto done;
-    items[placed_count++] = (placed){base, 0, 0};
+
+    /* The photos first, two at a time: decoding them is most of the work. */
+    tile_work work = {layers, count, tiles, 0, 0};
+    GThread *helper = g_thread_new("groupie-collage", tile_worker, &work);
+    tile_worker(&work);
+    g_thread_join(helper);
+    if (work.failed) goto done;
+
+    VipsImage *canvas = rectangle(scope, width, height, background, 3);
+    if (!canvas) goto done;
     for (int i = 0; i < count; i++) {
         const groupie_layer *layer = &layers[i];
         int failed = 0;
         switch (layer->kind) {
-        case GROUPIE_LAYER_PHOTO: failed = place_photo(scope, layer, items, &placed_count); break;
+        case GROUPIE_LAYER_PHOTO: failed = place_photo(scope, layer, tiles[i], items, &placed_count); break;
         case GROUPIE_LAYER_ASSET:
         case GROUPIE_LAYER_OVERLAY:
             failed = place_asset(scope, layer, layer->kind == GROUPIE_LAYER_OVERLAY, items, &placed_count);
@@ -222,7 +323,7 @@ int groupie_vips_collage(int width, int height, const double background[3], cons
             break;
         case GROUPIE_LAYER_TEXT: failed = place_text(scope, layer, items, &placed_count); break;
         case GROUPIE_LAYER_RECT: {
-            VipsImage *rect = rectangle(scope, layer->width, layer->height, layer->color);
+            VipsImage *rect = rectangle(scope, layer->width, layer->height, layer->color, layer->color[3] >= 255 ? 3 : 4);
             if (!rect) failed = 1;
             else items[placed_count++] = (placed){rect, layer->x, layer->y};
             break;
@@ -231,38 +332,16 @@ int groupie_vips_collage(int width, int height, const double background[3], cons
         }
         if (failed) goto done;
     }
-    {
-        VipsImage **images = g_new0(VipsImage *, placed_count);
-        int *modes = g_new0(int, placed_count);
-        int *xs = g_new0(int, placed_count), *ys = g_new0(int, placed_count);
-        for (int i = 0; i < placed_count; i++) {
-            images[i] = items[i].image;
-            modes[i] = VIPS_BLEND_MODE_OVER;
-            xs[i] = items[i].x;
-            ys[i] = items[i].y;
-        }
-        VipsImage **t = (VipsImage **)vips_object_local_array(scope, 3);
-        VipsArrayDouble *back = vips_array_double_new(background, 3);
-        int failed;
-        if (placed_count == 1) {
-            failed = vips_flatten(images[0], &t[1], "background", back, NULL);
-        } else {
-            VipsArrayInt *ax = vips_array_int_new(xs + 1, placed_count - 1), *ay = vips_array_int_new(ys + 1, placed_count - 1);
-            failed = vips_composite(images, &t[0], placed_count, modes + 1, "x", ax, "y", ay, NULL) ||
-                vips_flatten(t[0], &t[1], "background", back, NULL);
-            vips_area_unref(VIPS_AREA(ax));
-            vips_area_unref(VIPS_AREA(ay));
-        }
-        vips_area_unref(VIPS_AREA(back));
-        g_free(images);
-        g_free(modes);
-        g_free(xs);
-        g_free(ys);
-        if (failed || vips_cast_uchar(t[1], &t[2], NULL)) goto done;
-        status = png ? vips_pngsave(t[2], output, "compression", 6, "strip", TRUE, NULL)
-                     : vips_jpegsave(t[2], output, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, "interlace", TRUE, NULL);
+    for (int i = 0; i < placed_count; i++) {
+        if (!(canvas = draw(scope, canvas, items[i]))) goto done;
     }
+    status = png ? vips_pngsave(canvas, output, "compression", 6, "strip", TRUE, NULL)
+                 : vips_jpegsave(canvas, output, "Q", quality, "strip", TRUE, NULL);
 done:
+    for (int i = 0; i < count; i++) {
+        if (tiles[i]) g_object_unref(tiles[i]);
+    }
+    g_free(tiles);
     g_free(items);
     g_object_unref(scope);
     return status;

@@ -222,3 +222,29 @@ struct CollageRouteTests {
         return output
     }
 }
+
+extension CollageRouteTests {
+    @Test("A photo's file gone when the collage is made: 503, nothing half-written, and it is made once the file is back")
+    func photoFileGone() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            _ = try await Self.completeReef(client, as: ada, group: group.id)
+            #expect(try await ReloadTests.eventually { Self.collageFiles(server, group: group.id).count == 1 } != nil)
+            // Another size is made on demand, from the display derivatives, one of which is now gone.
+            let display = try #require(PhotoRouteTests.blobFiles(server).first { $0.hasSuffix("-display.jpg") })
+            let path = server.configuration.dataDirectory + "/blobs/" + display
+            let saved = path + ".saved"
+            try FileManager.default.moveItem(atPath: path, toPath: saved)
+            let (response, problem) = try await client.send(.get, "/api/v1/groups/\(group.id)/missions/reef/collage.jpg?size=700", headers: ada.auth)
+            #expect(response.status == .serviceUnavailable)
+            #expect(problem["code"] as? String == "collage-unavailable")
+            #expect(Self.collageFiles(server, group: group.id).count == 1, "no file, whole or half, for the failed picture")
+            try FileManager.default.moveItem(atPath: saved, toPath: path)
+            let (status, _) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/missions/reef/collage.jpg?size=700", headers: ada.auth)
+            #expect(status == .ok)
+            #expect(Self.collageFiles(server, group: group.id).count == 2)
+        }
+    }
+}
