@@ -318,7 +318,7 @@ struct PhotoRouteTests {
 
 @Suite("Retention")
 struct RetentionTests {
-    @Test("Groups older than the retention period go with their photos and files; newer ones stay")
+    @Test("Groups older than the retention period go with their photos, collages and files; newer ones stay")
     func sweep() async throws {
         var server = try TestServer()
         try server.write("aquarium.yaml", TestServer.aquarium())
@@ -327,10 +327,15 @@ struct RetentionTests {
         let image = try TestImages.solid(width: 300, height: 300, rgb: (8, 8, 8), ext: "jpg")
         let other = try TestImages.solid(width: 300, height: 300, rgb: (80, 8, 8), ext: "jpg")
         let clock = server.clock
+        let dataDirectory = server.configuration.dataDirectory
         try await server.test { client in
             let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
             let old = try await client.newGroup(by: ada)
-            _ = try await PhotoRouteTests.upload(client, image, as: ada, group: old.id)
+            _ = try await PhotoRouteTests.upload(client, image, as: ada, group: old.id, query: "?mission=sharks&task=shark")
+            let collages = dataDirectory + "/collages/" + old.id
+            #expect(try await ReloadTests.eventually {
+                ((try? FileManager.default.contentsOfDirectory(atPath: collages)) ?? []).count == 1
+            } != nil, "the completed mission's collage is made")
             clock.advance(by: 20 * 24 * 3600)
             let recent = try await client.newGroup(by: bo)
             _ = try await PhotoRouteTests.upload(client, other, as: bo, group: recent.id)
@@ -339,6 +344,7 @@ struct RetentionTests {
                 try await client.send(.get, "/api/v1/groups/\(old.id)", headers: ada.auth).0.status == .notFound
             }
             #expect(gone != nil, "the 31-day-old group was deleted")
+            #expect(try await ReloadTests.eventually { !FileManager.default.fileExists(atPath: collages) } != nil, "and its collages")
             #expect(try await client.send(.get, "/api/v1/groups/\(recent.id)", headers: bo.auth).0.status == .ok)
         }
         #expect(try await server.database().counts().photos == 1)
