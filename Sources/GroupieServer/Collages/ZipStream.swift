@@ -17,6 +17,8 @@ struct ZipStream {
         var dosDate: UInt16
     }
 
+    /// Offsets from here on are written as ZIP64; lowered by the tests to check those records.
+    var zip64From: UInt64 = 0xFFFF_FFFF
     private var entries: [Central] = []
     private var offset: UInt64 = 0
     private var names: Set<String> = []
@@ -67,9 +69,9 @@ struct ZipStream {
     func finish() -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: entries.count * 80 + 100)
         let directoryStart = offset
-        let needs64 = directoryStart >= 0xFFFF_FFFF || entries.count >= 0xFFFF
+        let needs64 = directoryStart >= zip64From || entries.count >= 0xFFFF
         for entry in entries {
-            let far = entry.offset >= 0xFFFF_FFFF
+            let far = entry.offset >= zip64From
             buffer.writeInteger(UInt32(0x0201_4B50), endianness: .little)
             buffer.writeInteger(UInt16(far ? 45 : 20) | 0x0300, endianness: .little)  // made by: Unix
             buffer.writeInteger(UInt16(far ? 45 : 20), endianness: .little)
@@ -118,7 +120,7 @@ struct ZipStream {
         let count = UInt16(min(entries.count, 0xFFFF))
         buffer.writeInteger(needs64 ? UInt16.max : count, endianness: .little)
         buffer.writeInteger(needs64 ? UInt16.max : count, endianness: .little)
-        buffer.writeInteger(UInt32(min(directorySize, 0xFFFF_FFFF)), endianness: .little)
+        buffer.writeInteger(needs64 ? UInt32.max : UInt32(directorySize), endianness: .little)
         buffer.writeInteger(needs64 ? UInt32.max : UInt32(directoryStart), endianness: .little)
         buffer.writeInteger(UInt16(0), endianness: .little)
         return buffer

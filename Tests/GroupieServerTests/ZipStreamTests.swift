@@ -1,0 +1,53 @@
+import Foundation
+import NIOCore
+import Testing
+
+@testable import GroupieServer
+
+@Suite("ZIP streams")
+struct ZipStreamTests {
+    /// Writes an archive and lets Python's zipfile list and check it.
+    static func check(_ zip: inout ZipStream, entries: [(String, Data)]) throws -> String {
+        var bytes = Data()
+        for (name, data) in entries {
+            let buffer = zip.entry(name: zip.uniqueName(name), data: data, modified: Date(timeIntervalSince1970: 1_795_000_000), timeZone: TimeZone(identifier: "Europe/Stockholm")!)
+            bytes.append(contentsOf: buffer.readableBytesView)
+        }
+        bytes.append(contentsOf: zip.finish().readableBytesView)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("zip-\(UUID().uuidString).zip").path
+        try bytes.write(to: URL(fileURLWithPath: path))
+        return try CollageRouteTests.python(["-c", """
+            import sys, zipfile
+            z = zipfile.ZipFile(sys.argv[1])
+            assert z.testzip() is None
+            for i in z.infolist():
+                print(i.filename, i.file_size, i.date_time[:3], z.read(i).decode())
+            """, path])
+    }
+
+    @Test("Entries are stored with UTF-8 names, CRCs and dates; repeated names get a number")
+    func plain() throws {
+        var zip = ZipStream()
+        let listing = try Self.check(&zip, entries: [("01 Haj/Fota en haj - Åsa.jpg", Data("one".utf8)), ("01 Haj/Fota en haj - Åsa.jpg", Data("two".utf8)), ("مريم.jpg", Data())])
+        #expect(listing == "01 Haj/Fota en haj - Åsa.jpg 3 (2026, 11, 18) one\n01 Haj/Fota en haj - Åsa (2).jpg 3 (2026, 11, 18) two\nمريم.jpg 0 (2026, 11, 18) \n")
+    }
+
+    @Test("Past 4 GiB the offsets go into ZIP64 records, which standard readers accept")
+    func zip64() throws {
+        var zip = ZipStream()
+        zip.zip64From = 40
+        let listing = try Self.check(&zip, entries: (0..<4).map { ("photo \($0).jpg", Data(String(repeating: "x", count: 50 + $0).utf8)) })
+        #expect(listing.split(separator: "\n").count == 4)
+        #expect(listing.contains("photo 3.jpg 53"))
+    }
+
+    @Test("Names lose separators, control and reserved characters, and keep joined emoji")
+    func safeNames() {
+        #expect(ZipStream.safeName("a/b\\c:d*e?f\"g<h>i|j") == "a_b_c_d_e_f_g_h_i_j")
+        #expect(ZipStream.safeName(" ..hidden. ") == "hidden")
+        #expect(ZipStream.safeName("") == "_")
+        #expect(ZipStream.safeName("line\nbreak\u{202E}") == "line_break_")
+        #expect(ZipStream.safeName("👩🏽‍🚀") == "👩🏽‍🚀")
+        #expect(ZipStream.safeName(String(repeating: "a", count: 200)).count == 80)
+    }
+}
