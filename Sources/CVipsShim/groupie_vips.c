@@ -129,9 +129,9 @@ static VipsImage *shadow(VipsObject *scope, VipsImage *in, int blur) {
 }
 
 /* A photo scaled uniformly to cover `width` x `height` and cropped to it, in memory: JPEG
- * shrink-on-load, then a cubic resize, then the crop window, placed on the attention centre
+ * shrink-on-load, then a linear resize, then the crop window, placed on the attention centre
  * found on a small copy (or centred). Returns a new reference. */
-static VipsImage *make_tile(const char *path, int width, int height, int attention) {
+static VipsImage *make_tile(const char *path, int width, int height, int attention, double focus_x, double focus_y) {
     VipsObject *scope = VIPS_OBJECT(vips_image_new());
     VipsImage **t = (VipsImage **)vips_object_local_array(scope, 8);
     VipsImage *result = NULL;
@@ -152,13 +152,17 @@ static VipsImage *make_tile(const char *path, int width, int height, int attenti
         }
     }
     if (vips_autorot(image, &t[2], NULL)) goto done;
-    if (vips_resize(t[2], &t[3], scale, "kernel", VIPS_KERNEL_CUBIC, NULL)) goto done;
+    /* A triangle filter scaled to the reduction: sharp enough for tiles, and a third of the cost of cubic. */
+    if (vips_resize(t[2], &t[3], scale, "kernel", VIPS_KERNEL_LINEAR, NULL)) goto done;
     if (!(image = srgb(scope, t[3], 0))) goto done;
     /* Decoded once, here: the crop and the picture read from memory. */
     if (!(t[4] = vips_image_copy_memory(image))) goto done;
     image = t[4];
     int left = (image->Xsize - width) / 2, top = (image->Ysize - height) / 2;
-    if (attention && (image->Xsize > width || image->Ysize > height)) {
+    if (focus_x >= 0 && focus_y >= 0) {
+        left = VIPS_CLIP(0, (int)(focus_x * image->Xsize) - width / 2, image->Xsize - width);
+        top = VIPS_CLIP(0, (int)(focus_y * image->Ysize) - height / 2, image->Ysize - height);
+    } else if (attention && (image->Xsize > width || image->Ysize > height)) {
         double factor = VIPS_MIN(1.0, 256.0 / VIPS_MAX(image->Xsize, image->Ysize));
         int x = 0, y = 0;
         if (vips_resize(image, &t[5], factor, "kernel", VIPS_KERNEL_LINEAR, NULL)) goto done;
@@ -191,7 +195,8 @@ static gpointer tile_worker(gpointer data) {
         if (i >= work->count || g_atomic_int_get(&work->failed)) break;
         const groupie_layer *layer = &work->layers[i];
         if (layer->kind != GROUPIE_LAYER_PHOTO) continue;
-        if (!(work->tiles[i] = make_tile(layer->source, layer->width, layer->height, layer->crop))) g_atomic_int_set(&work->failed, 1);
+        if (!(work->tiles[i] = make_tile(layer->source, layer->width, layer->height, layer->crop, layer->focus_x, layer->focus_y)))
+            g_atomic_int_set(&work->failed, 1);
     }
     return NULL;
 }
@@ -265,24 +270,26 @@ static int place_text(VipsObject *scope, const groupie_layer *layer, placed *out
     return 0;
 }
 
-/* Draws `item` onto `canvas` (RGB): opaque images are inserted as they are; images with alpha
- * are blended over the part of the canvas under them only. */
-static VipsImage *draw(VipsObject *scope, VipsImage *canvas, placed item) {
-    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 6);
-    if (item.image->Bands == 3) {
-        if (vips_insert(canvas, item.image, &t[0], item.x, item.y, NULL)) return NULL;
-        return t[0];
-    }
+/* Paints `item` onto `canvas`, an RGB image in memory: opaque images are copied in; images
+ * with alpha are blended over the part of the canvas under them only. Painting in place keeps
+ * the final picture a plain memory image instead of a long chain of operations. */
+static int draw(VipsObject *scope, VipsImage *canvas, placed item) {
+    if (item.image->Bands == 3) return vips_draw_image(canvas, item.image, item.x, item.y, NULL);
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 5);
     int left = VIPS_MAX(0, item.x), top = VIPS_MAX(0, item.y);
     int right = VIPS_MIN(canvas->Xsize, item.x + item.image->Xsize), bottom = VIPS_MIN(canvas->Ysize, item.y + item.image->Ysize);
-    if (right <= left || bottom <= top) return canvas;
-    if (vips_extract_area(canvas, &t[0], left, top, right - left, bottom - top, NULL)) return NULL;
-    if (vips_extract_area(item.image, &t[1], left - item.x, top - item.y, right - left, bottom - top, NULL)) return NULL;
-    if (vips_composite2(t[0], t[1], &t[2], VIPS_BLEND_MODE_OVER, NULL)) return NULL;
-    if (vips_extract_band(t[2], &t[3], 0, "n", 3, NULL)) return NULL;
-    if (vips_cast_uchar(t[3], &t[4], NULL)) return NULL;
-    if (vips_insert(canvas, t[4], &t[5], left, top, NULL)) return NULL;
-    return t[5];
+    if (right <= left || bottom <= top) return 0;
+    if (vips_extract_area(canvas, &t[0], left, top, right - left, bottom - top, NULL)) return -1;
+    if (vips_extract_area(item.image, &t[1], left - item.x, top - item.y, right - left, bottom - top, NULL)) return -1;
+    if (vips_composite2(t[0], t[1], &t[2], VIPS_BLEND_MODE_OVER, NULL)) return -1;
+    if (vips_extract_band(t[2], &t[3], 0, "n", 3, NULL)) return -1;
+    if (vips_cast_uchar(t[3], &t[4], NULL)) return -1;
+    /* Made whole before it is painted back over the pixels it was read from. */
+    VipsImage *blended = vips_image_copy_memory(t[4]);
+    if (!blended) return -1;
+    int status = vips_draw_image(canvas, blended, left, top, NULL);
+    g_object_unref(blended);
+    return status;
 }
 
 int groupie_vips_collage(int width, int height, const double background[3], const groupie_layer *layers, int count,
@@ -305,8 +312,10 @@ int groupie_vips_collage(int width, int height, const double background[3], cons
     g_thread_join(helper);
     if (work.failed) goto done;
 
-    VipsImage *canvas = rectangle(scope, width, height, background, 3);
-    if (!canvas) goto done;
+    VipsImage *plain = rectangle(scope, width, height, background, 3);
+    VipsImage **canvas_holder = (VipsImage **)vips_object_local_array(scope, 1);
+    if (!plain || !(canvas_holder[0] = vips_image_copy_memory(plain))) goto done;
+    VipsImage *canvas = canvas_holder[0];
     for (int i = 0; i < count; i++) {
         const groupie_layer *layer = &layers[i];
         int failed = 0;
@@ -333,7 +342,7 @@ int groupie_vips_collage(int width, int height, const double background[3], cons
         if (failed) goto done;
     }
     for (int i = 0; i < placed_count; i++) {
-        if (!(canvas = draw(scope, canvas, items[i]))) goto done;
+        if (draw(scope, canvas, items[i])) goto done;
     }
     status = png ? vips_pngsave(canvas, output, "compression", 6, "strip", TRUE, NULL)
                  : vips_jpegsave(canvas, output, "Q", quality, "strip", TRUE, NULL);
@@ -343,6 +352,23 @@ done:
     }
     g_free(tiles);
     g_free(items);
+    g_object_unref(scope);
+    return status;
+}
+
+int groupie_vips_focus(const char *path, double *x, double *y) {
+    VipsObject *scope = VIPS_OBJECT(vips_image_new());
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 3);
+    int status = -1, ax = 0, ay = 0;
+    if (vips_thumbnail(path, &t[0], 256, "height", 256, "fail_on", VIPS_FAIL_ON_ERROR, NULL)) goto done;
+    if (!(t[1] = vips_image_copy_memory(t[0]))) goto done;
+    if (vips_smartcrop(t[1], &t[2], VIPS_MAX(1, t[1]->Xsize / 2), VIPS_MAX(1, t[1]->Ysize / 2),
+                       "interesting", VIPS_INTERESTING_ATTENTION, "attention_x", &ax, "attention_y", &ay, NULL))
+        goto done;
+    *x = (ax + 0.5) / t[1]->Xsize;
+    *y = (ay + 0.5) / t[1]->Ysize;
+    status = 0;
+done:
     g_object_unref(scope);
     return status;
 }

@@ -13,8 +13,9 @@ extension GroupieDatabase {
         public var width: Int
         public var height: Int
         public var idempotencyKey: String?
+        public var focus: Focus?
 
-        public init(groupId: String, photographerId: String, missionId: String?, taskId: String?, blob: String, format: String, width: Int, height: Int, idempotencyKey: String?) {
+        public init(groupId: String, photographerId: String, missionId: String?, taskId: String?, blob: String, format: String, width: Int, height: Int, idempotencyKey: String?, focus: Focus? = nil) {
             self.groupId = groupId
             self.photographerId = photographerId
             self.missionId = missionId
@@ -24,6 +25,7 @@ extension GroupieDatabase {
             self.width = width
             self.height = height
             self.idempotencyKey = idempotencyKey
+            self.focus = focus
         }
     }
 
@@ -48,10 +50,10 @@ extension GroupieDatabase {
             let id = Self.newId()
             try db.execute(
                 sql: """
-                    INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, idempotency_key)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, idempotency_key, focus_x, focus_y)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [id, new.groupId, new.photographerId, new.missionId, new.taskId, new.blob, new.format, new.width, new.height, now.timeIntervalSince1970, new.idempotencyKey]
+                arguments: [id, new.groupId, new.photographerId, new.missionId, new.taskId, new.blob, new.format, new.width, new.height, now.timeIntervalSince1970, new.idempotencyKey, new.focus?.x, new.focus?.y]
             )
             let photo = try Self.photo(db, id: id)!
             let stored = try Self.appendEvents(db, groupId: new.groupId, events(photo, before, try Self.taskPhotos(db, groupId: new.groupId)), now: now)
@@ -149,7 +151,7 @@ extension GroupieDatabase {
 
     static let photoSelect = """
         SELECT photo.id, photo.group_id, photo.photographer_id, player.name AS photographer_name, photo.mission_id, photo.task_id,
-               photo.blob, photo.format, photo.width, photo.height, photo.created_at
+               photo.blob, photo.format, photo.width, photo.height, photo.created_at, photo.focus_x, photo.focus_y
         FROM photo JOIN player ON player.id = photo.photographer_id
         """
 
@@ -168,7 +170,8 @@ extension GroupieDatabase {
         Photo(
             id: row["id"], groupId: row["group_id"], photographerId: row["photographer_id"], photographerName: row["photographer_name"],
             missionId: row["mission_id"], taskId: row["task_id"], blob: row["blob"], format: row["format"],
-            width: row["width"], height: row["height"], createdAt: Date(timeIntervalSince1970: row["created_at"])
+            width: row["width"], height: row["height"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            focus: (row["focus_x"] as Double?).flatMap { x in (row["focus_y"] as Double?).map { Focus(x: x, y: $0) } }
         )
     }
 

@@ -124,6 +124,14 @@ public struct GroupieDatabase: Sendable {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v5 photo focus") { db in
+            // Where a photo's subject is, found at upload; collages crop around it. Null for
+            // photos from before, which are looked at when their collage is made.
+            try db.execute(sql: """
+                ALTER TABLE photo ADD COLUMN focus_x REAL;
+                ALTER TABLE photo ADD COLUMN focus_y REAL;
+                """)
+        }
         return migrator
     }
 }

@@ -141,3 +141,40 @@ struct CollageRendererTests {
 enum TestServerAssets {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 }
+
+extension CollageRendererTests {
+    @Test("The subject of a photo is found where its detail is, and the crop is placed around it")
+    func focus() throws {
+        // A dark photo with a busy patch near its bottom-right corner.
+        let base = TestImages.folder + "/focus-\(UUID().uuidString)"
+        try TestImages.vips(["gaussnoise", base + "-noise.v", "160", "160", "--sigma", "90", "--mean", "128"])
+        try TestImages.vips(["embed", base + "-noise.v", base + "-grey.v", "600", "380", "800", "600"])
+        try TestImages.vips(["colourspace", base + "-grey.v", base + ".jpg", "srgb"])
+        let focus = try PhotoProcessor().focus(of: base + ".jpg")
+        #expect(focus.x > 0.7 && focus.y > 0.6, "found at \(focus)")
+
+        // A tall tile of a wide photo shows the part around the focus: the busy patch, not the dark middle.
+        let renderer = try CollageRenderer()
+        let layout = CollageLayoutEngine.layout(photos: [PixelSize(width: 800, height: 600), PixelSize(width: 300, height: 900)], longEdge: 600, style: .grid)
+        let other = try TestImages.solid(width: 300, height: 900, rgb: (40, 80, 220), ext: "jpg")
+        let out = Self.output("jpg")
+        _ = try renderer.render(
+            layout: layout,
+            content: CollageContent(photoPaths: [base + ".jpg", other], caption: Self.caption, themeColor: "#0b6e8a", focus: [focus, nil]),
+            format: .jpeg, to: out
+        )
+        let tile = try #require(layout.tiles.first { $0.photoIndex == 0 })
+        try #require(tile.crop.width < 600, "the tile shows only part of the photo's width")
+        let pixel = try TestImages.pixel(out, x: tile.frame.x + tile.frame.width / 2, y: tile.frame.y + tile.frame.height * 3 / 4)
+        #expect(!TestImages.close(pixel, (0, 0, 0), tolerance: 20), "the crop keeps the patch in view: \(pixel)")
+        // Without the focus the centred crop shows the dark middle there.
+        let centred = Self.output("jpg")
+        _ = try renderer.render(
+            layout: layout,
+            content: CollageContent(photoPaths: [base + ".jpg", other], caption: Self.caption, themeColor: "#0b6e8a", smartCrop: false),
+            format: .jpeg, to: centred
+        )
+        let dark = try TestImages.pixel(centred, x: tile.frame.x + tile.frame.width / 2, y: tile.frame.y + tile.frame.height * 3 / 4)
+        #expect(TestImages.close(dark, (0, 0, 0), tolerance: 20), "centred: \(dark)")
+    }
+}

@@ -45,6 +45,9 @@ typedef struct {
     double rotation;
     /// Photo: 0 centre crop, 1 attention crop.
     int crop;
+    /// Photo: where its subject is, as fractions of its width and height; negative when not
+    /// known, and then `crop` decides.
+    double focus_x, focus_y;
     /// RGBA 0..255 (rectangles; photo print borders use the first three).
     double color[4];
     /// File of a photo or asset; markup of a text.
@@ -60,6 +63,10 @@ typedef struct {
 /// is set: those are left out and `*skipped` counts them.
 int groupie_vips_collage(int width, int height, const double background[3], const groupie_layer *layers, int count,
                          const char *output, int png, int quality, int skip_missing_assets, int *skipped);
+
+/// Where the subject of a picture is, by libvips' attention measure (edges, skin tones,
+/// saturation) on a small copy: fractions of its oriented width and height.
+int groupie_vips_focus(const char *path, double *x, double *y);
 
 /// The last errors libvips reported (a process-wide buffer), and forgetting them.
 const char *groupie_vips_error(void);

@@ -30,10 +30,14 @@ public struct CollageContent: Sendable, Hashable {
     public var plainFramePath: String?
     /// Attention-based crop; centre crop when false.
     public var smartCrop: Bool
+    /// Where each photo's subject is, when known (found at upload): the crop is placed around
+    /// it without looking at the photo again.
+    public var focus: [Focus?]
 
     public init(
         photoPaths: [String], caption: Caption, themeColor: String, logoPath: String? = nil,
-        stickerPath: String? = nil, framePath: String? = nil, plainFramePath: String? = nil, smartCrop: Bool = true
+        stickerPath: String? = nil, framePath: String? = nil, plainFramePath: String? = nil, smartCrop: Bool = true,
+        focus: [Focus?] = []
     ) {
         self.photoPaths = photoPaths
         self.caption = caption
@@ -43,6 +47,7 @@ public struct CollageContent: Sendable, Hashable {
         self.framePath = framePath
         self.plainFramePath = plainFramePath
         self.smartCrop = smartCrop
+        self.focus = focus
     }
 }
 
@@ -98,6 +103,9 @@ public struct CollageRenderer: Sendable {
             let path = content.photoPaths[tile.photoIndex]
             var layer = Layer(kind: GROUPIE_LAYER_PHOTO, rect: tile.frame, source: path)
             layer.crop = content.smartCrop ? 1 : 0
+            if content.smartCrop, tile.photoIndex < content.focus.count, let focus = content.focus[tile.photoIndex] {
+                layer.focus = (focus.x, focus.y)
+            }
             if let print = tile.print {
                 layer.border = max(0, tile.frame.x - print.x)
                 layer.borderBottom = max(0, print.maxY - tile.frame.maxY)
@@ -182,6 +190,8 @@ public struct CollageRenderer: Sendable {
             c.border_bottom = Int32(layer.borderBottom)
             c.rotation = layer.rotation
             c.crop = Int32(layer.crop)
+            c.focus_x = layer.focus.0
+            c.focus_y = layer.focus.1
             c.color = layer.color
             c.source = UnsafePointer(sources[index])
             c.font = UnsafePointer(fonts[index])
@@ -205,6 +215,7 @@ public struct CollageRenderer: Sendable {
         var borderBottom = 0
         var rotation = 0.0
         var crop = 1
+        var focus: (Double, Double) = (-1, -1)
         var color: (Double, Double, Double, Double) = (0, 0, 0, 0)
 
         init(kind: groupie_layer_kind, rect: PixelRect, source: String?) {

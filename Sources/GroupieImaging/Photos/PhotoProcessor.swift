@@ -1,4 +1,5 @@
 import CVipsShim
+import GroupieCore
 import Foundation
 import Synchronization
 
@@ -77,6 +78,14 @@ public struct PhotoProcessor: Sendable {
         guard groupie_vips_derivative(input, output, Int32(derivative.longEdge), Int32(derivative.quality)) == 0 else {
             throw Failure.processing(Self.lastError())
         }
+    }
+
+    /// Where the photo's subject is (libvips' attention measure on a small copy), for collages
+    /// to crop around; read from any size of the photo, e.g. its `thumb`.
+    public func focus(of path: String) throws -> Focus {
+        var x = 0.5, y = 0.5
+        guard groupie_vips_focus(path, &x, &y) == 0 else { throw Failure.processing(Self.lastError()) }
+        return Focus(x: x, y: y)
     }
 
     /// The whole photo as a JPEG without metadata, oriented.

@@ -149,7 +149,7 @@ actor CollageService {
         CollageTool.content(
             venue: inputs.venue, mission: inputs.mission,
             photoPaths: inputs.photos.map { blobs.path(blob: $0.blob, variant: PhotoController.variants["display", default: "-display.jpg"]) },
-            caption: inputs.caption, assetsDirectory: assetsDirectory
+            focus: inputs.photos.map(\.focus), caption: inputs.caption, assetsDirectory: assetsDirectory
         )
     }
 

@@ -28,19 +28,26 @@ public enum CollageTool {
 
     /// The venue's look for a mission: logo, and for stickers the sticker and frames.
     static func content(
-        venue: Venue, mission: Mission, photoPaths: [String], caption: CollageContent.Caption, assetsDirectory: String
+        venue: Venue, mission: Mission, photoPaths: [String], focus: [Focus?], caption: CollageContent.Caption, assetsDirectory: String
     ) -> CollageContent {
         func asset(_ path: String?) -> String? { path.map { assetsDirectory + "/" + $0 } }
         return CollageContent(
             photoPaths: photoPaths, caption: caption, themeColor: venue.theme.color, logoPath: asset(venue.theme.logo),
             stickerPath: mission.style == .sticker ? asset(mission.sticker) : nil,
-            framePath: asset("frames/frame-gold.svg"), plainFramePath: asset("frames/frame-plain.svg")
+            framePath: asset("frames/frame-gold.svg"), plainFramePath: asset("frames/frame-plain.svg"), focus: focus
         )
     }
 
-    /// Draws `mission` of `venue` from the image files at `photos` (one per task, in order).
+    /// Where the subject of each photo is, as the server finds it at upload.
+    public static func focus(of photos: [String]) throws -> [Focus?] {
+        let processor = try PhotoProcessor()
+        return try photos.map { try processor.focus(of: $0) }
+    }
+
+    /// Draws `mission` of `venue` from the image files at `photos` (one per task, in order),
+    /// cropped around `focus` (from `focus(of:)`; empty to look at the photos now).
     public static func render(
-        venue: Venue, mission: Mission, photos: [String], names: [String], groupName: String?, day: Date, language: String,
+        venue: Venue, mission: Mission, photos: [String], focus: [Focus?] = [], names: [String], groupName: String?, day: Date, language: String,
         longEdge: Int, format: CollageFileFormat, assetsDirectory: String, output: String
     ) throws -> Result {
         let processor = try PhotoProcessor()
@@ -51,7 +58,7 @@ public enum CollageTool {
         let layout = CollageLayoutEngine.layout(photos: sizes, longEdge: longEdge, style: mission.style)
         let caption = caption(venue: venue, mission: mission, groupName: groupName, names: names, day: day, language: language)
         let report = try CollageRenderer().render(
-            layout: layout, content: content(venue: venue, mission: mission, photoPaths: photos, caption: caption, assetsDirectory: assetsDirectory),
+            layout: layout, content: content(venue: venue, mission: mission, photoPaths: photos, focus: focus, caption: caption, assetsDirectory: assetsDirectory),
             format: format, to: output
         )
         return Result(layout: layout, report: report)
