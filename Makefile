@@ -19,6 +19,7 @@ run: release
 test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	python3 Tests/Browser/web_client_test.py .build/debug/groupie
 
 validate: release
 	.build/release/groupie missions validate missions/

@@ -65,7 +65,7 @@ struct CommandLineTests {
         #expect(result.errors.contains("The port must be a number from 0 to 65535, not 'eighty'."))
     }
 
-    @Test("`serve` stops gracefully on SIGTERM and SIGINT", arguments: [SIGTERM, SIGINT])
+    @Test("`serve` stops gracefully on SIGTERM and SIGINT, open event streams included", arguments: [SIGTERM, SIGINT])
     func gracefulShutdown(signal: Int32) async throws {
         let server = try TestServer.samples()
         let port = 20_000 + Int.random(in: 0..<20_000)
@@ -88,10 +88,27 @@ struct CommandLineTests {
             }
         }
         #expect(healthy)
+        // A phone listening to its group's events must not hold the shutdown up.
+        func post(_ path: String, _ json: String, token: String? = nil) async throws -> [String: Any] {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+            request.httpMethod = "POST"
+            request.httpBody = Data(json.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+            let (data, _) = try await URLSession.shared.data(for: request)
+            return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        }
+        let token = try #require(try await post("/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
+        let group = try #require(try await post("/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
+        let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(try #require(group["id"] as? String))/events", headers: ["Authorization": "Bearer \(token)"])
+        #expect(await stream.read(for: 5) { $0.contains("retry:") }.contains("retry:"))
+
+        let signalled = ContinuousClock.now
         kill(process.processIdentifier, signal)
         for _ in 0..<100 where process.isRunning {
             try await Task.sleep(for: .milliseconds(100))
         }
+        #expect(ContinuousClock.now - signalled < .seconds(5), "stopped without waiting for the stream's next heartbeat")
         #expect(!process.isRunning)
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)

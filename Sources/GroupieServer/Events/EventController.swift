@@ -2,6 +2,7 @@ import Foundation
 import GroupieStorage
 import HTTPTypes
 import Hummingbird
+import ServiceLifecycle
 import NIOCore
 
 /// `GET /groups/{groupId}/events`: the group's events as Server-Sent Events, resumable with
@@ -67,16 +68,22 @@ struct EventController {
                 }
                 if missed.count < Self.replayBatch { break }
             }
-            for await message in subscription.stream {
-                switch message {
-                case .event(let event) where event.seq > sent:
-                    try await writer.write(Self.frame(event))
-                    sent = event.seq
-                case .event:
-                    continue
-                case .heartbeat:
-                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+            // When the server shuts down the stream ends at once; the phone reconnects to the next
+            // server with its last id and misses nothing.
+            try await withGracefulShutdownHandler {
+                for await message in subscription.stream {
+                    switch message {
+                    case .event(let event) where event.seq > sent:
+                        try await writer.write(Self.frame(event))
+                        sent = event.seq
+                    case .event:
+                        continue
+                    case .heartbeat:
+                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                    }
                 }
+            } onGracefulShutdown: {
+                subscription.continuation.finish()
             }
             if subscription.overflowed {
                 try await writer.write(ByteBuffer(string: "event: resync\ndata: {}\n\n"))

@@ -47,7 +47,7 @@ struct JoinPageController {
         return try await render(status: .ok, title: "Join \(group.joinCode.value)", preview: """
             <section class="preview" data-state="\(joinable ? "joinable" : "closed")" data-code="\(group.joinCode.value)">
             <p class="venue">\(Self.escape(venueName))</p>
-            <h1>Group \(Self.escape(group.name ?? ""))</h1>
+            <h1>Group \(Self.escape(group.name.flatMap { $0.isEmpty ? nil : $0 } ?? group.joinCode.value))</h1>
             <p class="code" aria-label="Group code">\(group.joinCode.value)</p>
             <p>\(status)</p>
             </section>

@@ -1,0 +1,118 @@
+// Interface texts. English is here (and is the fallback for any missing key); the other
+// languages are in lang/<code>.js and loaded only when chosen. Mission texts come from the
+// venue, in the language asked for. To add a language: copy lang/sv.js to lang/<code>.js,
+// translate the texts, and add the code to LANGS.
+
+export const LANGS = ['en', 'sv', 'fr'];
+
+const NAMES = { en: 'English', sv: 'Svenska', fr: 'Français', de: 'Deutsch', es: 'Español', fi: 'Suomi', no: 'Norsk', nb: 'Norsk', da: 'Dansk', it: 'Italiano', nl: 'Nederlands' };
+export const langName = (l) => NAMES[l] || l;
+
+const D = {
+  en: {
+    'loading': 'Loading…', 'back': 'Back', 'cancel': 'Cancel', 'close': 'Close', 'share': 'Share', 'retry': 'Try again',
+    'lang.label': 'Language', 'skip': 'Skip to content', 'tab.label': 'Main',
+    'start.title': 'Welcome to Groupie', 'start.hello': 'Hi {name}!',
+    'start.lead': 'Do photo missions in the museum together with your group. Every photo shows up in your shared album at once.',
+    'start.name': 'Your name', 'start.nameHelp': 'Your group sees this name next to your photos.',
+    'start.needName': 'Please type your name first.',
+    'start.create': 'Start a new group', 'start.join': 'Join a group',
+    'join.title': 'Join a group', 'join.titleNamed': 'Join “{group}”',
+    'join.button': 'Join the group', 'join.welcome': 'You are in {group}. Have fun!',
+    'join.leaves': 'You will leave your current group, {group}.',
+    'join.unknownTitle': 'Unknown group code', 'join.unknown': 'No group has the code {code}. Check the code with the person who made the group.',
+    'join.closedTitle': 'This group is closed', 'join.backToGroup': 'Back to {group}', 'join.typeCode': 'Type a code',
+    'join.scanLead': 'Scan the QR code on your friend’s phone, or type the code shown under it.',
+    'join.typeLead': 'Type the code shown under the QR code on your friend’s phone.',
+    'join.scan': 'Scan the QR code', 'join.camera': 'Camera view for scanning', 'join.scanning': 'Point the camera at the QR code…',
+    'join.found': 'Found {code}, joining…', 'join.noCamera': 'The camera is not available. Type the code instead.',
+    'join.codeLabel': 'Group code', 'join.codeHelp': '6 letters and digits, for example K7M2QX.', 'join.needCode': 'Please type the group code.',
+    'code.aria': 'Group code: {code}',
+    'create.title': 'Start a new group', 'create.where': 'Where are you?', 'create.name': 'Group name (optional)',
+    'create.namePlaceholder': 'e.g. The Sharks', 'create.button': 'Create the group', 'create.noVenues': 'There are no missions here yet. Ask the museum staff.',
+    'invite.title': 'Invite your group', 'invite.lead': 'Let the others scan this code with their phone’s camera.',
+    'invite.closed': 'This group can no longer be joined.',
+    'invite.qrAlt': 'QR code to join the group with the code {code}', 'invite.qrFailed': 'The QR code could not be loaded. Use the code below.',
+    'invite.codeLabel': 'Or type the code', 'invite.link': 'Link to the group', 'invite.copy': 'Copy the link',
+    'invite.copied': 'Link copied.', 'invite.copyHand': 'Select the link and copy it.', 'invite.go': 'Go to the missions',
+    'invite.shareText': 'Join my group at {venue}!',
+    'tab.missions': 'Missions', 'tab.album': 'Album', 'tab.group': 'Group',
+    'live.off': '', 'live.connecting': 'Connecting…', 'live.live': 'Live', 'live.reconnecting': 'Reconnecting…', 'live.offline': 'Offline', 'live.gone': 'Not connected',
+    'live.photoBy': '{name} added a photo: {task}', 'live.joined': '{name} joined the group.',
+    'missions.summary.one': '{done} of {n} mission complete', 'missions.summary.other': '{done} of {n} missions complete',
+    'mission.progress.one': '{done} of {n} photo', 'mission.progress.other': '{done} of {n} photos', 'mission.complete': 'Complete',
+    'mission.locked': 'Unlocks after: {missions}', 'mission.all': 'All missions', 'mission.where': 'Where:',
+    'mission.seeCollage': 'Mission complete! See your collage', 'mission.pending.one': '{n} photo uploading', 'mission.pending.other': '{n} photos uploading',
+    'task.n': 'Task {n}', 'task.done': 'done', 'task.open': 'open', 'task.by': 'Photo by {name}', 'task.hint': 'Show a hint',
+    'task.take': 'Take a photo', 'task.another': 'Take another photo',
+    'alt.photo': '{task} – {name}',
+    'photo.title': 'Your photo', 'photo.use': 'Use this photo', 'photo.retake': 'Take it again',
+    'photo.previewAlt': 'Preview of your photo for: {task}', 'photo.noPreview': 'This browser cannot show {name}, but the photo can still be used.', 'photo.saving': 'Saving…',
+    'photo.queued': 'Uploading your photo…', 'photo.queuedOffline': 'No connection: your photo is saved and will upload by itself.',
+    'photo.uploaded': 'Photo uploaded ✓',
+    'up.summaryOnline.one': 'Uploading {n} photo', 'up.summaryOnline.other': 'Uploading {n} photos', 'up.summary.one': '{n} photo waiting to upload', 'up.summary.other': '{n} photos waiting to upload',
+    'up.whenOnline': 'they will be sent when you are back online', 'up.failedCount.one': '{n} failed', 'up.failedCount.other': '{n} failed',
+    'up.sending': 'Uploading… {pct}%', 'up.waiting': 'Waiting to upload', 'up.offline': 'No connection – will upload by itself',
+    'up.retrying': 'Connection problem – trying again soon', 'up.failed': 'Not uploaded: {why}', 'up.progress': 'Upload progress',
+    'up.retry': 'Try again', 'up.remove': 'Remove',
+    'done.title': 'Mission complete!', 'done.lead': 'Well done, all of you! Here is your collage.',
+    'done.making': 'Your collage is being made…', 'done.collageAlt': 'Collage of the mission “{mission}”',
+    'done.download': 'Download the collage', 'done.fact': 'Did you know?', 'done.photos': 'See the mission’s photos',
+    'done.next': 'Next mission', 'done.toast': 'Mission complete: {mission}!', 'done.see': 'See the collage',
+    'done.shareText': 'We finished “{mission}” at {venue}!',
+    'album.title': 'Album', 'album.filter': 'Show photos of', 'album.all': 'All missions', 'album.collages': 'Collages',
+    'album.photos': 'Photos', 'album.empty': 'No photos yet. Open a mission and take the first one!',
+    'album.more': 'Show more photos', 'album.zip': 'Download the whole album (zip)', 'album.free': 'Free photo',
+    'viewer.choose': 'Use this one for the task', 'viewer.chosen': 'Chosen for the task', 'viewer.chooseDone': 'Chosen for the task ✓', 'viewer.delete': 'Delete', 'viewer.deleteConfirm': 'Delete this photo for everyone in the group?', 'viewer.deleted': 'Photo deleted.', 'viewer.download': 'Download', 'viewer.prev': 'Previous photo', 'viewer.next': 'Next photo',
+    'group.unnamed': 'Group {code}', 'group.code': 'Code', 'group.members': 'Members', 'group.membersOf': 'Members ({n} of {max})',
+    'group.you': '(you)', 'group.creator': 'started the group', 'group.tasks.one': '{n} task', 'group.tasks.other': '{n} tasks',
+    'group.showQr': 'Show the QR code', 'group.change': 'Change group', 'group.leave': 'Leave the group',
+    'group.leaveConfirm': 'Leave this group? Your photos stay in its album.', 'group.gone': 'You are no longer in this group.',
+    'group.you2': 'You', 'group.saveName': 'Save my name', 'group.renamed': 'Name saved.',
+    'err.generic': 'Something went wrong. Please try again.', 'err.network': 'No connection. Check the Wi-Fi and try again.',
+    'err.offlineTitle': 'No connection',
+    'err.unknown-code': 'No group has this code. Check it with the person who made the group.',
+    'err.invalid-code': 'That does not look like a group code. It has 6 letters and digits.',
+    'err.group-full': 'This group is full. Start your own group instead!',
+    'err.group-closed': 'This group can no longer be joined. Start a new group instead.',
+    'err.too-many-attempts': 'Too many wrong codes. Please wait {seconds} seconds and try again.',
+    'err.mission-locked': 'This mission is still locked.',
+    'err.unsupported-image': 'This file is not a photo the game can use (JPEG, PNG, WebP or HEIC).',
+    'err.image-too-small': 'This photo is too small.', 'err.image-too-large': 'This photo is too large.',
+    'err.photo-too-large': 'This photo is too large (at most 25 MB).', 'err.unreadable-image': 'This photo could not be read.',
+    'err.http-404': 'Not found: the group may have ended.',
+  },
+};
+
+let current = 'en';
+
+export function pickLang(prefs) {
+  for (const p of prefs || []) {
+    const base = String(p).toLowerCase().split('-')[0];
+    if (LANGS.includes(base)) return base;
+  }
+  return 'en';
+}
+
+// Loads the language's texts (once) and makes it current; English when it cannot be loaded.
+export async function setLang(l) {
+  if (!D[l] && LANGS.includes(l) && l !== 'en') {
+    try { D[l] = (await import(`./lang/${l}.js`)).default; } catch (e) { /* keep English */ }
+  }
+  current = l;
+}
+
+export function t(key, vars) {
+  const dict = D[current] || D.en;
+  let s = dict[key];
+  if (s === undefined) s = D.en[key];
+  if (s === undefined) return key;
+  if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (vars[k] !== undefined ? vars[k] : m));
+  return s;
+}
+
+export function tn(key, n, vars) {
+  const lang = D[current] ? current : 'en';
+  const form = new Intl.PluralRules(lang).select(n) === 'one' ? 'one' : 'other';
+  return t(key + '.' + form, { n, ...vars });
+}

@@ -1,0 +1,200 @@
+// The upload queue: every accepted photo is written to IndexedDB first, then sent with its
+// Idempotency-Key until the server has it. Survives bad Wi-Fi, closed tabs and reloads.
+
+const DB_NAME = 'groupie';
+const STORE = 'uploads';
+let dbPromise = null;
+let memory = null; // fallback when IndexedDB is unavailable (private mode in some browsers)
+
+function db() {
+  if (!dbPromise) {
+    dbPromise = new Promise((resolve) => {
+      let req;
+      try { req = indexedDB.open(DB_NAME, 1); } catch (e) { resolve(null); return; }
+      req.onupgradeneeded = () => req.result.createObjectStore(STORE, { keyPath: 'id' });
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => resolve(null);
+    });
+  }
+  return dbPromise;
+}
+
+async function tx(mode, fn) {
+  const d = await db();
+  if (!d) {
+    memory = memory || new Map();
+    return fn(null);
+  }
+  const t = d.transaction(STORE, mode);
+  const done = new Promise((resolve, reject) => {
+    t.oncomplete = resolve;
+    t.onerror = () => reject(t.error);
+    t.onabort = () => reject(t.error);
+  });
+  const [result] = await Promise.all([fn(t.objectStore(STORE)), done]);
+  return result;
+}
+
+const req = (r) => new Promise((res, rej) => { r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+
+export async function allItems() {
+  const items = await tx('readonly', (s) => (s ? req(s.getAll()) : [...memory.values()]));
+  return (items || []).sort((a, b) => a.createdAt - b.createdAt);
+}
+async function putItem(item) { await tx('readwrite', (s) => (s ? req(s.put(item)) : memory.set(item.id, item))); }
+async function deleteItem(id) { await tx('readwrite', (s) => (s ? req(s.delete(id)) : memory.delete(id))); }
+
+function newKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const a = crypto.getRandomValues(new Uint8Array(16));
+  return [...a].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// Permanent failures: the server will never take this photo, retrying does not help.
+const PERMANENT = new Set([400, 404, 409, 413, 415, 422]);
+
+export class UploadQueue {
+  constructor({ getToken, onChange, onUploaded }) {
+    this.getToken = getToken;
+    this.onChange = onChange;
+    this.onUploaded = onUploaded;
+    this.items = [];
+    this.progress = new Map(); // id -> fraction 0..1 of the upload under way
+    this.running = false;
+    this.timer = null;
+    addEventListener('online', () => this.kick());
+    document.addEventListener('visibilitychange', () => { if (!document.hidden) this.kick(); });
+  }
+
+  async load() {
+    try { this.items = await allItems(); } catch (e) { this.items = []; }
+    this.changed();
+    this.kick();
+  }
+
+  changed() { this.onChange && this.onChange(this.items, this.progress); }
+
+  async add({ groupId, missionId, taskId, blob }) {
+    const item = { id: newKey(), groupId, missionId, taskId, blob, type: blob.type || 'image/jpeg', createdAt: Date.now(), attempts: 0, state: 'waiting', error: null };
+    await putItem(item);
+    this.items.push(item);
+    this.changed();
+    this.kick();
+    return item;
+  }
+
+  async remove(id) {
+    await deleteItem(id);
+    this.items = this.items.filter((i) => i.id !== id);
+    this.progress.delete(id);
+    this.changed();
+  }
+
+  async retry(id) {
+    const item = this.items.find((i) => i.id === id);
+    if (!item) return;
+    item.state = 'waiting'; item.error = null; item.attempts = 0;
+    await putItem(item);
+    this.changed();
+    this.kick();
+  }
+
+  kick() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.running) this.run();
+  }
+
+  async run() {
+    this.running = true;
+    try {
+      for (;;) {
+        const item = this.items.find((i) => i.state === 'waiting' || i.state === 'retrying');
+        if (!item) break;
+        if (!navigator.onLine) {
+          item.state = 'offline';
+          this.changed();
+          break; // the 'online' event starts us again
+        }
+        item.state = 'sending';
+        this.progress.set(item.id, 0);
+        this.changed();
+        const r = await this.send(item);
+        this.progress.delete(item.id);
+        if (r.ok) {
+          await deleteItem(item.id);
+          this.items = this.items.filter((i) => i !== item);
+          this.changed();
+          this.onUploaded && this.onUploaded(item, r.photo);
+          continue;
+        }
+        item.attempts += 1;
+        if (r.permanent) {
+          item.state = 'failed';
+          item.error = r.problem || { code: 'http-' + r.status };
+          await putItem(item);
+          this.changed();
+          continue;
+        }
+        item.state = navigator.onLine ? 'retrying' : 'offline';
+        await putItem(item).catch(() => {});
+        this.changed();
+        const delay = Math.min(30000, 2000 * 2 ** Math.min(item.attempts - 1, 4)) + (r.retryAfter ? r.retryAfter * 1000 : 0);
+        this.timer = setTimeout(() => this.kick(), delay);
+        break;
+      }
+    } finally {
+      this.running = false;
+    }
+    // Items marked offline wait for the 'online' event; make them eligible again.
+    for (const i of this.items) if (i.state === 'offline' && navigator.onLine) { i.state = 'retrying'; this.timer = this.timer || setTimeout(() => this.kick(), 1000); }
+  }
+
+  send(item) {
+    return new Promise((resolve) => {
+      const xhr = new XMLHttpRequest();
+      const q = item.missionId ? `?mission=${encodeURIComponent(item.missionId)}&task=${encodeURIComponent(item.taskId)}` : '';
+      xhr.open('POST', `/api/v1/groups/${encodeURIComponent(item.groupId)}/photos${q}`);
+      xhr.setRequestHeader('Authorization', 'Bearer ' + this.getToken());
+      xhr.setRequestHeader('Idempotency-Key', item.id);
+      xhr.setRequestHeader('Content-Type', item.type);
+      xhr.timeout = 120000;
+      xhr.upload.onprogress = (e) => {
+        if (e.lengthComputable) { this.progress.set(item.id, e.loaded / e.total); this.changed(); }
+      };
+      const fail = () => resolve({ ok: false, status: 0, permanent: false });
+      xhr.onerror = fail;
+      xhr.ontimeout = fail;
+      xhr.onabort = fail;
+      xhr.onload = () => {
+        let body = null;
+        try { body = JSON.parse(xhr.responseText); } catch (e) { /* not JSON */ }
+        if (xhr.status === 200 || xhr.status === 201) { resolve({ ok: true, photo: body && body.photo }); return; }
+        const ra = Number(xhr.getResponseHeader('Retry-After')) || 0;
+        resolve({ ok: false, status: xhr.status, problem: body, permanent: PERMANENT.has(xhr.status), retryAfter: ra });
+      };
+      xhr.send(item.blob);
+    });
+  }
+}
+
+// Big phone photos are scaled to at most 2560 px before they are queued, so that bad Wi-Fi
+// has less to carry. Anything the browser cannot draw (HEIC on most browsers) goes as it is.
+export async function shrink(file) {
+  const MAX = 2560;
+  if (file.size < 2.5 * 1024 * 1024 || !/^image\/(jpeg|png|webp)$/.test(file.type) || !window.createImageBitmap) return file;
+  try {
+    const bmp = await createImageBitmap(file, { imageOrientation: 'from-image' });
+    const scale = Math.min(1, MAX / Math.max(bmp.width, bmp.height));
+    if (scale === 1 && file.type === 'image/jpeg') { bmp.close && bmp.close(); return file; }
+    const w = Math.round(bmp.width * scale), h = Math.round(bmp.height * scale);
+    const canvas = document.createElement('canvas');
+    canvas.width = w; canvas.height = h;
+    canvas.getContext('2d').drawImage(bmp, 0, 0, w, h);
+    bmp.close && bmp.close();
+    const blob = await new Promise((r) => canvas.toBlob(r, 'image/jpeg', 0.88));
+    return blob && blob.size < file.size ? blob : file;
+  } catch (e) {
+    return file;
+  }
+}
