@@ -108,7 +108,7 @@ struct CollageRendererTests {
         let renderer = try CollageRenderer()
         let (paths, sizes) = try Self.photos(2)
         let layout = CollageLayoutEngine.layout(photos: sizes, longEdge: 800, style: .grid)
-        let caption = CollageContent.Caption(title: "Ångström & <friends>", subtitle: "Μουσείο · 21 ноября 2026", names: ["مريم", "שרה", "Zoë", "Дмитрий", "👩🏽‍🚀 Ada"])
+        let caption = CollageContent.Caption(title: "Ångström & <friends>'s \"lab\"", subtitle: "Μουσείο · 21 ноября 2026", names: ["مريم", "שרה", "Zoë", "Дмитрий", "👩🏽‍🚀 Ada"])
         let out = Self.output("jpg")
         _ = try renderer.render(layout: layout, content: CollageContent(photoPaths: paths, caption: caption, themeColor: "#f4d35e"), format: .jpeg, to: out)
         #expect(try TestImages.header(out).width == layout.canvas.width)
@@ -133,7 +133,7 @@ struct CollageRendererTests {
             #expect(colour.contrast(with: colour.readableInk) >= 3, "\(hex)")
         }
         #expect(RGB(hex: "#12345") == nil)
-        #expect(CaptionMarkup.escape("<b>&\"'") == "&lt;b&gt;&amp;&quot;&apos;")
+        #expect(CaptionMarkup.escape("<b>&\"'") == "&lt;b&gt;&amp;&quot;&#39;")
         #expect(CaptionMarkup.shortened(["Ada", "Bo", "Cy", "Di"], budget: 16) == "Ada, Bo +2")
     }
 }
