@@ -361,13 +361,15 @@ def main():
                 b.d.execute_cdp_cmd("Network.emulateNetworkConditions", {
                     "offline": False, "latency": 50, "downloadThroughput": -1, "uploadThroughput": 40 * 1024})
             b.click("#accept-photo")
-            b.el(f".tasks li[data-task={task}]")
+            is_last = i == len(task_ids) - 1
+            # The last photo completes the mission: B may be on the celebration screen already.
+            b.wait(lambda d: b.js("return !!document.querySelector(`.tasks li[data-task='${arguments[0]}']`)", task)
+                   or (is_last and "/#/done/" in d.current_url), f"B back on the mission after the photo for {task}", 15)
             if i == 0:
                 b.el(f".tasks li[data-task={task}] .upload.sending progress", timeout=10)
                 b.shot("uploading")
                 b.d.execute_cdp_cmd("Network.emulateNetworkConditions", {
                     "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-            is_last = i == len(task_ids) - 1
             # A sees the photo appear, with its alt text naming task and photographer, without reloading.
             a.wait(lambda d: (a.js(
                 "const li = document.querySelector(`.tasks li[data-task='${arguments[0]}']`);"
