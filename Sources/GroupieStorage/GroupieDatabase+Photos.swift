@@ -166,12 +166,14 @@ extension GroupieDatabase {
         ).map(photo(from:))
     }
 
+    /// A row of `photoSelect`, read by position: the group document reads many of these.
     static func photo(from row: Row) -> Photo {
-        Photo(
-            id: row["id"], groupId: row["group_id"], photographerId: row["photographer_id"], photographerName: row["photographer_name"],
-            missionId: row["mission_id"], taskId: row["task_id"], blob: row["blob"], format: row["format"],
-            width: row["width"], height: row["height"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            focus: (row["focus_x"] as Double?).flatMap { x in (row["focus_y"] as Double?).map { Focus(x: x, y: $0) } }
+        let focusX: Double? = row[11], focusY: Double? = row[12]
+        return Photo(
+            id: row[0], groupId: row[1], photographerId: row[2], photographerName: row[3],
+            missionId: row[4], taskId: row[5], blob: row[6], format: row[7],
+            width: row[8], height: row[9], createdAt: Date(timeIntervalSince1970: row[10]),
+            focus: focusX.flatMap { x in focusY.map { Focus(x: x, y: $0) } }
         )
     }
 

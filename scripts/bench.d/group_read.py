@@ -75,7 +75,7 @@ def main():
                         for name in os.listdir(os.path.join(REPOSITORY, "Tests/Fixtures/Photos")))
         venue = call(port, "GET", "/api/v1/venues/science-centre")
         uploaded = 0
-        for mission in [m for m in venue["venue"]["missions"] if not m.get("after")][:3]:
+        for mission in [m for m in venue["missions"] if not m.get("after")][:3]:
             for task in mission["tasks"]:
                 with open(photos[uploaded % len(photos)], "rb") as file:
                     request = urllib.request.Request(
