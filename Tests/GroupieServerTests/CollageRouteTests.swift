@@ -248,3 +248,18 @@ extension CollageRouteTests {
         }
     }
 }
+
+extension CollageRouteTests {
+    @Test("Pictures a crash left half-written are removed at start")
+    func leftovers() async throws {
+        let server = try Self.server()
+        let folder = server.configuration.dataDirectory + "/collages/some-group"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data("half".utf8).write(to: URL(fileURLWithPath: folder + "/reef-0123456789abcdef01234567-2048.jpg.1234.tmp"))
+        try Data("whole".utf8).write(to: URL(fileURLWithPath: folder + "/reef-0123456789abcdef01234567-2048.jpg"))
+        try await server.test { client in
+            _ = try await client.send(.get, "/healthz")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["reef-0123456789abcdef01234567-2048.jpg"])
+    }
+}

@@ -39,6 +39,13 @@ actor CollageService {
         events: GroupEvents, directory: String, assetsDirectory: String, clock: @escaping @Sendable () -> Date, logger: Logger
     ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Pictures a crash interrupted while they were written.
+        let fileManager = FileManager.default
+        for group in (try? fileManager.contentsOfDirectory(atPath: directory)) ?? [] {
+            for name in (try? fileManager.contentsOfDirectory(atPath: directory + "/" + group)) ?? [] where name.hasSuffix(".tmp") {
+                try? fileManager.removeItem(atPath: directory + "/" + group + "/" + name)
+            }
+        }
         self.database = database
         self.catalog = catalog
         self.blobs = blobs
