@@ -121,6 +121,13 @@ extension GroupieDatabase {
         }
     }
 
+    /// Records where a photo's subject is, found after the photo was stored.
+    public func setFocus(photoId: String, _ focus: Focus) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE photo SET focus_x = ?, focus_y = ? WHERE id = ?", arguments: [focus.x, focus.y, photoId])
+        }
+    }
+
     /// Makes `photoId` the chosen photo of its task.
     public func choosePhoto(groupId: String, missionId: String, taskId: String, photoId: String, by actorId: String) async throws {
         try await writer.write { db in

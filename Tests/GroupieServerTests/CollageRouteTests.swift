@@ -263,3 +263,21 @@ extension CollageRouteTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["reef-0123456789abcdef01234567-2048.jpg"])
     }
 }
+
+extension CollageRouteTests {
+    @Test("Where a photo's subject is is found after the upload is answered, and kept with the photo")
+    func focusStored() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let image = try TestImages.solid(width: 640, height: 480, rgb: (200, 30, 30), ext: "jpg")
+            let (_, body) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id, query: "?mission=reef&task=red")
+            let id = try #require((body["photo"] as? [String: Any])?["id"] as? String)
+            let database = try server.database()
+            #expect(try await ReloadTests.eventually { try await database.photo(id: id)?.focus != nil } != nil)
+            let focus = try #require(try await database.photo(id: id)?.focus)
+            #expect((0...1).contains(focus.x) && (0...1).contains(focus.y))
+        }
+    }
+}

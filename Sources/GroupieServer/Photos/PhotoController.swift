@@ -52,26 +52,24 @@ struct PhotoController {
         defer { for file in temporaryFiles { try? FileManager.default.removeItem(atPath: file) } }
 
         let (blob, _) = try await UploadReceiver.receive(request.body, contentType: request.headers[.contentType], to: base, limit: maxUploadBytes)
-        let (header, focus) = try await work.run { [processor, blobs] in
+        let header = try await work.run { [processor, blobs] in
             let header = try processor.inspect(fileAt: base)
             try processor.makeDerivative(.display, of: base, to: base + "-display.jpg")
             try processor.makeDerivative(.thumb, of: base, to: base + "-thumb.jpg")
-            // Where the subject is, for collages; a photo without it is looked at when its collage is made.
-            let focus = try? processor.focus(of: base + "-thumb.jpg")
             if header.format == .heif { try processor.transcode(base, to: base + "-full.jpg") }
             // Files are durable before the row that points at them commits.
             try blobs.store(base + "-display.jpg", blob: blob, variant: "-display.jpg")
             try blobs.store(base + "-thumb.jpg", blob: blob, variant: "-thumb.jpg")
             if header.format == .heif { try blobs.store(base + "-full.jpg", blob: blob, variant: "-full.jpg") }
             try blobs.store(base, blob: blob, variant: "." + header.format.fileExtension)
-            return (header, focus)
+            return header
         } mapError: { failure in
             Self.problem(for: failure)
         }
         let new = GroupieDatabase.NewPhoto(
             groupId: group.id, photographerId: player.id, missionId: task?.missionId, taskId: task?.taskId,
             blob: blob, format: header.format.rawValue, width: header.orientedWidth, height: header.orientedHeight,
-            idempotencyKey: idempotencyKey, focus: focus
+            idempotencyKey: idempotencyKey
         )
         let photo: Photo, created: Bool, stored: [GroupEvent]
         let venue = catalog.venue(id: group.venueId)?.venue
@@ -89,7 +87,18 @@ struct PhotoController {
         if created {
             context.logger.info("photo added", metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"])
             events.hub.publish(stored)
-            if photo.task != nil { collages.refresh(groupId: group.id) }
+            // After the answer: where the subject is, for collages to crop around (a photo
+            // without it is looked at when its collage is drawn), then the collages it changes.
+            let thumb = blobs.path(blob: blob, variant: "-thumb.jpg")
+            Task { [work, processor, database, collages, logger = context.logger] in
+                do {
+                    let focus = try await work.run { try processor.focus(of: thumb) }
+                    try await database.setFocus(photoId: photo.id, focus)
+                } catch {
+                    logger.warning("subject of the photo not found: \(error)", metadata: ["photo": "\(photo.id)"])
+                }
+                if photo.task != nil { collages.refresh(groupId: photo.groupId) }
+            }
         }
         return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock())))
     }
