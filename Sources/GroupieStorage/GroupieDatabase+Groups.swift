@@ -100,7 +100,16 @@ extension GroupieDatabase {
         case unknownToken
         /// The token is good, but its player is not a member of the group (or there is none).
         case notVisible(Player)
-        case visible(Player, Group, [Member], TaskPhotos, [CollageRecord])
+        /// With the sequence number of the group's latest event: every change of what a member
+        /// sees of the group is announced by an event, so it names the version of the group.
+        case visible(Player, Group, version: Int)
+    }
+
+    /// What a member sees of a group beyond the group itself.
+    public struct GroupContents: Sendable {
+        public var members: [Member]
+        public var taskPhotos: TaskPhotos
+        public var collages: [CollageRecord]
     }
 
     public func groupView(tokenHash: Data, groupId: String) async throws -> GroupView {
@@ -111,9 +120,19 @@ extension GroupieDatabase {
             guard try Self.activeGroupId(db, playerId: player.id) == groupId,
                 let group = try Self.group(db, where: "id = ?", groupId)
             else { return .notVisible(player) }
-            return .visible(
-                player, group, try Self.members(db, group: group), try Self.taskPhotos(db, groupId: group.id),
-                try Self.collages(db, groupId: group.id)
+            let version = try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = ?"), arguments: [groupId]
+            ) ?? 0
+            return .visible(player, group, version: version)
+        }
+    }
+
+    /// The members, chosen photos and collages of a group, in one read.
+    public func groupContents(_ group: Group) async throws -> GroupContents {
+        try await writer.read { db in
+            GroupContents(
+                members: try Self.members(db, group: group), taskPhotos: try Self.taskPhotos(db, groupId: group.id),
+                collages: try Self.collages(db, groupId: group.id)
             )
         }
     }

@@ -287,3 +287,44 @@ struct GroupRouteTests {
         }
     }
 }
+
+extension GroupRouteTests {
+    @Test("The group document is kept per version of the group, and never shows an old one")
+    func documentNeverStale() async throws {
+        let server = try Self.server()
+        let clock = server.clock
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            func document(_ query: String = "") async throws -> [String: Any] {
+                let (_, body) = try await client.send(.get, "/api/v1/groups/\(group.id)\(query)", headers: ada.auth)
+                return try #require(body["group"] as? [String: Any])
+            }
+            func members() async throws -> [String] {
+                try (try await document()["members"] as? [[String: Any]] ?? []).map { try #require($0["name"] as? String) }
+            }
+            #expect(try await members() == ["Ada"])
+            #expect(try await members() == ["Ada"], "read twice: the kept document")
+
+            _ = try await client.join(group.code, as: bo)
+            #expect(try await members() == ["Ada", "Bo"])
+            _ = try await client.send(.patch, "/api/v1/me", json: #"{"name": "Bosse"}"#, headers: bo.auth)
+            #expect(try await members() == ["Ada", "Bosse"])
+
+            let image = try TestImages.solid(width: 300, height: 300, rgb: (9, 9, 9), ext: "jpg")
+            _ = try await PhotoRouteTests.upload(client, image, as: bo, group: group.id, query: "?mission=sharks&task=shark")
+            let missions = try #require(try await document()["missions"] as? [[String: Any]])
+            #expect(missions.first?["complete"] as? Bool == true)
+
+            #expect(try await document("?lang=sv")["venueName"] as? String == "Akvariet")
+            #expect(try await document("?lang=en")["venueName"] as? String == "The Aquarium")
+
+            #expect(try await document()["joinable"] as? Bool == true)
+            clock.advance(by: 9 * 3600)
+            #expect(try await document()["joinable"] as? Bool == false, "joinable ends with time, without an event")
+
+            try server.write("aquarium.yaml", TestServer.aquarium().replacingOccurrences(of: "en: The Aquarium", with: "en: The Ocean Hall"))
+            #expect(try await ReloadTests.eventually { try await document("?lang=en")["venueName"] as? String == "The Ocean Hall" } != nil)
+        }
+    }
+}

@@ -21,6 +21,7 @@ struct GroupController {
     let trustForwardedFor: Bool
     let signer: ImageURLSigner
     let events: GroupEvents
+    let documents = GroupDocumentCache()
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
         router.post("groups", use: create)
@@ -146,21 +147,38 @@ struct GroupController {
     /// that does not exist, so that group ids reveal nothing.
     private func document(groupId: String, request: Request) async throws -> GroupEnvelope {
         let view = try await database.groupView(tokenHash: try authenticator.tokenHash(request), groupId: groupId)
-        guard case .visible(let player, let group, let members, let taskPhotos, let collages) = view else {
+        guard case .visible(let player, let group, let version) = view else {
             if case .unknownToken = view { throw Authenticator.unknownToken }
             throw Self.groupNotFound
         }
-        let venue = catalog.venue(id: group.venueId)?.venue
+        let entry = catalog.venue(id: group.venueId)
+        let venue = entry?.venue
         let language = venue.map {
             LanguageNegotiation.choose(
                 explicit: request.uri.queryParameters["lang"].map(String.init) ?? player.language,
                 acceptLanguage: request.headers[.acceptLanguage], offered: $0.languages
             )
         }
-        return GroupEnvelope(group: GroupDocument(
-            group: group, members: members, venue: venue, language: language, taskPhotos: taskPhotos,
-            collages: collages, links: links, signer: signer, now: clock()
-        ))
+        let now = clock()
+        // The same for every member who reads the same version of the group in the same
+        // language, with the venue's same file, in the same hour of signed URLs.
+        let key = GroupDocumentCache.Key(
+            groupId: group.id, version: version, language: language, venueHash: entry?.contentHash,
+            joinable: group.isJoinable(at: now), urlHour: signer.expiryHour(now: now)
+        )
+        if let cached = documents.document(for: key) { return GroupEnvelope(json: cached) }
+        let contents = try await database.groupContents(group)
+        var json = JSONWriter()
+        json.object { json in
+            json.key("group")
+            GroupDocument(
+                group: group, members: contents.members, venue: venue, language: language, taskPhotos: contents.taskPhotos,
+                collages: contents.collages, links: links, signer: signer, now: now
+            ).write(to: &json)
+        }
+        let bytes = ByteBuffer(bytes: json.bytes)
+        documents.store(bytes, for: key)
+        return GroupEnvelope(json: bytes)
     }
 
     private func qrCode(_ request: Request, context: GroupieRequestContext) async throws -> (QRCode, Int) {

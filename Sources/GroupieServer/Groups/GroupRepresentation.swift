@@ -2,6 +2,7 @@ import Foundation
 import GroupieCore
 import GroupieStorage
 import Hummingbird
+import Synchronization
 
 /// How groups are linked to: `<public base URL>/j/<code>`, the URL QR codes carry.
 struct JoinLinks: Sendable {
@@ -130,22 +131,49 @@ struct JoinRequest: StrictRequestBody {
     var code: String
 }
 
-/// `{"group": ...}`, written with `JSONWriter`: the group document is what every member's
-/// phone asks for most often.
+/// `{"group": ...}`, written with `JSONWriter` and kept by `GroupDocumentCache`: the group
+/// document is what every member's phone asks for most often.
 struct GroupEnvelope: ResponseGenerator, Sendable {
-    var group: GroupDocument
+    var json: ByteBuffer
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var json = JSONWriter()
-        json.object { json in
-            json.key("group")
-            group.write(to: &json)
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: json))
+    }
+}
+
+/// The group documents last written, by what they depend on. A change of the group comes
+/// with an event, whose sequence number is part of the key, so a kept document is never
+/// stale; a version no one asks for again is dropped when the cache is full.
+final class GroupDocumentCache: Sendable {
+    struct Key: Hashable, Sendable {
+        var groupId: String
+        var version: Int
+        var language: String?
+        var venueHash: String?
+        var joinable: Bool
+        var urlHour: Int
+    }
+
+    private let limit: Int
+    private let entries = Mutex<[Key: ByteBuffer]>([:])
+
+    init(limit: Int = 2048) {
+        self.limit = limit
+    }
+
+    func document(for key: Key) -> ByteBuffer? {
+        entries.withLock { $0[key] }
+    }
+
+    func store(_ json: ByteBuffer, for key: Key) {
+        entries.withLock { entries in
+            if entries.count >= limit {
+                // Older versions of this group first; otherwise start afresh.
+                let stale = entries.keys.filter { $0.groupId == key.groupId && $0.version < key.version }
+                if stale.isEmpty { entries.removeAll(keepingCapacity: true) } else { stale.forEach { entries[$0] = nil } }
+            }
+            entries[key] = json
         }
-        return Response(
-            status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: json.bytes))
-        )
     }
 }
 

@@ -25,6 +25,12 @@ struct ImageURLSigner: Sendable {
         return data
     }
 
+    /// The hour signed URLs made at `now` expire in: URLs, and documents holding them, are the
+    /// same until it changes.
+    func expiryHour(now: Date) -> Int {
+        Int((now.timeIntervalSince1970 + Self.lifetime) / 3600)
+    }
+
     func url(photoId: String, variant: String, now: Date) -> String {
         // Expiry rounded to the hour: the same URL for an hour, so browsers can cache it.
         let expires = Int((now.timeIntervalSince1970 + Self.lifetime) / 3600) * 3600
