@@ -66,7 +66,7 @@ public struct MissionFileReader: Sendable {
     }
 
     static func hash(_ bytes: Data) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256.hash(data: bytes))
     }
 
     static func megabytes(_ count: Int) -> String {

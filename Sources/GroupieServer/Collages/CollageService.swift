@@ -109,7 +109,7 @@ actor CollageService {
             hasher.update(data: Data(part.utf8))
             hasher.update(data: Data([0]))
         }
-        let key = hasher.finalize().prefix(12).map { String(format: "%02x", $0) }.joined()
+        let key = Hex.string(hasher.finalize().prefix(12))
         return Inputs(group: subject.group, venue: venue, mission: mission, photos: photos, language: language, caption: caption, key: key)
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GroupieCore
 
 /// Image URLs that an `<img>` tag can load without a bearer header: they carry an expiry
 /// and an HMAC of the photo, variant and expiry under a key kept in the data folder.
@@ -61,17 +62,8 @@ struct ImageURLSigner: Sendable {
     /// An HMAC of `text` under the server's key, hex; also what stream tokens are signed with.
     func mac(_ text: String) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key))
-        // Hex by hand: `String(format:)` per byte was most of the cost of a group document.
-        var hex = [UInt8]()
-        hex.reserveCapacity(32)
-        for byte in code.prefix(16) {
-            hex.append(Self.hexDigits[Int(byte >> 4)])
-            hex.append(Self.hexDigits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        return Hex.string(code.prefix(16))
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Compares two signatures in constant time.
     static func same(_ a: String, _ b: String) -> Bool {

@@ -1,6 +1,7 @@
 import Crypto
 import Dispatch
 import Foundation
+import GroupieCore
 import Hummingbird
 import MultipartKit
 
@@ -46,7 +47,7 @@ enum UploadReceiver {
             size += pending.count
             try await write(pending, to: handle)
         }
-        return (hasher.finalize().map { String(format: "%02x", $0) }.joined(), size)
+        return (Hex.string(hasher.finalize()), size)
     }
 
     private static func write(_ data: Data, to handle: FileHandle) async throws {

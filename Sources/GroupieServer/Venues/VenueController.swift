@@ -46,7 +46,7 @@ struct VenueController {
 enum ConditionalResponse {
     static func json(_ value: some Encodable, etagSource: String, request: Request, context: GroupieRequestContext) throws -> Response {
         let digest = SHA256.hash(data: Data(etagSource.utf8))
-        let etag = "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        let etag = "\"" + Hex.string(digest.prefix(16)) + "\""
         var headers: HTTPFields = [
             .eTag: etag,
             .cacheControl: "no-cache",
