@@ -34,6 +34,17 @@ extension GroupieDatabase {
     public struct TaskPhotos: Sendable {
         public var chosen: [GroupProgress.TaskKey: Photo]
         public var done: Set<GroupProgress.TaskKey> { Set(chosen.keys) }
+
+        /// The chosen photos of a mission's tasks in their order, or nil while a task has none:
+        /// what the mission's collage shows, and what a stored collage is current for.
+        public func chosen(missionId: String, taskIds: [String]) -> [Photo]? {
+            var photos: [Photo] = []
+            for taskId in taskIds {
+                guard let photo = chosen[GroupProgress.TaskKey(missionId: missionId, taskId: taskId)] else { return nil }
+                photos.append(photo)
+            }
+            return photos
+        }
     }
 
     /// Records a photo whose files are already stored. With an idempotency key the photographer

@@ -97,8 +97,10 @@ actor CollageService {
         guard let venue = catalog.venue(id: subject.group.venueId)?.venue, let mission = venue.missions.first(where: { $0.id == missionId }) else {
             throw Unavailable.unknownMission
         }
-        let photos = mission.tasks.compactMap { subject.taskPhotos.chosen[.init(missionId: mission.id, taskId: $0.id)] }
-        guard photos.count == mission.tasks.count else { throw Unavailable.incomplete(missing: mission.tasks.count - photos.count) }
+        guard let photos = subject.taskPhotos.chosen(missionId: mission.id, taskIds: mission.tasks.map(\.id)) else {
+            let missing = mission.tasks.filter { subject.taskPhotos.chosen[.init(missionId: mission.id, taskId: $0.id)] == nil }.count
+            throw Unavailable.incomplete(missing: missing)
+        }
         let language = LanguageNegotiation.choose(explicit: subject.creatorLanguage, acceptLanguage: nil, offered: venue.languages)
         let caption = Self.caption(venue: venue, mission: mission, group: subject.group, photos: photos, language: language)
         var hasher = SHA256()
@@ -121,9 +123,10 @@ actor CollageService {
             photos: inputs.photos.map { PixelSize(width: $0.width, height: $0.height) }, longEdge: longEdge, style: inputs.mission.style
         )
         let done = CollageFile(path: path, key: inputs.key, width: layout.canvas.width, height: layout.canvas.height)
-        if FileManager.default.fileExists(atPath: path) { return done }
         let content = content(inputs)
+        // Registered before anything is awaited, so that a second request for the same file waits for this one.
         let task = Task { [renderer, work, logger] in
+            if try await BlockingIO.run({ FileManager.default.fileExists(atPath: path) }) { return done }
             let started = ContinuousClock.now
             let report = try await work.run {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -173,9 +176,12 @@ actor CollageService {
 
     /// The collages that show the photos chosen now: those of the album and the download.
     func current(groupId: String) async throws -> [CollageRecord] {
-        guard let subject = try await database.collageSubject(groupId: groupId) else { return [] }
+        guard let subject = try await database.collageSubject(groupId: groupId),
+            let venue = catalog.venue(id: subject.group.venueId)?.venue
+        else { return [] }
         return subject.collages.filter { record in
-            (try? inputs(subject: subject, missionId: record.missionId))?.photos.map(\.id) == record.photoIds
+            guard let mission = venue.missions.first(where: { $0.id == record.missionId }) else { return false }
+            return subject.taskPhotos.chosen(missionId: mission.id, taskIds: mission.tasks.map(\.id))?.map(\.id) == record.photoIds
         }
     }
 
@@ -215,7 +221,7 @@ actor CollageService {
                 } catch {
                     if record != nil {
                         try await database.deleteCollage(groupId: groupId, missionId: mission.id)
-                        removeFiles(groupId: groupId, missionId: mission.id, except: nil)
+                        try await removeFiles(groupId: groupId, missionId: mission.id, except: nil)
                         await events.emit(groupId: groupId, [.init(type: "collage-removed", fields: ["missionId": mission.id])])
                     }
                     continue
@@ -240,7 +246,7 @@ actor CollageService {
                     groupId: groupId, missionId: mission.id, photoIds: inputs.photos.map(\.id), key: inputs.key,
                     width: file.width, height: file.height, createdAt: clock()
                 ))
-                removeFiles(groupId: groupId, missionId: mission.id, except: inputs.key)
+                try await removeFiles(groupId: groupId, missionId: mission.id, except: inputs.key)
                 await events.emit(groupId: groupId, [.init(type: "collage-ready", fields: ["missionId": mission.id])])
             }
         } catch {
@@ -249,25 +255,27 @@ actor CollageService {
     }
 
     /// Removes a mission's collage files but those of the inputs `except`.
-    private func removeFiles(groupId: String, missionId: String, except key: String?) {
+    private func removeFiles(groupId: String, missionId: String, except key: String?) async throws {
         let folder = directory + "/" + groupId
-        let prefix = missionId + "-"
-        let keep = key.map { prefix + $0 + "-" }
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
-            // Mission ids are `[a-z0-9-]+`: the hash after the id tells one mission from another with a longer id.
-            let rest = name.dropFirst(prefix.count)
-            guard rest.count > 24, rest.prefix(24).allSatisfy(\.isHexDigit), rest.dropFirst(24).first == "-" else { continue }
-            if let keep, name.hasPrefix(keep) { continue }
-            try? FileManager.default.removeItem(atPath: folder + "/" + name)
+        try await BlockingIO.run {
+            let prefix = missionId + "-"
+            let keep = key.map { prefix + $0 + "-" }
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+                // Mission ids are `[a-z0-9-]+`: the hash after the id tells one mission from another with a longer id.
+                let rest = name.dropFirst(prefix.count)
+                guard rest.count > 24, rest.prefix(24).allSatisfy(\.isHexDigit), rest.dropFirst(24).first == "-" else { continue }
+                if let keep, name.hasPrefix(keep) { continue }
+                try? FileManager.default.removeItem(atPath: folder + "/" + name)
+            }
         }
     }
 
     /// Removes the collage folders of groups that no longer exist (after retention).
     func removeFilesOfDeletedGroups() async {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
-            if (try? await database.groupExists(id: name)) == false {
-                try? FileManager.default.removeItem(atPath: directory + "/" + name)
-            }
+        let directory = self.directory
+        let folders = (try? await BlockingIO.run { try FileManager.default.contentsOfDirectory(atPath: directory) }) ?? []
+        for name in folders where (try? await database.groupExists(id: name)) == false {
+            _ = try? await BlockingIO.run { try FileManager.default.removeItem(atPath: directory + "/" + name) }
         }
     }
 }

@@ -97,9 +97,8 @@ struct GroupDocument: Codable, Sendable {
         }
         missions = progress?.missions.map { mission in
             var collage: CollageDocument?
-            if mission.isComplete {
-                // Ready while it shows the photos that are chosen now; otherwise it is being made again.
-                let chosen = mission.tasks.compactMap { taskPhotos.chosen[.init(missionId: mission.missionId, taskId: $0.taskId)]?.id }
+            // Ready while it shows the photos that are chosen now; otherwise it is being made again.
+            if let chosen = taskPhotos.chosen(missionId: mission.missionId, taskIds: mission.tasks.map(\.taskId))?.map(\.id) {
                 if let record = collages.first(where: { $0.missionId == mission.missionId }), record.photoIds == chosen {
                     collage = CollageDocument(record, signer: signer, now: now)
                 } else {
