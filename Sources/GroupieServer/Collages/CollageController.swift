@@ -42,13 +42,9 @@ struct CollageController {
             let player = try await authenticator.player(request)
             guard try await database.groupSeen(by: player.id, groupId: groupId) != nil else { throw GroupController.groupNotFound }
         }
-        var longEdge = CollageService.defaultLongEdge
-        if let text = request.uri.queryParameters["size"] {
-            guard let value = Int(text), CollageService.sizes.contains(value) else {
-                throw Problem(.unprocessableContent, code: "invalid-size", detail: "'size' must be a number of pixels from \(CollageService.sizes.lowerBound) to \(CollageService.sizes.upperBound).")
-            }
-            longEdge = value
-        }
+        let longEdge = try request.integerParameter(
+            "size", in: CollageService.sizes, fallback: CollageService.defaultLongEdge, code: "invalid-size", unit: " of pixels"
+        )
         let file: CollageService.CollageFile
         do {
             file = try await collages.file(groupId: groupId, missionId: missionId, longEdge: longEdge, format: format)
@@ -60,8 +56,7 @@ struct CollageController {
                 detail: "The collage is made when the mission is complete; \(missing) task\(missing == 1 ? "" : "s") still need\(missing == 1 ? "s" : "") a photo."
             )
         } catch {
-            context.logger.error("collage not made: \(error)", metadata: ["group": "\(groupId)", "mission": "\(missionId)"])
-            throw Problem(.serviceUnavailable, code: "collage-unavailable", detail: "The collage cannot be made just now; try again in a moment.", headers: [.retryAfter: "5"])
+            throw Self.unavailable(error, groupId: groupId, missionId: missionId, logger: context.logger)
         }
         var headers: HTTPFields = [
             .contentType: format.mediaType,
@@ -74,9 +69,20 @@ struct CollageController {
         if request.headers[.ifNoneMatch] == headers[.eTag] {
             return Response(status: .notModified, headers: headers)
         }
-        let path = file.path
-        let bytes = try await BlockingIO.run { try Data(contentsOf: URL(fileURLWithPath: path)) }
+        let bytes: Data
+        do {
+            let path = file.path
+            bytes = try await BlockingIO.run { try Data(contentsOf: URL(fileURLWithPath: path)) }
+        } catch {
+            // A newer picture replaced this one since it was made: the next request gets that.
+            throw Self.unavailable(error, groupId: groupId, missionId: missionId, logger: context.logger)
+        }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func unavailable(_ error: any Error, groupId: String, missionId: String, logger: Logger) -> Problem {
+        logger.error("collage not made: \(error)", metadata: ["group": "\(groupId)", "mission": "\(missionId)"])
+        return Problem(.serviceUnavailable, code: "collage-unavailable", detail: "The collage cannot be made just now; try again in a moment.", headers: [.retryAfter: "5"])
     }
 
     // MARK: Album download

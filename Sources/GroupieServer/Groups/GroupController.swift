@@ -185,13 +185,7 @@ struct GroupController {
         let player = try await authenticator.player(request)
         let groupId = try context.parameters.require("groupId")
         guard let (group, _) = try await database.groupSeen(by: player.id, groupId: groupId) else { throw Self.groupNotFound }
-        var size = Self.qrDefaultSize
-        if let text = request.uri.queryParameters["size"] {
-            guard let value = Int(text), Self.qrSizes.contains(value) else {
-                throw Problem(.unprocessableContent, code: "invalid-size", detail: "'size' must be a number of pixels from \(Self.qrSizes.lowerBound) to \(Self.qrSizes.upperBound).")
-            }
-            size = value
-        }
+        let size = try request.integerParameter("size", in: Self.qrSizes, fallback: Self.qrDefaultSize, code: "invalid-size", unit: " of pixels")
         return (try QRCode(links.url(group.joinCode)), size)
     }
 

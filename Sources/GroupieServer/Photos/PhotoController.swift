@@ -145,13 +145,7 @@ struct PhotoController {
         let player = try await authenticator.player(request)
         let groupId = try context.parameters.require("groupId")
         guard try await database.groupSeen(by: player.id, groupId: groupId) != nil else { throw GroupController.groupNotFound }
-        var limit = 30
-        if let text = request.uri.queryParameters["limit"] {
-            guard let value = Int(text), Self.pageSizes.contains(value) else {
-                throw Problem(.unprocessableContent, code: "invalid-limit", detail: "'limit' must be from 1 to 100.")
-            }
-            limit = value
-        }
+        let limit = try request.integerParameter("limit", in: Self.pageSizes, fallback: 30, code: "invalid-limit")
         let photos = try await database.photos(
             groupId: groupId, missionId: request.uri.queryParameters["mission"].map(String.init),
             before: request.uri.queryParameters["before"].map(String.init), limit: limit + 1
