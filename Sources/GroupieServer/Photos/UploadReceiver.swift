@@ -1,5 +1,4 @@
 import Crypto
-import Dispatch
 import Foundation
 import GroupieCore
 import Hummingbird
@@ -14,10 +13,12 @@ enum UploadReceiver {
 
     /// Returns the SHA-256 (hex) and the size of what was written to `path`.
     static func receive(_ body: RequestBody, contentType: String?, to path: String, limit: Int) async throws -> (sha256: String, size: Int) {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        let handle = try await BlockingIO.run {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
+            return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         let form = try contentType.flatMap(FormFileExtractor.init(contentType:))
         var hasher = SHA256()
@@ -35,7 +36,8 @@ enum UploadReceiver {
             if pending.count >= flushSize {
                 hasher.update(data: pending)
                 size += pending.count
-                try await write(pending, to: handle)
+                let chunk = pending
+                try await BlockingIO.run { try handle.write(contentsOf: chunk) }
                 pending.removeAll(keepingCapacity: true)
             }
         }
@@ -45,17 +47,10 @@ enum UploadReceiver {
         if !pending.isEmpty {
             hasher.update(data: pending)
             size += pending.count
-            try await write(pending, to: handle)
+            let chunk = pending
+            try await BlockingIO.run { try handle.write(contentsOf: chunk) }
         }
         return (Hex.string(hasher.finalize()), size)
-    }
-
-    private static func write(_ data: Data, to handle: FileHandle) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try handle.write(contentsOf: data) })
-            }
-        }
     }
 }
 
