@@ -64,19 +64,38 @@ public enum CollageLayoutEngine {
         return 0.03 * Double(abs(lengths.count - columns)) + 0.05 * Double(columns - (lengths.last ?? columns))
     }
 
+    /// One way of cutting a canvas into about-square rows of equal cells.
+    struct GridCandidate {
+        var lengths: [Int]
+        var canvas: CollageCanvas
+        /// The canvas shape's penalty and the grid's look (`gridShapeCost`).
+        var penalty: Double
+        var cells: [PixelRect]
+    }
+
+    /// Every about-square row split of `count` cells on every canvas shape: what `grid` and
+    /// `polaroid` choose among.
+    static func gridCandidates(count: Int, longEdge: Int) -> [GridCandidate] {
+        var candidates: [GridCandidate] = []
+        for lengths in gridRows(count: count) {
+            let slice = rowsSlice(lengths)
+            for shape in CollageCanvas.shapes {
+                let canvas = CollageCanvas(shapeWidth: shape.width, shapeHeight: shape.height, longEdge: longEdge)
+                var cells = [PixelRect](repeating: canvas.photoArea, count: count)
+                slice.place(in: canvas.photoArea, aspects: nil, gutter: canvas.gutter, frames: &cells)
+                candidates.append(GridCandidate(lengths: lengths, canvas: canvas, penalty: shape.penalty + gridShapeCost(lengths), cells: cells))
+            }
+        }
+        return candidates
+    }
+
     /// Equal tiles in about-square rows; the last row's tiles widen to fill. The row split and the canvas
     /// shape are those that crop the photos least.
     static func grid(photos: [PixelSize], longEdge: Int) -> CollageLayout {
         var best: (score: Double, canvas: CollageCanvas, lengths: [Int], frames: [PixelRect])?
-        for lengths in gridRows(count: photos.count) {
-            let slice = rowsSlice(lengths)
-            for shape in CollageCanvas.shapes {
-                let canvas = CollageCanvas(shapeWidth: shape.width, shapeHeight: shape.height, longEdge: longEdge)
-                var frames = [PixelRect](repeating: canvas.photoArea, count: photos.count)
-                slice.place(in: canvas.photoArea, aspects: nil, gutter: canvas.gutter, frames: &frames)
-                let score = CollageScore.of(frames: frames, photos: photos, canvas: canvas) + shape.penalty + gridShapeCost(lengths)
-                if best.map({ score < $0.score }) ?? true { best = (score, canvas, lengths, frames) }
-            }
+        for candidate in gridCandidates(count: photos.count, longEdge: longEdge) {
+            let score = CollageScore.of(frames: candidate.cells, photos: photos, canvas: candidate.canvas) + candidate.penalty
+            if best.map({ score < $0.score }) ?? true { best = (score, candidate.canvas, candidate.lengths, candidate.cells) }
         }
         guard let best else { return empty(longEdge: longEdge) }
         return CollageLayout(
@@ -174,28 +193,22 @@ public enum CollageLayoutEngine {
     /// as fits its cell; the row split and canvas shape are those that give the prints the most room.
     static func polaroid(photos: [PixelSize], longEdge: Int) -> CollageLayout {
         var best: (score: Double, canvas: CollageCanvas, lengths: [Int], tiles: [CollageTile])?
-        for lengths in gridRows(count: photos.count) {
-            let slice = rowsSlice(lengths)
-            for shape in CollageCanvas.shapes {
-                let canvas = CollageCanvas(shapeWidth: shape.width, shapeHeight: shape.height, longEdge: longEdge)
-                var cells = [PixelRect](repeating: canvas.photoArea, count: photos.count)
-                slice.place(in: canvas.photoArea, aspects: nil, gutter: canvas.gutter, frames: &cells)
-                var tiles: [CollageTile] = []
-                var covered = 0.0
-                for (index, (photo, cell)) in zip(photos, cells).enumerated() {
-                    let degrees = polaroidAngles[index % polaroidAngles.count]
-                    guard let placed = print(aspect: printPhotoAspect(photo), degrees: degrees, in: cell) else { break }
-                    covered += Double(placed.print.width * placed.print.height)
-                    tiles.append(
-                        CollageTile(
-                            photoIndex: index, frame: placed.frame, crop: .centred(source: photo, frame: placed.frame.size),
-                            print: placed.print, rotation: degrees))
-                }
-                guard tiles.count == photos.count else { continue }
-                let area = Double(canvas.photoArea.width * canvas.photoArea.height)
-                let score = -covered / area + shape.penalty + gridShapeCost(lengths)
-                if best.map({ score < $0.score }) ?? true { best = (score, canvas, lengths, tiles) }
+        for candidate in gridCandidates(count: photos.count, longEdge: longEdge) {
+            var tiles: [CollageTile] = []
+            var covered = 0.0
+            for (index, (photo, cell)) in zip(photos, candidate.cells).enumerated() {
+                let degrees = polaroidAngles[index % polaroidAngles.count]
+                guard let placed = print(aspect: printPhotoAspect(photo), degrees: degrees, in: cell) else { break }
+                covered += Double(placed.print.width * placed.print.height)
+                tiles.append(
+                    CollageTile(
+                        photoIndex: index, frame: placed.frame, crop: .centred(source: photo, frame: placed.frame.size),
+                        print: placed.print, rotation: degrees))
             }
+            guard tiles.count == photos.count else { continue }
+            let area = Double(candidate.canvas.photoArea.width * candidate.canvas.photoArea.height)
+            let score = -covered / area + candidate.penalty
+            if best.map({ score < $0.score }) ?? true { best = (score, candidate.canvas, candidate.lengths, tiles) }
         }
         guard let best else { return grid(photos: photos, longEdge: longEdge) }
         return CollageLayout(
