@@ -64,9 +64,14 @@ public enum TestImages {
 
     /// The pixel at (`x`, `y`), one value per band, from `vips getpoint`.
     public static func pixel(_ path: String, x: Int, y: Int) throws -> [Double] {
+        try output("/usr/bin/vips", ["getpoint", path, "\(x)", "\(y)"]).split(separator: " ").compactMap { Double($0) }
+    }
+
+    /// What a command printed, trimmed; throws when it fails.
+    static func output(_ tool: String, _ arguments: [String]) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-        process.arguments = ["getpoint", path, "\(x)", "\(y)"]
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
@@ -74,7 +79,7 @@ public enum TestImages {
         let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }
-        return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Whether two colours are within `tolerance` on every channel (JPEG moves them a little).
@@ -82,25 +87,10 @@ public enum TestImages {
         a.count >= 3 && abs(a[0] - Double(b.0)) <= tolerance && abs(a[1] - Double(b.1)) <= tolerance && abs(a[2] - Double(b.2)) <= tolerance
     }
 
-    /// Width and height from `vipsheader`.
+    /// Width and height from `vipsheader`; zero for what it cannot read.
     public static func header(_ path: String) throws -> (width: Int, height: Int) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/vipsheader")
-        process.arguments = ["-f", "width", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let width = Int(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        process.waitUntilExit()
-        let second = Process()
-        second.executableURL = URL(fileURLWithPath: "/usr/bin/vipsheader")
-        second.arguments = ["-f", "height", path]
-        let secondPipe = Pipe()
-        second.standardOutput = secondPipe
-        try second.run()
-        let height = Int(String(decoding: secondPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        second.waitUntilExit()
-        return (width, height)
+        func field(_ name: String) -> Int { (try? output("/usr/bin/vipsheader", ["-f", name, path])).flatMap { Int($0) } ?? 0 }
+        return (field("width"), field("height"))
     }
 
     public static func write(_ bytes: [UInt8], ext: String) throws -> String {
