@@ -84,6 +84,7 @@ struct Collage: ParsableCommand {
         }
         guard let result else { return }
         for asset in result.report.missingAssets { print("warning: \(asset) is missing; drawn without it") }
+        if result.report.unreadableAssets > 0 { print("warning: \(result.report.unreadableAssets) asset(s) could not be read; drawn without them") }
         let sorted = times.sorted()
         print("collage \(out): \(result.layout.canvas.width)x\(result.layout.canvas.height), style \(result.layout.style.rawValue), layout \(result.layout.arrangement)")
         print(String(format: "subjects found in %.1f ms (once per photo, at upload on the server)", focusTime))

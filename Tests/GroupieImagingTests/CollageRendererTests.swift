@@ -101,6 +101,16 @@ struct CollageRendererTests {
         let report = try renderer.render(layout: layout, content: missing, format: .jpeg, to: fallback)
         #expect(report.missingAssets == [assets + "/stickers/no-such-sticker.svg"])
         #expect(try TestImages.header(fallback).width == layout.canvas.width)
+
+        // A logo that is there but broken is left out, and said so; the picture is still made.
+        let broken = TestImages.folder + "/broken-logo-\(UUID().uuidString).svg"
+        try Data("<svg xmlns=\"http://www.w3.org/2000/svg\"><path d=".utf8).write(to: URL(fileURLWithPath: broken))
+        var brokenLogo = present
+        brokenLogo.logoPath = broken
+        let withoutLogo = Self.output("jpg")
+        let brokenReport = try renderer.render(layout: layout, content: brokenLogo, format: .jpeg, to: withoutLogo)
+        #expect(brokenReport.missingAssets.isEmpty && brokenReport.unreadableAssets == 1)
+        #expect(try TestImages.header(withoutLogo).width == layout.canvas.width)
     }
 
     @Test("Names in other scripts and right-to-left names are set without failing")

@@ -63,8 +63,10 @@ public enum CollageFileFormat: String, Sendable, Hashable, CaseIterable {
 /// thread pool.
 public struct CollageRenderer: Sendable {
     public struct Report: Sendable, Equatable {
-        /// Assets (logo, sticker, frame) that could not be drawn and were left out.
+        /// Assets (logo, sticker, frame) whose files are missing; the picture is drawn without them.
         public var missingAssets: [String]
+        /// Assets whose files are there but could not be drawn (a broken SVG, say); left out too.
+        public var unreadableAssets: Int = 0
     }
 
     public static let fontFamily = "DejaVu Sans"
@@ -168,7 +170,7 @@ public struct CollageRenderer: Sendable {
             try? fileManager.removeItem(atPath: output)
             throw PhotoProcessor.Failure.processing(PhotoProcessor.lastError())
         }
-        return Report(missingAssets: missing)
+        return Report(missingAssets: missing, unreadableAssets: Int(skipped))
     }
 
     private static func draw(_ layers: [Layer], width: Int, height: Int, background: RGB, output: String, format: CollageFileFormat, skipped: inout Int32) -> Int32 {

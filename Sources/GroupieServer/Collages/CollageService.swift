@@ -144,6 +144,9 @@ actor CollageService {
             for asset in report.missingAssets {
                 logger.error("collage drawn without a missing asset", metadata: ["asset": "\(asset)", "mission": "\(inputs.mission.id)", "venue": "\(inputs.venue.id)"])
             }
+            if report.unreadableAssets > 0 {
+                logger.error("collage drawn without assets that cannot be read", metadata: ["count": "\(report.unreadableAssets)", "mission": "\(inputs.mission.id)", "venue": "\(inputs.venue.id)"])
+            }
             CollageMetrics.renders.increment()
             let elapsed = (ContinuousClock.now - started).components
             CollageMetrics.renderTime.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
