@@ -21,13 +21,12 @@ public func buildApplication(
         onChange: { changes in
             VenueMetrics.reloads.increment()
             VenueMetrics.update(catalog: dependencies.catalog)
-            let events = GroupEvents(database: dependencies.database, hub: dependencies.hub, clock: configuration.clock, logger: dependencies.logger)
             for change in changes {
                 guard case .published(let venueId) = change,
                     let groups = try? await dependencies.database.activeGroupIds(venueId: venueId)
                 else { continue }
                 for groupId in groups {
-                    await events.emit(groupId: groupId, [.init(type: "venue-updated", fields: ["venueId": venueId])])
+                    await dependencies.events.emit(groupId: groupId, [.init(type: "venue-updated", fields: ["venueId": venueId])])
                 }
             }
         }
@@ -55,6 +54,7 @@ struct ServerDependencies: Sendable {
     var blobs: BlobStore
     var imageWork: ImageWorkQueue
     var hub: EventHub
+    var events: GroupEvents
     var collages: CollageService
     var logger: Logger
 
@@ -90,11 +90,12 @@ struct ServerDependencies: Sendable {
         logger.info("serving \(catalog.count) venue(s) from \(StartupCheck.absolute(configuration.missionsDirectory))")
         let imageWork = ImageWorkQueue(width: configuration.imageWorkers)
         let hub = EventHub()
+        let events = GroupEvents(database: database, hub: hub, clock: configuration.clock, logger: logger)
         let collages: CollageService
         do {
             collages = try CollageService(
                 database: database, catalog: catalog, blobs: blobs, renderer: try CollageRenderer(), work: imageWork,
-                events: GroupEvents(database: database, hub: hub, clock: configuration.clock, logger: logger),
+                events: events,
                 directory: configuration.dataDirectory + "/collages", assetsDirectory: configuration.assetsDirectory,
                 clock: configuration.clock, logger: logger
             )
@@ -103,7 +104,7 @@ struct ServerDependencies: Sendable {
         }
         return ServerDependencies(
             database: database, catalog: catalog, reloader: reloader, blobs: blobs,
-            imageWork: imageWork, hub: hub, collages: collages, logger: logger
+            imageWork: imageWork, hub: hub, events: events, collages: collages, logger: logger
         )
     }
 }
@@ -127,7 +128,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let links = JoinLinks(baseURL: configuration.resolvedPublicBaseURL)
     let authenticator = Authenticator(database: dependencies.database)
     let signer = ImageURLSigner(key: try ImageURLSigner.loadKey(dataDirectory: configuration.dataDirectory))
-    let events = GroupEvents(database: dependencies.database, hub: dependencies.hub, clock: clock, logger: dependencies.logger)
+    let events = dependencies.events
     JoinPageController(
         database: dependencies.database, catalog: dependencies.catalog, clock: clock,
         pagePath: configuration.assetsDirectory + "/web/index.html"

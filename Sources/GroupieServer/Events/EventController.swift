@@ -2,8 +2,8 @@ import Foundation
 import GroupieStorage
 import HTTPTypes
 import Hummingbird
-import ServiceLifecycle
 import NIOCore
+import ServiceLifecycle
 
 /// `GET /groups/{groupId}/events`: the group's events as Server-Sent Events, resumable with
 /// `Last-Event-ID`, and the short-lived stream token that `EventSource` (which cannot send
