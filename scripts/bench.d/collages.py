@@ -8,10 +8,8 @@ Targets (issue: mission visualisations):
   beside both;
 - album.zip of 300 photos: at most 64 MiB added to the server's memory, first bytes at once.
 """
-import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -20,6 +18,8 @@ import threading
 import time
 import urllib.request
 import zipfile
+
+import benchlib
 
 BINARY = os.path.abspath(sys.argv[1])
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -130,47 +130,10 @@ def bench_collages():
     return originals
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def rss_mib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def bench_album_zip(sources):
-    port = free_port()
-    process = subprocess.Popen(
-        [BINARY, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", f"{WORK}/data",
-         "--missions", f"{REPOSITORY}/missions", "--assets", f"{REPOSITORY}/assets", "--log-level", "error"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-
-    def call(method, path, body=None, token=None, content_type="application/json"):
-        data = json.dumps(body).encode() if isinstance(body, dict) else body
-        request = urllib.request.Request(base + path, method=method, data=data)
-        request.add_header("Content-Type", content_type)
-        if token:
-            request.add_header("Authorization", f"Bearer {token}")
-        with urllib.request.urlopen(request, timeout=120) as response:
-            text = response.read()
-            return json.loads(text) if text else None
-
+    server = benchlib.Server(BINARY, WORK)
     try:
-        for _ in range(400):
-            try:
-                call("GET", "/healthz")
-                break
-            except OSError:
-                time.sleep(0.025)
-        token = call("POST", "/api/v1/players", {"name": "Bench"})["token"]
-        group = call("POST", "/api/v1/groups", {"venueId": "science-centre"}, token)["group"]
+        token, group = server.player_in_group()
         # 300 distinct photos of about 3 megapixels: nine pictures, each made unique by a JPEG comment.
         bases = []
         for index, source in enumerate(sources):
@@ -185,21 +148,21 @@ def bench_album_zip(sources):
             comment = f"album photo {n}".encode()
             unique = jpeg[:2] + b"\xff\xfe" + (len(comment) + 2).to_bytes(2, "big") + comment + jpeg[2:]
             total_bytes += len(unique)
-            call("POST", f"/api/v1/groups/{group['id']}/photos", unique, token, "image/jpeg")
+            server.call("POST", f"/api/v1/groups/{group['id']}/photos", unique, token, "image/jpeg")
         upload_seconds = time.perf_counter() - started
         time.sleep(1)
-        baseline = rss_mib(process.pid)
+        baseline = server.memory_mib("VmRSS")
         peak = [baseline]
         done = threading.Event()
 
         def watch():
             while not done.is_set():
-                peak[0] = max(peak[0], rss_mib(process.pid))
+                peak[0] = max(peak[0], server.memory_mib("VmRSS"))
                 time.sleep(0.01)
 
         watcher = threading.Thread(target=watch)
         watcher.start()
-        request = urllib.request.Request(f"{base}/api/v1/groups/{group['id']}/album.zip")
+        request = urllib.request.Request(f"http://127.0.0.1:{server.port}/api/v1/groups/{group['id']}/album.zip")
         request.add_header("Authorization", f"Bearer {token}")
         started = time.perf_counter()
         first_byte = None
@@ -223,8 +186,7 @@ def bench_album_zip(sources):
               f"{entries} entries, {received / 2**20:.0f} MiB in {seconds:.1f} s, first bytes after {first_byte * 1000:.0f} ms; "
               f"server RSS {baseline:.0f} -> peak {peak[0]:.0f} MiB, +{peak[0] - baseline:.0f} MiB (target <= 64)")
     finally:
-        process.terminate()
-        process.wait()
+        server.stop()
 
 
 if __name__ == "__main__":

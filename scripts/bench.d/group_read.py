@@ -7,22 +7,17 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 
+import benchlib
+
 BINARY = os.path.abspath(sys.argv[1])
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DURATION = os.environ.get("BENCH_DURATION", "10s")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def call(port, method, path, body=None, token=None):
@@ -53,7 +48,7 @@ def main():
     if shutil.which("wrk") is None:
         subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
     data = tempfile.mkdtemp(prefix="groupie-bench-")
-    port = free_port()
+    port = benchlib.free_port()
     server = subprocess.Popen(
         [BINARY, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", data,
          "--missions", f"{REPOSITORY}/missions", "--assets", f"{REPOSITORY}/assets", "--log-level", "error"],

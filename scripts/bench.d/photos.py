@@ -6,69 +6,23 @@ sustained uploads per second on 2 cores; and upload-answered-to-event-received l
 1,000 subscribers in 200 groups, p99 under 50 ms.
 """
 import asyncio
-import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+
+import benchlib
 
 BINARY = os.path.abspath(sys.argv[1])
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORK = tempfile.mkdtemp(prefix="groupie-bench-photos-")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self):
-        self.port = free_port()
-        self.data = f"{WORK}/data-{self.port}"
-        self.process = subprocess.Popen(
-            [BINARY, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data,
-             "--missions", f"{REPOSITORY}/missions", "--assets", f"{REPOSITORY}/assets", "--log-level", "error"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(400):
-            try:
-                self.call("GET", "/healthz")
-                return
-            except OSError:
-                time.sleep(0.025)
-        raise RuntimeError("the server did not start")
-
-    def call(self, method, path, body=None, token=None, content_type="application/json"):
-        data = json.dumps(body).encode() if isinstance(body, dict) else body
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method, data=data)
-        request.add_header("Content-Type", content_type)
-        if token:
-            request.add_header("Authorization", f"Bearer {token}")
-        with urllib.request.urlopen(request, timeout=60) as response:
-            text = response.read()
-            return json.loads(text) if text else None
-
-    def player_in_group(self, venue="science-centre"):
-        token = self.call("POST", "/api/v1/players", {"name": "Bench"})["token"]
-        group = self.call("POST", "/api/v1/groups", {"venueId": venue}, token)["group"]
-        return token, group
-
-    def peak_rss_mib(self):
-        with open(f"/proc/{self.process.pid}/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-        return 0
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait()
+def Server():
+    return benchlib.Server(BINARY, WORK)
 
 
 def vips(*arguments):

@@ -7,13 +7,14 @@ the same file (parsing alone, without any of Groupie's checks).
 """
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+
+import benchlib
 
 import yaml
 
@@ -71,14 +72,8 @@ def make_folder(venues, missions):
     return root
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def time_to_first_answer(root):
-    port = free_port()
+    port = benchlib.free_port()
     shutil.rmtree(f"{root}/data", ignore_errors=True)
     start = time.perf_counter()
     process = subprocess.Popen(
