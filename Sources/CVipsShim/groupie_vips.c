@@ -21,7 +21,8 @@ int groupie_vips_start(int concurrency) {
     return 0;
 }
 
-int groupie_vips_header(const char *path, int *width, int *height, int *orientation, char *loader, int loader_size) {
+int groupie_vips_header(const char *path, int *width, int *height, int *bands, int *sample_bytes, int *orientation,
+                        char *loader, int loader_size) {
     const char *name = vips_foreign_find_load(path);
     if (!name) return -1;
     if (loader && loader_size > 0) {
@@ -32,6 +33,8 @@ int groupie_vips_header(const char *path, int *width, int *height, int *orientat
     if (!image) return -1;
     *width = vips_image_get_width(image);
     *height = vips_image_get_height(image);
+    *bands = vips_image_get_bands(image);
+    *sample_bytes = (int)vips_format_sizeof(vips_image_get_format(image));
     *orientation = vips_image_get_orientation(image);
     g_object_unref(image);
     return 0;

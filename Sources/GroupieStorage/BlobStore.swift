@@ -31,6 +31,8 @@ public struct BlobStore: Sendable {
             try? FileManager.default.removeItem(atPath: temporary)
             return
         }
+        // Readable by the service user only, whatever made the file.
+        _ = chmod(temporary, 0o600)
         try Self.fsync(path: temporary)
         guard rename(temporary, destination) == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination])

@@ -47,11 +47,18 @@ extension GroupieDatabase {
         }
     }
 
+    /// How long an idempotency key answers for the photo it first made.
+    public static let idempotencyKeyLifetime: TimeInterval = 24 * 3600
+
     /// Records a photo whose files are already stored. With an idempotency key the photographer
-    /// used before, the first photo comes back and nothing is added (`created` is false).
+    /// used in this group within a day, for the same task, the first photo comes back and nothing
+    /// is added (`created` is false); the same key for another task throws `PhotoError.keyReused`.
     public func addPhoto(_ new: NewPhoto, now: Date, events: PhotoEvents = { _, _, _ in [] }) async throws -> (photo: Photo, created: Bool, events: [GroupEvent]) {
         try await writer.write { db in
-            if let key = new.idempotencyKey, let existing = try Self.photo(db, photographerId: new.photographerId, idempotencyKey: key) {
+            if let key = new.idempotencyKey,
+                let existing = try Self.uploaded(db, playerId: new.photographerId, groupId: new.groupId, key: key, now: now)
+            {
+                guard existing.missionId == new.missionId, existing.taskId == new.taskId else { throw PhotoError.keyReused }
                 return (existing, false, [])
             }
             guard try Self.activeGroupId(db, playerId: new.photographerId) == new.groupId else {
@@ -61,21 +68,39 @@ extension GroupieDatabase {
             let id = Self.newId()
             try db.execute(
                 sql: """
-                    INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, idempotency_key, focus_x, focus_y)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [id, new.groupId, new.photographerId, new.missionId, new.taskId, new.blob, new.format, new.width, new.height, now.timeIntervalSince1970, new.idempotencyKey, new.focus?.x, new.focus?.y]
+                arguments: [id, new.groupId, new.photographerId, new.missionId, new.taskId, new.blob, new.format, new.width, new.height, now.timeIntervalSince1970, new.focus?.x, new.focus?.y]
             )
+            if let key = new.idempotencyKey {
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO upload_key (player_id, group_id, key, photo_id, mission_id, task_id, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [new.photographerId, new.groupId, key, id, new.missionId, new.taskId, now.timeIntervalSince1970]
+                )
+            }
             let photo = try Self.photo(db, id: id)!
             let stored = try Self.appendEvents(db, groupId: new.groupId, events(photo, before, try Self.taskPhotos(db, groupId: new.groupId)), now: now)
             return (photo, true, stored)
         }
     }
 
-    /// The photo a photographer already uploaded with `idempotencyKey`, if any: a retry
-    /// answered from this needs no second upload processed.
-    public func photo(photographerId: String, idempotencyKey: String) async throws -> Photo? {
-        try await writer.read { db in try Self.photo(db, photographerId: photographerId, idempotencyKey: idempotencyKey) }
+    /// The photo a player already uploaded to a group with `key` within a day, if any: a retry
+    /// answered from this needs no second upload processed. The caller compares the task.
+    public func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> Photo? {
+        try await writer.read { db in try Self.uploaded(db, playerId: playerId, groupId: groupId, key: key, now: now) }
+    }
+
+    /// Forgets idempotency keys older than their lifetime; the retention sweep calls it.
+    @discardableResult
+    public func forgetExpiredUploadKeys(now: Date) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM upload_key WHERE created_at < ?", arguments: [now.timeIntervalSince1970 - Self.idempotencyKeyLifetime])
+            return db.changesCount
+        }
     }
 
     /// The group's photos, newest first, `limit` at most, older than the photo `before` when given.
@@ -177,11 +202,12 @@ extension GroupieDatabase {
         try Row.fetchOne(db.cachedStatement(sql: photoSelect + " WHERE photo.id = ?"), arguments: [id]).map(photo(from:))
     }
 
-    static func photo(_ db: Database, photographerId: String, idempotencyKey: String) throws -> Photo? {
-        try Row.fetchOne(
-            db.cachedStatement(sql: photoSelect + " WHERE photo.photographer_id = ? AND photo.idempotency_key = ?"),
-            arguments: [photographerId, idempotencyKey]
-        ).map(photo(from:))
+    static func uploaded(_ db: Database, playerId: String, groupId: String, key: String, now: Date) throws -> Photo? {
+        guard let photoId = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT photo_id FROM upload_key WHERE player_id = ? AND group_id = ? AND key = ? AND created_at >= ?"),
+            arguments: [playerId, groupId, key, now.timeIntervalSince1970 - idempotencyKeyLifetime]
+        ) else { return nil }
+        return try photo(db, id: photoId)
     }
 
     /// A row of `photoSelect`, read by position: the group document reads many of these.
@@ -221,4 +247,6 @@ extension GroupieDatabase {
 
 public enum PhotoError: Error, Sendable, Equatable {
     case notOfThisTask
+    /// An idempotency key used again by the same player in the same group for another task.
+    case keyReused
 }

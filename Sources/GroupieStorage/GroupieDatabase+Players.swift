@@ -43,21 +43,32 @@ extension GroupieDatabase {
         }
     }
 
+    /// What an erasure leaves for the caller to do outside the database.
+    public struct Erasure: Sendable, Equatable {
+        /// Blobs no photo uses any more, whose files the caller removes.
+        public var unusedBlobs: [String]
+        /// Groups that lost photos, whose collages must be made again or withdrawn.
+        public var groupsWithPhotos: [String]
+    }
+
     /// Erases the player and every trace of them: their memberships and photos go with them,
-    /// and groups they created pass to their longest-standing member. Returns the blobs no
-    /// photo uses any more, whose files the caller removes.
+    /// their name is blanked in every stored event of every group, and groups they created
+    /// pass to their longest-standing member.
     @discardableResult
-    public func erasePlayer(id: String, now: Date) async throws -> [String] {
+    public func erasePlayer(id: String, now: Date) async throws -> Erasure {
         try await writer.write { db in
             let blobs = try String.fetchAll(db, sql: "SELECT DISTINCT blob FROM photo WHERE photographer_id = ?", arguments: [id])
+            let groups = try String.fetchAll(db, sql: "SELECT DISTINCT group_id FROM photo WHERE photographer_id = ?", arguments: [id])
             if let groupId = try Self.activeGroupId(db, playerId: id) {
                 try Self.leave(db, groupId: groupId, playerId: id, now: now)
             }
+            try Self.renameInEvents(db, playerId: id, to: "")
             try db.execute(sql: "UPDATE play_group SET creator_id = NULL WHERE creator_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM player WHERE id = ?", arguments: [id])
-            return try blobs.filter { blob in
+            let unused = try blobs.filter { blob in
                 !(try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?)", arguments: [blob]) ?? false)
             }
+            return Erasure(unusedBlobs: unused, groupsWithPhotos: groups)
         }
     }
 

@@ -1,12 +1,16 @@
 import Foundation
 import GRDB
+import GroupieCore
 
 /// The game's state in SQLite. Every statement lives behind a method named for what it means,
 /// so that another backend can come later behind the same methods.
 public struct GroupieDatabase: Sendable {
     let writer: any DatabaseWriter
 
-    /// Opens (or creates) the database file in WAL mode and migrates it to the current schema.
+    /// Opens (or creates) the database file in WAL mode with `synchronous=FULL` on every
+    /// connection (GRDB's pool would set its writer to NORMAL, which in WAL mode may lose the
+    /// last commits on a power cut), and migrates it to the current schema. The file and its
+    /// `-wal` and `-shm` companions are readable by the service user only.
     public static func open(atPath path: String) throws -> GroupieDatabase {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
@@ -14,12 +18,26 @@ public struct GroupieDatabase: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
+        // GRDB sets NORMAL on the pool's writer after `prepareDatabase`; set FULL again on
+        // the writer itself and read it back, so that a changed default cannot pass unseen.
+        let synchronous = try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            return try Int.fetchOne(db, sql: "PRAGMA synchronous")
+        }
+        guard synchronous == 2 else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "PRAGMA synchronous is \(synchronous ?? -1) on the writer, not FULL (2)")
+        }
+        // SQLite gives the `-wal` and `-shm` files the mode of the database file.
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            _ = chmod(file, 0o600)
+        }
         return try GroupieDatabase(writer: pool)
     }
 
-    /// An in-memory database for tests of storage rules alone.
-    public static func inMemory() throws -> GroupieDatabase {
-        try GroupieDatabase(writer: DatabaseQueue())
+    /// The writer's `PRAGMA synchronous`, as SQLite reports it (2 is FULL): what the durability
+    /// test and `make bench` read back.
+    public func writerSynchronous() async throws -> Int {
+        try await writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     init(writer: any DatabaseWriter) throws {
@@ -132,7 +150,61 @@ public struct GroupieDatabase: Sendable {
                 ALTER TABLE photo ADD COLUMN focus_y REAL;
                 """)
         }
+        migrator.registerMigration("v6 bounded names, upload keys per group") { db in
+            // Names from before names were bounded in bytes and marks are cut to the bounds,
+            // in every place that stores a copy of them.
+            for row in try Row.fetchAll(db, sql: "SELECT id, name FROM player") {
+                let name: String = row["name"]
+                guard case .failure = DisplayName.validated(name, limits: DisplayName.player) else { continue }
+                let shortened = DisplayName.shortened(name, limits: DisplayName.player)
+                guard shortened != name else { continue }
+                try db.execute(sql: "UPDATE player SET name = ? WHERE id = ?", arguments: [shortened, row["id"] as String])
+                try renameInEvents(db, playerId: row["id"], to: shortened)
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT id, name FROM play_group WHERE name IS NOT NULL") {
+                let name: String = row["name"]
+                guard case .failure = DisplayName.validated(name, limits: DisplayName.group) else { continue }
+                let shortened = DisplayName.shortened(name, limits: DisplayName.group)
+                if shortened != name {
+                    try db.execute(sql: "UPDATE play_group SET name = ? WHERE id = ?", arguments: [shortened, row["id"] as String])
+                }
+            }
+            // An idempotency key belongs to a player in a group for a day, no longer to the
+            // player forever; the column of v2 stays, unused.
+            try db.execute(sql: """
+                CREATE TABLE upload_key (
+                    player_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    photo_id TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
+                    mission_id TEXT,
+                    task_id TEXT,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (player_id, group_id, key)
+                ) WITHOUT ROWID;
+                CREATE INDEX upload_key_by_time ON upload_key(created_at);
+                INSERT OR IGNORE INTO upload_key (player_id, group_id, key, photo_id, mission_id, task_id, created_at)
+                    SELECT photographer_id, group_id, substr(idempotency_key, 1, 128), id, mission_id, task_id, created_at
+                    FROM photo WHERE idempotency_key IS NOT NULL;
+                UPDATE photo SET idempotency_key = NULL WHERE idempotency_key IS NOT NULL;
+                """)
+        }
         return migrator
+    }
+
+    /// Writes `name` over the copies of a player's name in the stored events of the groups they
+    /// were ever in: on erasure, and when a stored name is shortened.
+    static func renameInEvents(_ db: Database, playerId: String, to name: String) throws {
+        try db.execute(sql: """
+            UPDATE group_event SET data = json_set(data, '$.name', ?)
+            WHERE group_id IN (SELECT group_id FROM membership WHERE player_id = ?)
+              AND json_extract(data, '$.playerId') = ? AND json_type(data, '$.name') IS NOT NULL
+            """, arguments: [name, playerId, playerId])
+        try db.execute(sql: """
+            UPDATE group_event SET data = json_set(data, '$.photographerName', ?)
+            WHERE group_id IN (SELECT group_id FROM membership WHERE player_id = ?)
+              AND json_extract(data, '$.photographerId') = ? AND json_type(data, '$.photographerName') IS NOT NULL
+            """, arguments: [name, playerId, playerId])
     }
 }
 

@@ -25,6 +25,14 @@ struct Serve: AsyncParsableCommand {
     var retentionDays: Int?
     @Flag(name: .customLong("trust-proxy"), help: "Behind a reverse proxy: take the client's address from X-Forwarded-For (GROUPIE_TRUST_PROXY=1).")
     var trustProxy = false
+    @Option(name: .customLong("header-timeout"), help: "Seconds a request may take to send its headers (GROUPIE_HEADER_TIMEOUT). Default 10.")
+    var headerTimeout: Int?
+    @Option(name: .customLong("body-timeout"), help: "Longest pause in seconds while a request body arrives (GROUPIE_BODY_TIMEOUT). Default 30.")
+    var bodyTimeout: Int?
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a kept-alive connection may wait for its next request (GROUPIE_IDLE_TIMEOUT). Default 60.")
+    var idleTimeout: Int?
+    @Option(name: .customLong("max-connections"), help: "Connections served at once (GROUPIE_MAX_CONNECTIONS). Default 4096.")
+    var maxConnections: Int?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (GROUPIE_LOG_LEVEL). Default info.")
     var logLevel: String?
 
@@ -56,6 +64,17 @@ struct Serve: AsyncParsableCommand {
             }
             configuration.retention = .seconds(days * 24 * 3600)
         }
+        func positive(_ option: Int?, _ variable: String, _ what: String) throws -> Int? {
+            guard let text = setting(option.map(String.init), variable) else { return nil }
+            guard let value = Int(text), value >= 1 else {
+                throw ValidationError("The \(what) must be a whole number, at least 1, not '\(text)'.")
+            }
+            return value
+        }
+        if let seconds = try positive(headerTimeout, "GROUPIE_HEADER_TIMEOUT", "header timeout") { configuration.timeouts.header = .seconds(seconds) }
+        if let seconds = try positive(bodyTimeout, "GROUPIE_BODY_TIMEOUT", "body timeout") { configuration.timeouts.body = .seconds(seconds) }
+        if let seconds = try positive(idleTimeout, "GROUPIE_IDLE_TIMEOUT", "idle timeout") { configuration.timeouts.idle = .seconds(seconds) }
+        if let count = try positive(maxConnections, "GROUPIE_MAX_CONNECTIONS", "connection limit") { configuration.maxConnections = count }
         configuration.trustForwardedFor = trustProxy || ["1", "true", "yes"].contains(environment["GROUPIE_TRUST_PROXY"]?.lowercased() ?? "")
         if let levelText = setting(logLevel, "GROUPIE_LOG_LEVEL") {
             guard let level = Logger.Level(rawValue: levelText.lowercased()) else {

@@ -45,15 +45,29 @@ struct PhotoProcessorTests {
     }
 
     @Test("The original is served without its GPS position but with its orientation")
-    func scrubsLocation() throws {
+    func servedWithoutLocation() throws {
         let path = try TestImages.jpegWithEXIF(width: 800, height: 600, orientation: 6)
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect([UInt8](original).contains(subsequence: TestImages.gpsLatitude))
-        let scrubbed = try #require(LocationScrubber.scrub(original, format: .jpeg))
-        #expect(!scrubbed.contains(subsequence: TestImages.gpsLatitude))
-        #expect(scrubbed.count == original.count, "values are overwritten in place, nothing moves")
-        let scrubbedPath = try TestImages.write([UInt8](scrubbed), ext: "jpg")
-        #expect(try processor.inspect(fileAt: scrubbedPath).orientation == 6)
+        let header = try processor.inspect(fileAt: path)
+        let served = try ServedOriginal.make(from: original, format: .jpeg, orientation: header.orientation, width: header.width, height: header.height)
+        #expect(![UInt8](served).contains(subsequence: TestImages.gpsLatitude))
+        let servedPath = try TestImages.write([UInt8](served), ext: "jpg")
+        let again = try processor.inspect(fileAt: servedPath)
+        #expect(again.orientation == 6 && again.width == 800 && again.height == 600)
+    }
+
+    @Test("A 16-bit RGBA photo is refused by its decoded size, which its pixels alone allow")
+    func decodedBytes() throws {
+        let path = TestImages.folder + "/deep-\(UUID().uuidString).png"
+        try TestImages.vips(["black", path, "200", "200", "--bands", "4"])
+        try TestImages.vips(["cast", path, path + ".v", "ushort"])
+        try TestImages.vips(["copy", path + ".v", path + ".png[bitdepth=16]"])
+        let limited = try PhotoProcessor(limits: .init(maxPixels: 100_000, maxDecodedBytes: 200 * 200 * 4))
+        #expect(throws: PhotoProcessor.Failure.tooManyDecodedBytes(200 * 200 * 4 * 2)) {
+            try limited.inspect(fileAt: path + ".png")
+        }
+        #expect(try limited.inspect(fileAt: path).decodedBytes == 200 * 200 * 4)
     }
 
     @Test("A PNG declaring 100,000 × 100,000 pixels is refused from its header")

@@ -224,7 +224,7 @@ struct CollageRouteTests {
 }
 
 extension CollageRouteTests {
-    @Test("A photo's file gone when the collage is made: 503, nothing half-written, and it is made once the file is back")
+    @Test("A photo's file gone when the collage is made: 503, nothing half-written, not drawn again per request, made later once the file is back")
     func photoFileGone() async throws {
         let server = try Self.server()
         try await server.test { client in
@@ -242,6 +242,13 @@ extension CollageRouteTests {
             #expect(problem["code"] as? String == "collage-unavailable")
             #expect(Self.collageFiles(server, group: group.id).count == 1, "no file, whole or half, for the failed picture")
             try FileManager.default.moveItem(atPath: saved, toPath: path)
+            // A failed picture is remembered: asked again at once, it is not drawn again.
+            let (again, retryAfter) = try await client.execute(uri: "/api/v1/groups/\(group.id)/missions/reef/collage.jpg?size=700", method: .get, headers: ada.auth) {
+                ($0.status, $0.headers[.retryAfter].flatMap { Int($0) })
+            }
+            #expect(again == .serviceUnavailable)
+            #expect((500...600).contains(retryAfter ?? 0))
+            server.clock.advance(by: CollageService.failureMemory + 1)
             let (status, _) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/missions/reef/collage.jpg?size=700", headers: ada.auth)
             #expect(status == .ok)
             #expect(Self.collageFiles(server, group: group.id).count == 2)

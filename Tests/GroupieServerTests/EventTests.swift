@@ -130,11 +130,11 @@ struct EventTests {
     @Test("A subscriber that does not read is cut off and told to resync; publishing never waits")
     func overflow() {
         let hub = EventHub()
-        let slow = hub.subscribe(groupId: "g")
+        let slow = hub.subscribe(groupId: "g", playerId: "p")
         let events = (1...(EventHub.bufferSize + 10)).map { GroupEvent(groupId: "g", seq: $0, type: "photo-added", data: "{}") }
         hub.publish(events)
         #expect(slow.overflowed)
-        let fresh = hub.subscribe(groupId: "g")
+        let fresh = hub.subscribe(groupId: "g", playerId: "p")
         hub.publish([GroupEvent(groupId: "g", seq: 999, type: "photo-added", data: "{}")])
         #expect(!fresh.overflowed)
         hub.unsubscribe(slow)

@@ -49,7 +49,8 @@ struct PlayerRouteTests {
         (#"" ""#, false),
         (#""\#(String(repeating: "x", count: 33))""#, false),
         (#""\#(String(repeating: "x", count: 32))""#, true),
-        (#""\#(String(repeating: "👩‍👩‍👧", count: 32))""#, true),
+        (#""\#(String(repeating: "👩‍👩‍👧", count: 7))""#, true),
+        (#""\#(String(repeating: "👩‍👩‍👧", count: 32))""#, false),  // 32 characters, but 576 bytes
         (#""\#(String(repeating: "👍🏽", count: 33))""#, false),
         (#""Ada\u0007""#, false),
         (#""Ada\u202Eevil""#, false),

@@ -10,7 +10,7 @@ struct ZipStreamTests {
     static func check(_ zip: inout ZipStream, entries: [(String, Data)]) throws -> String {
         var bytes = Data()
         for (name, data) in entries {
-            let buffer = zip.entry(name: zip.uniqueName(name), data: data, modified: Date(timeIntervalSince1970: 1_795_000_000), timeZone: TimeZone(identifier: "Europe/Stockholm")!)
+            let buffer = try zip.entry(name: zip.uniqueName(name), data: data, modified: Date(timeIntervalSince1970: 1_795_000_000), timeZone: TimeZone(identifier: "Europe/Stockholm")!)
             bytes.append(contentsOf: buffer.readableBytesView)
         }
         bytes.append(contentsOf: zip.finish().readableBytesView)
@@ -49,5 +49,35 @@ struct ZipStreamTests {
         #expect(ZipStream.safeName("line\nbreak\u{202E}") == "line_break_")
         #expect(ZipStream.safeName("👩🏽‍🚀") == "👩🏽‍🚀")
         #expect(ZipStream.safeName(String(repeating: "a", count: 200)).count == 80)
+    }
+
+    @Test("A name of 65,535 bytes is written; one byte more is refused with an error, not a trap")
+    func nameBoundary() throws {
+        var zip = ZipStream()
+        let longest = String(repeating: "n", count: ZipStream.maximumNameBytes - 4) + ".jpg"
+        let listing = try Self.check(&zip, entries: [(longest, Data("x".utf8))])
+        #expect(listing.hasPrefix(longest + " 1 "))
+        var other = ZipStream()
+        #expect(throws: ZipStream.TooLong(field: "name", length: UInt64(ZipStream.maximumNameBytes + 1))) {
+            _ = try other.entry(name: longest + "x", data: Data(), modified: Date(), timeZone: .gmt)
+        }
+        // The refused entry left nothing behind: the archive is still sound.
+        _ = try other.entry(name: "after.jpg", data: Data("y".utf8), modified: Date(), timeZone: .gmt)
+        #expect(other.finish().readableBytes > 22)
+    }
+
+    @Test("A 65 KB name of one character with thousands of marks is cut to a safe file name")
+    func markHeavyName() {
+        let name = "a" + String(repeating: "\u{0301}", count: 32_761)
+        let safe = ZipStream.safeName(name + " - photo")
+        #expect(safe.utf8.count <= 240)
+        #expect(!safe.isEmpty)
+    }
+
+    @Test("65,535 entries and more go into ZIP64 end records that standard readers accept")
+    func manyEntries() throws {
+        var zip = ZipStream()
+        let listing = try Self.check(&zip, entries: (0..<65_536).map { ("\($0)", Data()) })
+        #expect(listing.split(separator: "\n").count == 65_536)
     }
 }

@@ -8,8 +8,10 @@
 /// WebP, HEIF and SVG (for the venue's assets), the operation cache off (memory stays flat across uploads).
 int groupie_vips_start(int concurrency);
 
-/// Reads a file's header only: size as stored and its EXIF orientation (1 when none).
-int groupie_vips_header(const char *path, int *width, int *height, int *orientation, char *loader, int loader_size);
+/// Reads a file's header only: size as stored, bands and bytes per sample of the decoded
+/// pixels, and its EXIF orientation (1 when none).
+int groupie_vips_header(const char *path, int *width, int *height, int *bands, int *sample_bytes, int *orientation,
+                        char *loader, int loader_size);
 
 /// A JPEG of at most `long_edge` pixels on its long edge, EXIF orientation applied,
 /// in sRGB, without any metadata, made with shrink-on-load.

@@ -33,4 +33,19 @@ public enum LanguageCode {
             return false
         }
     }
+
+    /// A language tag of the shape BCP 47 gives (`sv`, `en-GB`, `de-CH-1996`), at most 35
+    /// characters: what a visitor's phone may say it prefers. Unlike a venue's languages it
+    /// need not be one Groupie knows; one no venue offers falls back like any other.
+    public static func isWellFormed(_ tag: String) -> Bool {
+        guard (2...35).contains(tag.utf8.count) else { return false }
+        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard let language = parts.first, (2...3).contains(language.utf8.count),
+            language.utf8.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else { return false }
+        return parts.dropFirst().allSatisfy { subtag in
+            (1...8).contains(subtag.utf8.count)
+                && subtag.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+        }
+    }
 }

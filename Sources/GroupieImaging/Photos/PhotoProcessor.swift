@@ -8,10 +8,14 @@ import Synchronization
 public struct PhotoProcessor: Sendable {
     public struct Limits: Sendable {
         public var maxPixels: Int
+        /// Pixels × bands × bytes per sample: what decoding costs, which pixels alone do not
+        /// say (a 16-bit RGBA photo decodes to eight bytes a pixel, an 8-bit RGB one to three).
+        public var maxDecodedBytes: Int
         public var minEdge: Int
 
-        public init(maxPixels: Int = 100_000_000, minEdge: Int = 64) {
+        public init(maxPixels: Int = 100_000_000, maxDecodedBytes: Int = 300_000_000, minEdge: Int = 64) {
             self.maxPixels = maxPixels
+            self.maxDecodedBytes = maxDecodedBytes
             self.minEdge = minEdge
         }
     }
@@ -21,18 +25,23 @@ public struct PhotoProcessor: Sendable {
         public var format: PhotoFormat
         public var width: Int
         public var height: Int
+        /// Samples per pixel and bytes per sample, once decoded.
+        public var bands: Int = 3
+        public var sampleBytes: Int = 1
         /// EXIF orientation, 1 to 8.
         public var orientation: Int
 
         /// Width and height as the photo is seen, after its orientation is applied.
         public var orientedWidth: Int { orientation >= 5 ? height : width }
         public var orientedHeight: Int { orientation >= 5 ? width : height }
+        public var decodedBytes: Int { width * height * bands * sampleBytes }
     }
 
     public enum Failure: Error, Sendable, Equatable {
         case unsupportedFormat
         case unreadable(String)
         case tooLarge(width: Int, height: Int)
+        case tooManyDecodedBytes(Int)
         case tooSmall(width: Int, height: Int)
         case processing(String)
     }
@@ -61,14 +70,18 @@ public struct PhotoProcessor: Sendable {
         let prefix = (try? handle.read(upToCount: PhotoFormat.signatureLength)) ?? Data()
         try? handle.close()
         guard let format = PhotoFormat.detect(prefix) else { throw Failure.unsupportedFormat }
-        var width: Int32 = 0, height: Int32 = 0, orientation: Int32 = 1
+        var width: Int32 = 0, height: Int32 = 0, bands: Int32 = 0, sampleBytes: Int32 = 0, orientation: Int32 = 1
         var loader = [CChar](repeating: 0, count: 64)
-        let status = groupie_vips_header(path, &width, &height, &orientation, &loader, Int32(loader.count))
+        let status = groupie_vips_header(path, &width, &height, &bands, &sampleBytes, &orientation, &loader, Int32(loader.count))
         guard status == 0 else { throw Failure.unreadable(Self.lastError()) }
         // The bytes decide the format; a loader of another format must never get the file.
         guard String(decoding: loader.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).hasPrefix(format.loaderPrefix) else { throw Failure.unsupportedFormat }
-        let header = Header(format: format, width: Int(width), height: Int(height), orientation: (1...8).contains(orientation) ? Int(orientation) : 1)
+        let header = Header(
+            format: format, width: Int(width), height: Int(height), bands: max(1, Int(bands)), sampleBytes: max(1, Int(sampleBytes)),
+            orientation: (1...8).contains(orientation) ? Int(orientation) : 1
+        )
         guard header.width * header.height <= limits.maxPixels else { throw Failure.tooLarge(width: header.width, height: header.height) }
+        guard header.decodedBytes <= limits.maxDecodedBytes else { throw Failure.tooManyDecodedBytes(header.decodedBytes) }
         guard min(header.width, header.height) >= limits.minEdge else { throw Failure.tooSmall(width: header.width, height: header.height) }
         return header
     }

@@ -3,6 +3,7 @@ import GroupieContent
 import GroupieImaging
 import GroupieStorage
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -31,9 +32,15 @@ public func buildApplication(
             }
         }
     )
+    let timeouts = configuration.timeouts
+    let maxConnections = ConnectionLimit.allowed(configuration.maxConnections, logger: logger)
     return Application(
         router: router,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Groupie"),
+        server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionTimeoutHandler(timeouts: timeouts)])),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "Groupie",
+            availableConnectionsDelegate: MaximumAvailableConnections(maxConnections)
+        ),
         services: [
             reloadService,
             RetentionService(
@@ -115,6 +122,9 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     router.add(middleware: LogRequestsMiddleware(.debug))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ProblemMiddleware())
+    let routes = MethodNotAllowedMiddleware<GroupieRequestContext>.Routes()
+    router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
+    router.add(middleware: AssetPathMiddleware(prefix: "/assets"))
     router.add(middleware: FileMiddleware(
         configuration.assetsDirectory, urlBasePath: "/assets",
         cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: dependencies.logger
@@ -129,34 +139,40 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let authenticator = Authenticator(database: dependencies.database)
     let signer = ImageURLSigner(key: try ImageURLSigner.loadKey(dataDirectory: configuration.dataDirectory))
     let events = dependencies.events
+    let processor = try PhotoProcessor()
+    let limiterByAddress = JoinRateLimiter(limit: configuration.failedJoinsPerAddress, window: configuration.failedJoinWindow)
+    let clientAddress = ClientAddress(trustForwardedFor: configuration.trustForwardedFor)
     JoinPageController(
         database: dependencies.database, catalog: dependencies.catalog, clock: clock,
-        pagePath: configuration.assetsDirectory + "/web/index.html"
+        pagePath: configuration.assetsDirectory + "/web/index.html", limiterByAddress: limiterByAddress, clientAddress: clientAddress
     ).addRoutes(to: router)
 
     let api = router.group("api/v1")
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
-    PlayerController(database: dependencies.database, authenticator: authenticator, links: links, blobs: dependencies.blobs, events: events, clock: clock).addRoutes(to: api)
+    PlayerController(
+        database: dependencies.database, authenticator: authenticator, links: links, blobs: dependencies.blobs, events: events,
+        collages: dependencies.collages, clock: clock
+    ).addRoutes(to: api)
     GroupController(
         database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator, links: links, clock: clock,
         limiterByPlayer: JoinRateLimiter(limit: configuration.failedJoinsPerPlayer, window: configuration.failedJoinWindow),
-        limiterByAddress: JoinRateLimiter(limit: configuration.failedJoinsPerAddress, window: configuration.failedJoinWindow),
-        trustForwardedFor: configuration.trustForwardedFor, signer: signer, events: events
+        limiterByAddress: limiterByAddress, clientAddress: clientAddress, signer: signer, events: events
     ).addRoutes(to: api)
     PhotoController(
         database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator,
-        blobs: dependencies.blobs, processor: try PhotoProcessor(), work: dependencies.imageWork, signer: signer,
+        blobs: dependencies.blobs, processor: processor, work: dependencies.imageWork, signer: signer,
         maxUploadBytes: configuration.maxUploadBytes, events: events, collages: dependencies.collages, clock: clock
     ).addRoutes(to: api)
     CollageController(
         database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator, signer: signer,
-        collages: dependencies.collages, blobs: dependencies.blobs,
+        collages: dependencies.collages, blobs: dependencies.blobs, processor: processor,
         streamTokens: StreamTokens(signer: signer, authenticator: authenticator, clock: clock), clock: clock
     ).addRoutes(to: api)
     EventController(
         database: dependencies.database, authenticator: authenticator, hub: dependencies.hub, signer: signer,
         heartbeat: configuration.eventHeartbeat, clock: clock
     ).addRoutes(to: api)
+    routes.set(router.routes.map { ($0.method, $0.path.description) })
     return router
 }
 

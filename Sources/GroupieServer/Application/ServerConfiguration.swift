@@ -18,7 +18,8 @@ public struct ServerConfiguration: Sendable {
     /// runs behind a reverse proxy, or every visitor looks like the proxy to the rate limits.
     public var trustForwardedFor: Bool
     /// Failed joins (unknown or malformed codes) allowed per player and per client address
-    /// within `failedJoinWindow`, before further attempts get 429.
+    /// within `failedJoinWindow`, before further attempts get 429. The address limit is high
+    /// enough for a school class behind one address, and counts unknown codes of `/j/{code}`.
     public var failedJoinsPerPlayer: Int
     public var failedJoinsPerAddress: Int
     public var failedJoinWindow: Duration
@@ -28,6 +29,11 @@ public struct ServerConfiguration: Sendable {
     public var imageWorkers: Int
     /// How often an idle event stream gets a comment, so that proxies keep it open.
     public var eventHeartbeat: Duration
+    /// Header, body and keep-alive idle timeouts of every connection.
+    public var timeouts: ConnectionTimeouts
+    /// Connections served at once; more wait to be accepted. Lowered at start to what the
+    /// process's file limit allows.
+    public var maxConnections: Int
     /// How long groups, their photos and files are kept.
     public var retention: Duration
     /// How often the retention sweep runs.
@@ -46,11 +52,13 @@ public struct ServerConfiguration: Sendable {
         missionReloadInterval: Duration = .milliseconds(500),
         trustForwardedFor: Bool = false,
         failedJoinsPerPlayer: Int = 10,
-        failedJoinsPerAddress: Int = 30,
+        failedJoinsPerAddress: Int = 300,
         failedJoinWindow: Duration = .seconds(600),
         maxUploadBytes: Int = 25 * 1_048_576,
         imageWorkers: Int = ProcessInfo.processInfo.activeProcessorCount,
         eventHeartbeat: Duration = .seconds(15),
+        timeouts: ConnectionTimeouts = ConnectionTimeouts(),
+        maxConnections: Int = 4096,
         retention: Duration = .seconds(30 * 24 * 3600),
         retentionSweepInterval: Duration = .seconds(3600),
         clock: @escaping @Sendable () -> Date = { Date() }
@@ -70,6 +78,8 @@ public struct ServerConfiguration: Sendable {
         self.maxUploadBytes = maxUploadBytes
         self.imageWorkers = imageWorkers
         self.eventHeartbeat = eventHeartbeat
+        self.timeouts = timeouts
+        self.maxConnections = maxConnections
         self.retention = retention
         self.retentionSweepInterval = retentionSweepInterval
         self.clock = clock

@@ -37,6 +37,28 @@ enum StartupCheck {
         guard access(path, W_OK | X_OK) == 0 else {
             throw StartupError(description: "The data folder \(absolute(path)) is not writable by this user; fix its permissions or point --data elsewhere.")
         }
+        makePrivate(path)
+    }
+
+    /// Visitors' names and photos are readable by the service user only: everything the server
+    /// creates from here on is 0600 (folders 0700), and a data folder from before this rule
+    /// has its contents made so once.
+    static func makePrivate(_ path: String) {
+        umask(0o077)
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & 0o077 != 0 else { return }
+        _ = chmod(path, 0o700)
+        guard let walker = FileManager.default.enumerator(atPath: path) else { return }
+        for case let relative as String in walker {
+            let full = path + "/" + relative
+            var entry = stat()
+            guard lstat(full, &entry) == 0 else { continue }
+            switch entry.st_mode & S_IFMT {
+            case S_IFDIR: _ = chmod(full, 0o700)
+            case S_IFREG: _ = chmod(full, 0o600)
+            default: continue
+            }
+        }
     }
 
     static func absolute(_ path: String) -> String {

@@ -15,6 +15,7 @@ struct CollageController {
     let signer: ImageURLSigner
     let collages: CollageService
     let blobs: BlobStore
+    let processor: PhotoProcessor
     let streamTokens: StreamTokens
     let clock: @Sendable () -> Date
 
@@ -54,6 +55,11 @@ struct CollageController {
             throw Problem(
                 .conflict, code: "mission-incomplete",
                 detail: "The collage is made when the mission is complete; \(missing) task\(missing == 1 ? "" : "s") still need\(missing == 1 ? "s" : "") a photo."
+            )
+        } catch CollageService.Unavailable.failedRecently(let seconds) {
+            throw Problem(
+                .serviceUnavailable, code: "collage-unavailable",
+                detail: "The collage could not be made a short while ago; it is tried again in \(seconds) seconds.", headers: [.retryAfter: "\(seconds)"]
             )
         } catch {
             throw Self.unavailable(error, groupId: groupId, missionId: missionId, logger: context.logger)
@@ -107,7 +113,7 @@ struct CollageController {
         } while before != nil
         let plan = AlbumPlan(venue: venue, language: language, photos: photos.reversed())
         let current = try await collages.current(groupId: groupId)
-        let (collages, blobs, logger) = (self.collages, self.blobs, context.logger)
+        let (collages, blobs, processor, logger) = (self.collages, self.blobs, self.processor, context.logger)
         let timeZone = venue.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC") ?? .current
         let archiveName = ZipStream.safeName(group.name.map { "Groupie - \($0)" } ?? "Groupie album")
         logger.info("album download", metadata: ["group": "\(groupId)", "photos": "\(photos.count)", "collages": "\(current.count)"])
@@ -115,22 +121,23 @@ struct CollageController {
             var zip = ZipStream()
             for folder in plan.folders {
                 for photo in folder.photos {
-                    let data: Data
+                    let entry: ByteBuffer
                     do {
-                        data = try await BlockingIO.run { try PhotoController.servedOriginal(photo, blobs: blobs) }
+                        let data = try await BlockingIO.run { try PhotoController.servedOriginal(photo, blobs: blobs, processor: processor) }
+                        let name = zip.uniqueName(folder.name + "/" + ZipStream.safeName(plan.fileStem(photo)) + "." + PhotoController.servedExtension(photo))
+                        entry = try zip.entry(name: name, data: data, modified: photo.createdAt, timeZone: timeZone)
                     } catch {
                         logger.error("album photo left out: \(error)", metadata: ["photo": "\(photo.id)"])
                         continue
                     }
-                    let name = zip.uniqueName(folder.name + "/" + ZipStream.safeName(plan.fileStem(photo)) + "." + PhotoController.servedExtension(photo))
-                    try await writer.write(zip.entry(name: name, data: data, modified: photo.createdAt, timeZone: timeZone))
+                    try await writer.write(entry)
                 }
                 if let missionId = folder.missionId, let record = current.first(where: { $0.missionId == missionId }) {
                     do {
                         let file = try await collages.file(groupId: groupId, missionId: missionId)
                         let data = try await BlockingIO.run { try Data(contentsOf: URL(fileURLWithPath: file.path)) }
                         let name = zip.uniqueName(folder.name + "/" + ZipStream.safeName(folder.title + " - collage") + ".jpg")
-                        try await writer.write(zip.entry(name: name, data: data, modified: record.createdAt, timeZone: timeZone))
+                        try await writer.write(try zip.entry(name: name, data: data, modified: record.createdAt, timeZone: timeZone))
                     } catch {
                         logger.error("album collage left out: \(error)", metadata: ["mission": "\(missionId)"])
                     }

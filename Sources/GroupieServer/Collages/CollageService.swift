@@ -31,6 +31,10 @@ actor CollageService {
     let logger: Logger
 
     private var renders: [String: Task<CollageFile, any Error>] = [:]
+    /// Renders that failed, by file, and when: asked again within `failureMemory`, the same
+    /// inputs fail at once instead of costing the CPU again. New inputs make a new file name.
+    private var failedRenders: [String: Date] = [:]
+    static let failureMemory: TimeInterval = 600
     private var refreshing: Set<String> = []
     private var refreshAgain: Set<String> = []
 
@@ -81,6 +85,8 @@ actor CollageService {
     enum Unavailable: Error, Equatable {
         case unknownMission
         case incomplete(missing: Int)
+        /// The same picture failed to render a short while ago; `retryAfter` seconds until it is tried again.
+        case failedRecently(retryAfter: Int)
     }
 
     // MARK: Serving
@@ -119,6 +125,12 @@ actor CollageService {
         let folder = directory + "/" + inputs.group.id
         let path = "\(folder)/\(inputs.mission.id)-\(inputs.key)-\(longEdge).\(format.rawValue)"
         if let running = renders[path] { return try await running.value }
+        let now = clock()
+        if let failed = failedRenders[path] {
+            let age = now.timeIntervalSince(failed)
+            if age < Self.failureMemory { throw Unavailable.failedRecently(retryAfter: max(1, Int(Self.failureMemory - age))) }
+            failedRenders[path] = nil
+        }
         let layout = CollageLayoutEngine.layout(
             photos: inputs.photos.map { PixelSize(width: $0.width, height: $0.height) }, longEdge: longEdge, style: inputs.mission.style
         )
@@ -155,7 +167,20 @@ actor CollageService {
         }
         renders[path] = task
         defer { renders[path] = nil }
-        return try await task.value
+        do {
+            return try await task.value
+        } catch {
+            rememberFailure(path, at: now)
+            throw error
+        }
+    }
+
+    private func rememberFailure(_ path: String, at now: Date) {
+        if failedRenders.count >= 1_000 {
+            failedRenders = failedRenders.filter { now.timeIntervalSince($0.value) < Self.failureMemory }
+            if failedRenders.count >= 1_000 { failedRenders.removeAll() }
+        }
+        failedRenders[path] = now
     }
 
     private func content(_ inputs: Inputs) -> CollageContent {

@@ -7,7 +7,21 @@ import NIOCore
 /// stored, not deflated: photos and collages are JPEG or PNG already. Names are UTF-8 (flag
 /// bit 11). ZIP64 records are added only when the archive passes 4 GiB, so that ordinary
 /// albums open everywhere.
+///
+/// No field can overflow: a name longer than a ZIP header can say (65,535 bytes) or an entry
+/// of 4 GiB or more is refused with `TooLong` before anything of it is written, and offsets
+/// and counts past 32 and 16 bits go into ZIP64 records.
 struct ZipStream {
+    /// An entry the format cannot describe without ZIP64 entry sizes, which this writer does
+    /// not write: names of 65,536 bytes or more, data of 4 GiB or more.
+    struct TooLong: Error, Equatable {
+        var field: String
+        var length: UInt64
+    }
+
+    static let maximumNameBytes = Int(UInt16.max)
+    static let maximumEntryBytes = UInt64(UInt32.max) - 1
+
     private struct Central {
         var name: [UInt8]
         var crc: UInt32
@@ -39,8 +53,10 @@ struct ZipStream {
     }
 
     /// The local header and data of one entry.
-    mutating func entry(name: String, data: Data, modified: Date, timeZone: TimeZone) -> ByteBuffer {
+    mutating func entry(name: String, data: Data, modified: Date, timeZone: TimeZone) throws -> ByteBuffer {
         let nameBytes = Array(name.utf8)
+        guard nameBytes.count <= Self.maximumNameBytes else { throw TooLong(field: "name", length: UInt64(nameBytes.count)) }
+        guard UInt64(data.count) <= Self.maximumEntryBytes else { throw TooLong(field: "data", length: UInt64(data.count)) }
         let crc = data.withUnsafeBytes { raw -> UInt32 in
             UInt32(crc32(0, raw.bindMemory(to: UInt8.self).baseAddress, uInt(raw.count)))
         }
@@ -138,12 +154,22 @@ struct ZipStream {
     }
 
     /// A file or folder name safe on every system: no separators, control or reserved
-    /// characters, not empty, at most 80 characters.
+    /// characters, not empty, at most 80 characters and 240 bytes of UTF-8 (file systems
+    /// allow 255), cut at a character boundary.
     static func safeName(_ text: String) -> String {
         let reserved: Set<Character> = ["/", "\\", ":", "*", "?", "\"", "<", ">", "|"]
-        var cleaned = String(text.map { reserved.contains($0) || $0.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format && $0 != "\u{200D}" } ? "_" : $0 })
+        var cleaned = ""
+        var bytes = 0
+        for character in text.prefix(80) {
+            let safe: Character = reserved.contains(character) || character.unicodeScalars.contains {
+                $0.properties.generalCategory == .control || $0.properties.generalCategory == .format && $0 != "\u{200D}"
+            } ? "_" : character
+            let size = safe.utf8.count
+            guard bytes + size <= 240 else { break }
+            cleaned.append(safe)
+            bytes += size
+        }
         cleaned = cleaned.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: ".")))
-        if cleaned.isEmpty { cleaned = "_" }
-        return String(cleaned.prefix(80))
+        return cleaned.isEmpty ? "_" : cleaned
     }
 }

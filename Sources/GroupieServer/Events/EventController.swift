@@ -47,7 +47,7 @@ struct EventController {
         let database = self.database, hub = self.hub, heartbeat = self.heartbeat
         let body = ResponseBody { writer in
             // Subscribe before reading what is stored, so that nothing falls between the two.
-            let subscription = hub.subscribe(groupId: groupId)
+            let subscription = hub.subscribe(groupId: groupId, playerId: playerId)
             let beat = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: heartbeat)
@@ -57,6 +57,11 @@ struct EventController {
             defer {
                 beat.cancel()
                 hub.unsubscribe(subscription)
+            }
+            // A membership that ended between the check above and the subscription ends the stream now.
+            guard try await database.groupSeen(by: playerId, groupId: groupId) != nil else {
+                try await writer.finish(nil)
+                return
             }
             var sent = lastId
             try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))

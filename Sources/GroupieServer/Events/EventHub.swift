@@ -5,6 +5,10 @@ import Synchronization
 /// Fans a group's events out to the streams of its members' phones. Publishing never waits
 /// on a subscriber: each has a bounded buffer, and one that overflows is cut off and told
 /// to resync (it reconnects with `Last-Event-ID` and replays from the database).
+///
+/// A stream belongs to a member: when the hub publishes the `member-left` event of a player
+/// (who left, was removed, joined another group or erased themselves), that player's streams
+/// of the group end after delivering it, so nothing more of the group reaches them.
 final class EventHub: Sendable {
     static let bufferSize = 256
 
@@ -16,12 +20,14 @@ final class EventHub: Sendable {
     final class Subscription: Sendable {
         let id = UUID()
         let groupId: String
+        let playerId: String
         let stream: AsyncStream<Message>
         let continuation: AsyncStream<Message>.Continuation
         private let overflow = Mutex(false)
 
-        init(groupId: String) {
+        init(groupId: String, playerId: String) {
             self.groupId = groupId
+            self.playerId = playerId
             (stream, continuation) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .bufferingOldest(EventHub.bufferSize))
         }
 
@@ -37,8 +43,8 @@ final class EventHub: Sendable {
 
     private let subscriptions = Mutex<[String: [UUID: Subscription]]>([:])
 
-    func subscribe(groupId: String) -> Subscription {
-        let subscription = Subscription(groupId: groupId)
+    func subscribe(groupId: String, playerId: String) -> Subscription {
+        let subscription = Subscription(groupId: groupId, playerId: playerId)
         subscriptions.withLock { $0[groupId, default: [:]][subscription.id] = subscription }
         return subscription
     }
@@ -54,9 +60,26 @@ final class EventHub: Sendable {
     func publish(_ events: [GroupEvent]) {
         guard let groupId = events.first?.groupId else { return }
         let targets = subscriptions.withLock { Array(($0[groupId] ?? [:]).values) }
+        let departed = Set(events.compactMap(Self.departedPlayer))
         for subscription in targets {
             for event in events { subscription.deliver(.event(event)) }
+            if departed.contains(subscription.playerId) { subscription.continuation.finish() }
         }
+    }
+
+    /// Ends every stream of `playerId` in `groupId` at once: when its membership ended in a way
+    /// that was not published (or to make sure).
+    func endStreams(groupId: String, playerId: String) {
+        let targets = subscriptions.withLock { ($0[groupId] ?? [:]).values.filter { $0.playerId == playerId } }
+        for subscription in targets { subscription.continuation.finish() }
+    }
+
+    /// The player whose membership the event ends, if it does.
+    static func departedPlayer(_ event: GroupEvent) -> String? {
+        guard event.type == "member-left", let data = event.data.data(using: .utf8),
+            let fields = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return fields["playerId"] as? String
     }
 
     var subscriberCount: Int {

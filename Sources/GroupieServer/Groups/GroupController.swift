@@ -18,7 +18,7 @@ struct GroupController {
     let clock: @Sendable () -> Date
     let limiterByPlayer: JoinRateLimiter
     let limiterByAddress: JoinRateLimiter
-    let trustForwardedFor: Bool
+    let clientAddress: ClientAddress
     let signer: ImageURLSigner
     let events: GroupEvents
     let documents = GroupDocumentCache()
@@ -38,7 +38,7 @@ struct GroupController {
         guard let venue = catalog.venue(id: body.venueId)?.venue else {
             throw Problem.notFound("venue-not-found", "There is no venue '\(body.venueId.prefix(64))'.")
         }
-        let name = try body.name.map { try PlayerInput.name($0, field: "name", maximum: DisplayName.groupMaximum) }
+        let name = try body.name.map { try PlayerInput.name($0, field: "name", limits: DisplayName.group) }
         let previous = try await database.currentGroup(of: player.id)
         let now = clock()
         let group = try await database.createGroup(
@@ -55,7 +55,7 @@ struct GroupController {
     func join(_ request: Request, context: GroupieRequestContext) async throws -> GroupEnvelope {
         let player = try await authenticator.player(request)
         let now = clock()
-        let address = clientAddress(request, context: context)
+        let address = clientAddress.of(request, context: context)
         for (limiter, key) in [(limiterByPlayer, player.id), (limiterByAddress, address)] {
             if let seconds = limiter.retryAfter(key, now: now) {
                 throw Problem(
@@ -188,15 +188,4 @@ struct GroupController {
         let size = try request.integerParameter("size", in: Self.qrSizes, fallback: Self.qrDefaultSize, code: "invalid-size", unit: " of pixels")
         return (try QRCode(links.url(group.joinCode)), size)
     }
-
-    private func clientAddress(_ request: Request, context: GroupieRequestContext) -> String {
-        if trustForwardedFor, let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").last {
-            return forwarded.trimmingWhitespace()
-        }
-        return context.remoteAddress?.ipAddress ?? "unknown"
-    }
-}
-
-extension HTTPField.Name {
-    static let xForwardedFor = Self("X-Forwarded-For")!
 }

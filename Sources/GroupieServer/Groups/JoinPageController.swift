@@ -13,6 +13,10 @@ struct JoinPageController {
     let clock: @Sendable () -> Date
     /// `assets/web/index.html`; read on every request so that a changed client is served at once.
     let pagePath: String
+    /// Unknown codes count against the address as wrong codes of joins do, so that the page
+    /// cannot be used to find which codes exist faster than joining could.
+    let limiterByAddress: JoinRateLimiter
+    let clientAddress: ClientAddress
 
     static let previewMarker = "<!--groupie:preview-->"
     static let titleMarker = "<!--groupie:title-->"
@@ -28,8 +32,21 @@ struct JoinPageController {
 
     func page(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let typed = try context.parameters.require("code")
+        let address = clientAddress.of(request, context: context)
+        let now = clock()
+        if let seconds = limiterByAddress.retryAfter(address, now: now) {
+            var response = try await render(status: .tooManyRequests, title: "Too many wrong codes", preview: """
+                <section class="preview" data-state="limited">
+                <h1>Too many wrong codes</h1>
+                <p>Too many wrong group codes came from this network. Try again in \(Self.minutes(seconds)).</p>
+                </section>
+                """)
+            response.headers[.retryAfter] = "\(seconds)"
+            return response
+        }
         let group = try await JoinCode(typed: typed).asyncFlatMap { try await database.group(code: $0) }
         guard let group else {
+            limiterByAddress.recordFailure(address, now: now)
             return try await render(status: .notFound, title: "Unknown group code", preview: """
                 <section class="preview" data-state="unknown">
                 <h1>Unknown group code</h1>
@@ -42,12 +59,12 @@ struct JoinPageController {
             LanguageNegotiation.choose(explicit: nil, acceptLanguage: request.headers[.acceptLanguage], offered: $0.venue.languages)
         } ?? "en"
         let venueName = entry.map { $0.venue.name.resolved(language: language, fallback: $0.venue.defaultLanguage) } ?? group.venueId
-        let joinable = group.isJoinable(at: clock())
+        let joinable = group.isJoinable(at: now)
         let status = joinable ? "Type your name to join the group." : "This group can no longer be joined; start a new one."
         return try await render(status: .ok, title: "Join \(group.joinCode.value)", preview: """
             <section class="preview" data-state="\(joinable ? "joinable" : "closed")" data-code="\(group.joinCode.value)">
             <p class="venue">\(Self.escape(venueName))</p>
-            <h1>Group \(Self.escape(group.name.flatMap { $0.isEmpty ? nil : $0 } ?? group.joinCode.value))</h1>
+            <h1>Group <bdi>\(Self.escape(group.name.flatMap { $0.isEmpty ? nil : $0 } ?? group.joinCode.value))</bdi></h1>
             <p class="code" aria-label="Group code">\(group.joinCode.value)</p>
             <p>\(status)</p>
             </section>
@@ -74,6 +91,11 @@ struct JoinPageController {
     }
 
     static func escape(_ text: String) -> String { Markup.escape(text) }
+
+    static func minutes(_ seconds: Int) -> String {
+        let minutes = (seconds + 59) / 60
+        return minutes == 1 ? "a minute" : "\(minutes) minutes"
+    }
 }
 
 extension Optional {

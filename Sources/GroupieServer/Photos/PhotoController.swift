@@ -41,26 +41,29 @@ struct PhotoController {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxUploadBytes {
             throw Problem.tooLarge(limit: maxUploadBytes)
         }
-        let idempotencyKey = request.headers[.idempotencyKey].map { String($0.prefix(128)) }
+        let idempotencyKey = try Self.idempotencyKey(request)
         // A retry of an upload that already succeeded is answered without processing it again.
-        if let idempotencyKey, let first = try await database.photo(photographerId: player.id, idempotencyKey: idempotencyKey) {
+        if let idempotencyKey, let first = try await database.uploadedPhoto(playerId: player.id, groupId: group.id, key: idempotencyKey, now: clock()) {
+            guard first.missionId == task?.missionId, first.taskId == task?.taskId else { throw Self.keyReused }
             return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(first, signer: signer, now: clock())))
         }
 
         let base = blobs.temporaryDirectory + "/" + UUID().uuidString
-        let temporaryFiles = [base, base + "-display.jpg", base + "-thumb.jpg", base + "-full.jpg"]
+        let temporaryFiles = [base, base + "-display.jpg", base + "-thumb.jpg", base + "-served"]
         defer { for file in temporaryFiles { try? FileManager.default.removeItem(atPath: file) } }
 
         let (blob, _) = try await UploadReceiver.receive(request.body, contentType: request.headers[.contentType], to: base, limit: maxUploadBytes)
         let header = try await work.run { [processor, blobs] in
             let header = try processor.inspect(fileAt: base)
+            // What will be served is made now: a file that cannot be served is refused here,
+            // never stored to answer 404 later.
+            try Self.makeServedOriginal(of: base, header: header, to: base + "-served", processor: processor)
             try processor.makeDerivative(.display, of: base, to: base + "-display.jpg")
             try processor.makeDerivative(.thumb, of: base, to: base + "-thumb.jpg")
-            if header.format == .heif { try processor.transcode(base, to: base + "-full.jpg") }
             // Files are durable before the row that points at them commits.
             try blobs.store(base + "-display.jpg", blob: blob, variant: "-display.jpg")
             try blobs.store(base + "-thumb.jpg", blob: blob, variant: "-thumb.jpg")
-            if header.format == .heif { try blobs.store(base + "-full.jpg", blob: blob, variant: "-full.jpg") }
+            try blobs.store(base + "-served", blob: blob, variant: Self.servedVariant(header.format))
             try blobs.store(base, blob: blob, variant: "." + header.format.fileExtension)
             return header
         } mapError: { failure in
@@ -75,10 +78,11 @@ struct PhotoController {
         let venue = catalog.venue(id: group.venueId)?.venue
         do {
             (photo, created, stored) = try await database.addPhoto(new, now: clock(), events: GroupEvents.photoEvents("photo-added", venue: venue))
-        } catch MembershipError.groupNotFound {
-            // The member left while the photo was processed; its files go unless another photo has them.
+        } catch let error where error as? MembershipError == .groupNotFound || error as? PhotoError == .keyReused {
+            // The member left while the photo was processed, or a concurrent upload used the key
+            // for another task; the files go unless another photo has them.
             if try await !database.isBlobUsed(blob) { try await BlockingIO.run { [blobs] in blobs.removeFiles(of: blob) } }
-            throw GroupController.groupNotFound
+            throw error as? PhotoError == .keyReused ? Self.keyReused : GroupController.groupNotFound
         }
         if !created, photo.blob != blob, try await !database.isBlobUsed(blob) {
             // A concurrent retry with the same key but other bytes: its files belong to no photo.
@@ -106,8 +110,8 @@ struct PhotoController {
     /// The task the upload is for, checked against the venue and the group's progress;
     /// nil for a free photo, which needs neither.
     private func taskOfUpload(_ request: Request, group: Group) async throws -> GroupProgress.TaskKey? {
-        let missionId = request.uri.queryParameters["mission"].map(String.init)
-        let taskId = request.uri.queryParameters["task"].map(String.init)
+        let missionId = try request.identifierParameter("mission")
+        let taskId = try request.identifierParameter("task")
         guard missionId != nil || taskId != nil else { return nil }
         guard let missionId, let taskId else {
             throw Problem(.unprocessableContent, code: "invalid-task", detail: "Give both 'mission' and 'task', or neither for a free photo.")
@@ -125,13 +129,34 @@ struct PhotoController {
         return GroupProgress.TaskKey(missionId: missionId, taskId: taskId)
     }
 
+    /// The `Idempotency-Key` header: 1 to 128 printable ASCII characters, not starting or
+    /// ending with a space, or 400.
+    static func idempotencyKey(_ request: Request) throws -> String? {
+        guard let key = request.headers[.idempotencyKey] else { return nil }
+        let bytes = Array(key.utf8)
+        guard (1...128).contains(bytes.count), bytes.allSatisfy({ (0x20...0x7E).contains($0) }), bytes.first != 0x20, bytes.last != 0x20 else {
+            throw Problem.badRequest("invalid-idempotency-key", "An Idempotency-Key is 1 to 128 printable ASCII characters.")
+        }
+        return key
+    }
+
+    static let keyReused = Problem(
+        .unprocessableContent, code: "idempotency-key-reused",
+        detail: "This Idempotency-Key was used in the last 24 hours for a photo of another task; use a new key for a new photo."
+    )
+
     static func problem(for error: any Error) -> any Error {
+        if error is ServedOriginal.Malformed {
+            return Problem(.unprocessableContent, code: "unreadable-image", detail: "The photo's file is not laid out as its format requires; it may be damaged.")
+        }
         guard let failure = error as? PhotoProcessor.Failure else { return error }
         switch failure {
         case .unsupportedFormat:
             return Problem(.unsupportedMediaType, code: "unsupported-image", detail: "Only JPEG, PNG, WebP and HEIC/HEIF photos are accepted.")
         case .tooLarge(let width, let height):
             return Problem(.unprocessableContent, code: "image-too-large", detail: "The photo is \(width) × \(height) pixels; at most 100 megapixels are accepted.")
+        case .tooManyDecodedBytes(let bytes):
+            return Problem(.unprocessableContent, code: "image-too-large", detail: "The photo needs \(bytes / 1_048_576) MiB once decoded (its pixels, colour channels and bit depth); at most 286 MiB are accepted.")
         case .tooSmall(let width, let height):
             return Problem(.unprocessableContent, code: "image-too-small", detail: "The photo is \(width) × \(height) pixels; each side must be at least 64.")
         case .unreadable, .processing:
@@ -147,7 +172,7 @@ struct PhotoController {
         guard try await database.groupSeen(by: player.id, groupId: groupId) != nil else { throw GroupController.groupNotFound }
         let limit = try request.integerParameter("limit", in: Self.pageSizes, fallback: 30, code: "invalid-limit")
         let photos = try await database.photos(
-            groupId: groupId, missionId: request.uri.queryParameters["mission"].map(String.init),
+            groupId: groupId, missionId: try request.identifierParameter("mission"),
             before: request.uri.queryParameters["before"].map(String.init), limit: limit + 1
         )
         let now = clock()
@@ -187,11 +212,11 @@ struct PhotoController {
         }
         let bytes: Data
         do {
-            bytes = try await BlockingIO.run { [blobs] in
+            bytes = try await BlockingIO.run { [blobs, processor] in
                 if let suffix = Self.variants[variant] {
                     return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: suffix)))
                 }
-                return try Self.servedOriginal(photo, blobs: blobs)
+                return try Self.servedOriginal(photo, blobs: blobs, processor: processor)
             }
         } catch {
             // The row is there but its file is not, or the original cannot be read safely:
@@ -204,17 +229,38 @@ struct PhotoController {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// The original as it is served: without location data, HEIC as its JPEG transcode.
-    /// Blocks; throws when the file is gone or cannot be scrubbed, so that nothing with a
-    /// location in it is ever sent.
-    static func servedOriginal(_ photo: Photo, blobs: BlobStore) throws -> Data {
-        guard let format = PhotoFormat(rawValue: photo.format) else { throw CocoaError(.fileReadCorruptFile) }
-        if format == .heif {
-            return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "-full.jpg")))
+    /// The file name suffix of the original as served, beside the blob's other files.
+    static func servedVariant(_ format: PhotoFormat) -> String {
+        format == .heif ? "-full.jpg" : "-served." + format.fileExtension
+    }
+
+    /// Writes the original as it is served to `output`: rebuilt from the allow-list of
+    /// `ServedOriginal`, or, for HEIF, a metadata-free JPEG transcode. Blocks.
+    static func makeServedOriginal(of input: String, header: PhotoProcessor.Header, to output: String, processor: PhotoProcessor) throws {
+        if header.format == .heif {
+            try processor.transcode(input, to: output)
+            return
         }
-        let original = try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: "." + format.fileExtension)))
-        guard let scrubbed = LocationScrubber.scrub(original, format: format) else { throw CocoaError(.fileReadCorruptFile) }
-        return scrubbed
+        let original = try Data(contentsOf: URL(fileURLWithPath: input))
+        let served = try ServedOriginal.make(from: original, format: header.format, orientation: header.orientation, width: header.width, height: header.height)
+        guard FileManager.default.createFile(atPath: output, contents: served, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: output])
+        }
+    }
+
+    /// The original as it is served. Blocks. Photos stored before served originals were kept
+    /// get theirs made now, once; throws when the file is gone or cannot be made, so that
+    /// nothing else is ever sent.
+    static func servedOriginal(_ photo: Photo, blobs: BlobStore, processor: PhotoProcessor) throws -> Data {
+        guard let format = PhotoFormat(rawValue: photo.format) else { throw CocoaError(.fileReadCorruptFile) }
+        let path = blobs.path(blob: photo.blob, variant: servedVariant(format))
+        if let served = FileManager.default.contents(atPath: path) { return served }
+        let original = blobs.path(blob: photo.blob, variant: "." + format.fileExtension)
+        let temporary = blobs.temporaryDirectory + "/" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        try makeServedOriginal(of: original, header: try processor.inspect(fileAt: original), to: temporary, processor: processor)
+        try blobs.store(temporary, blob: photo.blob, variant: servedVariant(format))
+        return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
     /// The file extension of the original as served.

@@ -55,8 +55,16 @@ enum UploadReceiver {
 }
 
 /// Picks the first file field out of a `multipart/form-data` body as it streams by.
-private final class FormFileExtractor {
+/// A part's headers (its `Content-Disposition` with the file name, say) are bounded: a form
+/// is a photo and a name or two, never kilobytes of headers.
+final class FormFileExtractor {
+    static let maximumHeaderBytes = 4 * 1024
+    static let maximumHeaderLines = 16
+
     private let parser: MultipartParser
+    private var headerBytes = 0
+    private var headerLines = 0
+    private var headersTooLarge = false
     private var isFilePart = false
     private var fileDone = false
     private var bytes = Data()
@@ -71,6 +79,9 @@ private final class FormFileExtractor {
         }
         parser = MultipartParser(boundary: String(boundary).trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
         parser.onHeader = { [unowned self] name, value in
+            self.headerBytes += name.utf8.count + value.utf8.count + 4
+            self.headerLines += 1
+            if self.headerBytes > Self.maximumHeaderBytes || self.headerLines > Self.maximumHeaderLines { self.headersTooLarge = true }
             if name.lowercased() == "content-disposition", value.contains("filename="), !self.fileDone {
                 self.isFilePart = true
             }
@@ -83,6 +94,8 @@ private final class FormFileExtractor {
         parser.onPartComplete = { [unowned self] in
             if self.isFilePart { self.fileDone = true }
             self.isFilePart = false
+            self.headerBytes = 0
+            self.headerLines = 0
         }
     }
 
@@ -91,6 +104,11 @@ private final class FormFileExtractor {
             try parser.execute(buffer)
         } catch {
             throw Problem.badRequest("invalid-form", "The multipart/form-data body is malformed.")
+        }
+        if headersTooLarge {
+            throw Problem.badRequest(
+                "invalid-form", "A part of the form has headers over \(Self.maximumHeaderBytes / 1024) KiB or more than \(Self.maximumHeaderLines) lines; a file name is at most a few hundred characters."
+            )
         }
     }
 

@@ -11,6 +11,7 @@ struct PlayerController {
     let links: JoinLinks
     let blobs: BlobStore
     let events: GroupEvents
+    let collages: CollageService
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
@@ -54,12 +55,15 @@ struct PlayerController {
     func erase(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
         let player = try await authenticator.player(request)
         let group = try await database.currentGroup(of: player.id)
-        let unused = try await database.erasePlayer(id: player.id, now: clock())
-        try await BlockingIO.run { [blobs] in unused.forEach(blobs.removeFiles(of:)) }
+        let erasure = try await database.erasePlayer(id: player.id, now: clock())
+        try await BlockingIO.run { [blobs] in erasure.unusedBlobs.forEach(blobs.removeFiles(of:)) }
         context.logger.info("player erased", metadata: ["player": "\(player.id)"])
         if let group {
             await events.emit(groupId: group.id, [.init(type: "member-left", fields: ["playerId": player.id])])
         }
+        // Collages show photographers' names: those with the erased player's photos are made
+        // again without them, or withdrawn with their files.
+        for groupId in erasure.groupsWithPhotos { collages.refresh(groupId: groupId) }
         return .noContent
     }
 }

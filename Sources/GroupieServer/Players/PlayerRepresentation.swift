@@ -33,7 +33,7 @@ struct NewPlayer: StrictRequestBody {
     var lang: String?
 }
 
-/// `PATCH /me`: a field left out stays; `"lang": null` forgets the language.
+/// `PATCH /me`: a field left out stays; `"lang": null` forgets the language; `"name": null` is 422.
 struct PlayerChanges: StrictRequestBody {
     static let fields: Set<String> = ["name", "lang"]
     var name: String?
@@ -43,7 +43,8 @@ struct PlayerChanges: StrictRequestBody {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decodeIfPresent(String.self, forKey: .name)
+        // A name can be changed, never removed: `"name": null` is refused.
+        if container.contains(.name) { name = try container.decode(String.self, forKey: .name) }
         if container.contains(.lang) {
             lang = .some(try container.decodeNil(forKey: .lang) ? nil : try container.decode(String.self, forKey: .lang))
         }
@@ -51,21 +52,29 @@ struct PlayerChanges: StrictRequestBody {
 }
 
 enum PlayerInput {
-    static func name(_ raw: String, field: String = "name", maximum: Int = DisplayName.playerMaximum) throws -> String {
-        switch DisplayName.validated(raw, maximum: maximum) {
+    static func name(_ raw: String, field: String = "name", limits: DisplayName.Limits = DisplayName.player) throws -> String {
+        let detail: String
+        switch DisplayName.validated(raw, limits: limits) {
         case .success(let name):
             return name
         case .failure(.empty):
-            throw Problem(.unprocessableContent, code: "invalid-name", detail: "'\(field)' must not be empty.")
+            detail = "'\(field)' must not be empty."
         case .failure(.tooLong(let maximum)):
-            throw Problem(.unprocessableContent, code: "invalid-name", detail: "'\(field)' may be at most \(maximum) characters.")
+            detail = "'\(field)' may be at most \(maximum) characters."
+        case .failure(.tooManyBytes(let maximum)):
+            detail = "'\(field)' may be at most \(maximum) bytes of UTF-8."
+        case .failure(.tooManyMarks(let maximum)):
+            detail = "'\(field)' may have at most \(maximum) accents or marks on one character."
         case .failure(.forbiddenCharacter):
-            throw Problem(.unprocessableContent, code: "invalid-name", detail: "'\(field)' must not contain control or invisible characters.")
+            detail = "'\(field)' must not contain control or invisible formatting characters."
+        case .failure(.invisible):
+            detail = "'\(field)' must contain at least one visible character."
         }
+        throw Problem(.unprocessableContent, code: "invalid-name", detail: detail)
     }
 
     static func language(_ raw: String) throws -> String {
-        guard LanguageCode.isValid(raw) else {
+        guard LanguageCode.isWellFormed(raw) else {
             throw Problem(.unprocessableContent, code: "invalid-language", detail: "'lang' must be a language code such as 'sv' or 'en-GB'.")
         }
         return raw

@@ -11,3 +11,15 @@ extension Request {
         return value
     }
 }
+
+extension Request {
+    /// An id query parameter (`mission`, `task`): `[a-z0-9-]`, 1 to 64 characters, as mission
+    /// files allow; nil when absent, 400 `invalid-parameter` for anything else.
+    func identifierParameter(_ name: String) throws -> String? {
+        guard let text = uri.queryParameters[Substring(name)] else { return nil }
+        guard (1...64).contains(text.utf8.count), text.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }) else {
+            throw Problem.badRequest("invalid-parameter", "'\(name)' must be an id of 1 to 64 lower-case letters, digits and hyphens.")
+        }
+        return String(text)
+    }
+}

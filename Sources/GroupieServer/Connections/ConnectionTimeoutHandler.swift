@@ -1,0 +1,123 @@
+import NIOCore
+import NIOHTTPTypes
+
+/// How long a connection may take at each stage before it is closed.
+public struct ConnectionTimeouts: Sendable, Equatable {
+    /// From the first byte of a request (or a new connection) to the end of its headers.
+    public var header: Duration
+    /// The longest pause while a request body arrives; a slow but moving upload goes on.
+    public var body: Duration
+    /// How long a kept-alive connection may wait for its next request.
+    public var idle: Duration
+
+    public init(header: Duration = .seconds(10), body: Duration = .seconds(30), idle: Duration = .seconds(60)) {
+        self.header = header
+        self.body = body
+        self.idle = idle
+    }
+}
+
+/// Closes connections that send their headers too slowly, pause too long inside a body, or
+/// sit idle between requests, so that half-sent requests cannot hold the server's connections.
+/// While a response is being written (an event stream for hours, say) no timer runs: streams
+/// keep their heartbeats and stay open.
+///
+/// It sits after the HTTP decoder. Raw bytes that do not yet make a request head still arrive
+/// as `channelReadComplete`, which starts the header timer.
+final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    enum Stage: Equatable {
+        /// Between requests: waiting for the first byte of the next one.
+        case idle
+        case readingHead
+        case readingBody
+        /// The request is read; its response is being written.
+        case responding
+    }
+
+    private let timeouts: ConnectionTimeouts
+    private(set) var stage = Stage.idle
+    private var responsesOwed = 0
+    private var timer: Scheduled<Void>?
+
+    init(timeouts: ConnectionTimeouts) {
+        self.timeouts = timeouts
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // A new connection has the header timeout to send its first request.
+        if context.channel.isActive { startTimer(timeouts.header, context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        startTimer(timeouts.header, context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stopTimer()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stopTimer()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            responsesOwed += 1
+            stage = .readingBody
+            startTimer(timeouts.body, context: context)
+        case .body:
+            if stage == .readingBody { startTimer(timeouts.body, context: context) }
+        case .end:
+            if responsesOwed > 0 {
+                stage = .responding
+                stopTimer()
+            } else {
+                // Answered before its body was read (a 413, say): waiting for the next request.
+                stage = .idle
+                startTimer(timeouts.idle, context: context)
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if stage == .idle {
+            // Bytes arrived that do not make a head yet: the next request has begun.
+            stage = .readingHead
+            startTimer(timeouts.header, context: context)
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            responsesOwed = max(0, responsesOwed - 1)
+            if responsesOwed == 0, stage == .responding {
+                stage = .idle
+                startTimer(timeouts.idle, context: context)
+            }
+        }
+        context.write(data, promise: promise)
+    }
+
+    private func startTimer(_ duration: Duration, context: ChannelHandlerContext) {
+        stopTimer()
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(duration)) { [self] in
+            timer = nil
+            context.close(promise: nil)
+        }
+    }
+
+    private func stopTimer() {
+        timer?.cancel()
+        timer = nil
+    }
+}

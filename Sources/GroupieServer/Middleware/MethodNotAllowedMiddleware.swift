@@ -1,0 +1,50 @@
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// Answers 405 with an `Allow` header, instead of 404, for a path the server has under other
+/// methods (TRACE and OPTIONS included): what HTTP asks and what the API document promises.
+struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The routes, filled in once they are all registered (the middleware comes before them).
+    final class Routes: Sendable {
+        private let patterns = Mutex<[(segments: [Substring], method: HTTPRequest.Method)]>([])
+
+        func set(_ routes: [(method: HTTPRequest.Method, path: String)]) {
+            patterns.withLock { $0 = routes.map { (Self.segments($0.path), $0.method) } }
+        }
+
+        /// The methods the path has, in a stable order; empty when no route has the path.
+        func methods(for path: String) -> [HTTPRequest.Method] {
+            let requested = Self.segments(path)
+            let matching = patterns.withLock { $0.filter { Self.matches($0.segments, requested) }.map(\.method) }
+            var seen: Set<String> = []
+            return matching.filter { seen.insert($0.rawValue).inserted }.sorted { $0.rawValue < $1.rawValue }
+        }
+
+        static func segments(_ path: String) -> [Substring] {
+            path.split(separator: "/", omittingEmptySubsequences: true)
+        }
+
+        static func matches(_ pattern: [Substring], _ path: [Substring]) -> Bool {
+            pattern.count == path.count && zip(pattern, path).allSatisfy { part, segment in
+                (part.hasPrefix("{") && part.hasSuffix("}")) || part == "*" || part == segment
+            }
+        }
+    }
+
+    let routes: Routes
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            let methods = routes.methods(for: request.uri.path)
+            guard !methods.isEmpty, !methods.contains(request.method) else { throw error }
+            throw Problem(
+                .methodNotAllowed, code: "method-not-allowed",
+                detail: "\(request.uri.path) answers \(methods.map(\.rawValue).joined(separator: ", ")), not \(request.method.rawValue).",
+                headers: [.allow: methods.map(\.rawValue).joined(separator: ", ")]
+            )
+        }
+    }
+}
