@@ -16,9 +16,18 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
         /// The methods the path has, in a stable order; empty when no route has the path.
         func methods(for path: String) -> [HTTPRequest.Method] {
             let requested = Self.segments(path)
-            let matching = patterns.withLock { $0.filter { Self.matches($0.segments, requested) }.map(\.method) }
+            let matching = patterns.withLock { $0.filter { Self.matches($0.segments, requested) } }
+            // As the router does: a literal segment wins over a parameter (`groups/join` is not
+            // `groups/{groupId}`), so only the most specific of the matching routes count.
+            guard let best = matching.map({ Self.literals($0.segments) }).max(by: { $0.lexicographicallyPrecedes($1) }) else { return [] }
             var seen: Set<String> = []
-            return matching.filter { seen.insert($0.rawValue).inserted }.sorted { $0.rawValue < $1.rawValue }
+            return matching.filter { Self.literals($0.segments) == best }.map(\.method)
+                .filter { seen.insert($0.rawValue).inserted }.sorted { $0.rawValue < $1.rawValue }
+        }
+
+        /// 1 for each literal segment, 0 for each parameter.
+        static func literals(_ pattern: [Substring]) -> [Int] {
+            pattern.map { $0.hasPrefix("{") || $0 == "*" ? 0 : 1 }
         }
 
         static func segments(_ path: String) -> [Substring] {
