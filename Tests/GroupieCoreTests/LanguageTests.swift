@@ -43,3 +43,36 @@ struct LanguageTests {
         #expect(LocalizedText.plain("Apollo").resolved(language: "fr", fallback: "sv") == "Apollo")
     }
 }
+
+@Suite("Display names")
+struct DisplayNameTests {
+    @Test("Bounded in characters, bytes and marks per character")
+    func bounds() {
+        #expect(DisplayName.validated(String(repeating: "x", count: 32)) == .success(String(repeating: "x", count: 32)))
+        #expect(DisplayName.validated(String(repeating: "x", count: 33)) == .failure(.tooLong(maximum: 32)))
+        #expect(DisplayName.validated(String(repeating: "ä", count: 65)) == .failure(.tooManyBytes(maximum: 128)))
+        #expect(DisplayName.validated("a" + String(repeating: "\u{0301}", count: 32_761)) == .failure(.tooManyBytes(maximum: 128)))
+        #expect(DisplayName.validated("x\u{0300}\u{0301}\u{0302}\u{0303}\u{0304}") == .failure(.tooManyMarks(maximum: 4)))
+        #expect(DisplayName.validated("Nguyễn") == .success("Nguyễn"))
+        #expect(DisplayName.validated("👨🏽‍👩🏽‍👧🏽‍👦🏽") == .success("👨🏽‍👩🏽‍👧🏽‍👦🏽"), "a family with skin tones is one character")
+    }
+
+    @Test("A name must show something: blanks, joiners, fillers and isolates alone are invisible")
+    func visible() {
+        for name in ["\u{200D}", "\u{3164}\u{3164}", "\u{2800}", "\u{034F}", "\u{FE0F}"] {
+            #expect(DisplayName.validated(name) == .failure(.invisible), "\(name.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        for name in ["\u{200B}x", "\u{2067}x\u{2069}", "a\u{202E}b"] {
+            #expect(DisplayName.validated(name) == .failure(.forbiddenCharacter))
+        }
+    }
+
+    @Test("Shortening keeps what fits, at character boundaries, and never leaves nothing")
+    func shortening() {
+        #expect(DisplayName.shortened("a" + String(repeating: "\u{0301}", count: 1000)) == "a")
+        let family = String(repeating: "👨‍👩‍👧‍👦", count: 30)
+        let short = DisplayName.shortened(family)
+        #expect(short.utf8.count <= 128 && short.count == 5)
+        #expect(DisplayName.shortened("\u{3164}") == "?")
+    }
+}

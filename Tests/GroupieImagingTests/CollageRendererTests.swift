@@ -144,7 +144,7 @@ struct CollageRendererTests {
         }
         #expect(RGB(hex: "#12345") == nil)
         #expect(CaptionMarkup.escape("<b>&\"'") == "&lt;b&gt;&amp;&quot;&#39;")
-        #expect(CaptionMarkup.shortened(["Ada", "Bo", "Cy", "Di"], budget: 16) == "Ada, Bo +2")
+        #expect(CaptionMarkup.shortened(["Ada", "Bo", "Cy", "Di"], budget: 16) == "\u{2068}Ada\u{2069}, \u{2068}Bo\u{2069} +2", "each name isolated for bidi")
     }
 }
 

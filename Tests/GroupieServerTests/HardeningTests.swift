@@ -301,4 +301,58 @@ struct HardeningTests {
             #expect(problem["code"] as? String == "malformed-json")
         }
     }
+
+    // MARK: Connections
+
+    /// Seconds until the server closes a connection that sent `bytes` and nothing more.
+    static func secondsUntilClosed(port: Int, sending bytes: String, limit: Double) async throws -> Double {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw TestFailure("cannot connect") }
+        let started = Date()
+        if !bytes.isEmpty { _ = bytes.withCString { send(socket, $0, strlen($0), 0) } }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while Date().timeIntervalSince(started) < limit {
+            let count = recv(socket, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+            if count == 0 { return Date().timeIntervalSince(started) }
+            if count < 0, errno != EAGAIN, errno != EWOULDBLOCK { return Date().timeIntervalSince(started) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return limit
+    }
+
+    @Test("Half-sent headers, stalled bodies and idle connections are closed; event streams stay open with their heartbeats")
+    func timeouts() async throws {
+        var server = try Self.server()
+        server.configuration.timeouts = ConnectionTimeouts(header: .seconds(1), body: .seconds(1), idle: .seconds(2))
+        try await server.test(.live) { client in
+            let port = try #require(client.port)
+            // The test client's own connection is used first: the idle timeout closes it later.
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events", headers: ["Authorization": "Bearer \(ada.token)"])
+
+            let silent = try await Self.secondsUntilClosed(port: port, sending: "", limit: 6)
+            #expect(silent < 2.5, "a connection that sends nothing")
+            let halfHeader = try await Self.secondsUntilClosed(port: port, sending: "GET /healthz HTTP/1.1\r\nHost: x\r\n", limit: 6)
+            #expect(halfHeader < 2.5, "half-sent headers")
+            let halfBody = try await Self.secondsUntilClosed(
+                port: port, sending: "POST /api/v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{", limit: 6
+            )
+            #expect(halfBody < 2.5, "a stalled body")
+            let idle = try await Self.secondsUntilClosed(port: port, sending: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", limit: 6)
+            #expect(idle > 1.5 && idle < 3.5, "an idle kept-alive connection, after its answer")
+
+            let text = await stream.read(for: 1) { _ in false }
+            #expect(text.components(separatedBy: ": heartbeat").count > 10, "heartbeats kept coming the whole time, past every timeout")
+            #expect(!text.hasSuffix("0\r\n\r\n"))
+        }
+    }
 }

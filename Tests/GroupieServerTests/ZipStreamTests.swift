@@ -49,6 +49,9 @@ struct ZipStreamTests {
         #expect(ZipStream.safeName("line\nbreak\u{202E}") == "line_break_")
         #expect(ZipStream.safeName("👩🏽‍🚀") == "👩🏽‍🚀")
         #expect(ZipStream.safeName(String(repeating: "a", count: 200)).count == 80)
+        // A separator joined to a mark, or after a prepended character, is still a separator.
+        #expect(!ZipStream.safeName("x\u{0D4E}/../\u{301}y").unicodeScalars.contains("/"))
+        #expect(!ZipStream.safeName("a/\u{301}b").unicodeScalars.contains("/"))
     }
 
     @Test("A name of 65,535 bytes is written; one byte more is refused with an error, not a trap")

@@ -107,7 +107,9 @@ export function t(key, vars) {
   let s = dict[key];
   if (s === undefined) s = D.en[key];
   if (s === undefined) return key;
-  if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (vars[k] !== undefined ? vars[k] : m));
+  // Names and other texts from people are isolated for bidi (FSI ... PDI), so that a right-to-left
+  // name cannot reorder the sentence around it.
+  if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (vars[k] === undefined ? m : typeof vars[k] === 'string' ? '\u2068' + vars[k] + '\u2069' : vars[k]));
   return s;
 }
 

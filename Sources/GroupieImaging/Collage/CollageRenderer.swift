@@ -294,13 +294,15 @@ enum CaptionMarkup {
             + "</span>"
     }
 
-    /// The names joined, with "+N" for those that do not fit in `budget` characters.
+    /// The names joined, with "+N" for those that do not fit in `budget` characters. Each name
+    /// is isolated for bidi (FSI ... PDI), so that a right-to-left name cannot reorder the list.
     static func shortened(_ names: [String], budget: Int) -> String {
+        let names = names.map { "\u{2068}\($0)\u{2069}" }
         var shown: [String] = []
         var length = 0
         for (index, name) in names.enumerated() {
             let rest = names.count - index - 1
-            let extra = (shown.isEmpty ? 0 : 2) + name.count + (rest > 0 ? 4 : 0)
+            let extra = (shown.isEmpty ? 0 : 2) + name.count - 2 + (rest > 0 ? 4 : 0)
             if length + extra > budget, !shown.isEmpty {
                 return shown.joined(separator: ", ") + " +\(names.count - index)"
             }

@@ -157,12 +157,14 @@ struct ZipStream {
     /// characters, not empty, at most 80 characters and 240 bytes of UTF-8 (file systems
     /// allow 255), cut at a character boundary.
     static func safeName(_ text: String) -> String {
-        let reserved: Set<Character> = ["/", "\\", ":", "*", "?", "\"", "<", ">", "|"]
+        // Checked scalar by scalar: a "/" that a combining mark joins into one character is a
+        // path separator all the same.
+        let reserved: Set<Unicode.Scalar> = ["/", "\\", ":", "*", "?", "\"", "<", ">", "|"]
         var cleaned = ""
         var bytes = 0
         for character in text.prefix(80) {
-            let safe: Character = reserved.contains(character) || character.unicodeScalars.contains {
-                $0.properties.generalCategory == .control || $0.properties.generalCategory == .format && $0 != "\u{200D}"
+            let safe: Character = character.unicodeScalars.contains {
+                reserved.contains($0) || $0.properties.generalCategory == .control || $0.properties.generalCategory == .format && $0 != "\u{200D}"
             } ? "_" : character
             let size = safe.utf8.count
             guard bytes + size <= 240 else { break }

@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import GroupieCore
 import Hummingbird
-import MultipartKit
 
 /// Streams an upload's photo to a temporary file, hashing it on the way; never holds more
 /// than about a megabyte of it in memory, and stops as soon as the body is over the limit.
@@ -41,8 +40,11 @@ enum UploadReceiver {
                 pending.removeAll(keepingCapacity: true)
             }
         }
-        if let form, !form.sawFile {
-            throw Problem(.unprocessableContent, code: "missing-file", detail: "The form has no file field with the photo.")
+        if let form {
+            try form.finish()
+            guard form.sawFile else {
+                throw Problem(.unprocessableContent, code: "missing-file", detail: "The form has no file field with the photo.")
+            }
         }
         if !pending.isEmpty {
             hasher.update(data: pending)
@@ -51,70 +53,6 @@ enum UploadReceiver {
             try await BlockingIO.run { try handle.write(contentsOf: chunk) }
         }
         return (Hex.string(hasher.finalize()), size)
-    }
-}
-
-/// Picks the first file field out of a `multipart/form-data` body as it streams by.
-/// A part's headers (its `Content-Disposition` with the file name, say) are bounded: a form
-/// is a photo and a name or two, never kilobytes of headers.
-final class FormFileExtractor {
-    static let maximumHeaderBytes = 4 * 1024
-    static let maximumHeaderLines = 16
-
-    private let parser: MultipartParser
-    private var headerBytes = 0
-    private var headerLines = 0
-    private var headersTooLarge = false
-    private var isFilePart = false
-    private var fileDone = false
-    private var bytes = Data()
-    private(set) var sawFile = false
-
-    /// Nil for any content type but `multipart/form-data`.
-    init?(contentType: String) throws {
-        let parts = contentType.split(separator: ";").map { $0.trimmingWhitespace() }
-        guard parts.first?.lowercased() == "multipart/form-data" else { return nil }
-        guard let boundary = parts.dropFirst().first(where: { $0.lowercased().hasPrefix("boundary=") })?.dropFirst("boundary=".count) else {
-            throw Problem.badRequest("invalid-form", "A multipart/form-data body needs a boundary.")
-        }
-        parser = MultipartParser(boundary: String(boundary).trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
-        parser.onHeader = { [unowned self] name, value in
-            self.headerBytes += name.utf8.count + value.utf8.count + 4
-            self.headerLines += 1
-            if self.headerBytes > Self.maximumHeaderBytes || self.headerLines > Self.maximumHeaderLines { self.headersTooLarge = true }
-            if name.lowercased() == "content-disposition", value.contains("filename="), !self.fileDone {
-                self.isFilePart = true
-            }
-        }
-        parser.onBody = { [unowned self] buffer in
-            guard self.isFilePart else { return }
-            self.sawFile = true
-            self.bytes.append(contentsOf: buffer.readableBytesView)
-        }
-        parser.onPartComplete = { [unowned self] in
-            if self.isFilePart { self.fileDone = true }
-            self.isFilePart = false
-            self.headerBytes = 0
-            self.headerLines = 0
-        }
-    }
-
-    func feed(_ buffer: ByteBuffer) throws {
-        do {
-            try parser.execute(buffer)
-        } catch {
-            throw Problem.badRequest("invalid-form", "The multipart/form-data body is malformed.")
-        }
-        if headersTooLarge {
-            throw Problem.badRequest(
-                "invalid-form", "A part of the form has headers over \(Self.maximumHeaderBytes / 1024) KiB or more than \(Self.maximumHeaderLines) lines; a file name is at most a few hundred characters."
-            )
-        }
-    }
-
-    func takeFileBytes() -> Data {
-        defer { bytes.removeAll(keepingCapacity: true) }
-        return bytes
     }
 }
 

@@ -1,0 +1,171 @@
+import Foundation
+import NIOCore
+
+/// Picks the first file field out of a `multipart/form-data` body (RFC 7578) as it streams
+/// by, holding no more of it than one buffer and a delimiter's length.
+///
+/// Written for this one job instead of a general parser: a form is a photo and perhaps a field
+/// or two, so a part's headers are bounded (4 KiB, 16 lines, ASCII names), parts are few, and
+/// anything else is a 400 `invalid-form`, never a trap.
+final class FormFileExtractor {
+    static let maximumHeaderBytes = 4 * 1024
+    static let maximumHeaderLines = 16
+    static let maximumParts = 16
+    static let maximumPreambleBytes = 4 * 1024
+
+    private enum State {
+        case preamble
+        /// Right after a delimiter: `--` ends the form, CRLF starts a part's headers.
+        case afterDelimiter
+        case headers
+        case body(isFile: Bool)
+        case done
+    }
+
+    /// CRLF, `--` and the boundary: what ends every part. The body is read as if it began with
+    /// CRLF, so that the first delimiter is found the same way.
+    private let delimiter: [UInt8]
+    private var state = State.preamble
+    private var pending: [UInt8] = [0x0D, 0x0A]
+    private var preambleBytes = 0
+    private var parts = 0
+    private var fileDone = false
+    private var fileBytes = Data()
+    private(set) var sawFile = false
+
+    /// Nil for any content type but `multipart/form-data`; 400 for a missing or malformed boundary.
+    init?(contentType: String) throws {
+        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.first?.lowercased() == "multipart/form-data" else { return nil }
+        guard var boundary = parts.dropFirst().first(where: { $0.lowercased().hasPrefix("boundary=") })?.dropFirst("boundary=".count) else {
+            throw Self.invalid("A multipart/form-data body needs a boundary.")
+        }
+        if boundary.count >= 2, boundary.hasPrefix("\""), boundary.hasSuffix("\"") { boundary = boundary.dropFirst().dropLast() }
+        // RFC 2046: 1 to 70 characters of a small set, not ending with a space.
+        let allowed = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=? ".utf8)
+        guard (1...70).contains(boundary.utf8.count), boundary.utf8.allSatisfy(allowed.contains), boundary.last != " " else {
+            throw Self.invalid("The multipart/form-data boundary must be 1 to 70 letters, digits or ' ( ) + _ , - . / : = ?.")
+        }
+        delimiter = Array("\r\n--".utf8) + Array(boundary.utf8)
+    }
+
+    static func invalid(_ detail: String) -> Problem {
+        Problem.badRequest("invalid-form", detail)
+    }
+
+    func feed(_ buffer: ByteBuffer) throws {
+        pending.append(contentsOf: buffer.readableBytesView)
+        var start = 0
+        defer { pending.removeFirst(start) }
+        while true {
+            switch state {
+            case .done:
+                start = pending.count  // the epilogue is ignored
+                return
+            case .preamble:
+                if let at = Self.find(delimiter, in: pending, from: start) {
+                    start = at + delimiter.count
+                    state = .afterDelimiter
+                } else {
+                    let keep = min(pending.count - start, delimiter.count - 1)
+                    preambleBytes += pending.count - start - keep
+                    guard preambleBytes <= Self.maximumPreambleBytes else { throw Self.invalid("The form does not start with its boundary.") }
+                    start = pending.count - keep
+                    return
+                }
+            case .afterDelimiter:
+                guard pending.count - start >= 2 else { return }
+                if pending[start] == 0x2D, pending[start + 1] == 0x2D {
+                    state = .done
+                } else if pending[start] == 0x0D, pending[start + 1] == 0x0A {
+                    // The CRLF stays: the header block is found as what lies between it and CRLF CRLF.
+                    parts += 1
+                    guard parts <= Self.maximumParts else { throw Self.invalid("The form has more than \(Self.maximumParts) parts.") }
+                    state = .headers
+                } else {
+                    throw Self.invalid("A boundary of the form is followed by neither a line break nor '--'.")
+                }
+            case .headers:
+                guard let end = Self.find([0x0D, 0x0A, 0x0D, 0x0A], in: pending, from: start) else {
+                    guard pending.count - start <= Self.maximumHeaderBytes + 4 else {
+                        throw Self.invalid("A part of the form has headers over \(Self.maximumHeaderBytes / 1024) KiB; a file name is at most a few hundred characters.")
+                    }
+                    return
+                }
+                guard end - start <= Self.maximumHeaderBytes + 2 else {
+                    throw Self.invalid("A part of the form has headers over \(Self.maximumHeaderBytes / 1024) KiB; a file name is at most a few hundred characters.")
+                }
+                let block = end > start + 2 ? Array(pending[(start + 2)..<end]) : []
+                let isFile = try Self.isFilePart(headers: block) && !fileDone
+                start = end + 4
+                state = .body(isFile: isFile)
+            case .body(let isFile):
+                if let at = Self.find(delimiter, in: pending, from: start) {
+                    if isFile {
+                        fileBytes.append(contentsOf: pending[start..<at])
+                        sawFile = true
+                        fileDone = true
+                    }
+                    start = at + delimiter.count
+                    state = .afterDelimiter
+                } else {
+                    let end = max(start, pending.count - (delimiter.count - 1))
+                    if isFile, end > start {
+                        fileBytes.append(contentsOf: pending[start..<end])
+                        sawFile = true
+                    }
+                    start = end
+                    return
+                }
+            }
+        }
+    }
+
+    /// At the end of the body: a form must end with its closing boundary.
+    func finish() throws {
+        guard case .done = state else { throw Self.invalid("The form ends before its closing boundary.") }
+    }
+
+    func takeFileBytes() -> Data {
+        defer { fileBytes.removeAll(keepingCapacity: true) }
+        return fileBytes
+    }
+
+    /// Whether a part's headers make it a file field: a `Content-Disposition` with a file name.
+    /// Header names are ASCII tokens; values are not interpreted beyond that.
+    static func isFilePart(headers block: [UInt8]) throws -> Bool {
+        guard !block.isEmpty else { return false }
+        let lines = block.split(separator: 0x0A, omittingEmptySubsequences: false).map { $0.last == 0x0D ? $0.dropLast() : $0 }
+        guard lines.count <= maximumHeaderLines else { throw invalid("A part of the form has more than \(maximumHeaderLines) header lines.") }
+        var isFile = false
+        for line in lines {
+            guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex else { throw invalid("A header line of the form has no name.") }
+            let name = line[line.startIndex..<colon]
+            guard name.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw invalid("A header name of the form is not plain ASCII.") }
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self)
+            if String(decoding: name, as: UTF8.self).lowercased() == "content-disposition", value.lowercased().contains("filename") {
+                isFile = true
+            }
+        }
+        return isFile
+    }
+
+    /// Where `needle` first occurs in `haystack` at or after `from`.
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+        guard !needle.isEmpty, haystack.count - from >= needle.count else { return nil }
+        return haystack.withUnsafeBufferPointer { hay -> Int? in
+            needle.withUnsafeBufferPointer { pin -> Int? in
+                guard let base = hay.baseAddress, let first = pin.baseAddress else { return nil }
+                var index = from
+                let last = hay.count - pin.count
+                while index <= last {
+                    guard let found = memchr(base + index, Int32(pin[0]), last - index + 1) else { return nil }
+                    let at = found.assumingMemoryBound(to: UInt8.self) - UnsafeMutablePointer(mutating: base)
+                    if memcmp(base + at, first, pin.count) == 0 { return at }
+                    index = at + 1
+                }
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import GroupieCore
+@testable import GroupieStorage
+import Testing
+
+@Suite("Durability and stored names")
+struct HardeningStorageTests {
+    static func path() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString).sqlite").path
+    }
+
+    @Test("The writer really runs with synchronous=FULL, read back from the writer connection itself")
+    func writerIsFull() async throws {
+        let database = try GroupieDatabase.open(atPath: Self.path())
+        #expect(try await database.writerSynchronous() == 2)
+        // GRDB's pool, left alone, would run its writer with NORMAL: the reason for the check.
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        let plain = try DatabasePool(path: Self.path(), configuration: configuration)
+        let plainLevel = try await plain.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(plainLevel == 1, "if GRDB changes this, the guard in GroupieDatabase.open may go")
+    }
+
+    @Test("The database file is readable by its owner only")
+    func privateFile() throws {
+        let path = Self.path()
+        _ = try GroupieDatabase.open(atPath: path)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test("Names stored before the byte and mark bounds are shortened by a migration, with their copies in events")
+    func migrationShortensNames() async throws {
+        let path = Self.path()
+        let huge = "a" + String(repeating: "\u{0301}", count: 32_761)
+        let long = String(repeating: "👨‍👩‍👧‍👦", count: 30)
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try GroupieDatabase.migrator.migrate(queue, upTo: "v5 photo focus")
+            try await queue.write { db in
+                for (id, name) in [("p1", huge), ("p2", long), ("p3", "Ada")] {
+                    try db.execute(sql: "INSERT INTO player (id, name, token_hash, created_at) VALUES (?, ?, ?, 0)", arguments: [id, name, Data(id.utf8)])
+                }
+                try db.execute(sql: "INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until) VALUES ('g1', 'v', ?, 'ABCDEF', 'p3', 0, 1)", arguments: [huge])
+                for player in ["p1", "p2", "p3"] {
+                    try db.execute(sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES ('g1', ?, 0)", arguments: [player])
+                }
+                let event = String(decoding: try JSONSerialization.data(withJSONObject: ["playerId": "p1", "name": huge]), as: UTF8.self)
+                try db.execute(sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES ('g1', 1, 'member-joined', ?, 0)", arguments: [event])
+                try db.execute(sql: "INSERT INTO photo (id, group_id, photographer_id, blob, format, width, height, created_at, idempotency_key) VALUES ('f1', 'g1', 'p1', 'b', 'jpeg', 1, 1, 0, 'key-1')")
+            }
+        }
+        let database = try GroupieDatabase.open(atPath: path)
+        let p1 = try #require(try await database.player(id: "p1"))
+        let p2 = try #require(try await database.player(id: "p2"))
+        #expect(try DisplayName.validated(p1.name).get() == p1.name)
+        #expect(try DisplayName.validated(p2.name).get() == p2.name)
+        #expect(p1.name == "a")
+        #expect(p2.name.utf8.count <= DisplayName.player.bytes && p2.name.count >= 5)
+        #expect(try await database.player(id: "p3")?.name == "Ada")
+        let event = try #require(try await database.events(groupId: "g1", after: 0, limit: 10).first)
+        #expect(event.data.contains("\"name\":\"a\""))
+        #expect(event.data.utf8.count < 100)
+        let group = try #require(try await database.currentGroup(of: "p3"))
+        #expect((group.name ?? "").utf8.count <= DisplayName.group.bytes)
+        // The idempotency key moved to its own table, scoped to the group.
+        #expect(try await database.uploadedPhoto(playerId: "p1", groupId: "g1", key: "key-1", now: Date(timeIntervalSince1970: 3600))?.id == "f1")
+        #expect(try await database.uploadedPhoto(playerId: "p1", groupId: "g1", key: "key-1", now: Date(timeIntervalSince1970: 2 * 86_400)) == nil, "keys expire after a day")
+    }
+}
