@@ -55,7 +55,7 @@ enum UploadReceiver {
 }
 
 /// Picks the first file field out of a `multipart/form-data` body as it streams by.
-private final class FormFileExtractor {
+final class FormFileExtractor {
     private let parser: MultipartParser
     private var isFilePart = false
     private var fileDone = false
