@@ -1,8 +1,11 @@
 # Groupie: `make run` serves the sample venues; `make test` runs every test.
 SWIFT ?= swift
 PORT ?= 8080
+# `make fuzz`: seconds per libFuzzer target, and which targets (default: all of Fuzz/).
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?=
 
-.PHONY: run test build release bench validate bootstrap clean
+.PHONY: run test build release bench validate bootstrap clean fuzz
 
 bootstrap:
 	@scripts/bootstrap
@@ -27,6 +30,9 @@ validate: release
 
 bench: bootstrap
 	scripts/bench
+
+fuzz: bootstrap
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" scripts/fuzz
 
 clean:
 	rm -rf .build

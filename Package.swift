@@ -7,6 +7,9 @@ let package = Package(
     products: [
         .executable(name: "groupie", targets: ["groupie"]),
         .library(name: "GroupieServer", targets: ["GroupieServer"]),
+        // For the libFuzzer targets in Fuzz/, which depend on this package by path.
+        .library(name: "GroupieContent", targets: ["GroupieContent"]),
+        .library(name: "GroupieImaging", targets: ["GroupieImaging"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
