@@ -11,7 +11,6 @@ let package = Package(
     dependencies: [
         .package(name: "Groupie", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
         .target(name: "CFuzzDriver"),
@@ -29,7 +28,6 @@ let package = Package(
                 "CFuzzDriver",
                 .product(name: "GroupieServer", package: "Groupie"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "MultipartKit", package: "multipart-kit"),
             ]
         ),
         .executableTarget(

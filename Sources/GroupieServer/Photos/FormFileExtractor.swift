@@ -64,6 +64,8 @@ final class FormFileExtractor {
                 return
             case .preamble:
                 if let at = Self.find(delimiter, in: pending, from: start) {
+                    preambleBytes += at - start
+                    guard preambleBytes <= Self.maximumPreambleBytes else { throw Self.invalid("The form does not start with its boundary.") }
                     start = at + delimiter.count
                     state = .afterDelimiter
                 } else {
