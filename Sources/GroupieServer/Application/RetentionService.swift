@@ -25,9 +25,10 @@ struct RetentionService: Service {
         }
     }
 
-    /// One pass: what is older than the retention period goes.
+    /// One pass: what is older than the retention period goes, and idempotency keys past their day.
     func sweep() async {
         do {
+            try await database.forgetExpiredUploadKeys(now: clock())
             let (groups, unusedBlobs) = try await database.deleteGroups(createdBefore: clock().addingTimeInterval(-retention))
             try await BlockingIO.run { [blobs] in unusedBlobs.forEach(blobs.removeFiles(of:)) }
             if groups > 0 { await collages.removeFilesOfDeletedGroups() }

@@ -23,7 +23,8 @@ public struct ConnectionTimeouts: Sendable, Equatable {
 /// keep their heartbeats and stay open.
 ///
 /// It sits after the HTTP decoder. Raw bytes that do not yet make a request head still arrive
-/// as `channelReadComplete`, which starts the header timer.
+/// as `channelReadComplete`, which starts the header timer. The body timer measures the client
+/// only: it runs from the server's request for more bytes (`read`) to their arrival.
 final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -72,9 +73,10 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
         case .head:
             responsesOwed += 1
             stage = .readingBody
-            startTimer(timeouts.body, context: context)
+            // The body timer runs only while the server asks for more (see `read`).
+            stopTimer()
         case .body:
-            if stage == .readingBody { startTimer(timeouts.body, context: context) }
+            if stage == .readingBody { stopTimer() }
         case .end:
             if responsesOwed > 0 {
                 stage = .responding
@@ -95,6 +97,13 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
             startTimer(timeouts.header, context: context)
         }
         context.fireChannelReadComplete()
+    }
+
+    /// The server asks for more of the request: from now on a silent client is the client's
+    /// fault. While the server holds back (a busy disk, backpressure), no body timer runs.
+    func read(context: ChannelHandlerContext) {
+        if stage == .readingBody, timer == nil { startTimer(timeouts.body, context: context) }
+        context.read()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
