@@ -34,6 +34,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         fatalError("cannot write \(temporaryPath)")
     }
     do {
+        // As uploads do: the structure first, then libvips.
+        if let detected { try ServedOriginal.checkStructure(bytes, format: detected) }
         let header = try processor.inspect(fileAt: temporaryPath)
         if verbose { print("inspect: \(header)") }
         precondition(header.format == detected, "inspect says \(header.format), detect says \(String(describing: detected))")
@@ -42,6 +44,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     } catch let failure as PhotoProcessor.Failure {
         if verbose { print("inspect refused: \(failure)") }
         // Refusing a file is the expected answer to most inputs.
+    } catch let malformed as ServedOriginal.Malformed {
+        if verbose { print("structure refused: \(malformed)") }
     } catch {
         fatalError("inspect threw something other than PhotoProcessor.Failure: \(error)")
     }

@@ -31,6 +31,14 @@ public enum ServedOriginal {
         }
     }
 
+    /// Checks that `data` has the structure of `format` (every segment or chunk inside the
+    /// file, an end of image), before any decoder sees it: a PNG chunk that declares a gigabyte
+    /// in an 800-byte file makes libpng allocate that gigabyte. HEIF is left to libheif.
+    public static func checkStructure(_ data: Data, format: PhotoFormat) throws {
+        guard format != .heif else { return }
+        _ = try make(from: data, format: format, orientation: 1, width: 1, height: 1)
+    }
+
     /// A TIFF block with one entry, the orientation: the whole EXIF of a served original.
     static func exif(orientation: Int) -> [UInt8] {
         [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08,  // big-endian TIFF, first directory at 8

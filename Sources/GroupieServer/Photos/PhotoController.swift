@@ -54,10 +54,15 @@ struct PhotoController {
 
         let (blob, _) = try await UploadReceiver.receive(request.body, contentType: request.headers[.contentType], to: base, limit: maxUploadBytes)
         let header = try await work.run { [processor, blobs] in
+            // The structure is checked before libvips reads anything: a chunk that declares
+            // more bytes than the file has would make the decoder allocate them.
+            let original = try Data(contentsOf: URL(fileURLWithPath: base))
+            guard let format = PhotoFormat.detect(original.prefix(PhotoFormat.signatureLength)) else { throw PhotoProcessor.Failure.unsupportedFormat }
+            try ServedOriginal.checkStructure(original, format: format)
             let header = try processor.inspect(fileAt: base)
             // What will be served is made now: a file that cannot be served is refused here,
             // never stored to answer 404 later.
-            try Self.makeServedOriginal(of: base, header: header, to: base + "-served", processor: processor)
+            try Self.makeServedOriginal(of: base, original: original, header: header, to: base + "-served", processor: processor)
             try processor.makeDerivative(.display, of: base, to: base + "-display.jpg")
             try processor.makeDerivative(.thumb, of: base, to: base + "-thumb.jpg")
             // Files are durable before the row that points at them commits.
@@ -236,12 +241,12 @@ struct PhotoController {
 
     /// Writes the original as it is served to `output`: rebuilt from the allow-list of
     /// `ServedOriginal`, or, for HEIF, a metadata-free JPEG transcode. Blocks.
-    static func makeServedOriginal(of input: String, header: PhotoProcessor.Header, to output: String, processor: PhotoProcessor) throws {
+    static func makeServedOriginal(of input: String, original: Data? = nil, header: PhotoProcessor.Header, to output: String, processor: PhotoProcessor) throws {
         if header.format == .heif {
             try processor.transcode(input, to: output)
             return
         }
-        let original = try Data(contentsOf: URL(fileURLWithPath: input))
+        let original = try original ?? Data(contentsOf: URL(fileURLWithPath: input))
         let served = try ServedOriginal.make(from: original, format: header.format, orientation: header.orientation, width: header.width, height: header.height)
         guard FileManager.default.createFile(atPath: output, contents: served, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: output])
