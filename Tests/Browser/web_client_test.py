@@ -373,7 +373,7 @@ def main():
             # A sees the photo appear, with its alt text naming task and photographer, without reloading.
             a.wait(lambda d: (a.js(
                 "const li = document.querySelector(`.tasks li[data-task='${arguments[0]}']`);"
-                "const img = li && li.querySelector('.chosen img'); return !!(img && / – Bea$/.test(img.alt))", task)
+                "const img = li && li.querySelector('.chosen img'); return !!(img && / – \u2068?Bea\u2069?$/.test(img.alt))", task)
                 or (is_last and "/#/done/" in d.current_url)), f"B's photo for {task} on A's screen", 20)
             if not is_last:
                 a.shot(f"sees-photo-{i + 1}")
@@ -416,7 +416,8 @@ def main():
         a.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".album .thumbs:not(.collages) img")) >= len(task_ids), "the album's photos")
         a.wait(lambda d: all(a.js("return Array.from(document.querySelectorAll('.album img')).every(i => i.complete && i.naturalWidth > 0)") for _ in [0]), "album images to load")
         alts = a.js("return [...document.querySelectorAll('.album .thumbs:not(.collages) img')].map(i => i.alt)")
-        check(all(x.endswith(" – Bea") for x in alts), f"album alt texts: {alts}")
+        # Names come isolated for bidi (FSI ... PDI) in every sentence that carries them.
+        check(all(x.endswith(" – \u2068Bea\u2069") for x in alts), f"album alt texts: {alts}")
         a.shot("album")
         if collage_ok:
             a.el(".album .thumbs.collages img")
