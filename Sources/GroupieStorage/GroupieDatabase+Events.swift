@@ -38,6 +38,13 @@ extension GroupieDatabase {
             )
             stored.append(GroupEvent(groupId: groupId, seq: seq, type: event.type, data: event.data))
         }
+        // An event written after its player was erased (a rename racing the erasure) keeps no name.
+        let first = stored.first?.seq ?? 0
+        try db.execute(sql: """
+            UPDATE group_event SET data = json_set(data, '$.name', '')
+            WHERE group_id = ? AND seq >= ? AND json_type(data, '$.name') IS NOT NULL AND json_type(data, '$.playerId') IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM player WHERE player.id = json_extract(group_event.data, '$.playerId'))
+            """, arguments: [groupId, first])
         return stored
     }
 

@@ -151,6 +151,8 @@ public struct GroupieDatabase: Sendable {
                 """)
         }
         migrator.registerMigration("v6 bounded names, upload keys per group") { db in
+            // Erasure finds every group a player was ever in.
+            try db.execute(sql: "CREATE INDEX membership_by_player ON membership(player_id)")
             // Names from before names were bounded in bytes and marks are cut to the bounds,
             // in every place that stores a copy of them.
             for row in try Row.fetchAll(db, sql: "SELECT id, name FROM player") {

@@ -57,6 +57,15 @@ struct PhotoProcessorTests {
         #expect(again.orientation == 6 && again.width == 800 && again.height == 600)
     }
 
+    @Test("Progressive JPEGs are told from baseline ones, whose decoding holds less")
+    func progressive() throws {
+        let baseline = try TestImages.solid(width: 300, height: 200, rgb: (10, 20, 30), ext: "jpg")
+        let interlaced = TestImages.folder + "/progressive-\(UUID().uuidString).jpg"
+        try TestImages.vips(["copy", baseline, interlaced + "[interlace]"])
+        #expect(!ServedOriginal.isProgressiveJPEG(try Data(contentsOf: URL(fileURLWithPath: baseline))))
+        #expect(ServedOriginal.isProgressiveJPEG(try Data(contentsOf: URL(fileURLWithPath: interlaced))))
+    }
+
     @Test("A 16-bit RGBA photo is refused by its decoded size, which its pixels alone allow")
     func decodedBytes() throws {
         let path = TestImages.folder + "/deep-\(UUID().uuidString).png"

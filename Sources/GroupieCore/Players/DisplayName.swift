@@ -61,9 +61,11 @@ public enum DisplayName {
     /// A stored name cut to `limits` at a character boundary: for names stored before the
     /// limits were what they are now.
     public static func shortened(_ name: String, limits: Limits = player) -> String {
+        var cleaned = String.UnicodeScalarView()
+        cleaned.append(contentsOf: name.unicodeScalars.filter { !isForbidden($0) })
         var result = ""
         var bytes = 0
-        for character in name.prefix(limits.characters) {
+        for character in String(cleaned).precomposedStringWithCanonicalMapping.prefix(limits.characters) {
             let scalars = character.unicodeScalars
             guard scalars.count <= maximumScalarsPerCharacter, scalars.lazy.filter(isMark).count <= maximumMarksPerCharacter else {
                 // A character overloaded with marks keeps its base only.

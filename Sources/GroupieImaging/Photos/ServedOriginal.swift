@@ -2,13 +2,15 @@ import Foundation
 
 /// The original photo as Groupie serves it: rebuilt from an allow-list of what an image needs,
 /// never a deny-list of known location tags. Visitors are often children, and nothing served
-/// may say where a photo was taken, in whatever carrier a camera or an attacker put it.
+/// may say where a photo was taken, in whatever metadata carrier a device put it.
 ///
 /// What passes: the coded image data, the ICC colour profile, and the orientation, which is
 /// written afresh as the only entry of a new EXIF block (from the header libvips read, not
 /// copied). Everything else goes: EXIF, XMP, IPTC, comments, text chunks, unknown segments and
 /// chunks, and anything after the image ends (a second image appended, say). The pixels are
-/// not touched: the coded data is copied byte for byte.
+/// not touched: the coded data is copied byte for byte. That is every place cameras and phones
+/// write location; an uploader who wants to hide text can still do so inside the kept parts
+/// (coding tables, a profile's text), as they could in the pixels, which is no leak of theirs.
 ///
 /// HEIF cannot be rebuilt this way; its original is served as a metadata-free JPEG made at upload.
 public enum ServedOriginal {
@@ -37,6 +39,23 @@ public enum ServedOriginal {
     public static func checkStructure(_ data: Data, format: PhotoFormat) throws {
         guard format != .heif else { return }
         _ = try make(from: data, format: format, orientation: 1, width: 1, height: 1)
+    }
+
+    /// Whether a JPEG is progressive (SOF2, SOF6, SOF10, SOF14): libjpeg then keeps every DCT
+    /// coefficient of the whole image, two bytes a sample, until the last scan.
+    public static func isProgressiveJPEG(_ data: Data) -> Bool {
+        let bytes = [UInt8](data.prefix(256 * 1024))
+        var index = 2
+        while index + 4 <= bytes.count, bytes[index] == 0xFF {
+            while index < bytes.count, bytes[index] == 0xFF { index += 1 }
+            guard index + 3 <= bytes.count else { return false }
+            let marker = bytes[index]
+            if [0xC2, 0xC6, 0xCA, 0xCE].contains(marker) { return true }
+            if marker == 0xDA { return false }
+            if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) { return false }
+            index += 1 + (Int(bytes[index + 1]) << 8 | Int(bytes[index + 2]))
+        }
+        return false
     }
 
     /// A TIFF block with one entry, the orientation: the whole EXIF of a served original.

@@ -44,6 +44,10 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     private(set) var stage = Stage.idle
     private var responsesOwed = 0
     private var timer: Scheduled<Void>?
+    /// Runs while the client does not read what the server writes (the socket is full): a
+    /// reader that stalls for the body timeout loses its connection, an event stream included
+    /// (it reconnects with its last event id).
+    private var writeStall: Scheduled<Void>?
 
     init(timeouts: ConnectionTimeouts) {
         self.timeouts = timeouts
@@ -59,13 +63,30 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
         context.fireChannelActive()
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            writeStall?.cancel()
+            writeStall = nil
+        } else if writeStall == nil {
+            writeStall = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(timeouts.body)) { [self] in
+                writeStall = nil
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         stopTimer()
+        writeStall?.cancel()
+        writeStall = nil
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         stopTimer()
+        writeStall?.cancel()
+        writeStall = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

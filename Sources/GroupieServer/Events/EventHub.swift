@@ -67,8 +67,8 @@ final class EventHub: Sendable {
         }
     }
 
-    /// Ends every stream of `playerId` in `groupId` at once: when its membership ended in a way
-    /// that was not published (or to make sure).
+    /// Ends every stream of `playerId` in `groupId` at once: called right after a membership
+    /// ends, so that the streams end even when the event that tells of it cannot be stored.
     func endStreams(groupId: String, playerId: String) {
         let targets = subscriptions.withLock { ($0[groupId] ?? [:]).values.filter { $0.playerId == playerId } }
         for subscription in targets { subscription.continuation.finish() }

@@ -47,6 +47,7 @@ struct GroupController {
         )
         context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(venue.id)"])
         if let previous {
+            events.hub.endStreams(groupId: previous.id, playerId: player.id)
             await events.emit(groupId: previous.id, [.init(type: "member-left", fields: ["playerId": player.id])])
         }
         return EditedResponse(status: .created, response: try await document(groupId: group.id, request: request))
@@ -91,6 +92,7 @@ struct GroupController {
         context.logger.info("group joined", metadata: ["group": "\(group.id)", "player": "\(player.id)"])
         if previous?.id != group.id {
             if let previous {
+                events.hub.endStreams(groupId: previous.id, playerId: player.id)
                 await events.emit(groupId: previous.id, [.init(type: "member-left", fields: ["playerId": player.id])])
             }
             await events.emit(groupId: group.id, [.init(type: "member-joined", fields: ["playerId": player.id, "name": player.name])])
@@ -116,6 +118,8 @@ struct GroupController {
             throw Problem.notFound("member-not-found", "That player is not a member of this group.")
         }
         context.logger.info("member left", metadata: ["group": "\(groupId)", "player": "\(memberId)", "by": "\(player.id)"])
+        // At once, even if storing the event below fails: the streams are the membership's.
+        events.hub.endStreams(groupId: groupId, playerId: memberId)
         await events.emit(groupId: groupId, [.init(type: "member-left", fields: ["playerId": memberId])])
         return .noContent
     }

@@ -12,7 +12,7 @@ struct AssetPathMiddleware<Context: RequestContext>: RouterMiddleware {
         let path = request.uri.path
         guard path.hasPrefix(prefix + "/") || path == prefix else { return try await next(request, context) }
         let decoded = path.removingPercentEncoding ?? path
-        guard !decoded.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }), !path.hasPrefix("//") else {
+        guard !decoded.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw Problem.notFound("not-found", "There is nothing at this path.")
         }
         var response = try await next(request, context)

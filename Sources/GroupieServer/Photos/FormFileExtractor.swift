@@ -76,6 +76,8 @@ final class FormFileExtractor {
                     return
                 }
             case .afterDelimiter:
+                // RFC 2046 allows spaces and tabs after a boundary, before its line break.
+                while start < pending.count, pending[start] == 0x20 || pending[start] == 0x09 { start += 1 }
                 guard pending.count - start >= 2 else { return }
                 if pending[start] == 0x2D, pending[start + 1] == 0x2D {
                     state = .done
@@ -145,7 +147,10 @@ final class FormFileExtractor {
             let name = line[line.startIndex..<colon]
             guard name.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw invalid("A header name of the form is not plain ASCII.") }
             let value = String(decoding: line[(colon + 1)...], as: UTF8.self)
-            if String(decoding: name, as: UTF8.self).lowercased() == "content-disposition", value.lowercased().contains("filename") {
+            let parameters = value.lowercased().split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            if String(decoding: name, as: UTF8.self).lowercased() == "content-disposition",
+                parameters.contains(where: { $0.hasPrefix("filename=") || $0.hasPrefix("filename*=") })
+            {
                 isFile = true
             }
         }

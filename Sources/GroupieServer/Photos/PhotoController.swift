@@ -60,6 +60,10 @@ struct PhotoController {
             guard let format = PhotoFormat.detect(original.prefix(PhotoFormat.signatureLength)) else { throw PhotoProcessor.Failure.unsupportedFormat }
             try ServedOriginal.checkStructure(original, format: format)
             let header = try processor.inspect(fileAt: base)
+            if header.format == .jpeg, ServedOriginal.isProgressiveJPEG(original), header.decodedBytes * 2 > processor.limits.maxDecodedBytes {
+                // A progressive JPEG is held as two-byte coefficients while it is decoded.
+                throw PhotoProcessor.Failure.tooManyDecodedBytes(header.decodedBytes * 2)
+            }
             // What will be served is made now: a file that cannot be served is refused here,
             // never stored to answer 404 later.
             try Self.makeServedOriginal(of: base, original: original, header: header, to: base + "-served", processor: processor)

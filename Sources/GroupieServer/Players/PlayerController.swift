@@ -59,6 +59,7 @@ struct PlayerController {
         try await BlockingIO.run { [blobs] in erasure.unusedBlobs.forEach(blobs.removeFiles(of:)) }
         context.logger.info("player erased", metadata: ["player": "\(player.id)"])
         if let group {
+            events.hub.endStreams(groupId: group.id, playerId: player.id)
             await events.emit(groupId: group.id, [.init(type: "member-left", fields: ["playerId": player.id])])
         }
         // Collages show photographers' names: those with the erased player's photos are made
