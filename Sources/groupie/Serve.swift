@@ -58,12 +58,7 @@ struct Serve: AsyncParsableCommand {
             }
             configuration.publicBaseURL = publicURL
         }
-        if let daysText = setting(retentionDays.map(String.init), "GROUPIE_RETENTION_DAYS") {
-            guard let days = Int(daysText), days >= 1 else {
-                throw ValidationError("The retention must be a whole number of days, at least 1, not '\(daysText)'.")
-            }
-            configuration.retention = .seconds(days * 24 * 3600)
-        }
+        /// A whole number of at least 1 from the option or its variable; `what` names it in the error.
         func positive(_ option: Int?, _ variable: String, _ what: String) throws -> Int? {
             guard let text = setting(option.map(String.init), variable) else { return nil }
             guard let value = Int(text), value >= 1 else {
@@ -71,6 +66,7 @@ struct Serve: AsyncParsableCommand {
             }
             return value
         }
+        if let days = try positive(retentionDays, "GROUPIE_RETENTION_DAYS", "retention in days") { configuration.retention = .seconds(days * 24 * 3600) }
         if let seconds = try positive(headerTimeout, "GROUPIE_HEADER_TIMEOUT", "header timeout") { configuration.timeouts.header = .seconds(seconds) }
         if let seconds = try positive(bodyTimeout, "GROUPIE_BODY_TIMEOUT", "body timeout") { configuration.timeouts.body = .seconds(seconds) }
         if let seconds = try positive(idleTimeout, "GROUPIE_IDLE_TIMEOUT", "idle timeout") { configuration.timeouts.idle = .seconds(seconds) }

@@ -35,10 +35,12 @@ public enum ServedOriginal {
 
     /// Checks that `data` has the structure of `format` (every segment or chunk inside the
     /// file, an end of image), before any decoder sees it: a PNG chunk that declares a gigabyte
-    /// in an 800-byte file makes libpng allocate that gigabyte. HEIF is left to libheif.
-    public static func checkStructure(_ data: Data, format: PhotoFormat) throws {
-        guard format != .heif else { return }
-        _ = try make(from: data, format: format, orientation: 1, width: 1, height: 1)
+    /// in an 800-byte file makes libpng allocate that gigabyte. HEIF is left to libheif (nil).
+    /// Returns the served bytes for orientation 1, which are final unless the header says otherwise.
+    @discardableResult
+    public static func checkStructure(_ data: Data, format: PhotoFormat) throws -> Data? {
+        guard format != .heif else { return nil }
+        return try make(from: data, format: format, orientation: 1, width: 1, height: 1)
     }
 
     /// Whether a JPEG is progressive (SOF2, SOF6, SOF10, SOF14): libjpeg then keeps every DCT

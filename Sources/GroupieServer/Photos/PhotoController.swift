@@ -58,7 +58,7 @@ struct PhotoController {
             // more bytes than the file has would make the decoder allocate them.
             let original = try Data(contentsOf: URL(fileURLWithPath: base))
             guard let format = PhotoFormat.detect(original.prefix(PhotoFormat.signatureLength)) else { throw PhotoProcessor.Failure.unsupportedFormat }
-            try ServedOriginal.checkStructure(original, format: format)
+            let unrotated = try ServedOriginal.checkStructure(original, format: format)
             let header = try processor.inspect(fileAt: base)
             if header.format == .jpeg, ServedOriginal.isProgressiveJPEG(original), header.decodedBytes * 2 > processor.limits.maxDecodedBytes {
                 // A progressive JPEG is held as two-byte coefficients while it is decoded.
@@ -66,7 +66,10 @@ struct PhotoController {
             }
             // What will be served is made now: a file that cannot be served is refused here,
             // never stored to answer 404 later.
-            try Self.makeServedOriginal(of: base, original: original, header: header, to: base + "-served", processor: processor)
+            try Self.makeServedOriginal(
+                of: base, original: original, header: header, to: base + "-served", processor: processor,
+                unrotated: header.orientation == 1 ? unrotated : nil
+            )
             try processor.makeDerivative(.display, of: base, to: base + "-display.jpg")
             try processor.makeDerivative(.thumb, of: base, to: base + "-thumb.jpg")
             // Files are durable before the row that points at them commits.
@@ -165,7 +168,7 @@ struct PhotoController {
         case .tooLarge(let width, let height):
             return Problem(.unprocessableContent, code: "image-too-large", detail: "The photo is \(width) × \(height) pixels; at most 100 megapixels are accepted.")
         case .tooManyDecodedBytes(let bytes):
-            return Problem(.unprocessableContent, code: "image-too-large", detail: "The photo needs \(bytes / 1_048_576) MiB once decoded (its pixels, colour channels and bit depth); at most 286 MiB are accepted.")
+            return Problem(.unprocessableContent, code: "image-too-large", detail: "The photo needs \(bytes / 1_048_576) MiB once decoded (its pixels, colour channels and bit depth); at most \(PhotoProcessor.Limits().maxDecodedBytes / 1_048_576) MiB are accepted.")
         case .tooSmall(let width, let height):
             return Problem(.unprocessableContent, code: "image-too-small", detail: "The photo is \(width) × \(height) pixels; each side must be at least 64.")
         case .unreadable, .processing:
@@ -245,13 +248,18 @@ struct PhotoController {
 
     /// Writes the original as it is served to `output`: rebuilt from the allow-list of
     /// `ServedOriginal`, or, for HEIF, a metadata-free JPEG transcode. Blocks.
-    static func makeServedOriginal(of input: String, original: Data? = nil, header: PhotoProcessor.Header, to output: String, processor: PhotoProcessor) throws {
+    /// `unrotated`: the rebuild the structure check already made, when the orientation is 1.
+    static func makeServedOriginal(
+        of input: String, original: Data? = nil, header: PhotoProcessor.Header, to output: String, processor: PhotoProcessor, unrotated: Data? = nil
+    ) throws {
         if header.format == .heif {
             try processor.transcode(input, to: output)
             return
         }
-        let original = try original ?? Data(contentsOf: URL(fileURLWithPath: input))
-        let served = try ServedOriginal.make(from: original, format: header.format, orientation: header.orientation, width: header.width, height: header.height)
+        let served = try unrotated ?? ServedOriginal.make(
+            from: try original ?? Data(contentsOf: URL(fileURLWithPath: input)), format: header.format,
+            orientation: header.orientation, width: header.width, height: header.height
+        )
         guard FileManager.default.createFile(atPath: output, contents: served, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: output])
         }
