@@ -44,6 +44,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import groupie_server  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 REPORTS = REPO / ".build" / "api-test"
@@ -66,34 +69,10 @@ def log(msg):
     print(f"[{time.monotonic() - started:6.1f}s] {msg}", flush=True)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     def __init__(self, binary, workdir):
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.logpath = workdir / "server.log"
-        self.logfile = open(self.logpath, "w")
-        self.proc = subprocess.Popen(
-            [binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", str(workdir / "data"),
-             "--missions", str(REPO / "missions"), "--assets", str(REPO / "assets"),
-             "--public-url", self.base, "--log-level", "notice"],
-            stdout=self.logfile, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise Failure(f"the server exited with status {self.proc.returncode}; see {self.logpath}")
-            try:
-                with urllib.request.urlopen(self.base + "/healthz", timeout=1) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.1)
-        raise Failure("the server did not answer /healthz within 30 s")
+        self.proc, self.port, self.base, self.logpath, self.logfile = groupie_server.start(
+            binary, workdir, "notice", 30, Failure)
 
     def call(self, method, path, token=None, body=None, content_type="application/json", expect=(200, 201, 204)):
         headers = {}

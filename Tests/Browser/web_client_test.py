@@ -27,6 +27,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import groupie_server  # noqa: E402
+
 from selenium import webdriver
 from selenium.common.exceptions import (ElementClickInterceptedException, StaleElementReferenceException,
                                         TimeoutException, WebDriverException)
@@ -59,12 +62,6 @@ def check(cond, msg):
         raise Failure(msg)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def make_photo(path, rgb):
     """An 800x600 JPEG of one colour with a little noise, made with the vips CLI."""
     tmp = path.with_suffix(".v")
@@ -80,26 +77,9 @@ def make_photo(path, rgb):
 
 class Server:
     def __init__(self, binary, workdir):
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
         self.data = workdir / "data"
-        self.logfile = open(workdir / "server.log", "w")
-        self.proc = subprocess.Popen(
-            [binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", str(self.data),
-             "--missions", str(REPO / "missions"), "--assets", str(REPO / "assets"),
-             "--public-url", self.base, "--log-level", "warning"],
-            stdout=self.logfile, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise Failure(f"the server exited with status {self.proc.returncode}; see {workdir / 'server.log'}")
-            try:
-                with urllib.request.urlopen(self.base + "/healthz", timeout=1) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.1)
-        raise Failure("the server did not answer /healthz within 20 s")
+        self.proc, self.port, self.base, _, self.logfile = groupie_server.start(
+            binary, workdir, "warning", 20, Failure)
 
     def api(self, path, token):
         req = urllib.request.Request(self.base + "/api/v1" + path, headers={"Authorization": "Bearer " + token})

@@ -1,0 +1,39 @@
+"""Starts `groupie serve` for the Python tests: a free port, a data folder under `workdir`, the
+repository's missions/ and assets/, ready when `start` returns (it answers /healthz)."""
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(binary, workdir, log_level, wait_seconds, failure):
+    """Returns (process, port, base URL, log path, open log file); raises `failure(message)`."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    logpath = workdir / "server.log"
+    logfile = open(logpath, "w")
+    process = subprocess.Popen(
+        [binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", str(workdir / "data"),
+         "--missions", str(REPO / "missions"), "--assets", str(REPO / "assets"),
+         "--public-url", base, "--log-level", log_level],
+        stdout=logfile, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise failure(f"the server exited with status {process.returncode}; see {logpath}")
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
+                if r.status == 200:
+                    return process, port, base, logpath, logfile
+        except OSError:
+            time.sleep(0.1)
+    raise failure(f"the server did not answer /healthz within {wait_seconds} s")
