@@ -20,6 +20,7 @@ run: release
 	.build/release/groupie serve --port $(PORT)
 
 test: bootstrap
+	scripts/check-architecture
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	python3 Tests/Browser/web_client_test.py .build/debug/groupie

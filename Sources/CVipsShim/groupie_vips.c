@@ -4,6 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+int groupie_malloc_arenas_limit(int arenas) {
+#ifdef __GLIBC__
+    return mallopt(M_ARENA_MAX, arenas);
+#else
+    (void)arenas;
+    return 0;
+#endif
+}
 
 int groupie_vips_start(int concurrency) {
     if (VIPS_INIT("groupie")) return -1;

@@ -6,37 +6,40 @@ import GroupieCore
 public struct GroupEvent: Sendable, Equatable {
     public var groupId: String
     public var seq: Int
-    public var type: String
-    /// A JSON object.
+    public var kind: GroupEventKind
+    /// A JSON object: the payload's fields, as stored (erasure blanks names in it).
     public var data: String
 
-    public init(groupId: String, seq: Int, type: String, data: String) {
+    public init(groupId: String, seq: Int, kind: GroupEventKind, data: String) {
         self.groupId = groupId
         self.seq = seq
-        self.type = type
+        self.kind = kind
         self.data = data
     }
 }
 
 extension GroupieDatabase {
     /// Stores events of a group with its next sequence numbers; returns them numbered.
-    public func appendEvents(groupId: String, _ events: [(type: String, data: String)], now: Date) async throws -> [GroupEvent] {
+    public func appendEvents(groupId: String, _ events: [GroupEventPayload], now: Date) async throws -> [GroupEvent] {
         guard !events.isEmpty else { return [] }
         return try await writer.write { db in try Self.appendEvents(db, groupId: groupId, events, now: now) }
     }
 
     /// Inside a transaction: the events commit with the change they tell of, or not at all.
-    static func appendEvents(_ db: Database, groupId: String, _ events: [(type: String, data: String)], now: Date) throws -> [GroupEvent] {
+    static func appendEvents(_ db: Database, groupId: String, _ events: [GroupEventPayload], now: Date) throws -> [GroupEvent] {
         guard !events.isEmpty else { return [] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var seq = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM group_event WHERE group_id = ?"), arguments: [groupId]) ?? 0
         var stored: [GroupEvent] = []
         for event in events {
             seq += 1
+            let data = String(decoding: try encoder.encode(event), as: UTF8.self)
             try db.execute(
                 sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [groupId, seq, event.type, event.data, now.timeIntervalSince1970]
+                arguments: [groupId, seq, event.kind.rawValue, data, now.timeIntervalSince1970]
             )
-            stored.append(GroupEvent(groupId: groupId, seq: seq, type: event.type, data: event.data))
+            stored.append(GroupEvent(groupId: groupId, seq: seq, kind: event.kind, data: data))
         }
         // An event written after its player was erased (a rename racing the erasure) keeps no name.
         let first = stored.first?.seq ?? 0
@@ -48,17 +51,21 @@ extension GroupieDatabase {
         return stored
     }
 
-    /// What a change of a group's photos is told as: given the photo and the task photos
-    /// before and after, the events to store with it.
-    public typealias PhotoEvents = @Sendable (_ photo: Photo, _ before: TaskPhotos, _ after: TaskPhotos) -> [(type: String, data: String)]
+    /// Every kind, as SQL literals: a row of another type (which no version of Groupie writes)
+    /// is passed over in the query, so that a full batch stays full and a replay goes on.
+    static let knownKinds = GroupEventKind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
     /// The group's events after `seq`, oldest first, at most `limit`.
     public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {
         try await writer.read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT seq, type, data FROM group_event WHERE group_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
+                db.cachedStatement(sql: """
+                    SELECT seq, type, data FROM group_event WHERE group_id = ? AND seq > ? AND type IN (\(Self.knownKinds)) ORDER BY seq LIMIT ?
+                    """),
                 arguments: [groupId, seq, limit]
-            ).map { GroupEvent(groupId: groupId, seq: $0["seq"], type: $0["type"], data: $0["data"]) }
+            ).compactMap { row in
+                GroupEventKind(rawValue: row["type"]).map { GroupEvent(groupId: groupId, seq: row["seq"], kind: $0, data: row["data"]) }
+            }
         }
     }
 

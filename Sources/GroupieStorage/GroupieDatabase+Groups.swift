@@ -83,26 +83,12 @@ extension GroupieDatabase {
         }
     }
 
-    /// The group and its current members, when `playerId` is one of them; nil otherwise, so
-    /// that a stranger cannot tell a group that exists from one that does not.
-    public func groupSeen(by playerId: String, groupId: String) async throws -> (group: Group, members: [Member])? {
-        try await writer.read { db in
-            guard try Self.activeGroupId(db, playerId: playerId) == groupId,
-                let group = try Self.group(db, where: "id = ?", groupId)
-            else { return nil }
-            return (group, try Self.members(db, group: group))
-        }
-    }
-
-    /// What the holder of a token sees of a group, in one read: the answer to the busiest
-    /// request of the game, a member's phone refreshing its group.
-    public enum GroupView: Sendable {
-        case unknownToken
-        /// The token is good, but its player is not a member of the group (or there is none).
-        case notVisible(Player)
-        /// With the sequence number of the group's latest event: every change of what a member
-        /// sees of the group is announced by an event, so it names the version of the group.
-        case visible(Player, Group, version: Int)
+    /// A player's membership of a group, with the sequence number of the group's latest event:
+    /// every change of what a member sees of the group is announced by an event, so it names
+    /// the version of the group.
+    public struct Membership: Sendable {
+        public var group: Group
+        public var version: Int
     }
 
     /// What a member sees of a group beyond the group itself.
@@ -112,18 +98,18 @@ extension GroupieDatabase {
         public var collages: [CollageRecord]
     }
 
-    public func groupView(tokenHash: Data, groupId: String) async throws -> GroupView {
+    /// The group and its version, when `playerId` is a member; nil otherwise, so that a
+    /// stranger cannot tell a group that exists from one that does not. One read: every
+    /// request of a member to its group asks this first.
+    public func membership(playerId: String, groupId: String) async throws -> Membership? {
         try await writer.read { db in
-            guard let player = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE token_hash = ?"), arguments: [tokenHash])
-                .map(Self.player(from:))
-            else { return .unknownToken }
-            guard try Self.activeGroupId(db, playerId: player.id) == groupId,
+            guard try Self.activeGroupId(db, playerId: playerId) == groupId,
                 let group = try Self.group(db, where: "id = ?", groupId)
-            else { return .notVisible(player) }
+            else { return nil }
             let version = try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = ?"), arguments: [groupId]
             ) ?? 0
-            return .visible(player, group, version: version)
+            return Membership(group: group, version: version)
         }
     }
 

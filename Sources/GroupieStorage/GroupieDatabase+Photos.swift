@@ -29,31 +29,14 @@ extension GroupieDatabase {
         }
     }
 
-    /// What a group's photos say about its tasks: the chosen photo of each task that has any
-    /// (a member's pick, else the latest).
-    public struct TaskPhotos: Sendable {
-        public var chosen: [GroupProgress.TaskKey: Photo]
-        public var done: Set<GroupProgress.TaskKey> { Set(chosen.keys) }
-
-        /// The chosen photos of a mission's tasks in their order, or nil while a task has none:
-        /// what the mission's collage shows, and what a stored collage is current for.
-        public func chosen(missionId: String, taskIds: [String]) -> [Photo]? {
-            var photos: [Photo] = []
-            for taskId in taskIds {
-                guard let photo = chosen[GroupProgress.TaskKey(missionId: missionId, taskId: taskId)] else { return nil }
-                photos.append(photo)
-            }
-            return photos
-        }
-    }
-
     /// How long an idempotency key answers for the photo it first made.
     public static let idempotencyKeyLifetime: TimeInterval = 24 * 3600
 
-    /// Records a photo whose files are already stored. With an idempotency key the photographer
-    /// used in this group within a day, for the same task, the first photo comes back and nothing
-    /// is added (`created` is false); the same key for another task throws `PhotoError.keyReused`.
-    public func addPhoto(_ new: NewPhoto, now: Date, events: PhotoEvents = { _, _, _ in [] }) async throws -> (photo: Photo, created: Bool, events: [GroupEvent]) {
+    /// Records a photo whose files are already stored, with the events `PhotoRules` says it causes
+    /// at `venue`. With an idempotency key the photographer used in this group within a day, for
+    /// the same task, the first photo comes back and nothing is added (`created` is false); the
+    /// same key for another task throws `PhotoError.keyReused`.
+    public func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> (photo: Photo, created: Bool, events: [GroupEvent]) {
         try await writer.write { db in
             if let key = new.idempotencyKey,
                 let existing = try Self.uploaded(db, playerId: new.photographerId, groupId: new.groupId, key: key, now: now)
@@ -83,8 +66,8 @@ extension GroupieDatabase {
                 )
             }
             let photo = try Self.photo(db, id: id)!
-            let stored = try Self.appendEvents(db, groupId: new.groupId, events(photo, before, try Self.taskPhotos(db, groupId: new.groupId)), now: now)
-            return (photo, true, stored)
+            let change = try PhotoRules.change(.add(photo), before: before, venue: venue)
+            return (photo, true, try Self.appendEvents(db, groupId: new.groupId, change.events, now: now))
         }
     }
 
@@ -138,22 +121,22 @@ extension GroupieDatabase {
         try await writer.read { db in try Self.photo(db, id: id) }
     }
 
-    /// Deletes a photo (its photographer or the group's creator may); returns it, and whether
-    /// no photo uses its blob any more, so that the files can go.
-    public func deletePhoto(id: String, by actorId: String, now: Date, events: PhotoEvents = { _, _, _ in [] }) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
+    /// Deletes a photo when `PhotoRules` allows `actorId` to, with the events it causes at
+    /// `venue`; returns it, and whether no photo uses its blob any more, so that the files can go.
+    /// Throws `PhotoRules.Refusal.notAllowedToDelete`, or `MembershipError.groupNotFound` when
+    /// the photo is not of the actor's group.
+    public func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
         try await writer.write { db in
             guard let photo = try Self.photo(db, id: id), try Self.activeGroupId(db, playerId: actorId) == photo.groupId else {
                 throw MembershipError.groupNotFound
             }
-            if photo.photographerId != actorId {
-                let creator = try String.fetchOne(db, sql: "SELECT creator_id FROM play_group WHERE id = ?", arguments: [photo.groupId])
-                guard creator == actorId else { throw MembershipError.notTheCreator }
-            }
-            let before = try Self.taskPhotos(db, groupId: photo.groupId)
+            let creatorId = try String.fetchOne(db, sql: "SELECT creator_id FROM play_group WHERE id = ?", arguments: [photo.groupId])
+            let change = try PhotoRules.change(
+                .remove(photo, actorId: actorId, creatorId: creatorId), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue
+            )
             try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
             let stillUsed = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?)", arguments: [photo.blob]) ?? false
-            let stored = try Self.appendEvents(db, groupId: photo.groupId, events(photo, before, try Self.taskPhotos(db, groupId: photo.groupId)), now: now)
-            return (photo, !stillUsed, stored)
+            return (photo, !stillUsed, try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now))
         }
     }
 
@@ -164,21 +147,22 @@ extension GroupieDatabase {
         }
     }
 
-    /// Makes `photoId` the chosen photo of its task.
-    public func choosePhoto(groupId: String, missionId: String, taskId: String, photoId: String, by actorId: String) async throws {
+    /// Makes `photoId` the chosen photo of `task`, with the events it causes at `venue`. Throws
+    /// `PhotoRules.Refusal.notOfThisTask`, or `MembershipError.groupNotFound` for an outsider.
+    public func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by actorId: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
         try await writer.write { db in
             guard try Self.activeGroupId(db, playerId: actorId) == groupId else { throw MembershipError.groupNotFound }
-            guard let photo = try Self.photo(db, id: photoId), photo.groupId == groupId,
-                photo.missionId == missionId, photo.taskId == taskId
-            else { throw PhotoError.notOfThisTask }
+            guard let photo = try Self.photo(db, id: photoId) else { throw PhotoRules.Refusal.notOfThisTask }
+            let change = try PhotoRules.change(.choose(photo, for: task, groupId: groupId), before: try Self.taskPhotos(db, groupId: groupId), venue: venue)
             try db.execute(
                 sql: "INSERT OR REPLACE INTO task_choice (group_id, mission_id, task_id, photo_id) VALUES (?, ?, ?, ?)",
-                arguments: [groupId, missionId, taskId, photoId]
+                arguments: [groupId, task.missionId, task.taskId, photoId]
             )
+            return try Self.appendEvents(db, groupId: groupId, change.events, now: now)
         }
     }
 
-    /// The chosen photo of every task of the group that has a photo.
+    /// The photos of the group's tasks and its members' picks.
     public func taskPhotos(groupId: String) async throws -> TaskPhotos {
         try await writer.read { db in try Self.taskPhotos(db, groupId: groupId) }
     }
@@ -222,31 +206,20 @@ extension GroupieDatabase {
     }
 
     static func taskPhotos(_ db: Database, groupId: String) throws -> TaskPhotos {
-        // Latest photo per task, then the members' picks on top.
-        let latest = try Row.fetchAll(
-            db.cachedStatement(sql: photoSelect + """
-                 WHERE photo.group_id = ? AND photo.task_id IS NOT NULL
-                 ORDER BY photo.created_at, photo.id
-                """),
-            arguments: [groupId]
+        let photos = try Row.fetchAll(
+            db.cachedStatement(sql: photoSelect + " WHERE photo.group_id = ? AND photo.task_id IS NOT NULL"), arguments: [groupId]
         ).map(photo(from:))
-        var chosen: [GroupProgress.TaskKey: Photo] = [:]
-        for photo in latest {
-            if let key = photo.task { chosen[key] = photo }
+        var picks: [GroupProgress.TaskKey: String] = [:]
+        for row in try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT mission_id, task_id, photo_id FROM task_choice WHERE group_id = ?"), arguments: [groupId]
+        ) {
+            picks[GroupProgress.TaskKey(missionId: row[0], taskId: row[1])] = row[2]
         }
-        let picks = try Row.fetchAll(
-            db.cachedStatement(sql: photoSelect + " JOIN task_choice ON task_choice.photo_id = photo.id WHERE task_choice.group_id = ?"),
-            arguments: [groupId]
-        ).map(photo(from:))
-        for photo in picks {
-            if let key = photo.task { chosen[key] = photo }
-        }
-        return TaskPhotos(chosen: chosen)
+        return TaskPhotos(photos: photos, picks: picks)
     }
 }
 
 public enum PhotoError: Error, Sendable, Equatable {
-    case notOfThisTask
     /// An idempotency key used again by the same player in the same group for another task.
     case keyReused
 }

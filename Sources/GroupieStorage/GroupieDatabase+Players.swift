@@ -15,13 +15,13 @@ extension GroupieDatabase {
         return player
     }
 
-    /// The player a bearer token belongs to.
     public func player(id: String) async throws -> Player? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT id, name, language, created_at FROM player WHERE id = ?", arguments: [id]).map(Self.player(from:))
         }
     }
 
+    /// The player a bearer token belongs to.
     public func player(tokenHash: Data) async throws -> Player? {
         try await writer.read { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE token_hash = ?"), arguments: [tokenHash])

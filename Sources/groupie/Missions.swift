@@ -36,7 +36,11 @@ struct Validate: ParsableCommand {
             }
             if isDirectory.boolValue {
                 let folder = MissionFolder(directory: path.hasSuffix("/") ? String(path.dropLast()) : path, assetsDirectory: assetsDirectory)
-                let found = try folder.missionFiles()
+                let (found, misnamed) = try folder.listing()
+                for problem in misnamed {
+                    print(problem)
+                    problemsOutsideFiles += 1
+                }
                 if found.isEmpty {
                     print("\(path):1:1: error: the folder holds no .yaml mission files")
                     problemsOutsideFiles += 1

@@ -34,7 +34,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -92,16 +91,7 @@ class Server:
         return json.loads(text) if text else None
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                # Event streams that schemathesis stopped reading can hold up a graceful
-                # shutdown; the data folder is thrown away, so do not wait long.
-                self.proc.wait(3)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.logfile.close()
+        groupie_server.stop(self.proc, self.logfile)
 
 
 def toml_value(value):

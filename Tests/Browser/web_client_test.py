@@ -15,226 +15,23 @@ Screenshots of every screen go to .build/browser-screenshots/.
 Usage:  python3 Tests/Browser/web_client_test.py .build/debug/groupie [--allow-missing-collage]
 """
 
-import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-import groupie_server  # noqa: E402
-
-from selenium import webdriver
-from selenium.common.exceptions import (ElementClickInterceptedException, StaleElementReferenceException,
-                                        TimeoutException, WebDriverException)
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-REPO = Path(__file__).resolve().parents[2]
-SHOTS = REPO / ".build" / "browser-screenshots"
+from browser_support import SHOTS, Browser, Failure, Server, check, log, make_photo, measure_first_load
+
 VENUE = "science-centre"
 MISSION = "poison-frogs"          # 2 tasks, no after:
 OFFLINE_MISSION, OFFLINE_TASK = "shark-tunnel", "ray"
 FIRST_LOAD_LIMIT = 150 * 1000     # bytes
 COLLAGE_WAIT = 30                 # seconds
-
-started = time.monotonic()
-
-
-class Failure(Exception):
-    pass
-
-
-def log(msg):
-    print(f"[{time.monotonic() - started:6.1f}s] {msg}", flush=True)
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
-
-
-def make_photo(path, rgb):
-    """An 800x600 JPEG of one colour with a little noise, made with the vips CLI."""
-    tmp = path.with_suffix(".v")
-    subprocess.run(["vips", "gaussnoise", str(tmp), "800", "600", "--sigma", "12", "--mean", "0"], check=True)
-    band = path.with_suffix(".b.v")
-    subprocess.run(["vips", "bandjoin", f"{tmp} {tmp} {tmp}", str(band)], check=True)
-    subprocess.run(["vips", "linear", str(band), f"{path}[Q=85]", "1 1 1", " ".join(str(c) for c in rgb),
-                    "--uchar"], check=True)
-    tmp.unlink()
-    band.unlink()
-    return path
-
-
-class Server:
-    def __init__(self, binary, workdir):
-        self.data = workdir / "data"
-        self.proc, self.port, self.base, _, self.logfile = groupie_server.start(
-            binary, workdir, "warning", 20, Failure)
-
-    def api(self, path, token):
-        req = urllib.request.Request(self.base + "/api/v1" + path, headers={"Authorization": "Bearer " + token})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.load(r)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                # Graceful shutdown can wait for event streams that browsers already closed;
-                # the data folder is thrown away, so do not wait long.
-                self.proc.wait(3)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.logfile.close()
-
-
-class Browser:
-    def __init__(self, name, workdir, width=390, height=844, lang="en-US"):
-        self.name = name
-        self.profile = workdir / f"profile-{name}"
-        self.downloads = workdir / f"downloads-{name}"
-        self.downloads.mkdir()
-        o = Options()
-        o.binary_location = "/usr/bin/chromium"
-        for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                  f"--user-data-dir={self.profile}", f"--window-size={width},{height}", f"--lang={lang}",
-                  "--no-first-run", "--disable-extensions", "--hide-scrollbars"):
-            o.add_argument(a)
-        o.add_experimental_option("prefs", {"download.default_directory": str(self.downloads),
-                                            "download.prompt_for_download": False,
-                                            "intl.accept_languages": f"{lang},{lang.split('-')[0]}"})
-        o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        self.d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
-        self.d.set_window_size(width, height)
-        self.d.execute_cdp_cmd("Browser.setDownloadBehavior",
-                               {"behavior": "allow", "downloadPath": str(self.downloads)})
-        self.shot_no = 0
-
-    # --- waiting and finding
-    def wait(self, fn, what, timeout=15):
-        try:
-            # The client re-renders a screen when live events arrive, so an element found a moment
-            # ago may be gone: that only means "look again".
-            return WebDriverWait(self.d, timeout, poll_frequency=0.1,
-                                 ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: fn(d))
-        except TimeoutException:
-            self.shot(f"FAILED-{what[:40]}")
-            raise Failure(f"browser {self.name}: timed out after {timeout} s waiting for {what} (url {self.d.current_url})")
-
-    def el(self, css, timeout=15, visible=True):
-        def find(d):
-            for e in d.find_elements(By.CSS_SELECTOR, css):
-                if not visible or e.is_displayed():
-                    return e
-            return False
-        return self.wait(find, f"element {css}", timeout)
-
-    def js(self, script, *args):
-        return self.d.execute_script(script, *args)
-
-    def click(self, css):
-        for attempt in range(5):
-            e = self.el(css)
-            try:
-                self.js("arguments[0].scrollIntoView({block: 'center'})", e)
-                e.click()
-                return e
-            except StaleElementReferenceException:
-                continue  # re-rendered between finding and clicking
-            except ElementClickInterceptedException as err:
-                raise Failure(f"browser {self.name}: {css} is covered by another element: {err.msg.splitlines()[0]}")
-        raise Failure(f"browser {self.name}: {css} kept being replaced while clicking it")
-
-    def send_file(self, css, path):
-        for attempt in range(5):
-            try:
-                self.el(css, visible=False).send_keys(str(path))
-                return
-            except StaleElementReferenceException:
-                continue
-        raise Failure(f"browser {self.name}: {css} kept being replaced while choosing a file")
-
-    def type(self, css, text):
-        e = self.el(css)
-        e.clear()
-        e.send_keys(text)
-
-    def shot(self, label):
-        """A screenshot of the whole page: the window is made as tall as the page for a moment,
-        so that fixed bars stay where a visitor sees them and nothing below the fold is missed."""
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        self.shot_no += 1
-        path = SHOTS / f"{self.name}-{self.shot_no:02d}-{label}.png"
-        size = self.d.get_window_size()
-        inner = self.js("return window.innerHeight")
-        full = self.js("return document.documentElement.scrollHeight")
-        try:
-            if full > inner:
-                self.d.set_window_size(size["width"], min(full + (size["height"] - inner), 5000))
-            self.d.save_screenshot(str(path))
-        finally:
-            if full > inner:
-                self.d.set_window_size(size["width"], size["height"])
-        return path
-
-    def token(self):
-        return json.loads(self.js("return localStorage.getItem('groupie.player')"))["token"]
-
-    def img_loaded(self, css):
-        return self.js("const i = document.querySelector(arguments[0]); return !!(i && i.complete && i.naturalWidth > 0)", css)
-
-    def set_offline(self, offline):
-        self.d.execute_cdp_cmd("Network.enable", {})
-        self.d.execute_cdp_cmd("Network.emulateNetworkConditions", {
-            "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-        # Chromium fires offline/online itself; make sure the page hears it either way.
-        self.js("if (navigator.onLine === arguments[0]) window.dispatchEvent(new Event(arguments[0] ? 'offline' : 'online'))", offline)
-
-    def errors(self):
-        try:
-            return [e for e in self.d.get_log("browser") if e["level"] == "SEVERE"]
-        except WebDriverException:
-            return []
-
-    def quit(self):
-        try:
-            self.d.quit()
-        except Exception:
-            pass
-
-
-def measure_first_load(b, url):
-    """Bytes transferred for the first load of `url` in a fresh profile with the cache off."""
-    b.d.execute_cdp_cmd("Network.enable", {})
-    b.d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
-    b.d.get(url)
-    b.el("#name")
-    # Wait until nothing is loading any more (resource count stable for half a second).
-    last, stable_since = -1, time.monotonic()
-    while time.monotonic() - stable_since < 0.5:
-        n = b.js("return performance.getEntriesByType('resource').length")
-        if n != last:
-            last, stable_since = n, time.monotonic()
-        time.sleep(0.1)
-    entries = b.js("""
-      const nav = performance.getEntriesByType('navigation')[0];
-      return [nav, ...performance.getEntriesByType('resource')].map(e => ({
-        name: e.name, transfer: e.transferSize, encoded: e.encodedBodySize }));""")
-    total = 0
-    for e in entries:
-        total += max(e["transfer"] or 0, e["encoded"] or 0)
-    b.d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
-    return total, entries
 
 
 def main():
@@ -325,6 +122,7 @@ def main():
             a.click(f".task:nth-child({n + 1}) details summary")
         a.shot("mission-open-with-hints")
         b.click(f".mission-card[data-mission={MISSION}]")
+        b.el(".tasks > li.task")
         task_ids = b.js("return [...document.querySelectorAll('.tasks > li.task')].map(e => e.dataset.task)")
         check(len(task_ids) >= 2, f"mission {MISSION} shows {len(task_ids)} tasks")
         b.shot("mission")
@@ -466,13 +264,25 @@ def main():
         check(overflow <= 320, f"the missions screen is {overflow} px wide at 320 px")
         a.shot("missions-320px")
         a.d.get(server.base + "/#/group")
-        lang = a.el("#lang")
+        a.el("#lang")  # the language choice is drawn
         a.js("const s = document.getElementById('lang'); s.value = 'sv'; s.dispatchEvent(new Event('change'))")
         a.wait(lambda d: a.js("return document.querySelector('#tabs a[href=\"#/missions\"]').innerText.includes('Uppdrag')"), "the Swedish interface")
         a.shot("group-swedish-320px")
         a.click("#tabs a[href='#/missions']")
         a.el(".mission-card")
         check("Små men giftiga" in a.js("return document.body.innerText"), "the venue's Swedish texts are not shown")
+        # A wait is told in whole minutes, in the visitor's language.
+        wait_text = a.d.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "Promise.all([import('/assets/web/messages.js'), import('/assets/web/api.js')]).then(([m, api]) =>"
+            " done(m.errorText(new api.ApiError(429, {code: 'too-many-attempts', retryAfter: 587}))));")
+        check(wait_text == "För många fel koder. Försök igen om 10 minuter.", f"the wait after wrong codes reads {wait_text!r}")
+        # A task with `camera: front` opens the front camera; the others the back one.
+        captures = a.d.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "import('/assets/web/screens/camera.js').then((c) => done(['front', 'back', undefined].map((camera) =>"
+            " c.fileButton({ id: 'probe', label: 'x', camera }).querySelector('input').getAttribute('capture'))));")
+        check(captures == ["user", "environment", "environment"], f"the camera buttons capture {captures!r}")
         a.shot("missions-swedish-320px")
         a.d.set_window_size(390, 844)
 
@@ -520,6 +330,40 @@ def main():
         c.wait(lambda d: "Rejoindre" in c.el("#join-group").text, "the French interface on a French phone")
         c.shot("join-link-french")
         log("a French browser gets the French interface")
+
+        # ------------------------------------------------------------ a late joiner catches up silently
+        # Every message shown is recorded: a later one replaces an earlier one on the screen.
+        c.js("window.toldTexts = []; const box = document.getElementById('toast');"
+             "new MutationObserver(() => { if (box.innerText) window.toldTexts.push(box.innerText); })"
+             ".observe(box, {childList: true, subtree: true, characterData: true});")
+        c.type("#name", "Chloé")
+        c.click("#join-group")
+        c.el(".mission-card")
+        # The group's history arrives as a replay: the screens take it in, and no message
+        # announces an old photo as news.
+        time.sleep(2)
+        told = c.js("return window.toldTexts")
+        check(told and not any("photo" in text for text in told), f"a late joiner was told {told!r}")
+        log("a late joiner gets the group's history without a burst of messages")
+
+        # ------------------------------------------------------------ a full group is no dead end
+        for n in range(12):
+            status, player = server.post("/players", {"name": f"Filler {n}"})
+            status, _ = server.post("/groups/join", {"code": code}, token=player["token"])
+            if status == 409:
+                break
+        check(status == 409, f"the group never filled up (last join answered {status})")
+        d = Browser("D", work)
+        browsers.append(d)
+        d.d.get(join_url)
+        d.type("#name", "Dan")
+        d.click("#join-group")
+        d.el(".error:not([hidden])")
+        d.el("a.own-group:not([hidden])")
+        d.shot("join-full-group")
+        d.click("a.own-group")
+        d.el("#create-group")
+        log("a full group offers to start one's own")
 
         for br in browsers:
             errs = [e for e in br.errors() if "net::ERR_INTERNET_DISCONNECTED" not in e["message"]

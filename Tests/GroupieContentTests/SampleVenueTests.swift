@@ -20,6 +20,14 @@ struct SampleVenueTests {
         #expect(!venue.missions.isEmpty)
     }
 
+    @Test("A task of the group photographing itself opens the front camera; the others the back one")
+    func cameras() throws {
+        let venue = try #require(MissionFileReader(assetsDirectory: Fixtures.assets).read(fileAt: Fixtures.missions + "/art-museum.yaml").venue)
+        let tasks = venue.missions.flatMap(\.tasks)
+        #expect(tasks.filter { $0.camera == .front }.map(\.id) == ["recreate-a-painting"])
+        #expect(tasks.filter { $0.camera == .back }.count == tasks.count - 1)
+    }
+
     @Test("The science centre has 9 missions of 1 to 3 tasks in Swedish and English")
     func scienceCentre() throws {
         let venue = try #require(MissionFileReader(assetsDirectory: Fixtures.assets).read(fileAt: Fixtures.missions + "/science-centre.yaml").venue)

@@ -122,3 +122,22 @@ struct PhotoProcessorTests {
         }
     }
 }
+
+@Suite("Malloc arenas")
+struct MallocArenasTests {
+    @Test("the server limits glibc's arenas unless MALLOC_ARENA_MAX chooses")
+    func limit() {
+        #expect(MallocArenas.limit(environment: ["MALLOC_ARENA_MAX": "8"]) == nil)
+        #expect(MallocArenas.limit(environment: [:]) == MallocArenas.serverDefault)
+    }
+}
+
+@Suite("CRC-32")
+struct CRC32Tests {
+    @Test("the check value of ISO 3309, from bytes and from Data, and of nothing")
+    func checkValue() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum(Data("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum([UInt8]()) == 0)
+    }
+}

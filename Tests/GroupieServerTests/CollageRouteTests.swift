@@ -42,7 +42,7 @@ struct CollageRouteTests {
     }
 
     static func events(_ server: TestServer, group: String) async throws -> [String] {
-        try await server.database().events(groupId: group, after: 0, limit: 1000).map(\.type)
+        try await server.database().events(groupId: group, after: 0, limit: 1000).map(\.kind.rawValue)
     }
 
     /// Uploads a solid photo of each colour for the reef's three tasks; returns the photo ids.

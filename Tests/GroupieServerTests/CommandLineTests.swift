@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import GroupieServer
 import Testing
 
 /// The `groupie` executable as an operator runs it.
@@ -51,6 +52,19 @@ struct CommandLineTests {
         #expect(result.output.hasPrefix("no/such/file.yaml:1:1: error:"))
     }
 
+    @Test("`missions validate` reports a `.yml` file, which is not read")
+    func validateMisnamed() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(atPath: "missions/art-museum.yaml", toPath: folder + "/art-museum.yaml")
+        try FileManager.default.copyItem(atPath: "missions/science-centre.yaml", toPath: folder + "/science-centre.yml")
+        let result = try Self.run(["missions", "validate", "--assets", "assets", folder])
+        #expect(result.status == 1)
+        #expect(result.output.contains("\(folder)/science-centre.yml:1:1: error: mission files end in '.yaml'; this file is not read until it is renamed to 'science-centre.yaml'"))
+        #expect(result.errors.contains("1 file(s) checked: 1 error(s)"))
+    }
+
     @Test("`serve` with a missing folder says so in one sentence and exits")
     func serveMissingFolder() throws {
         let result = try Self.run(["serve", "--missions", "/no/such/missions", "--port", "0"])
@@ -63,6 +77,44 @@ struct CommandLineTests {
         let result = try Self.run(["serve"], environment: ["GROUPIE_PORT": "eighty"])
         #expect(result.status != 0)
         #expect(result.errors.contains("The port must be a number from 0 to 65535, not 'eighty'."))
+    }
+
+    @Test("`serve` takes a config file from --config or GROUPIE_CONFIG, below the environment and the command line")
+    func serveConfigFile() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString)").path
+        let path = try SettingsTests.file(#"{"missions": "/no/such/file-missions", "port": 0, "data": "\#(data)"}"#)
+        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: data) }
+        func missions(_ arguments: [String], _ environment: [String: String] = [:]) throws -> String {
+            let result = try Self.run(["serve"] + arguments, environment: environment)
+            #expect(result.status != 0)
+            return result.errors
+        }
+        #expect(try missions(["--config", path]).contains("The missions folder /no/such/file-missions does not exist"))
+        #expect(try missions([], ["GROUPIE_CONFIG": path]).contains("The missions folder /no/such/file-missions does not exist"))
+        let environment = ["GROUPIE_MISSIONS": "/no/such/environment-missions"]
+        #expect(try missions(["--config", path], environment).contains("The missions folder /no/such/environment-missions does not exist"))
+        #expect(try missions(["--config", path, "--missions", "/no/such/argument-missions"], environment)
+            .contains("The missions folder /no/such/argument-missions does not exist"))
+
+        let misspelt = try SettingsTests.file(#"{"prot": 8080}"#)
+        defer { try? FileManager.default.removeItem(atPath: misspelt) }
+        #expect(try missions(["--config", misspelt]).contains("The config file \(misspelt) has an unknown setting 'prot'."))
+    }
+
+    @Test("`serve --help` lists every setting with its variable, file key and default")
+    func serveHelp() throws {
+        let result = try Self.run(["serve", "--help"])
+        #expect(result.status == 0)
+        // Unwrapped, since where a line breaks depends on the lengths of the texts.
+        let help = result.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for option in [ServerOptions.configFile] + ServerOptions.all {
+            #expect(help.contains(option.flag), "\(option.flag)")
+            #expect(help.contains(option.variable), "\(option.variable)")
+            #expect(help.contains("Default \(option.defaultText)."), "\(option.key)")
+        }
+        for option in ServerOptions.all {
+            #expect(help.contains("\"\(option.key)\" in the file"), "\(option.key)")
+        }
     }
 
     @Test("`serve` stops gracefully on SIGTERM and SIGINT, open event streams included", arguments: [SIGTERM, SIGINT])
@@ -112,5 +164,150 @@ struct CommandLineTests {
         #expect(!process.isRunning)
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
+    }
+}
+
+/// Where `groupie serve` takes its settings from, and what it says about bad ones.
+@Suite("Settings")
+struct SettingsTests {
+    /// A valid value for every setting, none of them its default.
+    static let samples = [
+        "host": "127.0.0.1", "port": "9090", "data": "/srv/data", "missions": "/srv/missions", "assets": "/srv/assets",
+        "publicURL": "https://groupie.example", "retentionDays": "7", "headerTimeout": "5", "bodyTimeout": "6",
+        "idleTimeout": "7", "maxConnections": "99", "fileWorkers": "3", "trustProxy": "true", "logLevel": "debug",
+    ]
+
+    /// A temporary file holding `json`; the caller removes it.
+    static func file(_ json: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString).json").path
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func load(_ arguments: [String] = [], _ environment: [String: String] = [:]) async throws -> ServerConfiguration {
+        try await ServerOptions.load(arguments: arguments, environment: environment)
+    }
+
+    /// The message for a configuration that is refused, with the config file's path as FILE.
+    static func error(_ arguments: [String] = [], _ environment: [String: String] = [:], file json: String? = nil) async throws -> String? {
+        let path = try json.map(file)
+        defer { if let path { try? FileManager.default.removeItem(atPath: path) } }
+        do {
+            _ = try await load(arguments + (path.map { ["--config", $0] } ?? []), environment)
+            return nil
+        } catch {
+            return path.map { "\(error)".replacingOccurrences(of: $0, with: "FILE") } ?? "\(error)"
+        }
+    }
+
+    @Test("with nothing given, every setting has its default")
+    func defaults() async throws {
+        let configuration = try await Self.load()
+        for option in ServerOptions.all {
+            #expect(option.value(configuration) == option.defaultText, "\(option.key)")
+        }
+        #expect(configuration.port == 8080)
+        #expect(configuration.publicBaseURL == nil)
+    }
+
+    @Test("every setting is read from the command line, the environment and the config file")
+    func everySource() async throws {
+        #expect(Set(Self.samples.keys) == Set(ServerOptions.all.map(\.key)))
+        for option in ServerOptions.all {
+            let sample = try #require(Self.samples[option.key])
+            #expect(sample != option.defaultText, "\(option.key)")
+            let arguments = option.kind == .flag ? [option.flag] : [option.flag, sample]
+            #expect(option.value(try await Self.load(arguments)) == sample, "\(option.flag)")
+            #expect(option.value(try await Self.load(["\(option.flag)=\(sample)"])) == sample, "\(option.flag)=")
+            #expect(option.value(try await Self.load([], [option.variable: sample])) == sample, "\(option.variable)")
+            // A JSON file writes numbers and booleans bare, or quoted like text.
+            for json in option.kind == .text ? ["\"\(sample)\""] : [sample, "\"\(sample)\""] {
+                let path = try Self.file("{\"\(option.key)\": \(json)}")
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                #expect(option.value(try await Self.load(["--config", path])) == sample, "\(option.key): \(json)")
+            }
+        }
+    }
+
+    @Test("the command line beats the environment, which beats the config file, which beats the default")
+    func precedence() async throws {
+        let path = try Self.file(#"{"port": 1111, "host": "10.0.0.1", "logLevel": "error"}"#)
+        let other = try Self.file(#"{"port": 4444}"#)
+        defer { for file in [path, other] { try? FileManager.default.removeItem(atPath: file) } }
+        let environment = ["GROUPIE_CONFIG": path, "GROUPIE_PORT": "2222", "GROUPIE_HOST": "10.0.0.2"]
+
+        let everything = try await Self.load(["--port", "3333"], environment)
+        #expect(everything.port == 3333)
+        #expect(everything.host == "10.0.0.2")
+        #expect(everything.logLevel == .error)
+        #expect(everything.dataDirectory == "./data")
+        #expect(try await Self.load([], environment).port == 2222)
+        #expect(try await Self.load([], ["GROUPIE_CONFIG": path]).port == 1111)
+        #expect(try await Self.load(["--config", other], environment).port == 2222)
+        #expect(try await Self.load(["--config", other], ["GROUPIE_CONFIG": path]).port == 4444)
+        // An empty variable counts as unset, so the file shows through.
+        #expect(try await Self.load([], ["GROUPIE_CONFIG": path, "GROUPIE_PORT": ""]).port == 1111)
+    }
+
+    @Test("a bad value says where it came from, in one sentence", arguments: [
+        (["--port", "70000"], [:], "--port: The port must be a number from 0 to 65535, not '70000'."),
+        ([], ["GROUPIE_PORT": "eighty"], "GROUPIE_PORT: The port must be a number from 0 to 65535, not 'eighty'."),
+        ([], ["GROUPIE_PUBLIC_URL": "ftp://x"], "GROUPIE_PUBLIC_URL: The public URL must start with http:// or https:// and name a host, not 'ftp://x'."),
+        (["--retention-days", "0"], [:], "--retention-days: The retention in days must be a whole number, at least 1, not '0'."),
+        ([], ["GROUPIE_IDLE_TIMEOUT": "-5"], "GROUPIE_IDLE_TIMEOUT: The idle timeout must be a whole number, at least 1, not '-5'."),
+        (["--max-connections=lots"], [:], "--max-connections: The connection limit must be a whole number, at least 1, not 'lots'."),
+        (["--log-level", "loud"], [:], "--log-level: The log level must be one of trace, debug, info, notice, warning, error, critical, not 'loud'."),
+        ([], ["GROUPIE_TRUST_PROXY": "maybe"], "GROUPIE_TRUST_PROXY: The trust-proxy setting must be true or false (or yes/no, 1/0), not 'maybe'."),
+        (["--port"], [:], "--port needs a value."),
+        (["--port", "--host", "x"], [:], "--port needs a value."),
+        (["--prot", "8080"], [:], "Unknown option '--prot'. The options are --config, --host, --port,"),
+        (["8080"], [:], "Unexpected argument '8080': serve takes only options,"),
+        ([], ["GROUPIE_CONFIG": "/no/such/groupie.json"], "The config file /no/such/groupie.json does not exist or cannot be read."),
+    ] as [([String], [String: String], String)])
+    func badValue(arguments: [String], environment: [String: String], message: String) async throws {
+        let error = try await Self.error(arguments, environment)
+        #expect(error?.hasPrefix(message) == true, "\(error ?? "no error")")
+    }
+
+    @Test("a config file with an unknown key, a value of the wrong kind or no JSON object is refused", arguments: [
+        (#"{"prot": 8080}"#, "The config file FILE has an unknown setting 'prot'. The settings are host, port, data,"),
+        (#"{"port": "eighty"}"#, "\"port\" in FILE: The port must be a number from 0 to 65535, not 'eighty'."),
+        (#"{"port": 80.5}"#, "\"port\" in FILE must be a whole number."),
+        (#"{"host": 127}"#, "\"host\" in FILE must be text, in quotes."),
+        (#"{"trustProxy": "maybe"}"#, "\"trustProxy\" in FILE: The trust-proxy setting must be true or false (or yes/no, 1/0), not 'maybe'."),
+        (#"{"trustProxy": [true]}"#, "\"trustProxy\" in FILE must be text, a number or true or false."),
+        (#"{"missions": {"path": "x"}}"#, "\"missions\" in FILE must be text, a number or true or false."),
+        (#"{"port": null}"#, "\"port\" in FILE must be text, a number or true or false."),
+        (#"[8080]"#, "The config file FILE must hold one JSON object, such as {\"port\": 8080}."),
+        (#"{"port": 8080"#, "The config file FILE is not valid JSON"),
+    ])
+    func badFile(json: String, message: String) async throws {
+        let error = try await Self.error(file: json)
+        #expect(error?.hasPrefix(message) == true, "\(error ?? "no error")")
+    }
+
+    @Test("a bad value in a source that does not win is not looked at")
+    func overriddenValue() async throws {
+        #expect(try await Self.load(["--port", "80"], ["GROUPIE_PORT": "eighty"]).port == 80)
+    }
+
+    @Test("the names come from the key the way swift-configuration spells them")
+    func names() {
+        let publicURL = ServerOptions.all.first { $0.key == "publicURL" }
+        #expect(publicURL?.flag == "--public-url")
+        #expect(publicURL?.variable == "GROUPIE_PUBLIC_URL")
+        #expect(ServerOptions.configFile.variable == "GROUPIE_CONFIG")
+    }
+
+    @Test("the README's configuration table lists every setting with its variable, file key and default")
+    func readmeTable() throws {
+        let readme = try String(contentsOf: TestServer.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "\n## Configuration\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let rows = section.split(separator: "\n").filter { $0.hasPrefix("| `--") }.map { line in
+            line.split(separator: "|").prefix(4).map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "`", with: "") }
+        }
+        let expected = [[ServerOptions.configFile.flag, ServerOptions.configFile.variable, "—", ServerOptions.configFile.defaultText]]
+            + ServerOptions.all.map { [$0.flag, $0.variable, $0.key, $0.defaultText] }
+        #expect(rows == expected)
     }
 }

@@ -85,6 +85,22 @@ struct EventTests {
         return try #require(body["token"] as? String)
     }
 
+    @Test("A stream token names the group's latest event, so that a client can tell replayed events from news")
+    func tokenNamesLatestEvent() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            var (_, body) = try await client.send(.post, "/api/v1/groups/\(group.id)/events/token", headers: ada.auth)
+            #expect(body["latestEventId"] as? String == "0")
+            _ = try await client.join(group.code, as: bo)
+            (_, body) = try await client.send(.post, "/api/v1/groups/\(group.id)/events/token", headers: ada.auth)
+            let latest = try await server.database().events(groupId: group.id, after: 0, limit: 10).last?.seq
+            #expect(latest == 1)
+            #expect(body["latestEventId"] as? String == "1")
+        }
+    }
+
     @Test("A photo reaches the other member at once, with the task and mission it completes; reconnecting replays exactly what was missed")
     func deliveryAndReplay() async throws {
         let server = try Self.server()
@@ -140,11 +156,11 @@ struct EventTests {
     func overflow() {
         let hub = EventHub()
         let slow = hub.subscribe(groupId: "g", playerId: "p")
-        let events = (1...(EventHub.bufferSize + 10)).map { GroupEvent(groupId: "g", seq: $0, type: "photo-added", data: "{}") }
+        let events = (1...(EventHub.bufferSize + 10)).map { GroupEvent(groupId: "g", seq: $0, kind: .photoAdded, data: "{}") }
         hub.publish(events)
         #expect(slow.overflowed)
         let fresh = hub.subscribe(groupId: "g", playerId: "p")
-        hub.publish([GroupEvent(groupId: "g", seq: 999, type: "photo-added", data: "{}")])
+        hub.publish([GroupEvent(groupId: "g", seq: 999, kind: .photoAdded, data: "{}")])
         #expect(!fresh.overflowed)
         hub.unsubscribe(slow)
         hub.unsubscribe(fresh)
@@ -163,7 +179,7 @@ struct EventTests {
             _ = try await client.send(.delete, "/api/v1/photos/\(photoId)", headers: ada.auth)
         }
         let stored = try await server.database().events(groupId: try await firstGroup(server), after: 0, limit: 100)
-        #expect(stored.map(\.type) == ["photo-added", "task-done", "mission-completed", "photo-removed", "task-undone"])
+        #expect(stored.map(\.kind.rawValue) == ["photo-added", "task-done", "mission-completed", "photo-removed", "task-undone"])
     }
 
     @Test("Editing the venue's mission file tells its groups")
@@ -175,7 +191,7 @@ struct EventTests {
             try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajar i tunneln"))
             let database = try server.database()
             let told = try await ReloadTests.eventually {
-                try await database.events(groupId: group.id, after: 0, limit: 10).contains { $0.type == "venue-updated" }
+                try await database.events(groupId: group.id, after: 0, limit: 10).contains { $0.kind == .venueUpdated }
             }
             #expect(told != nil)
         }

@@ -110,9 +110,9 @@ struct HardeningTests {
         let database = try server.database()
         var all: [GroupEvent] = []
         for group in groups { all += try await database.events(groupId: group, after: 0, limit: 100) }
-        #expect(all.contains { $0.type == "photo-added" } && all.contains { $0.type == "member-joined" })
+        #expect(all.contains { $0.kind == .photoAdded } && all.contains { $0.kind == .memberJoined })
         for event in all {
-            #expect(!event.data.contains("Bosse"), "\(event.type): \(event.data)")
+            #expect(!event.data.contains("Bosse"), "\(event.kind.rawValue): \(event.data)")
         }
     }
 

@@ -357,3 +357,26 @@ struct RetentionTests {
         #expect(PhotoRouteTests.blobFiles(server).count == 4, "the old photo's files went; the recent one's four stay")
     }
 }
+
+@Suite("Photos of a group without a creator")
+struct CreatorlessGroupTests {
+    @Test("a photographer deletes their own photo after the group's creator left an empty group")
+    func photographerDeletes() async throws {
+        let server = try PhotoRouteTests.server()
+        let image = try TestImages.solid(width: 400, height: 300, rgb: (20, 90, 140), ext: "jpg")
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo"), cy = try await client.newPlayer("Cy")
+            let group = try await client.newGroup(by: ada)
+            // The group empties: no one takes over as creator.
+            #expect(try await client.send(.delete, "/api/v1/groups/\(group.id)/members/\(ada.id)", headers: ada.auth).0.status == .noContent)
+            #expect(try await client.join(group.code, as: bo).0.status == .ok)
+            #expect(try await client.join(group.code, as: cy).0.status == .ok)
+            let (_, body) = try await PhotoRouteTests.upload(client, image, as: bo, group: group.id, query: "?mission=sharks&task=shark")
+            let photoId = try #require((body["photo"] as? [String: Any])?["id"] as? String)
+            let (refused, problem) = try await client.send(.delete, "/api/v1/photos/\(photoId)", headers: cy.auth)
+            #expect(refused.status == .forbidden)
+            #expect(problem["code"] as? String == "not-allowed")
+            #expect(try await client.send(.delete, "/api/v1/photos/\(photoId)", headers: bo.auth).0.status == .noContent)
+        }
+    }
+}

@@ -35,12 +35,28 @@ struct PlayerRouteTests {
         try await server.test { client in
             var headers: HTTPFields = [:]
             if let header { headers[.authorization] = header }
-            for (method, uri) in [(HTTPRequest.Method.get, "/api/v1/me"), (.patch, "/api/v1/me"), (.delete, "/api/v1/me"), (.post, "/api/v1/groups"), (.get, "/api/v1/groups/x")] {
+            let routes: [(HTTPRequest.Method, String)] = [
+                (.get, "/api/v1/me"), (.patch, "/api/v1/me"), (.delete, "/api/v1/me"), (.post, "/api/v1/groups"), (.post, "/api/v1/groups/join"),
+                (.get, "/api/v1/groups/x"), (.get, "/api/v1/groups/x/photos"), (.post, "/api/v1/groups/x/events/token"),
+                (.get, "/api/v1/groups/x/qr.svg"), (.delete, "/api/v1/groups/x/members/y"), (.delete, "/api/v1/photos/x"),
+                (.get, "/api/v1/photos/x/thumb"), (.get, "/api/v1/groups/x/events"), (.get, "/api/v1/groups/x/album.zip"),
+                (.get, "/api/v1/groups/x/missions/m/collage.jpg"),
+            ]
+            // What is wrong with the token, as the header shows it.
+            let detail = switch header {
+            case nil: "needs 'Authorization: Bearer <token>'"
+            case .some(let value) where value.count == 50: "not known"
+            default: "must be 'Bearer <token>'"
+            }
+            for (method, uri) in routes {
                 let (response, problem) = try await client.send(method, uri, json: "{}", headers: headers)
                 #expect(response.status == .unauthorized, "\(method) \(uri)")
                 #expect(response.headers[.wwwAuthenticate] == "Bearer")
                 #expect(problem["code"] as? String == "unauthorized")
+                #expect((problem["detail"] as? String)?.contains(detail) == true, "\(method) \(uri): \(problem["detail"] ?? "")")
             }
+            // Routes that need no player do not mind a bad token.
+            #expect(try await client.send(.get, "/api/v1/venues", headers: headers).0.status == .ok)
         }
     }
 

@@ -1,9 +1,12 @@
 import Foundation
 import GroupieServer
 import Hummingbird
-import HummingbirdTesting
+@testable import HummingbirdTesting
 import GroupieStorage
 import Logging
+import NIOCore
+import ServiceLifecycle
+import HTTPTypes
 import Synchronization
 
 /// A clock the tests move by hand.
@@ -68,11 +71,66 @@ struct TestServer {
         try FileManager.default.removeItem(atPath: missions + "/" + name)
     }
 
-    func test<Value>(_ setup: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+    /// How a test reaches the application: through its router, or over a socket to a live server.
+    enum Setup {
+        case router, live
+    }
+
+    /// How long a live test waits for an answer. HummingbirdTesting's own live client gives up
+    /// after 15 s, which a loaded machine running every suite at once can exceed.
+    static let liveTimeout: Duration = .seconds(120)
+
+    func test<Value>(_ setup: Setup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
         var logger = Logger(label: "groupie-test")
         logger.logLevel = configuration.logLevel
-        let app = try await buildApplication(configuration, logger: logger)
-        return try await app.test(setup, body)
+        switch setup {
+        case .router:
+            return try await buildApplication(configuration, logger: logger).test(.router, body)
+        case .live:
+            let (ports, announce) = AsyncStream.makeStream(of: Int.self)
+            let app = try await buildApplication(configuration, logger: logger) { channel in
+                announce.yield(channel.localAddress?.port ?? 0)
+            }
+            let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    defer { announce.finish() }
+                    try await services.run()
+                }
+                var waiting = ports.makeAsyncIterator()
+                guard let port = await waiting.next(), port > 0 else {
+                    await services.triggerGracefulShutdown()
+                    try await group.waitForAll()
+                    throw TestFailure("the live server did not start")
+                }
+                let client = TestClient(host: "localhost", port: port, configuration: .init(timeout: Self.liveTimeout))
+                client.connect()
+                let result: Result<Value, any Error>
+                do {
+                    result = .success(try await body(LiveClient(client: client, port: port)))
+                } catch {
+                    result = .failure(error)
+                }
+                try? await client.shutdown()
+                await services.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return try result.get()
+            }
+        }
+    }
+
+    /// A keep-alive connection to the live server, as HummingbirdTesting's live client, with a
+    /// longer wait for answers (its answer type has no public initialiser, hence `@testable`).
+    struct LiveClient: TestClientProtocol {
+        let client: TestClient
+        let port: Int?
+
+        func executeRequest(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws -> TestResponse {
+            var headers = headers
+            headers[.connection] = "keep-alive"
+            let response = try await client.execute(TestClient.Request(uri, method: method, authority: "localhost", headers: headers, body: body))
+            return TestResponse(head: response.head, body: response.body ?? ByteBuffer(), trailerHeaders: response.trailerHeaders)
+        }
     }
 
     /// A small venue in Swedish and English.

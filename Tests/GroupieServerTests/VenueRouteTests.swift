@@ -21,7 +21,7 @@ struct VenueRouteTests {
         }
     }
 
-    @Test("A venue comes in ?lang=, else Accept-Language, else its first language, text by text")
+    @Test("A venue comes in ?lang=, else Accept-Language, else English, else its first language, text by text")
     func languages() async throws {
         let server = try TestServer()
         try server.write("aquarium.yaml", TestServer.aquarium())
@@ -38,12 +38,17 @@ struct VenueRouteTests {
             let tasks = try #require(missions[0]["tasks"] as? [[String: Any]])
             #expect(tasks[0]["prompt"] as? String == "Photograph a shark")
             #expect(tasks[0]["hint"] as? String == "Titta i tunneln / Look in the tunnel")
+            #expect(tasks[0]["camera"] as? String == "back")
 
             let (_, accepted) = try await client.json("/api/v1/venues/aquarium", headers: [.acceptLanguage: "en-GB,en;q=0.9"])
             #expect(accepted["language"] as? String == "en")
+            // A German phone in a Swedish venue reads English, which it more likely knows.
             let (_, fallback) = try await client.json("/api/v1/venues/aquarium?lang=xx", headers: [.acceptLanguage: "de"])
-            #expect(fallback["language"] as? String == "sv")
-            #expect(fallback["name"] as? String == "Akvariet")
+            #expect(fallback["language"] as? String == "en")
+            #expect(fallback["name"] as? String == "The Aquarium")
+            let (_, unasked) = try await client.json("/api/v1/venues/aquarium")
+            #expect(unasked["language"] as? String == "sv")
+            #expect(unasked["name"] as? String == "Akvariet")
         }
     }
 

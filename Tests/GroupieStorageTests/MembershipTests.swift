@@ -25,7 +25,7 @@ struct MembershipTests {
         let group = try await database.createGroup(venueId: "aquarium", name: "Sharks", creatorId: alice.id, joinableFor: 3600, now: now)
         #expect(group.joinCode.value.count == 6)
         #expect(group.joinCode.value.allSatisfy(JoinCode.alphabet.contains))
-        let seen = try #require(try await database.groupSeen(by: alice.id, groupId: group.id))
+        let seen = try await database.groupContents(try #require(try await database.membership(playerId: alice.id, groupId: group.id)).group)
         #expect(seen.members.map(\.name) == ["Alice"])
         #expect(seen.members[0].isCreator)
     }
@@ -77,7 +77,7 @@ struct MembershipTests {
                 return await tasks.reduce(into: [Bool]()) { $0.append($1) }
             }
             #expect(results.filter { $0 }.count == 1)
-            #expect(try await database.groupSeen(by: alice.id, groupId: group.id)?.members.count == maximum)
+            #expect(try await database.groupContents(group).members.count == maximum)
         }
     }
 
@@ -117,11 +117,11 @@ struct MembershipTests {
             try await database.removeMember(groupId: group.id, playerId: carol.id, by: bob.id, now: now)
         }
         try await database.removeMember(groupId: group.id, playerId: alice.id, by: alice.id, now: now.addingTimeInterval(3))
-        let seen = try #require(try await database.groupSeen(by: bob.id, groupId: group.id))
+        let seen = try await database.groupContents(try #require(try await database.membership(playerId: bob.id, groupId: group.id)).group)
         #expect(seen.members.filter(\.isCreator).map(\.name) == ["Bob"])
         try await database.removeMember(groupId: group.id, playerId: carol.id, by: bob.id, now: now.addingTimeInterval(4))
-        #expect(try await database.groupSeen(by: carol.id, groupId: group.id) == nil)
-        #expect(try await database.groupSeen(by: alice.id, groupId: group.id) == nil)
+        #expect(try await database.membership(playerId: carol.id, groupId: group.id) == nil)
+        #expect(try await database.membership(playerId: alice.id, groupId: group.id) == nil)
     }
 
     @Test("Erasing a player removes them and their memberships, and hands over their group")
@@ -131,7 +131,7 @@ struct MembershipTests {
         _ = try await database.joinGroup(code: group.joinCode, playerId: bob.id, now: now.addingTimeInterval(1)) { _ in 5 }
         try await database.erasePlayer(id: alice.id, now: now.addingTimeInterval(2))
         #expect(try await database.membershipHistory(of: alice.id).isEmpty)
-        let seen = try #require(try await database.groupSeen(by: bob.id, groupId: group.id))
+        let seen = try await database.groupContents(try #require(try await database.membership(playerId: bob.id, groupId: group.id)).group)
         #expect(seen.members.map(\.name) == ["Bob"])
         #expect(seen.members[0].isCreator)
         #expect(try await database.integrityCheck() == "ok")

@@ -1,5 +1,6 @@
 """Starts `groupie serve` for the Python tests: a free port, a data folder under `workdir`, the
 repository's missions/ and assets/, ready when `start` returns (it answers /healthz)."""
+import signal
 import socket
 import subprocess
 import time
@@ -37,3 +38,16 @@ def start(binary, workdir, log_level, wait_seconds, failure):
         except OSError:
             time.sleep(0.1)
     raise failure(f"the server did not answer /healthz within {wait_seconds} s")
+
+
+def stop(process, logfile):
+    """SIGTERM, and a kill when the graceful shutdown takes more than 3 s: event streams that
+    the test stopped reading can hold it up, and the data folder is thrown away anyway."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(3)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    logfile.close()

@@ -4,8 +4,9 @@
 
 import { api } from './api.js';
 
-const TYPES = ['member-joined', 'member-left', 'member-renamed', 'photo-added', 'photo-removed', 'photo-deleted',
-  'task-done', 'task-undone', 'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'venue-updated', 'group-updated'];
+// Exactly the server's GroupEventKind (a test compares them).
+const TYPES = ['member-joined', 'member-left', 'member-renamed', 'photo-added', 'photo-removed',
+  'task-done', 'task-undone', 'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'venue-updated'];
 
 export class LiveEvents {
   constructor(groupId, { onEvent, onResync, onStatus }) {
@@ -51,6 +52,8 @@ export class LiveEvents {
     }
     this.starting = false;
     if (this.stopped) return;
+    // Events up to this one happened before we asked: the screen takes them in without fuss.
+    const caughtUp = Number(tok.latestEventId) || 0;
     let url = `/api/v1/groups/${this.groupId}/events?token=${encodeURIComponent(tok.token)}`;
     if (this.lastId) url += '&lastEventId=' + encodeURIComponent(this.lastId);
     const es = new EventSource(url);
@@ -75,7 +78,7 @@ export class LiveEvents {
       }
       let data = {};
       try { data = JSON.parse(e.data); } catch (err) { /* heartbeat or empty */ }
-      this.onEvent && this.onEvent(type, data);
+      this.onEvent && this.onEvent(type, data, { replayed: !!e.lastEventId && Number(e.lastEventId) <= caughtUp });
     };
     for (const t of TYPES) es.addEventListener(t, handle(t));
     es.onmessage = handle('message');

@@ -8,6 +8,10 @@
 /// WebP, HEIF and SVG (for the venue's assets), the operation cache off (memory stays flat across uploads).
 int groupie_vips_start(int concurrency);
 
+/// Limits glibc's malloc to `arenas` arenas (mallopt M_ARENA_MAX); 1 when set, 0 when the C
+/// library refused or is not glibc.
+int groupie_malloc_arenas_limit(int arenas);
+
 /// Reads a file's header only: size as stored, bands and bytes per sample of the decoded
 /// pixels, and its EXIF orientation (1 when none).
 int groupie_vips_header(const char *path, int *width, int *height, int *bands, int *sample_bytes, int *orientation,

@@ -19,12 +19,23 @@ public struct MissionFolder: Sendable {
         self.reader = MissionFileReader(assetsDirectory: assetsDirectory)
     }
 
+    /// What the folder holds, from one listing: the mission files (every `*.yaml` directly in
+    /// it, sorted), and the files that look like mission files but are not read (`*.yml`), each
+    /// with the problem that says so, so that staff who named a file the other common way learn
+    /// why their venue is missing.
+    public func listing() throws -> (missionFiles: [String], misnamed: [MissionProblem]) {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
+        return (
+            names.filter { $0.hasSuffix(".yaml") }.map { directory + "/" + $0 },
+            names.filter { $0.hasSuffix(".yml") }.map {
+                MissionProblem(path: directory + "/" + $0, line: 1, column: 1, severity: .error, message: MissionMessages.misnamed(file: $0))
+            }
+        )
+    }
+
     /// Paths of the mission files, sorted: every `*.yaml` directly in the folder.
     public func missionFiles() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory)
-            .filter { $0.hasSuffix(".yaml") && !$0.hasPrefix(".") }
-            .sorted()
-            .map { directory + "/" + $0 }
+        try listing().missionFiles
     }
 
     /// Reads every mission file; each report says whether the file is valid and why not.

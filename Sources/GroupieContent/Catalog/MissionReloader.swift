@@ -21,6 +21,8 @@ public final class MissionReloader: Sendable {
     /// the fix may be outside the file (an icon copied into the assets folder), but their
     /// problems are logged only when they change.
     private let invalidFiles = Mutex<[String: [MissionProblem]]>([:])
+    /// `*.yml` files already logged as not read.
+    private let misnamedFiles = Mutex<Set<String>>([])
 
     public init(folder: MissionFolder, catalog: VenueCatalog, logger: Logger) {
         self.folder = folder
@@ -28,12 +30,23 @@ public final class MissionReloader: Sendable {
         self.logger = logger
     }
 
+    /// Logs each `*.yml` file once, when it appears: it is not read.
+    private func logNewlyMisnamed(_ problems: [MissionProblem]) {
+        let new = misnamedFiles.withLock { known in
+            let new = problems.filter { !known.contains($0.path) }
+            known = Set(problems.map(\.path))
+            return new
+        }
+        for problem in new { logger.error("\(problem)") }
+    }
+
     /// Reads every file that is new or changed since the last call, publishes the valid ones,
     /// logs the problems of the others (their last good version stays live), and withdraws
     /// venues whose file is gone. Blocking: call it off Swift's cooperative threads.
     @discardableResult
     public func reloadChangedFiles() throws -> [Change] {
-        let paths = try folder.missionFiles()
+        let (paths, misnamed) = try folder.listing()
+        logNewlyMisnamed(misnamed)
         var changes: [Change] = []
         var seen = Set<String>()
         let previous = signatures.withLock { $0 }
@@ -84,29 +97,32 @@ public final class MissionReloader: Sendable {
         return changes
     }
 
-    /// `reloadChangedFiles()` on a thread of its own, so the cooperative pool never waits on the disk.
+    /// `reloadChangedFiles()` on `threads`, so the cooperative pool never waits on the disk.
     @discardableResult
-    public func reloadChangedFilesInBackground() async throws -> [Change] {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.reloadChangedFiles() })
-            }
-        }
+    public func reloadChangedFiles(on threads: some BlockingWork) async throws -> [Change] {
+        try await threads.run { try self.reloadChangedFiles() }
     }
+}
+
+/// A bounded pool of threads for blocking disk work; the server gives its file pool.
+public protocol BlockingWork: Sendable {
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T
 }
 
 /// Looks at the missions folder every `interval` and reloads what changed, until shutdown.
 public struct MissionReloadService: Service {
     let reloader: MissionReloader
+    let threads: any BlockingWork
     let interval: Duration
     let logger: Logger
     let onChange: @Sendable ([MissionReloader.Change]) async -> Void
 
     public init(
-        reloader: MissionReloader, interval: Duration, logger: Logger,
+        reloader: MissionReloader, threads: any BlockingWork, interval: Duration, logger: Logger,
         onChange: @escaping @Sendable ([MissionReloader.Change]) async -> Void = { _ in }
     ) {
         self.reloader = reloader
+        self.threads = threads
         self.interval = interval
         self.logger = logger
         self.onChange = onChange
@@ -120,7 +136,7 @@ public struct MissionReloadService: Service {
                 return
             }
             do {
-                let changes = try await reloader.reloadChangedFilesInBackground()
+                let changes = try await reloader.reloadChangedFiles(on: threads)
                 if !changes.isEmpty { await onChange(changes) }
             } catch {
                 logger.error("cannot read the missions folder: \(error)", metadata: ["folder": "\(reloader.folder.directory)"])

@@ -26,14 +26,14 @@ public struct MissionFileReader: Sendable {
                 let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? bytes.count
                 return MissionFileReport(
                     path: path, venue: nil, contentHash: Self.hash(bytes),
-                    problems: [problem(path, 1, 1, "the file is \(Self.megabytes(size)); a mission file may be at most \(Self.megabytes(Self.maxFileSize))")]
+                    problems: [problem(path, 1, 1, MissionMessages.fileTooLarge(size: size, limit: Self.maxFileSize))]
                 )
             }
             return read(bytes: bytes, path: path)
         } catch {
             return MissionFileReport(
                 path: path, venue: nil, contentHash: "",
-                problems: [problem(path, 1, 1, "the file cannot be read: \(Self.describe(error))")]
+                problems: [problem(path, 1, 1, MissionMessages.unreadable(error))]
             )
         }
     }
@@ -45,7 +45,7 @@ public struct MissionFileReader: Sendable {
         if bytes.count > Self.maxFileSize {
             return MissionFileReport(
                 path: path, venue: nil, contentHash: hash,
-                problems: [problem(path, 1, 1, "the file is \(Self.megabytes(bytes.count)); a mission file may be at most \(Self.megabytes(Self.maxFileSize))")]
+                problems: [problem(path, 1, 1, MissionMessages.fileTooLarge(size: bytes.count, limit: Self.maxFileSize))]
             )
         }
         let text: String
@@ -55,7 +55,7 @@ public struct MissionFileReader: Sendable {
         case .failure(let position):
             return MissionFileReport(
                 path: path, venue: nil, contentHash: hash,
-                problems: [problem(path, position.line, position.column, "the file is not UTF-8 text; save it as UTF-8 in your editor")]
+                problems: [problem(path, position.line, position.column, MissionMessages.notUTF8)]
             )
         }
         let parser = VenueParser(path: path, expectedId: expectedId, assetsDirectory: assetsDirectory)
@@ -67,15 +67,6 @@ public struct MissionFileReader: Sendable {
 
     static func hash(_ bytes: Data) -> String {
         Hex.string(SHA256.hash(data: bytes))
-    }
-
-    static func megabytes(_ count: Int) -> String {
-        let value = Double(count) / 1_048_576
-        return value >= 10 || value == value.rounded() ? "\(Int(value.rounded())) MB" : String(format: "%.1f MB", value)
-    }
-
-    static func describe(_ error: any Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
     }
 
     private func problem(_ path: String, _ line: Int, _ column: Int, _ message: String) -> MissionProblem {

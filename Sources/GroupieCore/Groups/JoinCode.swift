@@ -17,11 +17,37 @@ public struct JoinCode: Sendable, Hashable, CustomStringConvertible {
         self.value = cleaned
     }
 
-    /// A new random code of `length` characters.
+    /// A new random code of `length` characters that spells no word of `blockedWords`.
     public static func random(length: Int = 6, using generator: inout some RandomNumberGenerator) -> JoinCode {
         precondition(lengths.contains(length))
-        let value = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
-        return JoinCode(typed: value)!
+        while true {
+            let value = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            if !spellsBlockedWord(value) { return JoinCode(typed: value)! }
+        }
+    }
+
+    /// Words a code shown to children must not spell, in the venues' languages (English,
+    /// Swedish, French, German), written with the letters of the alphabet only: the others
+    /// cannot appear in a code.
+    public static let blockedWords: [String] = [
+        // English
+        "ASS", "CUM", "CUNT", "DAMN", "DYKE", "FAG", "FUCK", "FUK", "FUX", "GAY", "JEW", "NAZ", "NGGR", "NGGA",
+        "PENS", "PUSSY", "RAPE", "SEX", "SHT", "TWAT", "WANK", "XXX", "DEAD", "KKK", "PSS", "WTF",
+        // Swedish
+        "KUK", "FAN", "HYNDA", "SATAN", "SKT", "PATTAR", "RUMPA", "NEGER", "BAJS",
+        // French
+        "PUTE", "MERDE", "CACA", "NEGRE", "TEUB", "ZEB",
+        // German
+        "ARSCH", "FUTZ", "KACKE", "NUTTE", "SAU", "HURE",
+    ]
+
+    /// Digits read as the letters they resemble, for the check: `A55` spells `ASS`.
+    private static let lookAlikes: [Character: Character] = ["2": "Z", "3": "E", "4": "A", "5": "S", "6": "G", "7": "T", "8": "B", "9": "G"]
+
+    /// Whether `code` (upper case) contains a blocked word, digits read as letters.
+    public static func spellsBlockedWord(_ code: String) -> Bool {
+        let read = String(code.map { lookAlikes[$0] ?? $0 })
+        return blockedWords.contains { read.contains($0) }
     }
 
     public static func random(length: Int = 6) -> JoinCode {

@@ -1,16 +1,21 @@
 /// Picks the language to answer in from what the client asked for and what a venue offers.
 public enum LanguageNegotiation {
-    /// `explicit` (a `?lang=` parameter) wins; then the `Accept-Language` ranges by weight;
-    /// then the venue's default. A range `sv-SE` matches an offered `sv`, and `sv` matches `sv-SE`.
+    /// `explicit` (a `?lang=` parameter or the player's choice) wins; then the `Accept-Language`
+    /// ranges by weight; then, for a visitor who asked for languages the venue does not offer,
+    /// English when it does (a French phone in a Swedish venue reads English sooner than
+    /// Swedish); then the venue's default. A range `sv-SE` matches an offered `sv`, and `sv`
+    /// matches `sv-SE`.
     public static func choose(explicit: String?, acceptLanguage: String?, offered: [String]) -> String {
         let fallback = offered.first ?? "en"
         if let explicit, let match = match(explicit, in: offered) {
             return match
         }
-        if let acceptLanguage {
-            for range in ranges(acceptLanguage) {
-                if let match = match(range, in: offered) { return match }
-            }
+        let asked = acceptLanguage.map(ranges) ?? []
+        for range in asked {
+            if let match = match(range, in: offered) { return match }
+        }
+        if explicit != nil || !asked.isEmpty, let english = match("en", in: offered) {
+            return english
         }
         return fallback
     }

@@ -41,12 +41,20 @@ public struct MissionTask: Sendable, Hashable, Identifiable {
     public var id: String
     public var prompt: LocalizedText
     public var hint: LocalizedText?
+    /// The camera a phone opens for the task: the front one for photos of oneself.
+    public var camera: CameraFacing
 
-    public init(id: String, prompt: LocalizedText, hint: LocalizedText? = nil) {
+    public init(id: String, prompt: LocalizedText, hint: LocalizedText? = nil, camera: CameraFacing = .back) {
         self.id = id
         self.prompt = prompt
         self.hint = hint
+        self.camera = camera
     }
+}
+
+/// Which of a phone's cameras a task opens.
+public enum CameraFacing: String, Sendable, Hashable, CaseIterable {
+    case back, front
 }
 
 /// How a completed mission is turned into a picture for the group.

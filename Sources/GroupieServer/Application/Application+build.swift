@@ -11,14 +11,15 @@ import ServiceLifecycle
 /// Builds the whole server from its configuration; `groupie serve` and the tests both call this.
 public func buildApplication(
     _ configuration: ServerConfiguration,
-    logger existingLogger: Logger? = nil
+    logger existingLogger: Logger? = nil,
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     var logger = existingLogger ?? Logger(label: "groupie")
     logger.logLevel = configuration.logLevel
     let dependencies = try await ServerDependencies.open(configuration, logger: logger)
     let router = try buildRouter(dependencies, configuration: configuration)
     let reloadService = MissionReloadService(
-        reloader: dependencies.reloader, interval: configuration.missionReloadInterval, logger: logger,
+        reloader: dependencies.reloader, threads: dependencies.fileIO, interval: configuration.missionReloadInterval, logger: logger,
         onChange: { changes in
             VenueMetrics.reloads.increment()
             VenueMetrics.update(catalog: dependencies.catalog)
@@ -27,7 +28,7 @@ public func buildApplication(
                     let groups = try? await dependencies.database.activeGroupIds(venueId: venueId)
                 else { continue }
                 for groupId in groups {
-                    await dependencies.events.emit(groupId: groupId, [.init(type: "venue-updated", fields: ["venueId": venueId])])
+                    await dependencies.events.emit(groupId: groupId, [.venueUpdated(venueId: venueId)])
                 }
             }
         }
@@ -41,14 +42,18 @@ public func buildApplication(
             address: .hostname(configuration.host, port: configuration.port), serverName: "Groupie",
             availableConnectionsDelegate: MaximumAvailableConnections(maxConnections)
         ),
+        // Stopped in reverse order, after the server: file work outlives the work that uses it.
         services: [
+            dependencies.fileIO,
+            dependencies.background,
             reloadService,
             RetentionService(
-                database: dependencies.database, blobs: dependencies.blobs, collages: dependencies.collages,
+                database: dependencies.database, files: dependencies.files, collages: dependencies.collages,
                 retention: TimeInterval(configuration.retention.components.seconds),
                 interval: configuration.retentionSweepInterval, clock: configuration.clock, logger: logger
             ),
         ],
+        onServerRunning: onServerRunning,
         logger: logger
     )
 }
@@ -60,10 +65,15 @@ struct ServerDependencies: Sendable {
     var reloader: MissionReloader
     var blobs: BlobStore
     var imageWork: ImageWorkQueue
+    var fileIO: FileIO
+    var background: BackgroundWork
+    var processor: PhotoProcessor
     var hub: EventHub
     var events: GroupEvents
     var collages: CollageService
     var logger: Logger
+
+    var files: PhotoFiles { PhotoFiles(blobs: blobs, processor: processor, fileIO: fileIO) }
 
     static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> ServerDependencies {
         try StartupCheck.requireFolder(configuration.missionsDirectory, role: "missions", option: "--missions")
@@ -92,17 +102,24 @@ struct ServerDependencies: Sendable {
             catalog: catalog,
             logger: logger
         )
-        try await reloader.reloadChangedFilesInBackground()
+        let fileIO = FileIO(threads: configuration.fileWorkers)
+        do {
+            try await reloader.reloadChangedFiles(on: fileIO)
+        } catch {
+            try? await fileIO.shutdown()
+            throw error
+        }
         VenueMetrics.update(catalog: catalog)
         logger.info("serving \(catalog.count) venue(s) from \(StartupCheck.absolute(configuration.missionsDirectory))")
         let imageWork = ImageWorkQueue(width: configuration.imageWorkers)
+        let background = BackgroundWork()
         let hub = EventHub()
         let events = GroupEvents(database: database, hub: hub, clock: configuration.clock, logger: logger)
         let collages: CollageService
         do {
             collages = try CollageService(
                 database: database, catalog: catalog, blobs: blobs, renderer: try CollageRenderer(), work: imageWork,
-                events: events,
+                events: events, fileIO: fileIO, background: background,
                 directory: configuration.dataDirectory + "/collages", assetsDirectory: configuration.assetsDirectory,
                 clock: configuration.clock, logger: logger
             )
@@ -111,7 +128,8 @@ struct ServerDependencies: Sendable {
         }
         return ServerDependencies(
             database: database, catalog: catalog, reloader: reloader, blobs: blobs,
-            imageWork: imageWork, hub: hub, events: events, collages: collages, logger: logger
+            imageWork: imageWork, fileIO: fileIO, background: background, processor: try PhotoProcessor(),
+            hub: hub, events: events, collages: collages, logger: logger
         )
     }
 }
@@ -136,40 +154,45 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     ).addRoutes(to: router)
     let clock = configuration.clock
     let links = JoinLinks(baseURL: configuration.resolvedPublicBaseURL)
-    let authenticator = Authenticator(database: dependencies.database)
     let signer = ImageURLSigner(key: try ImageURLSigner.loadKey(dataDirectory: configuration.dataDirectory))
     let events = dependencies.events
-    let processor = try PhotoProcessor()
     let limiterByAddress = JoinRateLimiter(limit: configuration.failedJoinsPerAddress, window: configuration.failedJoinWindow)
     let clientAddress = ClientAddress(trustForwardedFor: configuration.trustForwardedFor)
     JoinPageController(
         database: dependencies.database, catalog: dependencies.catalog, clock: clock,
-        pagePath: configuration.assetsDirectory + "/web/index.html", limiterByAddress: limiterByAddress, clientAddress: clientAddress
+        fileIO: dependencies.fileIO, pagePath: configuration.assetsDirectory + "/web/index.html", limiterByAddress: limiterByAddress, clientAddress: clientAddress
     ).addRoutes(to: router)
 
+    let streamTokens = StreamTokens(signer: signer, clock: clock)
     let api = router.group("api/v1")
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
     PlayerController(
-        database: dependencies.database, authenticator: authenticator, links: links, blobs: dependencies.blobs, events: events,
+        database: dependencies.database, links: links, files: dependencies.files, events: events,
         collages: dependencies.collages, clock: clock
     ).addRoutes(to: api)
     GroupController(
-        database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator, links: links, clock: clock,
+        database: dependencies.database, catalog: dependencies.catalog, links: links, clock: clock,
         limiterByPlayer: JoinRateLimiter(limit: configuration.failedJoinsPerPlayer, window: configuration.failedJoinWindow),
         limiterByAddress: limiterByAddress, clientAddress: clientAddress, signer: signer, events: events
     ).addRoutes(to: api)
     PhotoController(
-        database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator,
-        blobs: dependencies.blobs, processor: processor, work: dependencies.imageWork, signer: signer,
-        maxUploadBytes: configuration.maxUploadBytes, events: events, collages: dependencies.collages, clock: clock
+        database: dependencies.database, catalog: dependencies.catalog,
+        ingest: PhotoIngest(
+            blobs: dependencies.blobs, processor: dependencies.processor, work: dependencies.imageWork, fileIO: dependencies.fileIO,
+            maxUploadBytes: configuration.maxUploadBytes
+        ),
+        files: dependencies.files, signer: signer, events: events, collages: dependencies.collages,
+        background: dependencies.background, clock: clock
     ).addRoutes(to: api)
     CollageController(
-        database: dependencies.database, catalog: dependencies.catalog, authenticator: authenticator, signer: signer,
-        collages: dependencies.collages, blobs: dependencies.blobs, processor: processor,
-        streamTokens: StreamTokens(signer: signer, authenticator: authenticator, clock: clock), clock: clock
+        database: dependencies.database, signer: signer, collages: dependencies.collages, fileIO: dependencies.fileIO, clock: clock
+    ).addRoutes(to: api)
+    AlbumController(
+        database: dependencies.database, catalog: dependencies.catalog, collages: dependencies.collages, files: dependencies.files,
+        fileIO: dependencies.fileIO, streamTokens: streamTokens
     ).addRoutes(to: api)
     EventController(
-        database: dependencies.database, authenticator: authenticator, hub: dependencies.hub, signer: signer,
+        database: dependencies.database, hub: dependencies.hub, signer: signer, streamTokens: streamTokens,
         heartbeat: configuration.eventHeartbeat, clock: clock
     ).addRoutes(to: api)
     routes.set(router.routes.map { ($0.method, $0.path.description) })
@@ -180,7 +203,9 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
 public enum GroupieRoutes {
     public static func describe(_ configuration: ServerConfiguration) async throws -> [(method: HTTPRequest.Method, path: String)] {
         let dependencies = try await ServerDependencies.open(configuration, logger: Logger(label: "groupie-routes"))
-        return try buildRouter(dependencies, configuration: configuration).routes.map { ($0.method, $0.path.description) }
+        let routes = Result { try buildRouter(dependencies, configuration: configuration).routes.map { ($0.method, $0.path.description) } }
+        try await dependencies.fileIO.shutdown()
+        return try routes.get()
     }
 }
 

@@ -1,23 +1,55 @@
 import Foundation
+import GroupieCore
+import GroupieStorage
 import HTTPTypes
 import Hummingbird
+import HummingbirdAuth
 import NIOCore
 
 /// The per-request context of every Groupie route.
-public struct GroupieRequestContext: RequestContext, RemoteAddressRequestContext {
+public struct GroupieRequestContext: AuthRequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The peer of the connection: the phone, or the reverse proxy in front of Groupie.
     public let remoteAddress: SocketAddress?
+    /// The player of the bearer token, set by `PlayerAuthenticator`.
+    public var identity: Player?
+    /// The group of the route's `{groupId}`, set by `GroupMemberRequired` for its members.
+    public var membership: GroupieDatabase.Membership?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
     }
 
+    /// The player, on routes behind `PlayerRequired`.
+    var player: Player {
+        get throws {
+            guard let identity else { throw BearerToken.missing }
+            return identity
+        }
+    }
+
+    /// The membership, on routes behind `GroupMemberRequired`.
+    var member: GroupieDatabase.Membership {
+        get throws {
+            guard let membership else { throw Problem.groupNotFound }
+            return membership
+        }
+    }
+
+    /// The group, on routes behind `GroupMemberRequired`.
+    var group: Group {
+        get throws { try member.group }
+    }
+
     public var requestDecoder: GroupieRequestDecoder { GroupieRequestDecoder() }
-    public var responseEncoder: JSONEncoder {
+    public var responseEncoder: JSONEncoder { Self.jsonEncoder() }
+
+    /// How every JSON answer is written: timestamps as `Timestamp` strings, slashes as they are,
+    /// keys sorted so that the same document is the same bytes in every process.
+    static func jsonEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(Timestamp.string(date))

@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// period: visitors are often children, and nothing is kept longer than it is needed.
 struct RetentionService: Service {
     let database: GroupieDatabase
-    let blobs: BlobStore
+    let files: PhotoFiles
     let collages: CollageService
     let retention: TimeInterval
     let interval: Duration
@@ -30,7 +30,7 @@ struct RetentionService: Service {
         do {
             try await database.forgetExpiredUploadKeys(now: clock())
             let (groups, unusedBlobs) = try await database.deleteGroups(createdBefore: clock().addingTimeInterval(-retention))
-            try await BlockingIO.run { [blobs] in unusedBlobs.forEach(blobs.removeFiles(of:)) }
+            try await files.removeFiles(of: unusedBlobs)
             if groups > 0 { await collages.removeFilesOfDeletedGroups() }
             if groups > 0 {
                 logger.info("retention: deleted old groups", metadata: ["groups": "\(groups)", "blobs": "\(unusedBlobs.count)"])

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 
-/// Everything `groupie serve` can be told, with the defaults an operator gets from `make run`.
+/// Everything the server can be told, with the defaults an operator gets from `make run`.
+/// `ServerOptions` lists the ones an operator can set and fills them in from the command line,
+/// environment and config file; it shows the defaults written here, so they are written only here.
 public struct ServerConfiguration: Sendable {
     public var host: String
     /// 0 picks a free port (tests).
@@ -27,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     public var maxUploadBytes: Int
     /// Photos processed at once; more wait their turn.
     public var imageWorkers: Int
+    /// Threads for blocking file work (reading images, writing uploads, removing files).
+    public var fileWorkers: Int
     /// How often an idle event stream gets a comment, so that proxies keep it open.
     public var eventHeartbeat: Duration
     /// Header, body and keep-alive idle timeouts of every connection.
@@ -56,6 +60,7 @@ public struct ServerConfiguration: Sendable {
         failedJoinWindow: Duration = .seconds(600),
         maxUploadBytes: Int = 25 * 1_048_576,
         imageWorkers: Int = ProcessInfo.processInfo.activeProcessorCount,
+        fileWorkers: Int = 8,
         eventHeartbeat: Duration = .seconds(15),
         timeouts: ConnectionTimeouts = ConnectionTimeouts(),
         maxConnections: Int = 4096,
@@ -77,6 +82,7 @@ public struct ServerConfiguration: Sendable {
         self.failedJoinWindow = failedJoinWindow
         self.maxUploadBytes = maxUploadBytes
         self.imageWorkers = imageWorkers
+        self.fileWorkers = fileWorkers
         self.eventHeartbeat = eventHeartbeat
         self.timeouts = timeouts
         self.maxConnections = maxConnections

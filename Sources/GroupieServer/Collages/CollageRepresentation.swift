@@ -3,8 +3,8 @@ import GroupieStorage
 import Hummingbird
 
 /// A mission's collage in the album and in the group document.
-struct CollageDocument: Codable, Sendable {
-    struct URLs: Codable, Sendable {
+struct CollageDocument: Encodable, Sendable {
+    struct URLs: Encodable, Sendable {
         var jpg: String
         var png: String
     }
@@ -32,22 +32,5 @@ struct CollageDocument: Codable, Sendable {
     init(renderingMissionId: String) {
         missionId = renderingMissionId
         status = "rendering"
-    }
-
-    func write(to json: inout JSONWriter) {
-        json.object { json in
-            json.field("missionId", missionId)
-            json.field("status", status)
-            if let width, let height, let createdAt, let urls {
-                json.field("width", width)
-                json.field("height", height)
-                json.field("createdAt", Timestamp.string(createdAt))
-                json.key("urls")
-                json.object { json in
-                    json.field("jpg", urls.jpg)
-                    json.field("png", urls.png)
-                }
-            }
-        }
     }
 }

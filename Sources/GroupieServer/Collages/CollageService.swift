@@ -25,6 +25,8 @@ actor CollageService {
     let renderer: CollageRenderer
     let work: ImageWorkQueue
     let events: GroupEvents
+    let fileIO: FileIO
+    let background: BackgroundWork
     let directory: String
     let assetsDirectory: String
     let clock: @Sendable () -> Date
@@ -40,7 +42,8 @@ actor CollageService {
 
     init(
         database: GroupieDatabase, catalog: VenueCatalog, blobs: BlobStore, renderer: CollageRenderer, work: ImageWorkQueue,
-        events: GroupEvents, directory: String, assetsDirectory: String, clock: @escaping @Sendable () -> Date, logger: Logger
+        events: GroupEvents, fileIO: FileIO, background: BackgroundWork, directory: String, assetsDirectory: String,
+        clock: @escaping @Sendable () -> Date, logger: Logger
     ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         // Pictures a crash interrupted while they were written.
@@ -56,6 +59,8 @@ actor CollageService {
         self.renderer = renderer
         self.work = work
         self.events = events
+        self.fileIO = fileIO
+        self.background = background
         self.directory = directory
         self.assetsDirectory = assetsDirectory
         self.clock = clock
@@ -137,8 +142,8 @@ actor CollageService {
         let done = CollageFile(path: path, key: inputs.key, width: layout.canvas.width, height: layout.canvas.height)
         let content = content(inputs)
         // Registered before anything is awaited, so that a second request for the same file waits for this one.
-        let task = Task { [renderer, work, logger] in
-            if try await BlockingIO.run({ FileManager.default.fileExists(atPath: path) }) { return done }
+        let task = Task { [renderer, work, fileIO, logger] in
+            if try await fileIO.run({ FileManager.default.fileExists(atPath: path) }) { return done }
             let started = ContinuousClock.now
             let report = try await work.run {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -186,7 +191,7 @@ actor CollageService {
     private func content(_ inputs: Inputs) -> CollageContent {
         CollageTool.content(
             venue: inputs.venue, mission: inputs.mission,
-            photoPaths: inputs.photos.map { blobs.path(blob: $0.blob, variant: PhotoController.variants["display", default: "-display.jpg"]) },
+            photoPaths: inputs.photos.map { blobs.path(blob: $0.blob, variant: PhotoVariant.display.suffix) },
             focus: inputs.photos.map(\.focus), caption: inputs.caption, assetsDirectory: assetsDirectory
         )
     }
@@ -217,9 +222,9 @@ actor CollageService {
 
     /// After a group's photos changed: makes the collage of every completed mission whose
     /// photos changed, announces it, and forgets the collages of missions no longer complete.
-    /// Runs in the background; a change while it runs makes it run once more.
+    /// Runs as background work; a change while it runs makes it run once more.
     nonisolated func refresh(groupId: String) {
-        Task { await self.refreshNow(groupId: groupId) }
+        background.enqueue { await self.refreshNow(groupId: groupId) }
     }
 
     func refreshNow(groupId: String) async {
@@ -249,8 +254,9 @@ actor CollageService {
                 } catch {
                     if record != nil {
                         try await database.deleteCollage(groupId: groupId, missionId: mission.id)
+                        // Told first: once the files are gone, everything about the withdrawal is done.
+                        await events.emit(groupId: groupId, [.collageRemoved(missionId: mission.id)])
                         try await removeFiles(groupId: groupId, missionId: mission.id, except: nil)
-                        await events.emit(groupId: groupId, [.init(type: "collage-removed", fields: ["missionId": mission.id])])
                     }
                     continue
                 }
@@ -275,7 +281,7 @@ actor CollageService {
                     width: file.width, height: file.height, createdAt: clock()
                 ))
                 try await removeFiles(groupId: groupId, missionId: mission.id, except: inputs.key)
-                await events.emit(groupId: groupId, [.init(type: "collage-ready", fields: ["missionId": mission.id])])
+                await events.emit(groupId: groupId, [.collageReady(missionId: mission.id)])
             }
         } catch {
             logger.error("cannot refresh collages: \(error)", metadata: ["group": "\(groupId)"])
@@ -285,7 +291,7 @@ actor CollageService {
     /// Removes a mission's collage files but those of the inputs `except`.
     private func removeFiles(groupId: String, missionId: String, except key: String?) async throws {
         let folder = directory + "/" + groupId
-        try await BlockingIO.run {
+        try await fileIO.run {
             let prefix = missionId + "-"
             let keep = key.map { prefix + $0 + "-" }
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
@@ -301,9 +307,9 @@ actor CollageService {
     /// Removes the collage folders of groups that no longer exist (after retention).
     func removeFilesOfDeletedGroups() async {
         let directory = self.directory
-        let folders = (try? await BlockingIO.run { try FileManager.default.contentsOfDirectory(atPath: directory) }) ?? []
+        let folders = (try? await fileIO.run { try FileManager.default.contentsOfDirectory(atPath: directory) }) ?? []
         for name in folders where (try? await database.groupExists(id: name)) == false {
-            _ = try? await BlockingIO.run { try FileManager.default.removeItem(atPath: directory + "/" + name) }
+            _ = try? await fileIO.run { try FileManager.default.removeItem(atPath: directory + "/" + name) }
         }
     }
 }

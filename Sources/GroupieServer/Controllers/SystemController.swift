@@ -11,7 +11,7 @@ struct SystemController {
     let metrics: PrometheusCollectorRegistry
     let openAPIDocument: ByteBuffer
 
-    struct Health: Codable {
+    struct Health: Encodable {
         var status: String
         var database: String
         var venues: Int

@@ -13,35 +13,36 @@ struct EventController {
     static let replayBatch = 500
 
     let database: GroupieDatabase
-    let authenticator: Authenticator
     let hub: EventHub
     let signer: ImageURLSigner
+    let streamTokens: StreamTokens
     let heartbeat: Duration
     let clock: @Sendable () -> Date
 
-    struct StreamToken: ResponseCodable, Sendable {
+    struct StreamToken: ResponseEncodable, Sendable {
         var token: String
         var expiresAt: Date
+        /// The group's latest event now: what a stream replays up to it is not news.
+        var latestEventId: String
     }
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
-        router.post("groups/{groupId}/events/token", use: token)
-        router.get("groups/{groupId}/events", use: stream)
+        router.members(database).post("events/token", use: token)
+        // A stream token or the bearer token.
+        router.identified(database).get("groups/{groupId}/events", use: stream)
     }
 
     func token(_ request: Request, context: GroupieRequestContext) async throws -> StreamToken {
-        let player = try await authenticator.player(request)
-        let groupId = try context.parameters.require("groupId")
-        guard try await database.groupSeen(by: player.id, groupId: groupId) != nil else { throw GroupController.groupNotFound }
+        let player = try context.player, member = try context.member, groupId = member.group.id
         let expires = Int(clock().timeIntervalSince1970 + Self.tokenLifetime)
         let token = "\(player.id).\(expires).\(signer.mac("stream/\(groupId)/\(player.id)/\(expires)"))"
-        return StreamToken(token: token, expiresAt: Date(timeIntervalSince1970: TimeInterval(expires)))
+        return StreamToken(token: token, expiresAt: Date(timeIntervalSince1970: TimeInterval(expires)), latestEventId: "\(member.version)")
     }
 
     func stream(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let groupId = try context.parameters.require("groupId")
-        let playerId = try await streamingPlayer(request, groupId: groupId)
-        guard try await database.groupSeen(by: playerId, groupId: groupId) != nil else { throw GroupController.groupNotFound }
+        let playerId = try streamTokens.player(request, context: context, groupId: groupId)
+        guard try await database.membership(playerId: playerId, groupId: groupId) != nil else { throw Problem.groupNotFound }
         let lastId = (request.headers[.lastEventId] ?? request.uri.queryParameters["lastEventId"].map(String.init)).flatMap { Int($0) } ?? 0
 
         let database = self.database, hub = self.hub, heartbeat = self.heartbeat
@@ -59,7 +60,7 @@ struct EventController {
                 hub.unsubscribe(subscription)
             }
             // A membership that ended between the check above and the subscription ends the stream now.
-            guard try await database.groupSeen(by: playerId, groupId: groupId) != nil else {
+            guard try await database.membership(playerId: playerId, groupId: groupId) != nil else {
                 try await writer.finish(nil)
                 return
             }
@@ -103,11 +104,7 @@ struct EventController {
     }
 
     static func frame(_ event: GroupEvent) -> ByteBuffer {
-        ByteBuffer(string: "id: \(event.seq)\nevent: \(event.type)\ndata: \(event.data)\n\n")
-    }
-
-    private func streamingPlayer(_ request: Request, groupId: String) async throws -> String {
-        try await StreamTokens(signer: signer, authenticator: authenticator, clock: clock).player(request, groupId: groupId)
+        ByteBuffer(string: "id: \(event.seq)\nevent: \(event.kind.rawValue)\ndata: \(event.data)\n\n")
     }
 }
 
@@ -115,19 +112,18 @@ struct EventController {
 /// album with a plain URL, where it cannot send the bearer header.
 struct StreamTokens: Sendable {
     let signer: ImageURLSigner
-    let authenticator: Authenticator
     let clock: @Sendable () -> Date
 
     /// The player, from a stream token (`?token=`) or the bearer header.
-    func player(_ request: Request, groupId: String) async throws -> String {
+    func player(_ request: Request, context: GroupieRequestContext, groupId: String) throws -> String {
         guard let token = request.uri.queryParameters["token"].map(String.init) else {
-            return try await authenticator.player(request).id
+            return try context.player(of: request).id
         }
         let parts = token.split(separator: ".")
         guard parts.count == 3, let expires = Int(parts[1]), Double(expires) > clock().timeIntervalSince1970,
             ImageURLSigner.same(signer.mac("stream/\(groupId)/\(parts[0])/\(expires)"), String(parts[2]))
         else {
-            throw Authenticator.unauthorized("The stream token is not valid or has expired; ask for a new one.")
+            throw BearerToken.unauthorized("The stream token is not valid or has expired; ask for a new one.")
         }
         return String(parts[0])
     }

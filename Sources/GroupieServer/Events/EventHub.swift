@@ -76,10 +76,9 @@ final class EventHub: Sendable {
 
     /// The player whose membership the event ends, if it does.
     static func departedPlayer(_ event: GroupEvent) -> String? {
-        guard event.type == "member-left", let data = event.data.data(using: .utf8),
-            let fields = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return fields["playerId"] as? String
+        struct Departure: Decodable { var playerId: String }
+        guard event.kind == .memberLeft else { return nil }
+        return try? JSONDecoder().decode(Departure.self, from: Data(event.data.utf8)).playerId
     }
 
     var subscriberCount: Int {

@@ -13,7 +13,6 @@ struct GroupController {
 
     let database: GroupieDatabase
     let catalog: VenueCatalog
-    let authenticator: Authenticator
     let links: JoinLinks
     let clock: @Sendable () -> Date
     let limiterByPlayer: JoinRateLimiter
@@ -24,16 +23,13 @@ struct GroupController {
     let documents = GroupDocumentCache()
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
-        router.post("groups", use: create)
-        router.post("groups/join", use: join)
-        router.get("groups/{groupId}", use: show)
-        router.delete("groups/{groupId}/members/{playerId}", use: removeMember)
-        router.get("groups/{groupId}/qr.png", use: qrPNG)
-        router.get("groups/{groupId}/qr.svg", use: qrSVG)
+        router.players(database).post("groups", use: create).post("groups/join", use: join)
+        router.members(database).get(use: show).delete("members/{playerId}", use: removeMember)
+            .get("qr.png", use: qrPNG).get("qr.svg", use: qrSVG)
     }
 
     func create(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<GroupEnvelope> {
-        let player = try await authenticator.player(request)
+        let player = try context.player
         let body = try await request.decode(as: NewGroup.self, context: context)
         guard let venue = catalog.venue(id: body.venueId)?.venue else {
             throw Problem.notFound("venue-not-found", "There is no venue '\(body.venueId.prefix(64))'.")
@@ -48,13 +44,13 @@ struct GroupController {
         context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(venue.id)"])
         if let previous {
             events.hub.endStreams(groupId: previous.id, playerId: player.id)
-            await events.emit(groupId: previous.id, [.init(type: "member-left", fields: ["playerId": player.id])])
+            await events.emit(groupId: previous.id, [.memberLeft(playerId: player.id)])
         }
-        return EditedResponse(status: .created, response: try await document(groupId: group.id, request: request))
+        return EditedResponse(status: .created, response: try await document(groupId: group.id, player: player, request: request))
     }
 
     func join(_ request: Request, context: GroupieRequestContext) async throws -> GroupEnvelope {
-        let player = try await authenticator.player(request)
+        let player = try context.player
         let now = clock()
         let address = clientAddress.of(request, context: context)
         for (limiter, key) in [(limiterByPlayer, player.id), (limiterByAddress, address)] {
@@ -93,25 +89,25 @@ struct GroupController {
         if previous?.id != group.id {
             if let previous {
                 events.hub.endStreams(groupId: previous.id, playerId: player.id)
-                await events.emit(groupId: previous.id, [.init(type: "member-left", fields: ["playerId": player.id])])
+                await events.emit(groupId: previous.id, [.memberLeft(playerId: player.id)])
             }
-            await events.emit(groupId: group.id, [.init(type: "member-joined", fields: ["playerId": player.id, "name": player.name])])
+            await events.emit(groupId: group.id, [.memberJoined(playerId: player.id, name: player.name)])
         }
-        return try await document(groupId: group.id, request: request)
+        return try await document(groupId: group.id, player: player, request: request)
     }
 
     func show(_ request: Request, context: GroupieRequestContext) async throws -> GroupEnvelope {
-        try await document(groupId: try context.parameters.require("groupId"), request: request)
+        try await document(try context.player, membership: try context.member, request: request)
     }
 
     func removeMember(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
-        let player = try await authenticator.player(request)
+        let player = try context.player
         let groupId = try context.parameters.require("groupId")
         let memberId = try context.parameters.require("playerId")
         do {
             try await database.removeMember(groupId: groupId, playerId: memberId, by: player.id, now: clock())
         } catch MembershipError.groupNotFound {
-            throw Self.groupNotFound
+            throw Problem.groupNotFound
         } catch MembershipError.notTheCreator {
             throw Problem(.forbidden, code: "not-creator", detail: "Only the group's creator can remove another member.")
         } catch MembershipError.notAMember {
@@ -120,7 +116,7 @@ struct GroupController {
         context.logger.info("member left", metadata: ["group": "\(groupId)", "player": "\(memberId)", "by": "\(player.id)"])
         // At once, even if storing the event below fails: the streams are the membership's.
         events.hub.endStreams(groupId: groupId, playerId: memberId)
-        await events.emit(groupId: groupId, [.init(type: "member-left", fields: ["playerId": memberId])])
+        await events.emit(groupId: groupId, [.memberLeft(playerId: memberId)])
         return .noContent
     }
 
@@ -145,16 +141,16 @@ struct GroupController {
 
     // MARK: -
 
-    static let groupNotFound = Problem.notFound("group-not-found", "There is no such group among yours.")
 
     /// The group as its member sees it; strangers and former members get 404, as for a group
     /// that does not exist, so that group ids reveal nothing.
-    private func document(groupId: String, request: Request) async throws -> GroupEnvelope {
-        let view = try await database.groupView(tokenHash: try authenticator.tokenHash(request), groupId: groupId)
-        guard case .visible(let player, let group, let version) = view else {
-            if case .unknownToken = view { throw Authenticator.unknownToken }
-            throw Self.groupNotFound
-        }
+    private func document(groupId: String, player: Player, request: Request) async throws -> GroupEnvelope {
+        guard let membership = try await database.membership(playerId: player.id, groupId: groupId) else { throw Problem.groupNotFound }
+        return try await document(player, membership: membership, request: request)
+    }
+
+    private func document(_ player: Player, membership: GroupieDatabase.Membership, request: Request) async throws -> GroupEnvelope {
+        let group = membership.group, version = membership.version
         let entry = catalog.venue(id: group.venueId)
         let venue = entry?.venue
         let language = venue.map {
@@ -172,23 +168,17 @@ struct GroupController {
         )
         if let cached = documents.document(for: key) { return GroupEnvelope(json: cached) }
         let contents = try await database.groupContents(group)
-        var json = JSONWriter()
-        json.object { json in
-            json.key("group")
-            GroupDocument(
-                group: group, members: contents.members, venue: venue, language: language, taskPhotos: contents.taskPhotos,
-                collages: contents.collages, links: links, signer: signer, now: now
-            ).write(to: &json)
-        }
-        let bytes = ByteBuffer(bytes: json.bytes)
+        let document = GroupDocument(
+            group: group, members: contents.members, venue: venue, language: language, taskPhotos: contents.taskPhotos,
+            collages: contents.collages, links: links, signer: signer, now: now
+        )
+        let bytes = ByteBuffer(data: try GroupieRequestContext.jsonEncoder().encode(["group": document]))
         documents.store(bytes, for: key)
         return GroupEnvelope(json: bytes)
     }
 
     private func qrCode(_ request: Request, context: GroupieRequestContext) async throws -> (QRCode, Int) {
-        let player = try await authenticator.player(request)
-        let groupId = try context.parameters.require("groupId")
-        guard let (group, _) = try await database.groupSeen(by: player.id, groupId: groupId) else { throw Self.groupNotFound }
+        let group = try context.group
         let size = try request.integerParameter("size", in: Self.qrSizes, fallback: Self.qrDefaultSize, code: "invalid-size", unit: " of pixels")
         return (try QRCode(links.url(group.joinCode)), size)
     }

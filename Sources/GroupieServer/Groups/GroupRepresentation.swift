@@ -15,7 +15,7 @@ struct JoinLinks: Sendable {
     }
 }
 
-struct GroupSummary: Codable, Sendable {
+struct GroupSummary: Encodable, Sendable {
     var id: String
     var venueId: String
     var name: String?
@@ -23,8 +23,8 @@ struct GroupSummary: Codable, Sendable {
     var joinUrl: String
 }
 
-struct GroupDocument: Codable, Sendable {
-    struct MemberDocument: Codable, Sendable {
+struct GroupDocument: Encodable, Sendable {
+    struct MemberDocument: Encodable, Sendable {
         var id: String
         var name: String
         var joinedAt: Date
@@ -32,14 +32,14 @@ struct GroupDocument: Codable, Sendable {
         var tasksCompleted: Int
     }
 
-    struct ChosenPhoto: Codable, Sendable {
+    struct ChosenPhoto: Encodable, Sendable {
         var id: String
         var photographerId: String
         var photographerName: String
         var thumbUrl: String
     }
 
-    struct TaskProgress: Codable, Sendable {
+    struct TaskProgress: Encodable, Sendable {
         var id: String
         /// `open` or `done`.
         var state: String
@@ -47,7 +47,7 @@ struct GroupDocument: Codable, Sendable {
         var chosenPhoto: ChosenPhoto?
     }
 
-    struct MissionProgress: Codable, Sendable {
+    struct MissionProgress: Encodable, Sendable {
         var id: String
         var complete: Bool
         var unlocked: Bool
@@ -70,7 +70,7 @@ struct GroupDocument: Codable, Sendable {
     var missions: [MissionProgress]
 
     init(
-        group: Group, members: [Member], venue: Venue?, language: String?, taskPhotos: GroupieDatabase.TaskPhotos,
+        group: Group, members: [Member], venue: Venue?, language: String?, taskPhotos: TaskPhotos,
         collages: [CollageRecord], links: JoinLinks, signer: ImageURLSigner, now: Date
     ) {
         id = group.id
@@ -130,8 +130,8 @@ struct JoinRequest: StrictRequestBody {
     var code: String
 }
 
-/// `{"group": ...}`, written with `JSONWriter` and kept by `GroupDocumentCache`: the group
-/// document is what every member's phone asks for most often.
+/// `{"group": ...}`, encoded once and kept by `GroupDocumentCache`: the group document is
+/// what every member's phone asks for most often.
 struct GroupEnvelope: ResponseGenerator, Sendable {
     var json: ByteBuffer
 
@@ -142,7 +142,9 @@ struct GroupEnvelope: ResponseGenerator, Sendable {
 
 /// The group documents last written, by what they depend on. A change of the group comes
 /// with an event, whose sequence number is part of the key, so a kept document is never
-/// stale; a version no one asks for again is dropped when the cache is full.
+/// stale. Storing a group's new version drops its older ones (no one can ask for them
+/// again), and the documents together stay under a byte bound: past it, the groups written
+/// least recently go first.
 final class GroupDocumentCache: Sendable {
     struct Key: Hashable, Sendable {
         var groupId: String
@@ -153,84 +155,56 @@ final class GroupDocumentCache: Sendable {
         var urlHour: Int
     }
 
-    private let limit: Int
-    private let entries = Mutex<[Key: ByteBuffer]>([:])
+    private struct Group {
+        var version: Int
+        var lastStored: UInt64
+        var documents: [Key: ByteBuffer] = [:]
+        var bytes: Int { documents.values.reduce(0) { $0 + $1.capacity } }
+    }
 
-    init(limit: Int = 2048) {
-        self.limit = limit
+    private struct State {
+        var groups: [String: Group] = [:]
+        var bytes = 0
+        var clock: UInt64 = 0
+    }
+
+    /// At most this many bytes of documents are kept.
+    let byteLimit: Int
+    private let state = Mutex(State())
+
+    init(byteLimit: Int = 8 << 20) {
+        self.byteLimit = byteLimit
     }
 
     func document(for key: Key) -> ByteBuffer? {
-        entries.withLock { $0[key] }
+        state.withLock { $0.groups[key.groupId]?.documents[key] }
     }
+
+    /// The bytes the kept documents take.
+    var storedBytes: Int { state.withLock { $0.bytes } }
 
     func store(_ json: ByteBuffer, for key: Key) {
-        entries.withLock { entries in
-            if entries.count >= limit {
-                // Older versions of this group first; otherwise start afresh.
-                let stale = entries.keys.filter { $0.groupId == key.groupId && $0.version < key.version }
-                if stale.isEmpty { entries.removeAll(keepingCapacity: true) } else { stale.forEach { entries[$0] = nil } }
+        // Counted by capacity; a buffer with spare room is copied down to what it holds.
+        var document = ByteBufferAllocator().buffer(capacity: json.readableBytes)
+        document.writeImmutableBuffer(json)
+        guard document.capacity <= byteLimit else { return }
+        state.withLock { state in
+            state.clock += 1
+            var group = state.groups[key.groupId] ?? Group(version: key.version, lastStored: 0)
+            if key.version < group.version { return }
+            if key.version > group.version {
+                state.bytes -= group.bytes
+                group = Group(version: key.version, lastStored: 0)
             }
-            entries[key] = json
-        }
-    }
-}
-
-extension GroupDocument {
-    func write(to json: inout JSONWriter) {
-        json.object { json in
-            json.field("id", id)
-            json.field("venueId", venueId)
-            json.field("venueName", venueName)
-            json.field("name", name)
-            json.field("joinCode", joinCode)
-            json.field("joinUrl", joinUrl)
-            json.field("createdAt", Timestamp.string(createdAt))
-            json.field("joinableUntil", Timestamp.string(joinableUntil))
-            json.field("joinable", joinable)
-            json.key("members")
-            json.array { json in
-                for member in members {
-                    json.object { json in
-                        json.field("id", member.id)
-                        json.field("name", member.name)
-                        json.field("joinedAt", Timestamp.string(member.joinedAt))
-                        json.field("isCreator", member.isCreator)
-                        json.field("tasksCompleted", member.tasksCompleted)
-                    }
-                }
-            }
-            json.key("missions")
-            json.array { json in
-                for mission in missions {
-                    json.object { json in
-                        json.field("id", mission.id)
-                        json.field("complete", mission.complete)
-                        json.field("unlocked", mission.unlocked)
-                        json.key("tasks")
-                        json.array { json in
-                            for task in mission.tasks {
-                                json.object { json in
-                                    json.field("id", task.id)
-                                    json.field("state", task.state)
-                                    if let photo = task.chosenPhoto {
-                                        json.key("chosenPhoto")
-                                        json.object { json in
-                                            json.field("id", photo.id)
-                                            json.field("photographerId", photo.photographerId)
-                                            json.field("photographerName", photo.photographerName)
-                                            json.field("thumbUrl", photo.thumbUrl)
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        if let collage = mission.collage {
-                            json.key("collage")
-                            collage.write(to: &json)
-                        }
-                    }
-                }
+            state.bytes -= group.documents[key]?.capacity ?? 0
+            group.documents[key] = document
+            group.lastStored = state.clock
+            state.bytes += document.capacity
+            state.groups[key.groupId] = group
+            while state.bytes > byteLimit,
+                let oldest = state.groups.min(by: { $0.value.lastStored < $1.value.lastStored }), oldest.key != key.groupId {
+                state.bytes -= oldest.value.bytes
+                state.groups[oldest.key] = nil
             }
         }
     }

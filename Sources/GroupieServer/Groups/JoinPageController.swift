@@ -11,6 +11,7 @@ struct JoinPageController {
     let database: GroupieDatabase
     let catalog: VenueCatalog
     let clock: @Sendable () -> Date
+    let fileIO: FileIO
     /// `assets/web/index.html`; read on every request so that a changed client is served at once.
     let pagePath: String
     /// Unknown codes count against the address as wrong codes of joins do, so that the page
@@ -73,7 +74,7 @@ struct JoinPageController {
 
     private func render(status: HTTPResponse.Status, title: String, preview: String) async throws -> Response {
         let path = pagePath
-        let template = try await BlockingIO.run { () -> String? in
+        let template = try await fileIO.run { () -> String? in
             FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) }
         }
         guard let template else {

@@ -8,38 +8,33 @@ import Hummingbird
 
 /// Photos: upload for a task (or free), the album, image bytes, delete, and the chosen photo.
 struct PhotoController {
-    static let variants = ["thumb": "-thumb.jpg", "display": "-display.jpg"]
     static let pageSizes = 1...100
 
     let database: GroupieDatabase
     let catalog: VenueCatalog
-    let authenticator: Authenticator
-    let blobs: BlobStore
-    let processor: PhotoProcessor
-    let work: ImageWorkQueue
+    let ingest: PhotoIngest
+    let files: PhotoFiles
     let signer: ImageURLSigner
-    let maxUploadBytes: Int
     let events: GroupEvents
     let collages: CollageService
+    let background: BackgroundWork
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
-        router.post("groups/{groupId}/photos", use: upload)
-        router.get("groups/{groupId}/photos", use: album)
-        router.put("groups/{groupId}/missions/{missionId}/tasks/{taskId}/choice", use: choose)
-        router.get("photos/{photoId}/{variant}", use: image)
-        router.delete("photos/{photoId}", use: delete)
+        router.members(database).post("photos", use: upload).get("photos", use: album)
+            .put("missions/{missionId}/tasks/{taskId}/choice", use: choose)
+        // A signed URL or the bearer token.
+        router.identified(database).get("photos/{photoId}/{variant}", use: image)
+        router.players(database).delete("photos/{photoId}", use: delete)
     }
 
     // MARK: Upload
 
     func upload(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<PhotoEnvelope> {
-        let player = try await authenticator.player(request)
-        let groupId = try context.parameters.require("groupId")
-        guard let (group, _) = try await database.groupSeen(by: player.id, groupId: groupId) else { throw GroupController.groupNotFound }
+        let player = try context.player, group = try context.group
         let task = try await taskOfUpload(request, group: group)
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxUploadBytes {
-            throw Problem.tooLarge(limit: maxUploadBytes)
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > ingest.maxUploadBytes {
+            throw Problem.tooLarge(limit: ingest.maxUploadBytes)
         }
         let idempotencyKey = try Self.idempotencyKey(request)
         // A retry of an upload that already succeeded is answered without processing it again.
@@ -48,39 +43,13 @@ struct PhotoController {
             return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(first, signer: signer, now: clock())))
         }
 
-        let base = blobs.temporaryDirectory + "/" + UUID().uuidString
-        let temporaryFiles = [base, base + "-display.jpg", base + "-thumb.jpg", base + "-served"]
-        defer { for file in temporaryFiles { try? FileManager.default.removeItem(atPath: file) } }
-
-        let (blob, _) = try await UploadReceiver.receive(request.body, contentType: request.headers[.contentType], to: base, limit: maxUploadBytes)
-        let header = try await work.run { [processor, blobs] in
-            // The structure is checked before libvips reads anything: a chunk that declares
-            // more bytes than the file has would make the decoder allocate them.
-            let original = try Data(contentsOf: URL(fileURLWithPath: base))
-            guard let format = PhotoFormat.detect(original.prefix(PhotoFormat.signatureLength)) else { throw PhotoProcessor.Failure.unsupportedFormat }
-            let unrotated = try ServedOriginal.checkStructure(original, format: format)
-            let header = try processor.inspect(fileAt: base)
-            if header.format == .jpeg, ServedOriginal.isProgressiveJPEG(original), header.decodedBytes * 2 > processor.limits.maxDecodedBytes {
-                // A progressive JPEG is held as two-byte coefficients while it is decoded.
-                throw PhotoProcessor.Failure.tooManyDecodedBytes(header.decodedBytes * 2)
-            }
-            // What will be served is made now: a file that cannot be served is refused here,
-            // never stored to answer 404 later.
-            try Self.makeServedOriginal(
-                of: base, original: original, header: header, to: base + "-served", processor: processor,
-                unrotated: header.orientation == 1 ? unrotated : nil
-            )
-            try processor.makeDerivative(.display, of: base, to: base + "-display.jpg")
-            try processor.makeDerivative(.thumb, of: base, to: base + "-thumb.jpg")
-            // Files are durable before the row that points at them commits.
-            try blobs.store(base + "-display.jpg", blob: blob, variant: "-display.jpg")
-            try blobs.store(base + "-thumb.jpg", blob: blob, variant: "-thumb.jpg")
-            try blobs.store(base + "-served", blob: blob, variant: Self.servedVariant(header.format))
-            try blobs.store(base, blob: blob, variant: "." + header.format.fileExtension)
-            return header
-        } mapError: { failure in
-            Self.problem(for: failure)
+        let received: PhotoIngest.Stored
+        do {
+            received = try await ingest.store(request.body, contentType: request.headers[.contentType])
+        } catch {
+            throw Self.problem(for: error)
         }
+        let (blob, header) = (received.blob, received.header)
         let new = GroupieDatabase.NewPhoto(
             groupId: group.id, photographerId: player.id, missionId: task?.missionId, taskId: task?.taskId,
             blob: blob, format: header.format.rawValue, width: header.orientedWidth, height: header.orientedHeight,
@@ -89,27 +58,25 @@ struct PhotoController {
         let photo: Photo, created: Bool, stored: [GroupEvent]
         let venue = catalog.venue(id: group.venueId)?.venue
         do {
-            (photo, created, stored) = try await database.addPhoto(new, now: clock(), events: GroupEvents.photoEvents("photo-added", venue: venue))
+            (photo, created, stored) = try await database.addPhoto(new, venue: venue, now: clock())
         } catch let error where error as? MembershipError == .groupNotFound || error as? PhotoError == .keyReused {
             // The member left while the photo was processed, or a concurrent upload used the key
             // for another task; the files go unless another photo has them.
-            if try await !database.isBlobUsed(blob) { try await BlockingIO.run { [blobs] in blobs.removeFiles(of: blob) } }
-            throw error as? PhotoError == .keyReused ? Self.keyReused : GroupController.groupNotFound
+            try await files.removeUnused(blob, database: database)
+            throw error as? PhotoError == .keyReused ? Self.keyReused : Problem.groupNotFound
         }
-        if !created, photo.blob != blob, try await !database.isBlobUsed(blob) {
+        if !created, photo.blob != blob {
             // A concurrent retry with the same key but other bytes: its files belong to no photo.
-            try await BlockingIO.run { [blobs] in blobs.removeFiles(of: blob) }
+            try await files.removeUnused(blob, database: database)
         }
         if created {
             context.logger.info("photo added", metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"])
             events.hub.publish(stored)
             // After the answer: where the subject is, for collages to crop around (a photo
             // without it is looked at when its collage is drawn), then the collages it changes.
-            let thumb = blobs.path(blob: blob, variant: "-thumb.jpg")
-            Task { [work, processor, database, collages, logger = context.logger] in
+            background.enqueue { [ingest, database, collages, logger = context.logger] in
                 do {
-                    let focus = try await work.run { try processor.focus(of: thumb) }
-                    try await database.setFocus(photoId: photo.id, focus)
+                    try await database.setFocus(photoId: photo.id, try await ingest.focus(ofBlob: blob))
                 } catch {
                     logger.warning("subject of the photo not found: \(error)", metadata: ["photo": "\(photo.id)"])
                 }
@@ -179,9 +146,7 @@ struct PhotoController {
     // MARK: Album
 
     func album(_ request: Request, context: GroupieRequestContext) async throws -> PhotoPage {
-        let player = try await authenticator.player(request)
-        let groupId = try context.parameters.require("groupId")
-        guard try await database.groupSeen(by: player.id, groupId: groupId) != nil else { throw GroupController.groupNotFound }
+        let groupId = try context.group.id
         let limit = try request.integerParameter("limit", in: Self.pageSizes, fallback: 30, code: "invalid-limit")
         let photos = try await database.photos(
             groupId: groupId, missionId: try request.identifierParameter("mission"),
@@ -200,7 +165,7 @@ struct PhotoController {
     func image(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let photoId = try context.parameters.require("photoId")
         let variant = try context.parameters.require("variant")
-        guard variant == "original" || Self.variants[variant] != nil else {
+        guard ["thumb", "display", "original"].contains(variant) else {
             throw Problem.notFound("not-found", "Photos come as thumb, display or original.")
         }
         let signed = signer.isValid(
@@ -212,7 +177,7 @@ struct PhotoController {
         if signed {
             photo = try await database.photo(id: photoId)
         } else {
-            photo = try await database.photo(id: photoId, seenBy: try await authenticator.player(request).id)
+            photo = try await database.photo(id: photoId, seenBy: try context.player(of: request).id)
         }
         guard let photo else { throw Problem.notFound("photo-not-found", "There is no such photo among your group's.") }
         var headers: HTTPFields = [
@@ -222,85 +187,37 @@ struct PhotoController {
         if request.headers[.ifNoneMatch] == headers[.eTag] {
             return Response(status: .notModified, headers: headers)
         }
+        guard let format = PhotoFormat(rawValue: photo.format), let file = PhotoVariant(urlName: variant, format: format) else {
+            throw Problem.notFound("photo-file-missing", "The image of this photo is not available.")
+        }
         let bytes: Data
         do {
-            bytes = try await BlockingIO.run { [blobs, processor] in
-                if let suffix = Self.variants[variant] {
-                    return try Data(contentsOf: URL(fileURLWithPath: blobs.path(blob: photo.blob, variant: suffix)))
-                }
-                return try Self.servedOriginal(photo, blobs: blobs, processor: processor)
-            }
+            bytes = try await files.bytes(of: photo, file)
         } catch {
             // The row is there but its file is not, or the original cannot be read safely:
             // nothing is served rather than something with a location in it.
             context.logger.error("photo file unavailable: \(error)", metadata: ["photo": "\(photo.id)", "variant": "\(variant)"])
             throw Problem.notFound("photo-file-missing", "The image of this photo is not available.")
         }
-        let format = variant == "original" ? PhotoFormat(rawValue: photo.format) : .jpeg
-        headers[.contentType] = format == .heif || format == nil ? "image/jpeg" : format!.mediaType
+        headers[.contentType] = file.mediaType
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    /// The file name suffix of the original as served, beside the blob's other files.
-    static func servedVariant(_ format: PhotoFormat) -> String {
-        format == .heif ? "-full.jpg" : "-served." + format.fileExtension
-    }
-
-    /// Writes the original as it is served to `output`: rebuilt from the allow-list of
-    /// `ServedOriginal`, or, for HEIF, a metadata-free JPEG transcode. Blocks.
-    /// `unrotated`: the rebuild the structure check already made, when the orientation is 1.
-    static func makeServedOriginal(
-        of input: String, original: Data? = nil, header: PhotoProcessor.Header, to output: String, processor: PhotoProcessor, unrotated: Data? = nil
-    ) throws {
-        if header.format == .heif {
-            try processor.transcode(input, to: output)
-            return
-        }
-        let served = try unrotated ?? ServedOriginal.make(
-            from: try original ?? Data(contentsOf: URL(fileURLWithPath: input)), format: header.format,
-            orientation: header.orientation, width: header.width, height: header.height
-        )
-        guard FileManager.default.createFile(atPath: output, contents: served, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: output])
-        }
-    }
-
-    /// The original as it is served. Blocks. Photos stored before served originals were kept
-    /// get theirs made now, once; throws when the file is gone or cannot be made, so that
-    /// nothing else is ever sent.
-    static func servedOriginal(_ photo: Photo, blobs: BlobStore, processor: PhotoProcessor) throws -> Data {
-        guard let format = PhotoFormat(rawValue: photo.format) else { throw CocoaError(.fileReadCorruptFile) }
-        let path = blobs.path(blob: photo.blob, variant: servedVariant(format))
-        if let served = FileManager.default.contents(atPath: path) { return served }
-        let original = blobs.path(blob: photo.blob, variant: "." + format.fileExtension)
-        let temporary = blobs.temporaryDirectory + "/" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: temporary) }
-        try makeServedOriginal(of: original, header: try processor.inspect(fileAt: original), to: temporary, processor: processor)
-        try blobs.store(temporary, blob: photo.blob, variant: servedVariant(format))
-        return try Data(contentsOf: URL(fileURLWithPath: path))
-    }
-
-    /// The file extension of the original as served.
-    static func servedExtension(_ photo: Photo) -> String {
-        guard let format = PhotoFormat(rawValue: photo.format), format != .heif else { return "jpg" }
-        return format.fileExtension
     }
 
     // MARK: Delete and choose
 
     func delete(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
-        let player = try await authenticator.player(request)
+        let player = try context.player
         let photoId = try context.parameters.require("photoId")
         let venue = try await database.currentGroup(of: player.id).flatMap { catalog.venue(id: $0.venueId)?.venue }
         let deleted: (photo: Photo, blobUnused: Bool, events: [GroupEvent])
         do {
-            deleted = try await database.deletePhoto(id: photoId, by: player.id, now: clock(), events: GroupEvents.photoEvents("photo-removed", venue: venue))
+            deleted = try await database.deletePhoto(id: photoId, by: player.id, venue: venue, now: clock())
         } catch MembershipError.groupNotFound {
             throw Problem.notFound("photo-not-found", "There is no such photo among your group's.")
-        } catch MembershipError.notTheCreator {
+        } catch PhotoRules.Refusal.notAllowedToDelete {
             throw Problem(.forbidden, code: "not-allowed", detail: "Only the photographer or the group's creator can delete a photo.")
         }
-        if deleted.blobUnused { try await BlockingIO.run { [blobs] in blobs.removeFiles(of: deleted.photo.blob) } }
+        if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
         context.logger.info("photo deleted", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
         events.hub.publish(deleted.events)
         if deleted.photo.task != nil { collages.refresh(groupId: deleted.photo.groupId) }
@@ -308,38 +225,26 @@ struct PhotoController {
     }
 
     func choose(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
-        let player = try await authenticator.player(request)
-        // Outsiders learn nothing, not even whether their body was well formed.
-        guard try await database.groupSeen(by: player.id, groupId: try context.parameters.require("groupId")) != nil else {
-            throw GroupController.groupNotFound
-        }
+        // Outsiders learn nothing, not even whether their body was well formed: the guard came first.
+        let player = try context.player, group = try context.group
         let body = try await request.decode(as: ChoiceRequest.self, context: context)
-        let groupId = try context.parameters.require("groupId")
-        let missionId = try context.parameters.require("missionId"), taskId = try context.parameters.require("taskId")
+        let task = GroupProgress.TaskKey(missionId: try context.parameters.require("missionId"), taskId: try context.parameters.require("taskId"))
+        let stored: [GroupEvent]
         do {
-            try await database.choosePhoto(groupId: groupId, missionId: missionId, taskId: taskId, photoId: body.photoId, by: player.id)
+            stored = try await database.choosePhoto(
+                groupId: group.id, task: task, photoId: body.photoId, by: player.id, venue: catalog.venue(id: group.venueId)?.venue, now: clock()
+            )
         } catch MembershipError.groupNotFound {
-            throw GroupController.groupNotFound
-        } catch PhotoError.notOfThisTask {
+            throw Problem.groupNotFound
+        } catch PhotoRules.Refusal.notOfThisTask {
             throw Problem(.unprocessableContent, code: "photo-not-of-task", detail: "That photo is not one of this task's photos.")
         }
-        await events.emit(groupId: groupId, [.init(type: "choice-changed", fields: ["missionId": missionId, "taskId": taskId, "photoId": body.photoId])])
-        collages.refresh(groupId: groupId)
+        events.hub.publish(stored)
+        collages.refresh(groupId: group.id)
         return .noContent
     }
 }
 
 extension HTTPField.Name {
     static let idempotencyKey = Self("Idempotency-Key")!
-}
-
-extension ImageWorkQueue {
-    /// `run`, with errors of the work turned into what the client should see.
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T, mapError: @escaping @Sendable (any Error) -> any Error) async throws -> T {
-        do {
-            return try await run(work)
-        } catch {
-            throw mapError(error)
-        }
-    }
 }

@@ -2,13 +2,13 @@ import Foundation
 import GroupieCore
 import Hummingbird
 
-struct PhotoDocument: Codable, Sendable {
-    struct Photographer: Codable, Sendable {
+struct PhotoDocument: Encodable, Sendable {
+    struct Photographer: Encodable, Sendable {
         var id: String
         var name: String
     }
 
-    struct URLs: Codable, Sendable {
+    struct URLs: Encodable, Sendable {
         var thumb: String
         var display: String
         var original: String
@@ -39,11 +39,11 @@ struct PhotoDocument: Codable, Sendable {
     }
 }
 
-struct PhotoEnvelope: ResponseCodable, Sendable {
+struct PhotoEnvelope: ResponseEncodable, Sendable {
     var photo: PhotoDocument
 }
 
-struct PhotoPage: ResponseCodable, Sendable {
+struct PhotoPage: ResponseEncodable, Sendable {
     var photos: [PhotoDocument]
     /// Pass as `before` for the next page; absent on the last page.
     var next: String?

@@ -11,8 +11,8 @@ enum UploadReceiver {
     static let flushSize = 1 << 20
 
     /// Returns the SHA-256 (hex) and the size of what was written to `path`.
-    static func receive(_ body: RequestBody, contentType: String?, to path: String, limit: Int) async throws -> (sha256: String, size: Int) {
-        let handle = try await BlockingIO.run {
+    static func receive(_ body: RequestBody, contentType: String?, to path: String, limit: Int, fileIO: FileIO) async throws -> (sha256: String, size: Int) {
+        let handle = try await fileIO.run {
             guard FileManager.default.createFile(atPath: path, contents: nil) else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
             }
@@ -36,7 +36,7 @@ enum UploadReceiver {
                 hasher.update(data: pending)
                 size += pending.count
                 let chunk = pending
-                try await BlockingIO.run { try handle.write(contentsOf: chunk) }
+                try await fileIO.run { try handle.write(contentsOf: chunk) }
                 pending.removeAll(keepingCapacity: true)
             }
         }
@@ -50,7 +50,7 @@ enum UploadReceiver {
             hasher.update(data: pending)
             size += pending.count
             let chunk = pending
-            try await BlockingIO.run { try handle.write(contentsOf: chunk) }
+            try await fileIO.run { try handle.write(contentsOf: chunk) }
         }
         return (Hex.string(hasher.finalize()), size)
     }

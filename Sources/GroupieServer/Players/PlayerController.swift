@@ -7,60 +7,57 @@ import Hummingbird
 /// `POST /players` and `GET/PATCH/DELETE /me`.
 struct PlayerController {
     let database: GroupieDatabase
-    let authenticator: Authenticator
     let links: JoinLinks
-    let blobs: BlobStore
+    let files: PhotoFiles
     let events: GroupEvents
     let collages: CollageService
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
         router.post("players", use: create)
-        router.get("me", use: me)
-        router.patch("me", use: update)
-        router.delete("me", use: erase)
+        router.players(database).get("me", use: me).patch("me", use: update).delete("me", use: erase)
     }
 
     func create(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<CreatedPlayer> {
         let body = try await request.decode(as: NewPlayer.self, context: context)
         let name = try PlayerInput.name(body.name)
         let language = try body.lang.map(PlayerInput.language)
-        let (token, hash) = Authenticator.newToken()
+        let (token, hash) = BearerToken.new()
         let player = try await database.createPlayer(name: name, language: language, tokenHash: hash, now: clock())
         context.logger.info("player created", metadata: ["player": "\(player.id)"])
         return EditedResponse(status: .created, response: CreatedPlayer(player: PlayerDocument(player), token: token))
     }
 
     func me(_ request: Request, context: GroupieRequestContext) async throws -> Me {
-        let player = try await authenticator.player(request)
+        let player = try context.player
         let group = try await database.currentGroup(of: player.id)
         return Me(player: PlayerDocument(player), group: group.map(links.summary))
     }
 
     func update(_ request: Request, context: GroupieRequestContext) async throws -> Me {
-        let player = try await authenticator.player(request)
+        let player = try context.player
         let changes = try await request.decode(as: PlayerChanges.self, context: context)
         let name = try changes.name.map { try PlayerInput.name($0) }
         let language: String?? = try changes.lang.map { try $0.map(PlayerInput.language) }
         guard let updated = try await database.updatePlayer(id: player.id, name: name, language: language) else {
-            throw Authenticator.unauthorized("The player was erased.")
+            throw BearerToken.unauthorized("The player was erased.")
         }
         let group = try await database.currentGroup(of: player.id)
         if let group, updated.name != player.name {
-            await events.emit(groupId: group.id, [.init(type: "member-renamed", fields: ["playerId": player.id, "name": updated.name])])
+            await events.emit(groupId: group.id, [.memberRenamed(playerId: player.id, name: updated.name)])
         }
         return Me(player: PlayerDocument(updated), group: group.map(links.summary))
     }
 
     func erase(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
-        let player = try await authenticator.player(request)
+        let player = try context.player
         let group = try await database.currentGroup(of: player.id)
         let erasure = try await database.erasePlayer(id: player.id, now: clock())
-        try await BlockingIO.run { [blobs] in erasure.unusedBlobs.forEach(blobs.removeFiles(of:)) }
+        try await files.removeFiles(of: erasure.unusedBlobs)
         context.logger.info("player erased", metadata: ["player": "\(player.id)"])
         if let group {
             events.hub.endStreams(groupId: group.id, playerId: player.id)
-            await events.emit(groupId: group.id, [.init(type: "member-left", fields: ["playerId": player.id])])
+            await events.emit(groupId: group.id, [.memberLeft(playerId: player.id)])
         }
         // Collages show photographers' names: those with the erased player's photos are made
         // again without them, or withdrawn with their files.

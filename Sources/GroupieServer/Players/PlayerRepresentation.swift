@@ -2,7 +2,7 @@ import Foundation
 import GroupieCore
 import Hummingbird
 
-struct PlayerDocument: Codable, Sendable {
+struct PlayerDocument: Encodable, Sendable {
     var id: String
     var name: String
     var language: String?
@@ -16,13 +16,13 @@ struct PlayerDocument: Codable, Sendable {
     }
 }
 
-struct CreatedPlayer: ResponseCodable, Sendable {
+struct CreatedPlayer: ResponseEncodable, Sendable {
     var player: PlayerDocument
     /// Shown once; the server keeps only its hash.
     var token: String
 }
 
-struct Me: ResponseCodable, Sendable {
+struct Me: ResponseEncodable, Sendable {
     var player: PlayerDocument
     var group: GroupSummary?
 }

@@ -43,6 +43,10 @@ extension Problem {
         Problem(.notFound, code: code, detail: detail)
     }
 
+    /// Strangers and former members get this, as for a group that does not exist, so that
+    /// group ids reveal nothing.
+    static let groupNotFound = notFound("group-not-found", "There is no such group among yours.")
+
     static func badRequest(_ code: String, _ detail: String) -> Problem {
         Problem(.badRequest, code: code, detail: detail)
     }

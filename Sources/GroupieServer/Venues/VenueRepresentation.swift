@@ -1,18 +1,18 @@
 import GroupieCore
 
 /// A venue as the API shows it: every text in one language.
-struct VenueDocument: Codable, Sendable {
-    struct ThemeDocument: Codable, Sendable {
+struct VenueDocument: Encodable, Sendable {
+    struct ThemeDocument: Encodable, Sendable {
         var color: String
         var logoUrl: String?
     }
 
-    struct RulesDocument: Codable, Sendable {
+    struct RulesDocument: Encodable, Sendable {
         var maxGroupSize: Int
         var joinableHours: Int
     }
 
-    struct MissionDocument: Codable, Sendable {
+    struct MissionDocument: Encodable, Sendable {
         var id: String
         var title: String
         var iconUrl: String
@@ -24,10 +24,12 @@ struct VenueDocument: Codable, Sendable {
         var tasks: [TaskDocument]
     }
 
-    struct TaskDocument: Codable, Sendable {
+    struct TaskDocument: Encodable, Sendable {
         var id: String
         var prompt: String
         var hint: String?
+        /// `back` or `front`: the camera the phone opens.
+        var camera: String
     }
 
     var id: String
@@ -57,7 +59,7 @@ struct VenueDocument: Codable, Sendable {
                 id: mission.id, title: text(mission.title), iconUrl: Self.assetURL(mission.icon),
                 area: mission.area.map(text), after: mission.after, fact: mission.fact.map(text),
                 style: mission.style.rawValue, stickerUrl: mission.sticker.map(Self.assetURL),
-                tasks: mission.tasks.map { TaskDocument(id: $0.id, prompt: text($0.prompt), hint: $0.hint.map(text)) }
+                tasks: mission.tasks.map { TaskDocument(id: $0.id, prompt: text($0.prompt), hint: $0.hint.map(text), camera: $0.camera.rawValue) }
             )
         }
     }
@@ -67,7 +69,7 @@ struct VenueDocument: Codable, Sendable {
 }
 
 /// One entry of the venue list: enough to pick a venue, without its missions.
-struct VenueSummary: Codable, Sendable {
+struct VenueSummary: Encodable, Sendable {
     var id: String
     var language: String
     var languages: [String]
@@ -88,6 +90,6 @@ struct VenueSummary: Codable, Sendable {
     }
 }
 
-struct VenueList: Codable, Sendable {
+struct VenueList: Encodable, Sendable {
     var venues: [VenueSummary]
 }

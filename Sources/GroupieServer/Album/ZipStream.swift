@@ -1,5 +1,5 @@
-import CZlib
 import Foundation
+import GroupieImaging
 import NIOCore
 
 /// Writes a ZIP archive entry by entry, for streaming: each entry's bytes go out as soon as
@@ -57,9 +57,7 @@ struct ZipStream {
         let nameBytes = Array(name.utf8)
         guard nameBytes.count <= Self.maximumNameBytes else { throw TooLong(field: "name", length: UInt64(nameBytes.count)) }
         guard UInt64(data.count) <= Self.maximumEntryBytes else { throw TooLong(field: "data", length: UInt64(data.count)) }
-        let crc = data.withUnsafeBytes { raw -> UInt32 in
-            UInt32(crc32(0, raw.bindMemory(to: UInt8.self).baseAddress, uInt(raw.count)))
-        }
+        let crc = CRC32.checksum(data)
         let (time, date) = Self.dos(modified, timeZone: timeZone)
         let size = UInt64(data.count)
         var buffer = ByteBufferAllocator().buffer(capacity: 30 + nameBytes.count + data.count)

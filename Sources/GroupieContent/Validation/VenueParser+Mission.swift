@@ -1,0 +1,96 @@
+import GroupieCore
+import Yams
+
+/// The missions: the list, each mission's fields, and the order `after` puts them in.
+extension VenueParser {
+    static let missionKeys = ["id", "title", "icon", "area", "after", "fact", "style", "sticker", "tasks"]
+    static let missionRequired = ["id", "title", "icon", "tasks"]
+
+    func missions(_ node: Node) throws -> [Mission]? {
+        guard case .sequence(let sequence) = node else {
+            error(node.mark, MissionMessages.missionsNotList(node))
+            return nil
+        }
+        if sequence.isEmpty {
+            error(node.mark, MissionMessages.noMissions)
+            return nil
+        }
+        var missions: [Mission] = []
+        var afterMarks: [String: Mark?] = [:]
+        var firstSeen: [String: Mark?] = [:]
+        var allValid = true
+        for (position, item) in sequence.enumerated() {
+            let isDuplicate = isDuplicateId(of: item, seen: &firstSeen) { MissionMessages.duplicateMissionId($0, firstAt: $1) }
+            guard let parsed = try mission(item, position: position + 1), !isDuplicate else {
+                allValid = false
+                continue
+            }
+            afterMarks[parsed.mission.id] = parsed.afterMark
+            missions.append(parsed.mission)
+        }
+        // References are checked against every mission that has a readable id, so that one
+        // broken mission does not hide problems in the others.
+        let known = Set(firstSeen.keys)
+        for mission in missions {
+            for reference in mission.after where !known.contains(reference) {
+                let suggestion = Suggestion.closest(to: reference, among: known)
+                error(afterMarks[mission.id] ?? nil, MissionMessages.unknownAfter(reference, of: mission.id, suggestion: suggestion))
+                allValid = false
+            }
+        }
+        for cycle in MissionOrder.cycles(in: missions) {
+            error(afterMarks[cycle[0]] ?? nil, MissionMessages.afterCycle(cycle))
+            allValid = false
+        }
+        return allValid ? missions : nil
+    }
+
+    private func mission(_ node: Node, position: Int) throws -> (mission: Mission, afterMark: Mark?)? {
+        let label = MissionMessages.mission(id: node.rawId?.id, position: position)
+        guard let fields = try mapping(node, describedAs: label, allowed: Self.missionKeys, required: Self.missionRequired) else {
+            return nil
+        }
+        let id = fields["id"].flatMap { identifier($0, describedAs: MissionMessages.missionId) }
+        let title = try fields["title"].flatMap { try text($0, key: "title") }
+        let icon = fields["icon"].flatMap { asset($0, key: "icon") }
+        let area = try fields["area"].flatMap { try text($0, key: "area") }
+        let fact = try fields["fact"].flatMap { try text($0, key: "fact") }
+        let after = fields["after"].flatMap(afterList)
+        let reward = self.reward(fields, missionLabel: label)
+        let tasks = try fields["tasks"].flatMap { try self.tasks($0, missionLabel: label) }
+
+        guard rewardFits(reward, tasks: tasks, tasksNode: fields["tasks"], missionLabel: label) else { return nil }
+        guard let id, let title, let icon, let tasks, let style = reward.style, reward.isValid else { return nil }
+        if fields["area"] != nil, area == nil { return nil }
+        if fields["fact"] != nil, fact == nil { return nil }
+        if fields["after"] != nil, after == nil { return nil }
+        let mission = Mission(
+            id: id, title: title, icon: icon, area: area, after: after ?? [], fact: fact,
+            style: style, sticker: reward.sticker, tasks: tasks
+        )
+        return (mission, fields["after"]?.mark)
+    }
+
+    private func afterList(_ node: Node) -> [String]? {
+        let items: [Node]
+        switch node {
+        case .scalar:
+            items = [node]
+        case .sequence(let sequence):
+            items = Array(sequence)
+        case .mapping:
+            error(node.mark, MissionMessages.afterIsMapping)
+            return nil
+        }
+        var ids: [String] = []
+        var valid = true
+        for item in items {
+            guard let id = identifier(item, describedAs: MissionMessages.afterEntry) else {
+                valid = false
+                continue
+            }
+            if !ids.contains(id) { ids.append(id) }
+        }
+        return valid ? ids : nil
+    }
+}

@@ -1,0 +1,87 @@
+/// The kinds of event a group's stream carries (the SSE `event:` field). The API document's
+/// `GroupEvent` and the web client's `live.js` list exactly these; a test holds them to it.
+public enum GroupEventKind: String, CaseIterable, Sendable, Hashable {
+    case memberJoined = "member-joined"
+    case memberLeft = "member-left"
+    case memberRenamed = "member-renamed"
+    case photoAdded = "photo-added"
+    case photoRemoved = "photo-removed"
+    case taskDone = "task-done"
+    case taskUndone = "task-undone"
+    case choiceChanged = "choice-changed"
+    case missionCompleted = "mission-completed"
+    case collageReady = "collage-ready"
+    case collageRemoved = "collage-removed"
+    case venueUpdated = "venue-updated"
+}
+
+/// An event of a group with what its members' screens need to show it: the SSE `data:` object.
+public enum GroupEventPayload: Sendable, Hashable {
+    case memberJoined(playerId: String, name: String)
+    case memberLeft(playerId: String)
+    case memberRenamed(playerId: String, name: String)
+    case photoAdded(Photo)
+    case photoRemoved(Photo)
+    case taskDone(GroupProgress.TaskKey)
+    case taskUndone(GroupProgress.TaskKey)
+    case choiceChanged(GroupProgress.TaskKey, photoId: String)
+    case missionCompleted(missionId: String)
+    case collageReady(missionId: String)
+    case collageRemoved(missionId: String)
+    case venueUpdated(venueId: String)
+
+    public var kind: GroupEventKind {
+        switch self {
+        case .memberJoined: .memberJoined
+        case .memberLeft: .memberLeft
+        case .memberRenamed: .memberRenamed
+        case .photoAdded: .photoAdded
+        case .photoRemoved: .photoRemoved
+        case .taskDone: .taskDone
+        case .taskUndone: .taskUndone
+        case .choiceChanged: .choiceChanged
+        case .missionCompleted: .missionCompleted
+        case .collageReady: .collageReady
+        case .collageRemoved: .collageRemoved
+        case .venueUpdated: .venueUpdated
+        }
+    }
+
+    /// The members of the event's JSON object. A photo's event names its photographer; erasure
+    /// blanks `name` and `photographerName` in stored events, so no other member carries a name.
+    public var fields: [String: String] {
+        switch self {
+        case .memberJoined(let playerId, let name), .memberRenamed(let playerId, let name):
+            return ["playerId": playerId, "name": name]
+        case .memberLeft(let playerId):
+            return ["playerId": playerId]
+        case .photoAdded(let photo), .photoRemoved(let photo):
+            var fields = ["photoId": photo.id, "photographerId": photo.photographerId, "photographerName": photo.photographerName]
+            fields["missionId"] = photo.missionId
+            fields["taskId"] = photo.taskId
+            return fields
+        case .taskDone(let task), .taskUndone(let task):
+            return ["missionId": task.missionId, "taskId": task.taskId]
+        case .choiceChanged(let task, let photoId):
+            return ["missionId": task.missionId, "taskId": task.taskId, "photoId": photoId]
+        case .missionCompleted(let missionId), .collageReady(let missionId), .collageRemoved(let missionId):
+            return ["missionId": missionId]
+        case .venueUpdated(let venueId):
+            return ["venueId": venueId]
+        }
+    }
+}
+
+extension GroupEventPayload: Encodable {
+    private struct Member: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Member.self)
+        for (key, value) in fields { try container.encode(value, forKey: Member(stringValue: key)) }
+    }
+}

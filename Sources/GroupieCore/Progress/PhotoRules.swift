@@ -1,0 +1,72 @@
+/// What a photo, its removal or a member's pick does to a group: computed here from the state
+/// before, stored by the database in the same transaction as the change itself.
+public enum PhotoRules {
+    public enum Action: Sendable {
+        /// A member's new photo, free or for a task.
+        case add(Photo)
+        /// A photo deleted by `actorId`, in a group whose creator is `creatorId` (nil once the
+        /// creator left and no one took over).
+        case remove(Photo, actorId: String, creatorId: String?)
+        /// A member picks `photo` as the one their group shows for `task`.
+        case choose(Photo, for: GroupProgress.TaskKey, groupId: String)
+    }
+
+    public enum Refusal: Error, Sendable, Equatable {
+        /// Only a photo's photographer and the group's creator may delete it.
+        case notAllowedToDelete
+        /// The picked photo is not one of the task's in this group.
+        case notOfThisTask
+    }
+
+    public struct Change: Sendable {
+        /// The task photos after the action.
+        public var after: TaskPhotos
+        /// The events to store with the change, in the order members see them: the action's
+        /// own event, then each task done or undone, then each mission completed.
+        public var events: [GroupEventPayload]
+    }
+
+    /// The change `action` makes to a group whose task photos are `before`, at a venue
+    /// (nil when the venue is gone: no task or mission events then).
+    public static func change(_ action: Action, before: TaskPhotos, venue: Venue?) throws(Refusal) -> Change {
+        let after: TaskPhotos
+        let own: GroupEventPayload
+        switch action {
+        case .add(let photo):
+            after = before.adding(photo)
+            own = .photoAdded(photo)
+        case .remove(let photo, let actorId, let creatorId):
+            guard photo.photographerId == actorId || creatorId == actorId else { throw .notAllowedToDelete }
+            after = before.removing(photo)
+            own = .photoRemoved(photo)
+        case .choose(let photo, let task, let groupId):
+            guard photo.groupId == groupId, photo.task == task else { throw .notOfThisTask }
+            after = before.picking(photo.id, for: task)
+            own = .choiceChanged(task, photoId: photo.id)
+        }
+        var events = [own]
+        if let venue {
+            events += progressEvents(
+                before: GroupProgress(venue: venue, doneTasks: before.done),
+                after: GroupProgress(venue: venue, doneTasks: after.done)
+            )
+        }
+        return Change(after: after, events: events)
+    }
+
+    /// The task and mission events between two states of a group's progress, mission by
+    /// mission in the venue's order.
+    public static func progressEvents(before: GroupProgress, after: GroupProgress) -> [GroupEventPayload] {
+        var events: [GroupEventPayload] = []
+        for (old, new) in zip(before.missions, after.missions) {
+            for (oldTask, newTask) in zip(old.tasks, new.tasks) where oldTask.isDone != newTask.isDone {
+                let task = GroupProgress.TaskKey(missionId: new.missionId, taskId: newTask.taskId)
+                events.append(newTask.isDone ? .taskDone(task) : .taskUndone(task))
+            }
+            if !old.isComplete, new.isComplete {
+                events.append(.missionCompleted(missionId: new.missionId))
+            }
+        }
+        return events
+    }
+}

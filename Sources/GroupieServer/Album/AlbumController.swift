@@ -1,0 +1,92 @@
+import Foundation
+import GroupieImaging
+import GroupieContent
+import GroupieCore
+import GroupieStorage
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// `GET /groups/{groupId}/album.zip`: the whole album as one ZIP file.
+struct AlbumController {
+    let database: GroupieDatabase
+    let catalog: VenueCatalog
+    let collages: CollageService
+    let files: PhotoFiles
+    let fileIO: FileIO
+    let streamTokens: StreamTokens
+
+    func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
+        // A stream token or the bearer token.
+        router.identified(database).get("groups/{groupId}/album.zip", use: download)
+    }
+
+    /// Every photo (originals as served, without location data) and every collage, in folders
+    /// by mission, streamed entry by entry: memory holds one photo at a time.
+    func download(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let groupId = try context.parameters.require("groupId")
+        let playerId = try streamTokens.player(request, context: context, groupId: groupId)
+        guard let group = try await database.membership(playerId: playerId, groupId: groupId)?.group else { throw Problem.groupNotFound }
+        // A bearer token already found the player; a stream token names only the id.
+        let player = if let identity = context.identity, identity.id == playerId { identity } else { try await database.player(id: playerId) }
+        let venue = catalog.venue(id: group.venueId)?.venue
+        let language = venue.map {
+            LanguageNegotiation.choose(explicit: player?.language, acceptLanguage: request.headers[.acceptLanguage], offered: $0.languages)
+        } ?? "en"
+        var photos: [Photo] = []
+        var before: String?
+        repeat {
+            let page = try await database.photos(groupId: groupId, missionId: nil, before: before, limit: 200)
+            photos += page
+            before = page.count == 200 ? page.last?.id : nil
+        } while before != nil
+        let plan = AlbumPlan(venue: venue, language: language, photos: photos.reversed())
+        let current = try await collages.current(groupId: groupId)
+        let (collages, files, fileIO, logger) = (self.collages, self.files, self.fileIO, context.logger)
+        let timeZone = venue.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC") ?? .current
+        let archiveName = ZipStream.safeName(group.name.map { "Groupie - \($0)" } ?? "Groupie album")
+        logger.info("album download", metadata: ["group": "\(groupId)", "photos": "\(photos.count)", "collages": "\(current.count)"])
+        let body = ResponseBody { writer in
+            var zip = ZipStream()
+            for folder in plan.folders {
+                for photo in folder.photos {
+                    let entry: ByteBuffer
+                    do {
+                        let data = try await files.bytes(of: photo, .served(try PhotoFormat(stored: photo.format)))
+                        let name = zip.uniqueName(folder.name + "/" + ZipStream.safeName(plan.fileStem(photo)) + "." + PhotoVariant.servedExtension(photo))
+                        entry = try zip.entry(name: name, data: data, modified: photo.createdAt, timeZone: timeZone)
+                    } catch {
+                        logger.error("album photo left out: \(error)", metadata: ["photo": "\(photo.id)"])
+                        continue
+                    }
+                    try await writer.write(entry)
+                }
+                if let missionId = folder.missionId, let record = current.first(where: { $0.missionId == missionId }) {
+                    do {
+                        let file = try await collages.file(groupId: groupId, missionId: missionId)
+                        let data = try await fileIO.run { try Data(contentsOf: URL(fileURLWithPath: file.path)) }
+                        let name = zip.uniqueName(folder.name + "/" + ZipStream.safeName(folder.title + " - collage") + ".jpg")
+                        try await writer.write(try zip.entry(name: name, data: data, modified: record.createdAt, timeZone: timeZone))
+                    } catch {
+                        logger.error("album collage left out: \(error)", metadata: ["mission": "\(missionId)"])
+                    }
+                }
+            }
+            try await writer.write(zip.finish())
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/zip",
+                .contentDisposition: "attachment; filename=\"groupie-album.zip\"; filename*=UTF-8''\(Self.percentEncoded(archiveName)).zip",
+                .cacheControl: "no-store",
+            ],
+            body: body
+        )
+    }
+
+    static func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? "album"
+    }
+}

@@ -1,0 +1,46 @@
+import GroupieCore
+import Foundation
+
+/// Where each photo goes in the album download: one folder per mission in the venue's
+/// order, then the photos of no task; files named `task - photographer`.
+struct AlbumPlan {
+    struct Folder {
+        var missionId: String?
+        var name: String
+        var title: String
+        var photos: [Photo]
+    }
+
+    var folders: [Folder] = []
+    private var prompts: [GroupProgress.TaskKey: String] = [:]
+
+    init(venue: Venue?, language: String, photos: [Photo]) {
+        let fallback = venue?.defaultLanguage ?? language
+        var byMission: [String: [Photo]] = [:]
+        var loose: [Photo] = []
+        for photo in photos {
+            if let missionId = photo.missionId { byMission[missionId, default: []].append(photo) } else { loose.append(photo) }
+        }
+        for (index, mission) in (venue?.missions ?? []).enumerated() {
+            for task in mission.tasks {
+                prompts[.init(missionId: mission.id, taskId: task.id)] = task.prompt.resolved(language: language, fallback: fallback)
+            }
+            guard let missionPhotos = byMission.removeValue(forKey: mission.id) else { continue }
+            let title = mission.title.resolved(language: language, fallback: fallback)
+            // Numbered in the venue's order, so the folders sort as the visit went.
+            folders.append(Folder(missionId: mission.id, name: String(format: "%02d ", index + 1) + ZipStream.safeName(title), title: title, photos: missionPhotos))
+        }
+        // Missions the venue no longer has keep their photos, under their ids.
+        for missionId in byMission.keys.sorted() {
+            folders.append(Folder(missionId: nil, name: ZipStream.safeName(missionId), title: missionId, photos: byMission[missionId] ?? []))
+        }
+        if !loose.isEmpty {
+            folders.append(Folder(missionId: nil, name: "Other photos", title: "Other photos", photos: loose))
+        }
+    }
+
+    func fileStem(_ photo: Photo) -> String {
+        let task = photo.task.flatMap { prompts[$0] } ?? photo.taskId ?? "photo"
+        return "\(task) - \(photo.photographerName)"
+    }
+}

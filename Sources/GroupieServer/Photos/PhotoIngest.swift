@@ -1,0 +1,84 @@
+import Foundation
+import GroupieCore
+import GroupieImaging
+import GroupieStorage
+import Hummingbird
+
+/// An upload's way from request body to stored files: received to a temporary file (hashed on
+/// the way), recognised from its bytes, checked, made into what is served, and stored
+/// durably under its hash, before any row points at it.
+struct PhotoIngest: Sendable {
+    let blobs: BlobStore
+    let processor: PhotoProcessor
+    let work: ImageWorkQueue
+    let fileIO: FileIO
+    let maxUploadBytes: Int
+
+    struct Stored: Sendable {
+        /// SHA-256 of the bytes received: the name of the photo's files.
+        var blob: String
+        var header: PhotoProcessor.Header
+    }
+
+    /// Throws `Problem`s about the body, `PhotoProcessor.Failure` and `ServedOriginal.Malformed`
+    /// about the image.
+    func store(_ body: RequestBody, contentType: String?) async throws -> Stored {
+        let base = blobs.temporaryDirectory + "/" + UUID().uuidString
+        let temporaryFiles = [base, base + "-display.jpg", base + "-thumb.jpg", base + "-served"]
+        defer { for file in temporaryFiles { try? FileManager.default.removeItem(atPath: file) } }
+
+        let (blob, _) = try await UploadReceiver.receive(body, contentType: contentType, to: base, limit: maxUploadBytes, fileIO: fileIO)
+        let header = try await work.run { [processor, blobs] in
+            // The structure is checked before libvips reads anything: a chunk that declares
+            // more bytes than the file has would make the decoder allocate them.
+            let original = try Data(contentsOf: URL(fileURLWithPath: base))
+            guard let format = PhotoFormat.detect(original.prefix(PhotoFormat.signatureLength)) else { throw PhotoProcessor.Failure.unsupportedFormat }
+            let unrotated = try ServedOriginal.checkStructure(original, format: format)
+            let header = try processor.inspect(fileAt: base)
+            if header.format == .jpeg, ServedOriginal.isProgressiveJPEG(original), header.decodedBytes * 2 > processor.limits.maxDecodedBytes {
+                // A progressive JPEG is held as two-byte coefficients while it is decoded.
+                throw PhotoProcessor.Failure.tooManyDecodedBytes(header.decodedBytes * 2)
+            }
+            // What will be served is made now: a file that cannot be served is refused here,
+            // never stored to answer 404 later.
+            try Self.makeServedOriginal(
+                of: base, original: original, header: header, to: base + "-served", processor: processor,
+                unrotated: header.orientation == 1 ? unrotated : nil
+            )
+            try processor.makeDerivative(.display, of: base, to: base + "-display.jpg")
+            try processor.makeDerivative(.thumb, of: base, to: base + "-thumb.jpg")
+            // Files are durable before the row that points at them commits.
+            try blobs.store(base + "-display.jpg", blob: blob, variant: PhotoVariant.display.suffix)
+            try blobs.store(base + "-thumb.jpg", blob: blob, variant: PhotoVariant.thumb.suffix)
+            try blobs.store(base + "-served", blob: blob, variant: PhotoVariant.served(header.format).suffix)
+            try blobs.store(base, blob: blob, variant: PhotoVariant.received(header.format).suffix)
+            return header
+        }
+        return Stored(blob: blob, header: header)
+    }
+
+    /// Where the subject of a stored photo is, from its thumbnail, for collages to crop around.
+    func focus(ofBlob blob: String) async throws -> Focus {
+        let thumb = blobs.path(blob: blob, variant: PhotoVariant.thumb.suffix)
+        return try await work.run { [processor] in try processor.focus(of: thumb) }
+    }
+
+    /// Writes the original as it is served to `output`: rebuilt from the allow-list of
+    /// `ServedOriginal`, or, for HEIF, a metadata-free JPEG transcode. Blocks.
+    /// `unrotated`: the rebuild the structure check already made, when the orientation is 1.
+    static func makeServedOriginal(
+        of input: String, original: Data? = nil, header: PhotoProcessor.Header, to output: String, processor: PhotoProcessor, unrotated: Data? = nil
+    ) throws {
+        if header.format == .heif {
+            try processor.transcode(input, to: output)
+            return
+        }
+        let served = try unrotated ?? ServedOriginal.make(
+            from: try original ?? Data(contentsOf: URL(fileURLWithPath: input)), format: header.format,
+            orientation: header.orientation, width: header.width, height: header.height
+        )
+        guard FileManager.default.createFile(atPath: output, contents: served, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: output])
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Crypto
+import Foundation
+import HTTPTypes
+
+/// Bearer tokens: 256 random bits shown once to the device, stored only as their SHA-256.
+enum BearerToken {
+    static func new() -> (token: String, hash: Data) {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for index in bytes.indices { bytes[index] = generator.next() }
+        let token = Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        return (token, hash(token))
+    }
+
+    static func hash(_ token: String) -> Data {
+        Data(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    enum Reading {
+        case missing
+        case malformed
+        /// The SHA-256 of a token of the right shape, known or not.
+        case wellFormed(Data)
+    }
+
+    static func read(_ headers: HTTPFields) -> Reading {
+        guard let header = headers[.authorization] else { return .missing }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", parts[1].count == 43 else { return .malformed }
+        return .wellFormed(hash(String(parts[1])))
+    }
+
+    static let missing = unauthorized("This request needs 'Authorization: Bearer <token>'; create a player with POST /api/v1/players.")
+    static let malformed = unauthorized("The Authorization header must be 'Bearer <token>'.")
+    static let unknown = unauthorized("The token is not known; it may belong to a player who was erased.")
+
+    static func unauthorized(_ detail: String) -> Problem {
+        Problem(.unauthorized, code: "unauthorized", detail: detail, headers: [.wwwAuthenticate: "Bearer"])
+    }
+}

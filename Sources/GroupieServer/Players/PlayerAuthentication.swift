@@ -1,0 +1,82 @@
+import GroupieCore
+import GroupieStorage
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+
+/// Finds the player behind the request's bearer token, on the routes that use one. A request
+/// without a good token goes on without one: routes that need a player say so with
+/// `PlayerRequired`; those that also take a signed URL or a stream token decide themselves.
+struct PlayerAuthenticator: AuthenticatorMiddleware {
+    typealias Context = GroupieRequestContext
+    let database: GroupieDatabase
+
+    func authenticate(request: Request, context: Context) async throws -> Player? {
+        guard case .wellFormed(let hash) = BearerToken.read(request.headers) else { return nil }
+        return try await database.player(tokenHash: hash)
+    }
+}
+
+/// 401, saying what is wrong with the token, unless `PlayerAuthenticator` found a player.
+struct PlayerRequired: RouterMiddleware {
+    typealias Context = GroupieRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard context.identity == nil else { return try await next(request, context) }
+        throw Self.refusal(request.headers)
+    }
+
+    /// Why a request has no player.
+    static func refusal(_ headers: HTTPFields) -> Problem {
+        switch BearerToken.read(headers) {
+        case .missing: BearerToken.missing
+        case .malformed: BearerToken.malformed
+        case .wellFormed: BearerToken.unknown
+        }
+    }
+}
+
+/// For routes under `groups/{groupId}`: 404 unless the player is a member of the group, as for
+/// a group that does not exist, so that group ids reveal nothing. Puts the membership in the
+/// context. Comes after `PlayerRequired`.
+struct GroupMemberRequired: RouterMiddleware {
+    typealias Context = GroupieRequestContext
+    let database: GroupieDatabase
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let groupId = try context.parameters.require("groupId")
+        guard let player = context.identity, let membership = try await database.membership(playerId: player.id, groupId: groupId) else {
+            throw Problem.groupNotFound
+        }
+        var context = context
+        context.membership = membership
+        return try await next(request, context)
+    }
+}
+
+extension GroupieRequestContext {
+    /// The player, where a route also takes a signed URL instead of the token.
+    func player(of request: Request) throws -> Player {
+        guard let identity else { throw PlayerRequired.refusal(request.headers) }
+        return identity
+    }
+}
+
+extension RouterMethods<GroupieRequestContext> {
+    /// Routes that know the player when the request has a good token, and work without one
+    /// (signed URLs, stream tokens).
+    func identified(_ database: GroupieDatabase) -> RouterGroup<GroupieRequestContext> {
+        group().add(middleware: PlayerAuthenticator(database: database))
+    }
+
+    /// Routes for a player with a known token.
+    func players(_ database: GroupieDatabase) -> RouterGroup<GroupieRequestContext> {
+        identified(database).add(middleware: PlayerRequired())
+    }
+
+    /// Routes under `groups/{groupId}` for the group's members.
+    func members(_ database: GroupieDatabase) -> RouterGroup<GroupieRequestContext> {
+        group("groups/{groupId}").add(middleware: PlayerAuthenticator(database: database)).add(middleware: PlayerRequired())
+            .add(middleware: GroupMemberRequired(database: database))
+    }
+}

@@ -1,0 +1,217 @@
+"""Generic helpers for the browser tests of the web client: the server, a headless Chromium with its
+own profile (waiting, clicking, screenshots, going offline), test photos and the first-load size."""
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import groupie_server  # noqa: E402
+
+from selenium import webdriver
+from selenium.common.exceptions import (ElementClickInterceptedException, StaleElementReferenceException,
+                                        TimeoutException, WebDriverException)
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+REPO = Path(__file__).resolve().parents[2]
+SHOTS = REPO / ".build" / "browser-screenshots"
+
+started = time.monotonic()
+
+
+class Failure(Exception):
+    pass
+
+
+def log(msg):
+    print(f"[{time.monotonic() - started:6.1f}s] {msg}", flush=True)
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def make_photo(path, rgb):
+    """An 800x600 JPEG of one colour with a little noise, made with the vips CLI."""
+    tmp = path.with_suffix(".v")
+    subprocess.run(["vips", "gaussnoise", str(tmp), "800", "600", "--sigma", "12", "--mean", "0"], check=True)
+    band = path.with_suffix(".b.v")
+    subprocess.run(["vips", "bandjoin", f"{tmp} {tmp} {tmp}", str(band)], check=True)
+    subprocess.run(["vips", "linear", str(band), f"{path}[Q=85]", "1 1 1", " ".join(str(c) for c in rgb),
+                    "--uchar"], check=True)
+    tmp.unlink()
+    band.unlink()
+    return path
+
+
+class Server:
+    def __init__(self, binary, workdir):
+        self.data = workdir / "data"
+        self.proc, self.port, self.base, _, self.logfile = groupie_server.start(
+            binary, workdir, "warning", 20, Failure)
+
+    def api(self, path, token):
+        req = urllib.request.Request(self.base + "/api/v1" + path, headers={"Authorization": "Bearer " + token})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.load(r)
+
+    def post(self, path, body, token=None):
+        """(status, JSON answer) of a POST; 4xx answers are returned, not raised."""
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = "Bearer " + token
+        req = urllib.request.Request(self.base + "/api/v1" + path, data=json.dumps(body).encode(), headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.load(r)
+        except urllib.error.HTTPError as e:
+            return e.code, json.load(e)
+
+    def stop(self):
+        groupie_server.stop(self.proc, self.logfile)
+
+
+class Browser:
+    def __init__(self, name, workdir, width=390, height=844, lang="en-US"):
+        self.name = name
+        self.profile = workdir / f"profile-{name}"
+        self.downloads = workdir / f"downloads-{name}"
+        self.downloads.mkdir()
+        o = Options()
+        o.binary_location = "/usr/bin/chromium"
+        for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                  f"--user-data-dir={self.profile}", f"--window-size={width},{height}", f"--lang={lang}",
+                  "--no-first-run", "--disable-extensions", "--hide-scrollbars"):
+            o.add_argument(a)
+        o.add_experimental_option("prefs", {"download.default_directory": str(self.downloads),
+                                            "download.prompt_for_download": False,
+                                            "intl.accept_languages": f"{lang},{lang.split('-')[0]}"})
+        o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+        self.d.set_window_size(width, height)
+        self.d.execute_cdp_cmd("Browser.setDownloadBehavior",
+                               {"behavior": "allow", "downloadPath": str(self.downloads)})
+        self.shot_no = 0
+
+    # --- waiting and finding
+    def wait(self, fn, what, timeout=15):
+        try:
+            # The client re-renders a screen when live events arrive, so an element found a moment
+            # ago may be gone: that only means "look again".
+            return WebDriverWait(self.d, timeout, poll_frequency=0.1,
+                                 ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: fn(d))
+        except TimeoutException:
+            self.shot(f"FAILED-{what[:40]}")
+            raise Failure(f"browser {self.name}: timed out after {timeout} s waiting for {what} (url {self.d.current_url})")
+
+    def el(self, css, timeout=15, visible=True):
+        def find(d):
+            for e in d.find_elements(By.CSS_SELECTOR, css):
+                if not visible or e.is_displayed():
+                    return e
+            return False
+        return self.wait(find, f"element {css}", timeout)
+
+    def js(self, script, *args):
+        return self.d.execute_script(script, *args)
+
+    def click(self, css):
+        for attempt in range(5):
+            e = self.el(css)
+            try:
+                self.js("arguments[0].scrollIntoView({block: 'center'})", e)
+                e.click()
+                return e
+            except StaleElementReferenceException:
+                continue  # re-rendered between finding and clicking
+            except ElementClickInterceptedException as err:
+                raise Failure(f"browser {self.name}: {css} is covered by another element: {err.msg.splitlines()[0]}")
+        raise Failure(f"browser {self.name}: {css} kept being replaced while clicking it")
+
+    def send_file(self, css, path):
+        for attempt in range(5):
+            try:
+                self.el(css, visible=False).send_keys(str(path))
+                return
+            except StaleElementReferenceException:
+                continue
+        raise Failure(f"browser {self.name}: {css} kept being replaced while choosing a file")
+
+    def type(self, css, text):
+        e = self.el(css)
+        e.clear()
+        e.send_keys(text)
+
+    def shot(self, label):
+        """A screenshot of the whole page: the window is made as tall as the page for a moment,
+        so that fixed bars stay where a visitor sees them and nothing below the fold is missed."""
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.shot_no += 1
+        path = SHOTS / f"{self.name}-{self.shot_no:02d}-{label}.png"
+        size = self.d.get_window_size()
+        inner = self.js("return window.innerHeight")
+        full = self.js("return document.documentElement.scrollHeight")
+        try:
+            if full > inner:
+                self.d.set_window_size(size["width"], min(full + (size["height"] - inner), 5000))
+            self.d.save_screenshot(str(path))
+        finally:
+            if full > inner:
+                self.d.set_window_size(size["width"], size["height"])
+        return path
+
+    def token(self):
+        return json.loads(self.js("return localStorage.getItem('groupie.player')"))["token"]
+
+    def img_loaded(self, css):
+        return self.js("const i = document.querySelector(arguments[0]); return !!(i && i.complete && i.naturalWidth > 0)", css)
+
+    def set_offline(self, offline):
+        self.d.execute_cdp_cmd("Network.enable", {})
+        self.d.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        # Chromium fires offline/online itself; make sure the page hears it either way.
+        self.js("if (navigator.onLine === arguments[0]) window.dispatchEvent(new Event(arguments[0] ? 'offline' : 'online'))", offline)
+
+    def errors(self):
+        try:
+            return [e for e in self.d.get_log("browser") if e["level"] == "SEVERE"]
+        except WebDriverException:
+            return []
+
+    def quit(self):
+        try:
+            self.d.quit()
+        except Exception:
+            pass
+
+
+def measure_first_load(b, url):
+    """Bytes transferred for the first load of `url` in a fresh profile with the cache off."""
+    b.d.execute_cdp_cmd("Network.enable", {})
+    b.d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    b.d.get(url)
+    b.el("#name")
+    # Wait until nothing is loading any more (resource count stable for half a second).
+    last, stable_since = -1, time.monotonic()
+    while time.monotonic() - stable_since < 0.5:
+        n = b.js("return performance.getEntriesByType('resource').length")
+        if n != last:
+            last, stable_since = n, time.monotonic()
+        time.sleep(0.1)
+    entries = b.js("""
+      const nav = performance.getEntriesByType('navigation')[0];
+      return [nav, ...performance.getEntriesByType('resource')].map(e => ({
+        name: e.name, transfer: e.transferSize, encoded: e.encodedBodySize }));""")
+    total = 0
+    for e in entries:
+        total += max(e["transfer"] or 0, e["encoded"] or 0)
+    b.d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+    return total, entries

@@ -1,0 +1,146 @@
+import Foundation
+import GroupieCore
+import Testing
+
+@Suite("Photo rules")
+struct PhotoRulesTests {
+    /// Mission `a` (tasks 1, 2), then `b` (task 1) unlocked by `a`.
+    let venue = Venue(
+        id: "v", name: .plain("V"), languages: ["en"], description: nil, timeZone: "UTC", theme: Theme(color: "#000000", logo: nil),
+        rules: VenueRules(),
+        missions: [
+            Mission(id: "a", title: .plain("A"), icon: "i.svg", after: [], tasks: [MissionTask(id: "1", prompt: .plain("p")), MissionTask(id: "2", prompt: .plain("p"))]),
+            Mission(id: "b", title: .plain("B"), icon: "i.svg", after: ["a"], tasks: [MissionTask(id: "1", prompt: .plain("p"))]),
+        ]
+    )
+
+    func photo(_ id: String, _ mission: String?, _ task: String?, by photographer: String = "p1", at second: Double = 0, group: String = "g") -> Photo {
+        Photo(
+            id: id, groupId: group, photographerId: photographer, photographerName: "Ada", missionId: mission, taskId: task,
+            blob: "b\(id)", format: "jpeg", width: 100, height: 100, createdAt: Date(timeIntervalSince1970: second)
+        )
+    }
+
+    func key(_ mission: String, _ task: String) -> GroupProgress.TaskKey { .init(missionId: mission, taskId: task) }
+
+    @Test("a task's first photo marks it done; the photo's event comes first")
+    func firstPhoto() throws {
+        let added = photo("x", "a", "1")
+        let change = try PhotoRules.change(.add(added), before: TaskPhotos(photos: [], picks: [:]), venue: venue)
+        #expect(change.events == [.photoAdded(added), .taskDone(key("a", "1"))])
+        #expect(change.after.chosen[key("a", "1")] == added)
+    }
+
+    @Test("the photo completing a mission: photo, task done, mission completed, in that order")
+    func completesMission() throws {
+        let first = photo("x", "a", "1", at: 1)
+        let second = photo("y", "a", "2", at: 2)
+        let change = try PhotoRules.change(.add(second), before: TaskPhotos(photos: [first], picks: [:]), venue: venue)
+        #expect(change.events == [.photoAdded(second), .taskDone(key("a", "2")), .missionCompleted(missionId: "a")])
+        #expect(GroupProgress(venue: venue, doneTasks: change.after.done).mission("b")?.isUnlocked == true)
+    }
+
+    @Test("a second photo of a done task becomes the chosen one without events of progress")
+    func secondPhoto() throws {
+        let first = photo("x", "a", "1", at: 1)
+        let second = photo("y", "a", "1", at: 2)
+        let change = try PhotoRules.change(.add(second), before: TaskPhotos(photos: [first], picks: [:]), venue: venue)
+        #expect(change.events == [.photoAdded(second)])
+        #expect(change.after.chosen[key("a", "1")] == second)
+    }
+
+    @Test("a member's pick stays chosen when newer photos arrive")
+    func pickHolds() throws {
+        let first = photo("x", "a", "1", at: 1)
+        let second = photo("y", "a", "1", at: 2)
+        let change = try PhotoRules.change(.add(second), before: TaskPhotos(photos: [first], picks: [key("a", "1"): "x"]), venue: venue)
+        #expect(change.after.chosen[key("a", "1")] == first)
+    }
+
+    @Test("a free photo changes no task")
+    func freePhoto() throws {
+        let free = photo("x", nil, nil)
+        let change = try PhotoRules.change(.add(free), before: TaskPhotos(photos: [], picks: [:]), venue: venue)
+        #expect(change.events == [.photoAdded(free)])
+        #expect(change.after.chosen.isEmpty)
+    }
+
+    @Test("without its venue a photo tells only of itself")
+    func venueGone() throws {
+        let added = photo("x", "a", "1")
+        let change = try PhotoRules.change(.add(added), before: TaskPhotos(photos: [], picks: [:]), venue: nil)
+        #expect(change.events == [.photoAdded(added)])
+    }
+
+    @Test("removing a task's only photo undoes the task; a complete mission stays announced once")
+    func removeOnly() throws {
+        let first = photo("x", "a", "1", at: 1), second = photo("y", "a", "2", at: 2)
+        let change = try PhotoRules.change(
+            .remove(first, actorId: "p1", creatorId: "c"), before: TaskPhotos(photos: [first, second], picks: [:]), venue: venue
+        )
+        #expect(change.events == [.photoRemoved(first), .taskUndone(key("a", "1"))])
+        #expect(change.after.chosen[key("a", "1")] == nil)
+    }
+
+    @Test("removing the picked photo falls back to the task's latest")
+    func removePicked() throws {
+        let first = photo("x", "a", "1", at: 1), second = photo("y", "a", "1", at: 2), third = photo("z", "a", "1", at: 3)
+        let before = TaskPhotos(photos: [third, first, second], picks: [key("a", "1"): "x"])
+        #expect(before.chosen[key("a", "1")] == first)
+        let change = try PhotoRules.change(.remove(first, actorId: "c", creatorId: "c"), before: before, venue: venue)
+        #expect(change.events == [.photoRemoved(first)])
+        #expect(change.after.chosen[key("a", "1")] == third)
+        #expect(change.after.picks[key("a", "1")] == nil)
+    }
+
+    @Test("only the photographer or the group's creator may remove a photo")
+    func removeAllowed() {
+        let taken = photo("x", "a", "1", by: "p1")
+        #expect(throws: PhotoRules.Refusal.notAllowedToDelete) {
+            try PhotoRules.change(.remove(taken, actorId: "p2", creatorId: "c"), before: TaskPhotos(photos: [taken], picks: [:]), venue: self.venue)
+        }
+    }
+
+    @Test("without a creator, the photographer alone may remove a photo")
+    func removeWithoutCreator() throws {
+        let taken = photo("x", "a", "1", by: "p1")
+        let before = TaskPhotos(photos: [taken], picks: [:])
+        #expect(try PhotoRules.change(.remove(taken, actorId: "p1", creatorId: nil), before: before, venue: venue).events.first == .photoRemoved(taken))
+        #expect(throws: PhotoRules.Refusal.notAllowedToDelete) {
+            try PhotoRules.change(.remove(taken, actorId: "p2", creatorId: nil), before: before, venue: self.venue)
+        }
+    }
+
+    @Test("picking a photo tells of the choice and changes no progress")
+    func choose() throws {
+        let first = photo("x", "a", "1", at: 1), second = photo("y", "a", "1", at: 2)
+        let change = try PhotoRules.change(.choose(first, for: key("a", "1"), groupId: "g"), before: TaskPhotos(photos: [first, second], picks: [:]), venue: venue)
+        #expect(change.events == [.choiceChanged(key("a", "1"), photoId: "x")])
+        #expect(change.after.chosen[key("a", "1")] == first)
+    }
+
+    @Test("a photo of another task or group cannot be picked")
+    func chooseOther() {
+        let other = photo("x", "a", "2"), elsewhere = photo("y", "a", "1", group: "h")
+        let before = TaskPhotos(photos: [other], picks: [:])
+        #expect(throws: PhotoRules.Refusal.notOfThisTask) { try PhotoRules.change(.choose(other, for: self.key("a", "1"), groupId: "g"), before: before, venue: self.venue) }
+        #expect(throws: PhotoRules.Refusal.notOfThisTask) { try PhotoRules.change(.choose(elsewhere, for: self.key("a", "1"), groupId: "g"), before: before, venue: self.venue) }
+    }
+
+    @Test("photos taken in the same second are ordered by id, as the database orders them")
+    func sameSecond() {
+        let a = photo("a1", "a", "1", at: 5), b = photo("b1", "a", "1", at: 5)
+        #expect(TaskPhotos(photos: [b, a], picks: [:]).chosen[key("a", "1")] == b)
+        #expect(TaskPhotos(photos: [a, b], picks: [:]).chosen[key("a", "1")] == b)
+    }
+
+    @Test("every event kind has its name and fields")
+    func payloads() {
+        let taken = photo("x", "a", "1", by: "p1")
+        #expect(GroupEventPayload.photoAdded(taken).fields == ["photoId": "x", "photographerId": "p1", "photographerName": "Ada", "missionId": "a", "taskId": "1"])
+        #expect(GroupEventPayload.photoRemoved(photo("x", nil, nil)).fields.keys.sorted() == ["photoId", "photographerId", "photographerName"])
+        #expect(GroupEventPayload.memberJoined(playerId: "p", name: "Bo").kind.rawValue == "member-joined")
+        #expect(GroupEventPayload.choiceChanged(key("a", "1"), photoId: "x").fields == ["missionId": "a", "taskId": "1", "photoId": "x"])
+        #expect(Set(GroupEventKind.allCases.map(\.rawValue)).count == GroupEventKind.allCases.count)
+    }
+}

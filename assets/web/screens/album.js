@@ -1,0 +1,109 @@
+// The group's album: collages and photos (all, or one mission's), the whole album as a zip,
+// and the full view of a photo, where it can be chosen for its task or deleted.
+
+import { api } from '../api.js';
+import { t } from '../i18n.js';
+import { h, icon } from '../ui.js';
+import { state, setChosenPhoto, removeAlbumPhoto, mission, progressOf } from '../store.js';
+import { route, render, go } from '../router.js';
+import { errorText, toast } from '../messages.js';
+import { loadAlbum, scheduleRefresh } from '../session.js';
+import { photoAlt } from '../widgets.js';
+
+export function albumScreen(filter) {
+  const a = state.album && state.album.filter === filter ? state.album : null;
+  if (!a || a.stale) {
+    loadAlbum(filter).then(() => { if (route().name === 'album') render(false); }).catch((e) => toast(errorText(e)));
+  }
+  const missionsWithTasks = state.venue.missions;
+  const collages = a ? a.collages.filter((c) => c.status === 'ready' && (!filter || c.missionId === filter)) : [];
+  const select = h('select', { id: 'album-filter', onchange: (e) => go('#/album' + (e.target.value ? '/' + encodeURIComponent(e.target.value) : '')) },
+    h('option', { value: '' }, t('album.all')),
+    missionsWithTasks.map((m) => h('option', { value: m.id, selected: m.id === filter }, m.title)));
+  return h('section', { class: 'screen album' },
+    h('h1', null, t('album.title')),
+    h('div', { class: 'field' }, h('label', { for: 'album-filter' }, t('album.filter')), select),
+    !a ? h('p', { class: 'busy' }, t('loading')) : [
+      collages.length ? [h('h2', null, t('album.collages')), h('ul', { class: 'thumbs collages' }, collages.map((c) => {
+        const m = mission(c.missionId);
+        return h('li', null, h('button', { type: 'button', class: 'thumb', onclick: () => openViewer({ collage: c }) },
+          h('img', { src: c.urls.jpg, alt: t('done.collageAlt', { mission: m ? m.title : c.missionId }), loading: 'lazy' })));
+      }))] : null,
+      h('h2', null, t('album.photos')),
+      a.photos.length ? h('ul', { class: 'thumbs' }, a.photos.map((p, i) => h('li', null,
+        h('button', { type: 'button', class: 'thumb', onclick: () => openViewer({ index: i }) },
+          h('img', { src: p.urls.thumb, alt: photoAlt(p.missionId, p.taskId, p.photographer.name), loading: 'lazy', width: 200, height: Math.round(200 * p.height / p.width) }),
+          h('span', { class: 'cap', 'aria-hidden': 'true' }, p.photographer.name))))) :
+        h('p', { class: 'empty' }, t('album.empty')),
+      a.next ? h('button', { type: 'button', onclick: () => loadAlbum(filter, true).then(() => render(false)) }, t('album.more')) : null,
+      h('button', { type: 'button', class: 'quiet', id: 'download-album', onclick: downloadAlbum }, icon('download'), t('album.zip'))]);
+}
+
+async function downloadAlbum() {
+  try {
+    const tok = await api(`/groups/${state.group.id}/events/token`, { method: 'POST' });
+    const a = h('a', { href: `/api/v1/groups/${state.group.id}/album.zip?token=${encodeURIComponent(tok.token)}`, download: 'groupie-album.zip' });
+    document.body.append(a); a.click(); a.remove();
+  } catch (e) { toast(errorText(e)); }
+}
+
+function openViewer({ index, collage }) {
+  const dlg = document.getElementById('viewer');
+  const show = (i) => {
+    let src, alt, caption, dl, name, extra = null;
+    if (collage) {
+      const m = mission(collage.missionId);
+      src = collage.urls.jpg; dl = collage.urls.jpg; name = `groupie-${collage.missionId}.jpg`;
+      alt = t('done.collageAlt', { mission: m ? m.title : '' }); caption = alt;
+    } else {
+      const p = state.album.photos[i];
+      src = p.urls.display; dl = p.urls.original; name = `groupie-${p.id}.jpg`;
+      alt = photoAlt(p.missionId, p.taskId, p.photographer.name); caption = alt;
+      extra = photoActions(p, dlg, () => show(i));
+    }
+    const count = collage ? 0 : state.album.photos.length;
+    dlg.setAttribute('aria-label', caption);
+    dlg.replaceChildren(h('div', { class: 'viewer' },
+      h('img', { src, alt }),
+      h('p', { class: 'caption' }, caption),
+      h('div', { class: 'row' },
+        count > 1 ? h('button', { type: 'button', 'aria-label': t('viewer.prev'), onclick: () => show((i - 1 + count) % count) }, icon('left')) : null,
+        h('a', { href: dl, download: name, class: 'button primary' }, icon('download'), t('viewer.download')),
+        count > 1 ? h('button', { type: 'button', 'aria-label': t('viewer.next'), onclick: () => show((i + 1) % count) }, icon('right')) : null,
+        h('button', { type: 'button', id: 'viewer-close', onclick: () => dlg.close() }, t('close'))),
+      extra));
+  };
+  show(index || 0);
+  dlg.showModal();
+  document.getElementById('viewer-close').focus();
+}
+
+// Pick a task's photo for the collage, or delete one's own photo (the creator may delete any).
+function photoActions(p, dlg, again) {
+  const tp = p.taskId && progressOf(p.missionId) && progressOf(p.missionId).tasks.find((x) => x.id === p.taskId);
+  const me = state.group.members.find((m) => m.id === state.playerId);
+  const mayDelete = p.photographer.id === state.playerId || (me && me.isCreator);
+  const chosen = tp && tp.chosenPhoto && tp.chosenPhoto.id === p.id;
+  return h('div', { class: 'row' },
+    tp && chosen ? h('span', { class: 'chosen-mark' }, icon('check'), t('viewer.chosen')) : null,
+    tp && !chosen ? h('button', { type: 'button', class: 'small', onclick: async () => {
+      try {
+        await api(`/groups/${state.group.id}/missions/${encodeURIComponent(p.missionId)}/tasks/${encodeURIComponent(p.taskId)}/choice`, { method: 'PUT', body: { photoId: p.id } });
+        setChosenPhoto(p.missionId, p.taskId, { id: p.id, photographerId: p.photographer.id, photographerName: p.photographer.name, thumbUrl: p.urls.thumb });
+        toast(t('viewer.chooseDone'));
+        again();
+        scheduleRefresh(true);
+      } catch (e) { toast(errorText(e)); }
+    } }, t('viewer.choose')) : null,
+    mayDelete ? h('button', { type: 'button', class: 'small danger', onclick: async () => {
+      if (!confirm(t('viewer.deleteConfirm'))) return;
+      try {
+        await api(`/photos/${p.id}`, { method: 'DELETE' });
+        dlg.close();
+        removeAlbumPhoto(p);
+        toast(t('viewer.deleted'));
+        render(false);
+        scheduleRefresh(true);
+      } catch (e) { toast(errorText(e)); }
+    } }, t('viewer.delete')) : null);
+}

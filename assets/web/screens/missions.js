@@ -1,0 +1,80 @@
+// The group's missions: the list with each one's progress or lock, and one mission's tasks
+// with the photo chosen for each, its uploads under way, its hint and its camera button.
+
+import { t, tn } from '../i18n.js';
+import { h, icon } from '../ui.js';
+import { state, setHintOpen, mission, progressOf } from '../store.js';
+import { go } from '../router.js';
+import { groupTitle, uploadRow } from '../widgets.js';
+import { fileButton } from './camera.js';
+
+export function missionState(m) {
+  const p = progressOf(m.id);
+  const done = p ? p.tasks.filter((x) => x.state === 'done').length : 0;
+  return { p, done, total: m.tasks.length, complete: p && p.complete, unlocked: !p || p.unlocked };
+}
+
+function lockText(m) {
+  const names = (m.after || []).filter((id) => { const p = progressOf(id); return !p || !p.complete; })
+    .map((id) => (mission(id) || { title: id }).title);
+  return t('mission.locked', { missions: names.join(', ') });
+}
+
+function meter(done, total, label) {
+  return h('span', { class: 'meter', role: 'img', 'aria-label': label }, h('span', { style: { width: (100 * done / total) + '%' } }));
+}
+
+export function missionsScreen() {
+  const ms = state.venue.missions;
+  const complete = ms.filter((m) => missionState(m).complete).length;
+  return h('section', { class: 'screen missions' },
+    h('h1', null, groupTitle()),
+    h('p', { class: 'lead' }, tn('missions.summary', ms.length, { done: complete })),
+    h('ul', { class: 'grid' }, ms.map((m) => {
+      const st = missionState(m);
+      const pending = state.uploads.filter((u) => u.missionId === m.id).length;
+      const cls = 'mission-card' + (st.complete ? ' complete' : '') + (!st.unlocked ? ' locked' : '');
+      return h('li', null, h('a', { href: (st.complete ? '#/done/' : '#/m/') + encodeURIComponent(m.id), class: cls, 'data-mission': m.id },
+        h('img', { src: m.iconUrl, alt: '', width: 56, height: 56, class: 'icon' }),
+        h('span', { class: 'title' }, m.title),
+        st.complete ? h('span', { class: 'badge done' }, icon('check'), t('mission.complete')) :
+          !st.unlocked ? h('span', { class: 'badge lock' }, icon('lock'), lockText(m)) :
+            [h('span', { class: 'count' }, tn('mission.progress', st.total, { done: st.done })), meter(st.done, st.total, tn('mission.progress', st.total, { done: st.done }))],
+        pending ? h('span', { class: 'badge pending' }, tn('mission.pending', pending)) : null));
+    })));
+}
+
+export function missionScreen(id) {
+  const m = mission(id);
+  if (!m) { go('#/missions'); return null; }
+  const st = missionState(m);
+  const tasks = st.p ? st.p.tasks : [];
+  return h('section', { class: 'screen mission' + (st.unlocked ? '' : ' locked') },
+    h('a', { href: '#/missions', class: 'back' }, icon('left'), t('mission.all')),
+    h('div', { class: 'mission-head' },
+      h('img', { src: m.iconUrl, alt: '', width: 64, height: 64 }),
+      h('div', null,
+        h('h1', null, m.title),
+        m.area ? h('p', { class: 'area' }, icon('pin'), h('span', { class: 'visually-hidden' }, t('mission.where') + ' '), m.area) : null)),
+    st.complete ? h('a', { class: 'callout done', href: '#/done/' + encodeURIComponent(m.id) }, icon('star'), t('mission.seeCollage')) :
+      !st.unlocked ? h('p', { class: 'callout lock' }, icon('lock'), lockText(m)) :
+        h('p', { class: 'count' }, tn('mission.progress', st.total, { done: st.done })),
+    h('ol', { class: 'tasks' }, m.tasks.map((task, i) => {
+      const tp = tasks.find((x) => x.id === task.id) || { state: 'open' };
+      const done = tp.state === 'done';
+      const chosen = tp.chosenPhoto;
+      const ups = state.uploads.filter((u) => u.missionId === m.id && u.taskId === task.id);
+      const hintId = `hint-${m.id}-${task.id}`;
+      return h('li', { class: 'task ' + (done ? 'done' : 'open'), 'data-task': task.id },
+        h('div', { class: 'task-head' },
+          h('span', { class: 'num', 'aria-hidden': 'true' }, done ? icon('check') : String(i + 1)),
+          h('h2', { id: `prompt-${task.id}` }, h('span', { class: 'visually-hidden' }, t('task.n', { n: i + 1 }) + (done ? ' (' + t('task.done') + ')' : ' (' + t('task.open') + ')') + ': '), task.prompt)),
+        chosen ? h('figure', { class: 'chosen' },
+          h('img', { src: chosen.thumbUrl, alt: t('alt.photo', { task: task.prompt, name: chosen.photographerName }), loading: 'lazy' }),
+          h('figcaption', null, icon('camera'), t('task.by', { name: chosen.photographerName }))) : null,
+        ups.length ? h('ul', { class: 'uploads' }, ups.map((u) => uploadRow(u, false))) : null,
+        task.hint ? h('details', { id: hintId, open: state.openHints.has(hintId), ontoggle: (e) => setHintOpen(hintId, e.target.open) },
+          h('summary', null, t('task.hint')), h('p', null, task.hint)) : null,
+        st.unlocked ? fileButton({ id: `take-${m.id}-${task.id}`, label: done ? t('task.another') : t('task.take'), missionId: m.id, taskId: task.id, primary: !done, describedBy: `prompt-${task.id}`, camera: task.camera }) : null);
+    })));
+}

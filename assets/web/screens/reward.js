@@ -1,0 +1,51 @@
+// The reward for a completed mission (#/done/<mission>): confetti when it was just completed,
+// the group's collage to download or share, and the mission's fact.
+
+import { t } from '../i18n.js';
+import { h, icon } from '../ui.js';
+import { state, update, mission, progressOf } from '../store.js';
+import { go } from '../router.js';
+import { missionState } from './missions.js';
+
+function collageOf(id) { const p = progressOf(id); return p && p.collage; }
+
+export function doneScreen(id) {
+  const m = mission(id);
+  const st = m && missionState(m);
+  if (!m || !st.complete) { go(m ? '#/m/' + encodeURIComponent(id) : '#/missions'); return null; }
+  const c = collageOf(id);
+  const ready = c && c.status === 'ready';
+  const fileName = `groupie-${state.venue.id}-${m.id}.jpg`;
+  if (state.celebrate === id) { update({ celebrate: null }); confetti(); }
+  return h('section', { class: 'screen done' },
+    h('a', { href: '#/missions', class: 'back' }, icon('left'), t('mission.all')),
+    h('p', { class: 'kicker' }, m.title),
+    h('h1', null, icon('star'), t('done.title')),
+    h('p', { class: 'lead' }, t('done.lead')),
+    ready ? h('figure', { class: 'collage' },
+      h('img', { src: c.urls.jpg, alt: t('done.collageAlt', { mission: m.title }), width: c.width, height: c.height })) :
+      h('p', { class: 'busy collage-wait', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), t('done.making')),
+    ready ? h('div', { class: 'row' },
+      h('a', { href: c.urls.jpg, download: fileName, class: 'button primary', id: 'download-collage' }, icon('download'), t('done.download')),
+      navigator.share ? h('button', { type: 'button', onclick: () => shareImage(c.urls.jpg, fileName, m.title) }, icon('share'), t('share')) : null) : null,
+    m.fact ? h('section', { class: 'fact' }, h('h2', null, icon('bulb'), t('done.fact')), h('p', null, m.fact)) : null,
+    h('div', { class: 'stack' },
+      h('a', { href: '#/m/' + encodeURIComponent(m.id), class: 'button' }, t('done.photos')),
+      h('a', { href: '#/missions', class: 'button quiet' }, t('done.next'))));
+}
+
+function confetti() {
+  const box = h('div', { class: 'confetti', 'aria-hidden': 'true' },
+    Array.from({ length: 18 }, (_, i) => h('i', { style: { left: (i * 5.5 + 1) + '%', animationDelay: (i % 6) * 0.15 + 's' } })));
+  document.body.append(box);
+  setTimeout(() => box.remove(), 3600);
+}
+
+async function shareImage(url, name, title) {
+  try {
+    const blob = await (await fetch(url)).blob();
+    const file = new File([blob], name, { type: blob.type || 'image/jpeg' });
+    if (navigator.canShare && navigator.canShare({ files: [file] })) await navigator.share({ files: [file], title });
+    else await navigator.share({ title, text: t('done.shareText', { mission: title, venue: state.venue.name }) });
+  } catch (e) { /* the visitor closed the share sheet */ }
+}

@@ -1,0 +1,176 @@
+// The player and their group: signing up, entering and leaving a group, reading it again when
+// live events say it changed, the album pages, and the upload queue. Screens call these; what
+// they load goes into the store.
+
+import { api, setToken } from './api.js';
+import { t, LANGS } from './i18n.js';
+import { accentFor } from './ui.js';
+import { UploadQueue } from './queue.js';
+import { LiveEvents } from './live.js';
+import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf } from './store.js';
+import { route, render, chrome, go } from './router.js';
+import { toast } from './messages.js';
+
+// The API sends the player's token with every request: keep it in step with the store.
+subscribe((p) => { if ('token' in p) setToken(p.token); });
+
+// Screens that show what live events change, and so are drawn again after a refresh.
+const LIVE_SCREENS = new Set(['missions', 'm', 'done', 'album', 'group']);
+
+let live = null;       // the group's LiveEvents
+let completed = null;  // ids of the missions complete at the last read, to notice new ones
+let collageSig = '';   // the collages' states at the last read, to notice new ones
+
+export const queue = new UploadQueue({
+  getToken: () => state.token,
+  onChange: (items, progress) => update({ uploads: items, progress }),
+  onUploaded: (item) => {
+    toast(t('photo.uploaded'));
+    if (state.group && item.groupId === state.group.id) scheduleRefresh();
+  },
+});
+
+// ---------------------------------------------------------------- the player
+
+export async function ensurePlayer(name) {
+  name = name.trim();
+  if (!state.token) {
+    const r = await api('/players', { method: 'POST', body: { name, lang: state.lang } });
+    update({ token: r.token, playerId: r.player.id, name: r.player.name });
+    savePlayer();
+  } else if (name && name !== state.name) {
+    const r = await api('/me', { method: 'PATCH', body: { name } });
+    update({ name: r.player.name });
+    savePlayer();
+  }
+}
+
+export function resetPlayer() {
+  exitGroup();
+  update({ token: null, playerId: null });
+  savePlayer();
+  go('#/');
+}
+
+// ---------------------------------------------------------------- entering and leaving a group
+
+export async function loadGroupData() {
+  const g = await api(`/groups/${state.groupId}`, { lang: state.lang });
+  const venue = await api(`/venues/${g.group.venueId}`, { lang: state.lang });
+  update({ group: g.group, venue });
+  applyTheme();
+}
+
+export function applyTheme() {
+  const c = accentFor(state.venue && state.venue.theme && state.venue.theme.color);
+  const st = document.documentElement.style;
+  st.setProperty('--accent', c.accent); st.setProperty('--accent-soft', c.soft); st.setProperty('--accent-mid', c.mid);
+  const meta = document.querySelector('meta[name=theme-color]');
+  if (meta) meta.content = c.accent;
+  document.documentElement.lang = LANGS.includes(state.lang) ? state.lang : 'en';
+}
+
+export async function enterGroup(groupId) {
+  if (live) live.stop();
+  update({ groupId, album: null });
+  completed = null;
+  await loadGroupData();
+  completed = completeMissions();
+  collageSig = collagesNow();
+  live = new LiveEvents(groupId, { onEvent, onResync: (why) => { if (why === 'gone') refreshGroup(); else { scheduleRefresh(true); } }, onStatus: (s) => update({ live: s }) });
+  live.start();
+}
+
+export function exitGroup() {
+  if (live) live.stop();
+  live = null;
+  update({ group: null, groupId: null, venue: null, album: null });
+  applyTheme();
+}
+
+// ---------------------------------------------------------------- reading the group again
+
+const completeMissions = () => new Set(state.group.missions.filter((m) => m.complete).map((m) => m.id));
+
+function collagesNow() {
+  return state.group ? state.group.missions.map((m) => (m.collage ? m.id + m.collage.status + (m.collage.createdAt || '') : '')).join() : '';
+}
+
+let refreshTimer = null, refreshAlbum = false;
+export function scheduleRefresh(album) {
+  if (album) refreshAlbum = true;
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(refreshGroup, 150);
+}
+
+export async function refreshGroup() {
+  if (!state.groupId) return;
+  let g;
+  try {
+    g = await api(`/groups/${state.groupId}`, { lang: state.lang });
+  } catch (e) {
+    if (e.status === 404 || e.status === 403) {
+      exitGroup(); toast(t('group.gone')); go('#/');
+    } else if (e.status === 401) {
+      resetPlayer();
+    }
+    return;
+  }
+  update({ group: g.group });
+  const newly = state.group.missions.filter((m) => m.complete && completed && !completed.has(m.id)).map((m) => m.id);
+  completed = completeMissions();
+  const sig = collagesNow();
+  if (sig !== collageSig) { collageSig = sig; refreshAlbum = true; }
+  if (state.album && refreshAlbum) {
+    markAlbumStale();
+    refreshAlbum = false;
+    if (route().name === 'album') {
+      try { await loadAlbum(state.album.filter); } catch (e) { /* shown next time */ }
+    }
+  }
+  const r = route();
+  for (const id of newly) {
+    const m = mission(id);
+    if ((r.name === 'm' && r.arg === id) || r.name === 'missions') {
+      update({ celebrate: id });
+      go('#/done/' + encodeURIComponent(id));
+      return;
+    }
+    toast(t('done.toast', { mission: m ? m.title : id }), { href: '#/done/' + encodeURIComponent(id), text: t('done.see') });
+  }
+  if (LIVE_SCREENS.has(r.name) || (!r.name && !state.joinCode)) render(false); else chrome();
+}
+
+// Replayed events (a late joiner catching up, a phone back online) update the screen silently;
+// live ones are announced.
+function onEvent(type, data, { replayed } = {}) {
+  if (type === 'venue-updated') {
+    loadGroupData().then(() => render(false)).catch(() => {});
+    return;
+  }
+  const album = /^photo-|collage|choice/.test(type);
+  scheduleRefresh(album);
+  if (replayed) return;
+  if (type === 'photo-added' && data.photographerId && data.photographerId !== state.playerId) {
+    const task = data.missionId && taskOf(data.missionId, data.taskId);
+    toast(t('live.photoBy', { name: data.photographerName || '?', task: task ? task.prompt : t('album.free') }));
+  } else if (type === 'member-joined' && data.playerId !== state.playerId && data.name) {
+    toast(t('live.joined', { name: data.name }));
+  }
+}
+
+// ---------------------------------------------------------------- the album
+
+// A page of the album (filter: a mission id, or '' for all); `more` adds the next page.
+export async function loadAlbum(filter, more) {
+  const old = state.album;
+  const a = old && old.filter === filter && more ? old : { filter, photos: [], collages: [], next: null };
+  const q = new URLSearchParams();
+  if (filter) q.set('mission', filter);
+  if (more && a.next) q.set('before', a.next);
+  else q.set('limit', String(Math.min(100, Math.max(30, old && old.filter === filter ? old.photos.length : 0))));
+  const r = await api(`/groups/${state.group.id}/photos?${q}`);
+  const album = { ...a, photos: more ? a.photos.concat(r.photos) : r.photos, collages: r.collages || [], next: r.next || null, loaded: true };
+  update({ album });
+  return album;
+}

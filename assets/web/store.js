@@ -1,0 +1,86 @@
+// The client's state in one place. Everyone reads `state`; changes go through update() (or
+// the named changes below), so that whoever cares can subscribe() instead of being called
+// from every place that changes something. Only the player is kept across visits.
+
+import { pickLang } from './i18n.js';
+
+const PLAYER_KEY = 'groupie.player';
+
+const S = {
+  token: null, name: '', playerId: null, lang: 'en', // the player, kept in localStorage
+  groupId: null, group: null, venue: null,            // the group the player is in, and its venue
+  album: null,                                        // the album page shown: { filter, photos, collages, next, stale }
+  uploads: [], progress: new Map(),                   // the upload queue and each upload's fraction sent
+  live: 'off',                                        // the live connection's status
+  joinCode: null, preview: null,                      // a /j/<code> link, and what the server said about it
+  pendingFile: null,                                  // the photo taken but not yet accepted
+  openHints: new Set(),                               // task hints opened, kept open across redraws
+  celebrate: null,                                    // the mission whose completion is celebrated next
+};
+
+// Read-only to everyone else: an assignment here is a bug, and says so at once.
+export const state = new Proxy(S, {
+  set(target, key) { throw new TypeError(`state.${String(key)} changes only through update()`); },
+  deleteProperty(target, key) { throw new TypeError(`state.${String(key)} changes only through update()`); },
+});
+
+const subscribers = new Set();
+
+// Subscribers hear each change as the patch that made it; they look at the keys they care about.
+export function subscribe(fn) {
+  subscribers.add(fn);
+  return () => subscribers.delete(fn);
+}
+
+export function update(patch) {
+  Object.assign(S, patch);
+  for (const fn of subscribers) fn(patch);
+}
+
+// ---------------------------------------------------------------- the player across visits
+
+export function loadPlayer() {
+  let saved = {};
+  try {
+    const s = JSON.parse(localStorage.getItem(PLAYER_KEY) || '{}');
+    saved = { token: s.token || null, name: s.name || '', playerId: s.playerId || null, lang: s.lang || null };
+  } catch (e) { /* fresh start */ }
+  const p = { lang: S.lang, ...saved };
+  // Not saved: a player who never chose follows the browser's languages.
+  p.lang = p.lang || pickLang(navigator.languages || [navigator.language]);
+  update(p);
+}
+
+export function savePlayer() {
+  localStorage.setItem(PLAYER_KEY, JSON.stringify({ token: S.token, name: S.name, playerId: S.playerId, lang: S.lang }));
+}
+
+// ---------------------------------------------------------------- changes inside the group and album
+
+export function setHintOpen(id, open) {
+  const hints = new Set(S.openHints);
+  if (open) hints.add(id); else hints.delete(id);
+  update({ openHints: hints });
+}
+
+// The choice is shown at once; the next read of the group confirms it.
+export function setChosenPhoto(missionId, taskId, chosenPhoto) {
+  const missions = S.group.missions.map((m) => (m.id !== missionId ? m :
+    { ...m, tasks: m.tasks.map((x) => (x.id === taskId ? { ...x, chosenPhoto } : x)) }));
+  update({ group: { ...S.group, missions } });
+}
+
+export function removeAlbumPhoto(photo) {
+  update({ album: { ...S.album, photos: S.album.photos.filter((x) => x !== photo) } });
+}
+
+// The album is read again when it is next shown.
+export function markAlbumStale() {
+  update({ album: { ...S.album, stale: true } });
+}
+
+// ---------------------------------------------------------------- looking things up
+
+export const mission = (id) => S.venue && S.venue.missions.find((m) => m.id === id);
+export const progressOf = (id) => S.group && S.group.missions.find((m) => m.id === id);
+export const taskOf = (mid, tid) => { const m = mission(mid); return m && m.tasks.find((x) => x.id === tid); };

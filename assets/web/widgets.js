@@ -1,0 +1,80 @@
+// Pieces that several screens share: titles and alt texts, the name field, form errors and
+// busy state, the language choice, and an upload's row with its progress.
+
+import { api, ApiError } from './api.js';
+import { t, setLang, LANGS, langName } from './i18n.js';
+import { h } from './ui.js';
+import { state, update, savePlayer, taskOf } from './store.js';
+import { render, chrome } from './router.js';
+import { errorText } from './messages.js';
+import { queue, loadGroupData } from './session.js';
+
+export const groupTitle = () => (state.group && state.group.name) || t('group.unnamed', { code: state.group ? state.group.joinCode : '' });
+
+export function photoAlt(missionId, taskId, name) {
+  const task = missionId && taskOf(missionId, taskId);
+  return t('alt.photo', { task: task ? task.prompt : t('album.free'), name });
+}
+
+// A code read out letter by letter by screen readers.
+export function spaced(code) { return (code || '').split('').join(' '); }
+
+// ---------------------------------------------------------------- forms
+
+export function nameField() {
+  return h('div', { class: 'field' },
+    h('label', { for: 'name' }, t('start.name')),
+    h('input', { id: 'name', name: 'name', type: 'text', required: true, maxlength: 32, autocomplete: 'nickname', enterkeyhint: 'go', value: state.name, 'aria-describedby': 'name-help' }),
+    h('p', { id: 'name-help', class: 'help' }, t('start.nameHelp')));
+}
+
+function formError(form) { return form.querySelector('.error'); }
+export function showError(form, text) {
+  const el = formError(form);
+  el.textContent = text; el.hidden = false;
+}
+
+export function setBusy(form, busy) {
+  for (const b of form.querySelectorAll('button')) b.disabled = busy;
+  form.setAttribute('aria-busy', busy ? 'true' : 'false');
+}
+
+export function langSelect() {
+  const opts = [...LANGS];
+  if (state.venue) for (const l of state.venue.languages) if (!opts.includes(l)) opts.push(l);
+  return h('div', { class: 'field lang' },
+    h('label', { for: 'lang' }, t('lang.label')),
+    h('select', {
+      id: 'lang',
+      onchange: async (e) => {
+        update({ lang: e.target.value }); await setLang(state.lang); savePlayer();
+        if (state.token) api('/me', { method: 'PATCH', body: { lang: state.lang } }).catch(() => {});
+        if (state.group) await loadGroupData().catch(() => {});
+        chrome(); render(false);
+        document.getElementById('lang') && document.getElementById('lang').focus();
+      },
+    }, opts.map((l) => h('option', { value: l, selected: l === state.lang }, langName(l)))));
+}
+
+// ---------------------------------------------------------------- uploads
+
+export function uploadStatus(item) {
+  const p = state.progress.get(item.id);
+  if (item.state === 'sending') return t('up.sending', { pct: Math.round((p || 0) * 100) });
+  if (item.state === 'offline') return t('up.offline');
+  if (item.state === 'retrying') return t('up.retrying');
+  if (item.state === 'failed') return t('up.failed', { why: errorText(new ApiError(0, item.error)) });
+  return t('up.waiting');
+}
+
+export function uploadRow(item, withTask) {
+  const task = item.missionId && taskOf(item.missionId, item.taskId);
+  const p = state.progress.get(item.id);
+  return h('li', { class: 'upload ' + item.state, 'data-upload': item.id },
+    withTask ? h('span', { class: 'what' }, task ? task.prompt : t('album.free')) : null,
+    h('progress', { max: 1, value: item.state === 'sending' ? (p || 0) : (item.state === 'failed' ? 0 : null), 'aria-label': t('up.progress') }),
+    h('span', { class: 'state' }, uploadStatus(item)),
+    item.state === 'failed' ? h('span', { class: 'row' },
+      h('button', { type: 'button', class: 'small', onclick: () => queue.retry(item.id) }, t('up.retry')),
+      h('button', { type: 'button', class: 'small', onclick: () => queue.remove(item.id) }, t('up.remove'))) : null);
+}

@@ -1,0 +1,90 @@
+"""The soak test's report: what was done, the server's memory, its shutdown, every route's
+durations and statuses, and the verdict."""
+
+import os
+import shutil
+
+from stats import STATS
+
+RSS_GROWTH_LIMIT = 10.0      # percent
+
+
+def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutdown, data_bytes, rss_samples,
+            rss_start, rss_end, rss_peak, fds_start, fds_end, exit_status, shutdown_seconds):
+    """Prints the report; returns the exit status, 0 on PASS and 1 on FAIL."""
+    total = STATS.total_requests()
+    errors = STATS.total_errors()
+    growth = (rss_end - rss_start) / rss_start * 100 if rss_start and rss_end else None
+    print()
+    print("=" * 78)
+    print(f"Groupie soak test: {binary}")
+    print(f"duration            {load_seconds / 60:.1f} min of load ({args.workers} workers, think {args.think} s), "
+          f"warm-up {warmup:.0f} s")
+    print(f"requests            {total} total, {total / load_seconds:.1f} per second")
+    print(f"errors              {errors}" + ("" if not errors else "  (" + ", ".join(
+        f"{k}: {v}" for k, v in STATS.errors.most_common()) + ")"))
+    c = STATS.counters
+    print(f"event streams       {args.streams} wanted, at least {open_min} open after warm-up, "
+          f"{open_at_shutdown} open at shutdown; {c['stream connections']} connections, "
+          f"{c['streams reconnected']} reconnected after an end, {c['streams closed by the script']} closed "
+          f"by departing members, {c['streams moved to another member']} moved to a member without one")
+    print(f"events received     {c['events']} ({c['heartbeats']} heartbeats); " + ", ".join(
+        f"{k[6:]} {v}" for k, v in sorted(c.items()) if k.startswith("event ")))
+    print(f"game                {c['groups created']} groups ({c['groups finished']} finished), "
+          f"{c['players created']} players, {c['joins']} joins, {c['leaves']} leaves, "
+          f"{c['photos uploaded']} photos ({c['photo bytes uploaded'] / 2**20:.0f} MiB), {c['choices']} choices, "
+          f"{c['missions completed']} missions completed, {c['collages downloaded']} collages, "
+          f"{c['album.zip downloaded']} album.zip ({c['album.zip bytes'] / 2**20:.0f} MiB)")
+    print(f"data folder         {data_bytes / 2**20:.0f} MiB at the end")
+    if rss_start and rss_end:
+        print(f"server RSS          start {rss_start / 1024:.1f} MiB, end {rss_end / 1024:.1f} MiB, "
+              f"growth {growth:+.1f} % (peak {rss_peak / 1024 if rss_peak else 0:.1f} MiB); "
+              f"open files {fds_start} -> {fds_end}")
+        trail = [f"{t / 60:.1f}m {r / 1024:.0f}" for t, r in rss_samples[::max(1, len(rss_samples) // 10)]]
+        print(f"RSS samples (MiB)   " + ", ".join(trail))
+    else:
+        print("server RSS          not measured (the server was gone)")
+    print(f"shutdown            SIGTERM -> exit status {exit_status}"
+          + (f" after {shutdown_seconds:.1f} s" if shutdown_seconds is not None else "")
+          + f"; {c['streams ended by the server at shutdown']} streams ended by the server")
+    print()
+    print(f"{'route':58} {'count':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}  statuses")
+    routes = sorted(STATS.durations)
+    for route in routes:
+        d = sorted(STATS.durations[route])
+        statuses = ", ".join(f"{s}: {n}" for (r, s), n in sorted(STATS.requests.items(), key=lambda x: str(x[0][1]))
+                             if r == route)
+        if route.endswith("/events"):
+            print(f"{route:58} {len(d):7} {'':>8} {'':>8} {'':>8}  {statuses}")
+        else:
+            print(f"{route:58} {len(d):7} {d[len(d) // 2] * 1000:8.1f} {d[int(len(d) * 0.99)] * 1000:8.1f} "
+                  f"{d[-1] * 1000:8.1f}  {statuses}")
+    if errors:
+        print()
+        print("error examples:")
+        for kind, examples in STATS.examples.items():
+            for e in examples:
+                print(f"  {kind}: {e}")
+    with open(os.path.join(work, "server.log"), errors="replace") as f:
+        logged = [l.rstrip() for l in f if " error" in l.lower() or "critical" in l.lower()
+                  or "warning" in l.lower() or "fatal" in l.lower()]
+    if logged:
+        print()
+        print(f"server log: {len(logged)} warning/error lines, e.g.:")
+        for l in logged[:8]:
+            print("  " + l[:300])
+    failures = []
+    if errors:
+        failures.append(f"{errors} errors")
+    if growth is None or growth >= RSS_GROWTH_LIMIT:
+        failures.append("RSS growth " + ("not measured" if growth is None else f"{growth:.1f} % >= {RSS_GROWTH_LIMIT:g} %"))
+    print()
+    if failures:
+        print("FAIL: " + "; ".join(failures) + f"  (targets: 0 errors, RSS growth < {RSS_GROWTH_LIMIT:g} %)")
+        keep_log = f"/tmp/groupie-soak-{os.getpid()}-server.log"
+        shutil.copy(os.path.join(work, "server.log"), keep_log)
+        print(f"server log kept at {keep_log}")
+    else:
+        print(f"PASS: 0 errors, RSS growth {growth:.1f} % < {RSS_GROWTH_LIMIT:g} %, clean exit on SIGTERM")
+    print("=" * 78)
+    return 1 if failures else 0

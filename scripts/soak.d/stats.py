@@ -1,0 +1,53 @@
+"""The soak test's accounting: requests by route and status, errors by kind, counters, and the log."""
+
+import collections
+import threading
+import time
+
+started = time.monotonic()
+
+
+def log(msg):
+    print(f"[{time.monotonic() - started:7.1f}s] {msg}", flush=True)
+
+
+class Stats:
+    """Requests by route and status, their durations, errors by kind (with a few examples), counters."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.requests = collections.Counter()          # (route, status) -> n
+        self.durations = collections.defaultdict(list)  # route -> [seconds]
+        self.errors = collections.Counter()             # kind -> n
+        self.examples = collections.defaultdict(list)   # kind -> [text]
+        self.counters = collections.Counter()
+
+    def request(self, route, status, seconds):
+        with self.lock:
+            self.requests[(route, status)] += 1
+            self.durations[route].append(seconds)
+
+    def error(self, kind, detail):
+        with self.lock:
+            self.errors[kind] += 1
+            if len(self.examples[kind]) < 3:
+                self.examples[kind].append(f"[{time.monotonic() - started:.1f}s] {detail}"[:400])
+
+    def count(self, name, n=1):
+        with self.lock:
+            self.counters[name] += n
+
+    def total_requests(self):
+        with self.lock:
+            return sum(self.requests.values())
+
+    def total_errors(self):
+        with self.lock:
+            return sum(self.errors.values())
+
+
+STATS = Stats()
+
+
+class Unexpected(Exception):
+    """A request went wrong; already counted as an error. Ends the current step."""
