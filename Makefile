@@ -24,6 +24,7 @@ test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	python3 Tests/Browser/web_client_test.py .build/debug/groupie
+	python3 Tests/Browser/visitor_path_test.py .build/debug/groupie
 	python3 Tests/API/schemathesis_test.py .build/debug/groupie
 
 validate: release

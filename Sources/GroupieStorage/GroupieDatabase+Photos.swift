@@ -14,8 +14,10 @@ extension GroupieDatabase {
         public var height: Int
         public var idempotencyKey: String?
         public var focus: Focus?
+        /// Whether the photographer makes it the task's chosen photo in place of the one before.
+        public var choose: Bool
 
-        public init(groupId: String, photographerId: String, missionId: String?, taskId: String?, blob: String, format: String, width: Int, height: Int, idempotencyKey: String?, focus: Focus? = nil) {
+        public init(groupId: String, photographerId: String, missionId: String?, taskId: String?, blob: String, format: String, width: Int, height: Int, idempotencyKey: String?, focus: Focus? = nil, choose: Bool = false) {
             self.groupId = groupId
             self.photographerId = photographerId
             self.missionId = missionId
@@ -26,6 +28,7 @@ extension GroupieDatabase {
             self.height = height
             self.idempotencyKey = idempotencyKey
             self.focus = focus
+            self.choose = choose
         }
     }
 
@@ -66,7 +69,10 @@ extension GroupieDatabase {
                 )
             }
             let photo = try Self.photo(db, id: id)!
-            let change = try PhotoRules.change(.add(photo), before: before, venue: venue)
+            let change = try PhotoRules.change(.add(photo, choose: new.choose), before: before, venue: venue)
+            if let task = photo.task, change.after.picks[task] != before.picks[task] {
+                try Self.pick(db, groupId: new.groupId, task: task, photoId: photo.id)
+            }
             return (photo, true, try Self.appendEvents(db, groupId: new.groupId, change.events, now: now))
         }
     }
@@ -149,17 +155,21 @@ extension GroupieDatabase {
 
     /// Makes `photoId` the chosen photo of `task`, with the events it causes at `venue`. Throws
     /// `PhotoRules.Refusal.notOfThisTask`, or `MembershipError.groupNotFound` for an outsider.
-    public func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by actorId: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+    public func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> [GroupEvent] {
         try await writer.write { db in
-            guard try Self.activeGroupId(db, playerId: actorId) == groupId else { throw MembershipError.groupNotFound }
+            guard try Self.activeGroupId(db, playerId: member.id) == groupId else { throw MembershipError.groupNotFound }
             guard let photo = try Self.photo(db, id: photoId) else { throw PhotoRules.Refusal.notOfThisTask }
-            let change = try PhotoRules.change(.choose(photo, for: task, groupId: groupId), before: try Self.taskPhotos(db, groupId: groupId), venue: venue)
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO task_choice (group_id, mission_id, task_id, photo_id) VALUES (?, ?, ?, ?)",
-                arguments: [groupId, task.missionId, task.taskId, photoId]
-            )
+            let change = try PhotoRules.change(.choose(photo, for: task, groupId: groupId, by: member), before: try Self.taskPhotos(db, groupId: groupId), venue: venue)
+            try Self.pick(db, groupId: groupId, task: task, photoId: photoId)
             return try Self.appendEvents(db, groupId: groupId, change.events, now: now)
         }
+    }
+
+    static func pick(_ db: Database, groupId: String, task: GroupProgress.TaskKey, photoId: String) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO task_choice (group_id, mission_id, task_id, photo_id) VALUES (?, ?, ?, ?)",
+            arguments: [groupId, task.missionId, task.taskId, photoId]
+        )
     }
 
     /// The photos of the group's tasks and its members' picks.

@@ -52,10 +52,10 @@ def make_photo(path, rgb):
 
 
 class Server:
-    def __init__(self, binary, workdir):
+    def __init__(self, binary, workdir, missions=None):
         self.data = workdir / "data"
         self.proc, self.port, self.base, _, self.logfile = groupie_server.start(
-            binary, workdir, "warning", 20, Failure)
+            binary, workdir, "warning", 20, Failure, missions)
 
     def api(self, path, token):
         req = urllib.request.Request(self.base + "/api/v1" + path, headers={"Authorization": "Bearer " + token})

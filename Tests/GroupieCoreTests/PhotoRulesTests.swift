@@ -23,6 +23,8 @@ struct PhotoRulesTests {
 
     func key(_ mission: String, _ task: String) -> GroupProgress.TaskKey { .init(missionId: mission, taskId: task) }
 
+    let bo = Player(id: "p2", name: "Bo", language: nil, createdAt: Date(timeIntervalSince1970: 0))
+
     @Test("a task's first photo marks it done; the photo's event comes first")
     func firstPhoto() throws {
         let added = photo("x", "a", "1")
@@ -40,13 +42,33 @@ struct PhotoRulesTests {
         #expect(GroupProgress(venue: venue, doneTasks: change.after.done).mission("b")?.isUnlocked == true)
     }
 
-    @Test("a second photo of a done task becomes the chosen one without events of progress")
+    @Test("a second photo of a done task joins the album; the teammate's first photo stays chosen")
     func secondPhoto() throws {
-        let first = photo("x", "a", "1", at: 1)
-        let second = photo("y", "a", "1", at: 2)
+        let first = photo("x", "a", "1", by: "p1", at: 1)
+        let second = photo("y", "a", "1", by: "p2", at: 2)
         let change = try PhotoRules.change(.add(second), before: TaskPhotos(photos: [first], picks: [:]), venue: venue)
         #expect(change.events == [.photoAdded(second)])
+        #expect(change.after.chosen[key("a", "1")] == first)
+        #expect(change.after.photos[key("a", "1")] == [first, second])
+    }
+
+    @Test("a second photo the photographer chooses takes the place of the first, and says who chose it")
+    func secondPhotoChosen() throws {
+        let first = photo("x", "a", "1", by: "p1", at: 1)
+        var second = photo("y", "a", "1", by: "p2", at: 2)
+        second.photographerName = "Bo"
+        let change = try PhotoRules.change(.add(second, choose: true), before: TaskPhotos(photos: [first], picks: [:]), venue: venue)
+        #expect(change.events == [.photoAdded(second), .choiceChanged(key("a", "1"), photoId: "y", playerId: "p2", name: "Bo")])
         #expect(change.after.chosen[key("a", "1")] == second)
+        #expect(change.after.picks[key("a", "1")] == "y")
+    }
+
+    @Test("a task's first photo is chosen anyway: choosing it adds no pick and no choice event")
+    func firstPhotoChosen() throws {
+        let added = photo("x", "a", "1")
+        let change = try PhotoRules.change(.add(added, choose: true), before: TaskPhotos(photos: [], picks: [:]), venue: venue)
+        #expect(change.events == [.photoAdded(added), .taskDone(key("a", "1"))])
+        #expect(change.after.picks.isEmpty)
     }
 
     @Test("a member's pick stays chosen when newer photos arrive")
@@ -82,14 +104,14 @@ struct PhotoRulesTests {
         #expect(change.after.chosen[key("a", "1")] == nil)
     }
 
-    @Test("removing the picked photo falls back to the task's latest")
+    @Test("removing the picked photo falls back to the task's first")
     func removePicked() throws {
         let first = photo("x", "a", "1", at: 1), second = photo("y", "a", "1", at: 2), third = photo("z", "a", "1", at: 3)
         let before = TaskPhotos(photos: [third, first, second], picks: [key("a", "1"): "x"])
         #expect(before.chosen[key("a", "1")] == first)
         let change = try PhotoRules.change(.remove(first, actorId: "c", creatorId: "c"), before: before, venue: venue)
         #expect(change.events == [.photoRemoved(first)])
-        #expect(change.after.chosen[key("a", "1")] == third)
+        #expect(change.after.chosen[key("a", "1")] == second)
         #expect(change.after.picks[key("a", "1")] == nil)
     }
 
@@ -111,27 +133,27 @@ struct PhotoRulesTests {
         }
     }
 
-    @Test("picking a photo tells of the choice and changes no progress")
+    @Test("picking a photo tells of the choice and who made it, and changes no progress")
     func choose() throws {
         let first = photo("x", "a", "1", at: 1), second = photo("y", "a", "1", at: 2)
-        let change = try PhotoRules.change(.choose(first, for: key("a", "1"), groupId: "g"), before: TaskPhotos(photos: [first, second], picks: [:]), venue: venue)
-        #expect(change.events == [.choiceChanged(key("a", "1"), photoId: "x")])
-        #expect(change.after.chosen[key("a", "1")] == first)
+        let change = try PhotoRules.change(.choose(second, for: key("a", "1"), groupId: "g", by: bo), before: TaskPhotos(photos: [first, second], picks: [:]), venue: venue)
+        #expect(change.events == [.choiceChanged(key("a", "1"), photoId: "y", playerId: "p2", name: "Bo")])
+        #expect(change.after.chosen[key("a", "1")] == second)
     }
 
     @Test("a photo of another task or group cannot be picked")
     func chooseOther() {
         let other = photo("x", "a", "2"), elsewhere = photo("y", "a", "1", group: "h")
         let before = TaskPhotos(photos: [other], picks: [:])
-        #expect(throws: PhotoRules.Refusal.notOfThisTask) { try PhotoRules.change(.choose(other, for: self.key("a", "1"), groupId: "g"), before: before, venue: self.venue) }
-        #expect(throws: PhotoRules.Refusal.notOfThisTask) { try PhotoRules.change(.choose(elsewhere, for: self.key("a", "1"), groupId: "g"), before: before, venue: self.venue) }
+        #expect(throws: PhotoRules.Refusal.notOfThisTask) { try PhotoRules.change(.choose(other, for: self.key("a", "1"), groupId: "g", by: self.bo), before: before, venue: self.venue) }
+        #expect(throws: PhotoRules.Refusal.notOfThisTask) { try PhotoRules.change(.choose(elsewhere, for: self.key("a", "1"), groupId: "g", by: self.bo), before: before, venue: self.venue) }
     }
 
     @Test("photos taken in the same second are ordered by id, as the database orders them")
     func sameSecond() {
         let a = photo("a1", "a", "1", at: 5), b = photo("b1", "a", "1", at: 5)
-        #expect(TaskPhotos(photos: [b, a], picks: [:]).chosen[key("a", "1")] == b)
-        #expect(TaskPhotos(photos: [a, b], picks: [:]).chosen[key("a", "1")] == b)
+        #expect(TaskPhotos(photos: [b, a], picks: [:]).chosen[key("a", "1")] == a)
+        #expect(TaskPhotos(photos: [a, b], picks: [:]).chosen[key("a", "1")] == a)
     }
 
     @Test("every event kind has its name and fields")
@@ -140,7 +162,7 @@ struct PhotoRulesTests {
         #expect(GroupEventPayload.photoAdded(taken).fields == ["photoId": "x", "photographerId": "p1", "photographerName": "Ada", "missionId": "a", "taskId": "1"])
         #expect(GroupEventPayload.photoRemoved(photo("x", nil, nil)).fields.keys.sorted() == ["photoId", "photographerId", "photographerName"])
         #expect(GroupEventPayload.memberJoined(playerId: "p", name: "Bo").kind.rawValue == "member-joined")
-        #expect(GroupEventPayload.choiceChanged(key("a", "1"), photoId: "x").fields == ["missionId": "a", "taskId": "1", "photoId": "x"])
+        #expect(GroupEventPayload.choiceChanged(key("a", "1"), photoId: "x", playerId: "p2", name: "Bo").fields == ["missionId": "a", "taskId": "1", "photoId": "x", "playerId": "p2", "name": "Bo"])
         #expect(Set(GroupEventKind.allCases.map(\.rawValue)).count == GroupEventKind.allCases.count)
     }
 }

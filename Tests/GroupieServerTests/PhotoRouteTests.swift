@@ -289,7 +289,20 @@ struct PhotoRouteTests {
                 let task = (missions?.first?["tasks"] as? [[String: Any]])?.first
                 return (task?["chosenPhoto"] as? [String: Any])?["id"] as? String
             }
-            #expect(try await chosen() == secondId, "the latest, until a member picks")
+            #expect(try await chosen() == firstId, "a later photo joins the album; the teammate's first stays chosen")
+
+            // A photographer who says so replaces the chosen photo, and the group hears who did.
+            let third = try TestImages.solid(width: 300, height: 200, rgb: (1, 1, 100), ext: "jpg")
+            #expect(try await Self.upload(client, third, as: cy, group: group.id, query: "?choose=true").0.status == .badRequest, "a free photo is no task's")
+            #expect(try await Self.upload(client, third, as: cy, group: group.id, query: "?mission=sharks&task=shark&choose=yes").0.status == .badRequest)
+            server.clock.advance(by: 1)
+            let (_, c) = try await Self.upload(client, third, as: cy, group: group.id, query: "?mission=sharks&task=shark&choose=true")
+            let thirdId = try #require((c["photo"] as? [String: Any])?["id"] as? String)
+            #expect(try await chosen() == thirdId)
+            let events = try await server.database().events(groupId: group.id, after: 0, limit: 100)
+            let change = try #require(events.last { $0.kind == .choiceChanged })
+            #expect(change.data.contains(#""playerId":"\#(cy.id)""#) && change.data.contains(#""name":"Cy""#), "\(change.data)")
+
             let choice = "/api/v1/groups/\(group.id)/missions/sharks/tasks/shark/choice"
             #expect(try await client.send(.put, choice, json: #"{"photoId": "\#(firstId)"}"#, headers: bo.auth).0.status == .noContent)
             #expect(try await chosen() == firstId)
@@ -300,8 +313,10 @@ struct PhotoRouteTests {
             let (forbidden, _) = try await client.send(.delete, "/api/v1/photos/\(firstId)", headers: cy.auth)
             #expect(forbidden.status == .forbidden, "neither photographer nor creator")
             #expect(try await client.send(.delete, "/api/v1/photos/\(firstId)", headers: bo.auth).0.status == .noContent)
-            #expect(try await chosen() == secondId)
+            #expect(try await chosen() == secondId, "the picked photo gone, the task's first again")
             #expect(try await client.send(.delete, "/api/v1/photos/\(secondId)", headers: ada.auth).0.status == .noContent, "the creator may")
+            #expect(try await chosen() == thirdId)
+            #expect(try await client.send(.delete, "/api/v1/photos/\(thirdId)", headers: cy.auth).0.status == .noContent)
             #expect(try await chosen() == nil)
         }
         #expect(Self.blobFiles(server).isEmpty, "unused files are collected")

@@ -16,15 +16,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start(binary, workdir, log_level, wait_seconds, failure):
-    """Returns (process, port, base URL, log path, open log file); raises `failure(message)`."""
+def start(binary, workdir, log_level, wait_seconds, failure, missions=None):
+    """Returns (process, port, base URL, log path, open log file); raises `failure(message)`.
+    `missions` is another missions folder than the repository's."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     logpath = workdir / "server.log"
     logfile = open(logpath, "w")
     process = subprocess.Popen(
         [binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", str(workdir / "data"),
-         "--missions", str(REPO / "missions"), "--assets", str(REPO / "assets"),
+         "--missions", str(missions or REPO / "missions"), "--assets", str(REPO / "assets"),
          "--public-url", base, "--log-level", log_level],
         stdout=logfile, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + wait_seconds

@@ -13,7 +13,7 @@ import { uploadRow, uploadStatus } from './widgets.js';
 import { startScreen, joinLinkScreen, joinScreen, stopScan } from './screens/join.js';
 import { createScreen, inviteScreen, groupScreen } from './screens/group.js';
 import { missionsScreen, missionScreen } from './screens/missions.js';
-import { photoScreen, dropPendingFile } from './screens/camera.js';
+import { photoScreen, dropPendingFile, offerTakenPhoto } from './screens/camera.js';
 import { doneScreen } from './screens/reward.js';
 import { albumScreen } from './screens/album.js';
 
@@ -161,6 +161,7 @@ async function boot() {
     }
   }
   queue.load();
+  await offerTakenPhoto().catch(() => false);
   render(false);
 }
 

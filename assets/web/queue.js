@@ -3,15 +3,22 @@
 
 const DB_NAME = 'groupie';
 const STORE = 'uploads';
+// The photo taken but not yet accepted: phones often drop the tab while the camera app is open.
+const TAKEN = 'taken';
 let dbPromise = null;
 let memory = null; // fallback when IndexedDB is unavailable (private mode in some browsers)
+let memoryTaken = null;
 
 function db() {
   if (!dbPromise) {
     dbPromise = new Promise((resolve) => {
       let req;
-      try { req = indexedDB.open(DB_NAME, 1); } catch (e) { resolve(null); return; }
-      req.onupgradeneeded = () => req.result.createObjectStore(STORE, { keyPath: 'id' });
+      try { req = indexedDB.open(DB_NAME, 2); } catch (e) { resolve(null); return; }
+      req.onupgradeneeded = () => {
+        const names = req.result.objectStoreNames;
+        if (!names.contains(STORE)) req.result.createObjectStore(STORE, { keyPath: 'id' });
+        if (!names.contains(TAKEN)) req.result.createObjectStore(TAKEN, { keyPath: 'id' });
+      };
       req.onsuccess = () => resolve(req.result);
       req.onerror = () => resolve(null);
     });
@@ -19,19 +26,19 @@ function db() {
   return dbPromise;
 }
 
-async function tx(mode, fn) {
+async function tx(mode, fn, store = STORE) {
   const d = await db();
   if (!d) {
     memory = memory || new Map();
     return fn(null);
   }
-  const t = d.transaction(STORE, mode);
+  const t = d.transaction(store, mode);
   const done = new Promise((resolve, reject) => {
     t.oncomplete = resolve;
     t.onerror = () => reject(t.error);
     t.onabort = () => reject(t.error);
   });
-  const [result] = await Promise.all([fn(t.objectStore(STORE)), done]);
+  const [result] = await Promise.all([fn(t.objectStore(store)), done]);
   return result;
 }
 
@@ -43,6 +50,23 @@ export async function allItems() {
 }
 async function putItem(item) { await tx('readwrite', (s) => (s ? req(s.put(item)) : memory.set(item.id, item))); }
 async function deleteItem(id) { await tx('readwrite', (s) => (s ? req(s.delete(id)) : memory.delete(id))); }
+
+// ---------------------------------------------------------------- the photo just taken
+
+// Kept the moment it is taken, so that a reload offers it again; forgotten once it is used or
+// dropped. One at a time: a new photo replaces the last.
+export async function keepTaken({ groupId, missionId, taskId, file }) {
+  const entry = { id: 'current', groupId, missionId, taskId, blob: file, name: file.name || '', type: file.type || '', takenAt: Date.now() };
+  try { await tx('readwrite', (s) => (s ? req(s.put(entry)) : (memoryTaken = entry)), TAKEN); } catch (e) { /* kept in the page only */ }
+}
+
+export async function takenPhoto() {
+  try { return (await tx('readonly', (s) => (s ? req(s.get('current')) : memoryTaken), TAKEN)) || null; } catch (e) { return null; }
+}
+
+export async function forgetTaken() {
+  try { await tx('readwrite', (s) => (s ? req(s.delete('current')) : (memoryTaken = null)), TAKEN); } catch (e) { /* nothing kept */ }
+}
 
 function newKey() {
   if (crypto.randomUUID) return crypto.randomUUID();
@@ -74,8 +98,8 @@ export class UploadQueue {
 
   changed() { this.onChange && this.onChange(this.items, this.progress); }
 
-  async add({ groupId, missionId, taskId, blob }) {
-    const item = { id: newKey(), groupId, missionId, taskId, blob, type: blob.type || 'image/jpeg', createdAt: Date.now(), attempts: 0, state: 'waiting', error: null };
+  async add({ groupId, missionId, taskId, blob, choose }) {
+    const item = { id: newKey(), groupId, missionId, taskId, blob, choose: !!choose, type: blob.type || 'image/jpeg', createdAt: Date.now(), attempts: 0, state: 'waiting', error: null };
     await putItem(item);
     this.items.push(item);
     this.changed();
@@ -153,7 +177,7 @@ export class UploadQueue {
   send(item) {
     return new Promise((resolve) => {
       const xhr = new XMLHttpRequest();
-      const q = item.missionId ? `?mission=${encodeURIComponent(item.missionId)}&task=${encodeURIComponent(item.taskId)}` : '';
+      const q = item.missionId ? `?mission=${encodeURIComponent(item.missionId)}&task=${encodeURIComponent(item.taskId)}${item.choose ? '&choose=true' : ''}` : '';
       xhr.open('POST', `/api/v1/groups/${encodeURIComponent(item.groupId)}/photos${q}`);
       xhr.setRequestHeader('Authorization', 'Bearer ' + this.getToken());
       xhr.setRequestHeader('Idempotency-Key', item.id);

@@ -7,7 +7,7 @@ import { t, LANGS } from './i18n.js';
 import { accentFor } from './ui.js';
 import { UploadQueue } from './queue.js';
 import { LiveEvents } from './live.js';
-import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf } from './store.js';
+import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf, memberName, contentLang, playerLang } from './store.js';
 import { route, render, chrome, go } from './router.js';
 import { toast } from './messages.js';
 
@@ -35,7 +35,7 @@ export const queue = new UploadQueue({
 export async function ensurePlayer(name) {
   name = name.trim();
   if (!state.token) {
-    const r = await api('/players', { method: 'POST', body: { name, lang: state.lang } });
+    const r = await api('/players', { method: 'POST', body: { name, lang: playerLang() } });
     update({ token: r.token, playerId: r.player.id, name: r.player.name });
     savePlayer();
   } else if (name && name !== state.name) {
@@ -55,8 +55,8 @@ export function resetPlayer() {
 // ---------------------------------------------------------------- entering and leaving a group
 
 export async function loadGroupData() {
-  const g = await api(`/groups/${state.groupId}`, { lang: state.lang });
-  const venue = await api(`/venues/${g.group.venueId}`, { lang: state.lang });
+  const g = await api(`/groups/${state.groupId}`, { lang: contentLang() });
+  const venue = await api(`/venues/${g.group.venueId}`, { lang: contentLang() });
   update({ group: g.group, venue });
   applyTheme();
 }
@@ -107,7 +107,7 @@ export async function refreshGroup() {
   if (!state.groupId) return;
   let g;
   try {
-    g = await api(`/groups/${state.groupId}`, { lang: state.lang });
+    g = await api(`/groups/${state.groupId}`, { lang: contentLang() });
   } catch (e) {
     if (e.status === 404 || e.status === 403) {
       exitGroup(); toast(t('group.gone')); go('#/');
@@ -153,7 +153,10 @@ function onEvent(type, data, { replayed } = {}) {
   if (replayed) return;
   if (type === 'photo-added' && data.photographerId && data.photographerId !== state.playerId) {
     const task = data.missionId && taskOf(data.missionId, data.taskId);
-    toast(t('live.photoBy', { name: data.photographerName || '?', task: task ? task.prompt : t('album.free') }));
+    toast(t('live.photoBy', { name: memberName({ id: data.photographerId, name: data.photographerName || '?' }), task: task ? task.prompt : t('album.free') }));
+  } else if (type === 'choice-changed' && data.playerId && data.playerId !== state.playerId) {
+    const task = taskOf(data.missionId, data.taskId);
+    toast(t('live.chose', { name: memberName({ id: data.playerId, name: data.name || '?' }), task: task ? task.prompt : '' }));
   } else if (type === 'member-joined' && data.playerId !== state.playerId && data.name) {
     toast(t('live.joined', { name: data.name }));
   }

@@ -8,6 +8,7 @@ const PLAYER_KEY = 'groupie.player';
 
 const S = {
   token: null, name: '', playerId: null, lang: 'en', // the player, kept in localStorage
+  langChosen: false,                                  // whether the visitor picked the language (else the browser's)
   groupId: null, group: null, venue: null,            // the group the player is in, and its venue
   album: null,                                        // the album page shown: { filter, photos, collages, next, stale }
   uploads: [], progress: new Map(),                   // the upload queue and each upload's fraction sent
@@ -43,7 +44,7 @@ export function loadPlayer() {
   let saved = {};
   try {
     const s = JSON.parse(localStorage.getItem(PLAYER_KEY) || '{}');
-    saved = { token: s.token || null, name: s.name || '', playerId: s.playerId || null, lang: s.lang || null };
+    saved = { token: s.token || null, name: s.name || '', playerId: s.playerId || null, lang: s.langChosen ? s.lang : null, langChosen: !!s.langChosen };
   } catch (e) { /* fresh start */ }
   const p = { lang: S.lang, ...saved };
   // Not saved: a player who never chose follows the browser's languages.
@@ -52,8 +53,17 @@ export function loadPlayer() {
 }
 
 export function savePlayer() {
-  localStorage.setItem(PLAYER_KEY, JSON.stringify({ token: S.token, name: S.name, playerId: S.playerId, lang: S.lang }));
+  localStorage.setItem(PLAYER_KEY, JSON.stringify({ token: S.token, name: S.name, playerId: S.playerId, lang: S.lang, langChosen: S.langChosen }));
 }
+
+// The language asked of the server for the venue's texts: the visitor's own choice; else
+// nothing, so that the server follows the browser's languages in order (its Accept-Language),
+// then English, then the venue's default. German texts for a German phone, though the
+// interface itself has no German.
+export const contentLang = () => (S.langChosen ? S.lang : undefined);
+
+// The language a new player is made with: their choice, else the browser's first.
+export const playerLang = () => (S.langChosen ? S.lang : ((navigator.languages && navigator.languages[0]) || navigator.language || S.lang));
 
 // ---------------------------------------------------------------- changes inside the group and album
 
@@ -84,3 +94,24 @@ export function markAlbumStale() {
 export const mission = (id) => S.venue && S.venue.missions.find((m) => m.id === id);
 export const progressOf = (id) => S.group && S.group.missions.find((m) => m.id === id);
 export const taskOf = (mid, tid) => { const m = mission(mid); return m && m.tasks.find((x) => x.id === tid); };
+
+// ---------------------------------------------------------------- telling members apart
+
+const nameKey = (name) => String(name || '').normalize('NFC').toLocaleLowerCase().trim();
+
+// A member's name as every screen shows it: members who share a name get a number, in the
+// order they joined the group (the same on every phone), e.g. "Ada (2)". `person` is
+// { id, name }; someone no longer in the group keeps their bare name.
+export function memberName(person) {
+  const members = (state.group && state.group.members) || [];
+  const same = members.filter((m) => nameKey(m.name) === nameKey(person.name));
+  const index = same.findIndex((m) => m.id === person.id);
+  return same.length > 1 && index >= 0 ? `${person.name} (${index + 1})` : person.name;
+}
+
+// A member's colour, from their id: the same on every screen and every phone.
+export function memberColour(id) {
+  let hash = 0;
+  for (const c of String(id || '')) hash = (hash * 31 + c.codePointAt(0)) >>> 0;
+  return `hsl(${hash % 360} 65% 27%)`;
+}

@@ -4,16 +4,26 @@
 import { api, ApiError } from './api.js';
 import { t, setLang, LANGS, langName } from './i18n.js';
 import { h } from './ui.js';
-import { state, update, savePlayer, taskOf } from './store.js';
+import { state, update, savePlayer, taskOf, memberName, memberColour } from './store.js';
 import { render, chrome } from './router.js';
 import { errorText } from './messages.js';
 import { queue, loadGroupData } from './session.js';
 
 export const groupTitle = () => (state.group && state.group.name) || t('group.unnamed', { code: state.group ? state.group.joinCode : '' });
 
-export function photoAlt(missionId, taskId, name) {
+export function photoAlt(missionId, taskId, person) {
   const task = missionId && taskOf(missionId, taskId);
-  return t('alt.photo', { task: task ? task.prompt : t('album.free'), name });
+  return t('alt.photo', { task: task ? task.prompt : t('album.free'), name: memberName(person) });
+}
+
+// ---------------------------------------------------------------- telling members apart
+
+// The round mark beside a name: the member's colour, their initial and, for a shared name, the number.
+export function avatar(person, small) {
+  const label = memberName(person);
+  const number = /\((\d+)\)$/.exec(label);
+  return h('span', { class: 'avatar' + (small ? ' small' : ''), 'aria-hidden': 'true', 'data-player': person.id, style: { background: memberColour(person.id) } },
+    ([...String(person.name || '?')][0] || '?') + (number ? number[1] : ''));
 }
 
 // A code read out letter by letter by screen readers.
@@ -47,7 +57,7 @@ export function langSelect() {
     h('select', {
       id: 'lang',
       onchange: async (e) => {
-        update({ lang: e.target.value }); await setLang(state.lang); savePlayer();
+        update({ lang: e.target.value, langChosen: true }); await setLang(state.lang); savePlayer();
         if (state.token) api('/me', { method: 'PATCH', body: { lang: state.lang } }).catch(() => {});
         if (state.group) await loadGroupData().catch(() => {});
         chrome(); render(false);

@@ -24,7 +24,8 @@ public enum GroupEventPayload: Sendable, Hashable {
     case photoRemoved(Photo)
     case taskDone(GroupProgress.TaskKey)
     case taskUndone(GroupProgress.TaskKey)
-    case choiceChanged(GroupProgress.TaskKey, photoId: String)
+    /// The member who made the choice: `playerId` and their `name`.
+    case choiceChanged(GroupProgress.TaskKey, photoId: String, playerId: String, name: String)
     case missionCompleted(missionId: String)
     case collageReady(missionId: String)
     case collageRemoved(missionId: String)
@@ -62,8 +63,8 @@ public enum GroupEventPayload: Sendable, Hashable {
             return fields
         case .taskDone(let task), .taskUndone(let task):
             return ["missionId": task.missionId, "taskId": task.taskId]
-        case .choiceChanged(let task, let photoId):
-            return ["missionId": task.missionId, "taskId": task.taskId, "photoId": photoId]
+        case .choiceChanged(let task, let photoId, let playerId, let name):
+            return ["missionId": task.missionId, "taskId": task.taskId, "photoId": photoId, "playerId": playerId, "name": name]
         case .missionCompleted(let missionId), .collageReady(let missionId), .collageRemoved(let missionId):
             return ["missionId": missionId]
         case .venueUpdated(let venueId):

@@ -2,13 +2,14 @@
 /// before, stored by the database in the same transaction as the change itself.
 public enum PhotoRules {
     public enum Action: Sendable {
-        /// A member's new photo, free or for a task.
-        case add(Photo)
+        /// A member's new photo, free or for a task. With `choose`, the photographer also makes it
+        /// the task's chosen photo in place of the one before; without, it only joins the album.
+        case add(Photo, choose: Bool = false)
         /// A photo deleted by `actorId`, in a group whose creator is `creatorId` (nil once the
         /// creator left and no one took over).
         case remove(Photo, actorId: String, creatorId: String?)
-        /// A member picks `photo` as the one their group shows for `task`.
-        case choose(Photo, for: GroupProgress.TaskKey, groupId: String)
+        /// A member, `by`, picks `photo` as the one their group shows for `task`.
+        case choose(Photo, for: GroupProgress.TaskKey, groupId: String, by: Player)
     }
 
     public enum Refusal: Error, Sendable, Equatable {
@@ -22,29 +23,34 @@ public enum PhotoRules {
         /// The task photos after the action.
         public var after: TaskPhotos
         /// The events to store with the change, in the order members see them: the action's
-        /// own event, then each task done or undone, then each mission completed.
+        /// own events (a photo added, then the choice it changed), then each task done or
+        /// undone, then each mission completed.
         public var events: [GroupEventPayload]
     }
 
     /// The change `action` makes to a group whose task photos are `before`, at a venue
     /// (nil when the venue is gone: no task or mission events then).
     public static func change(_ action: Action, before: TaskPhotos, venue: Venue?) throws(Refusal) -> Change {
-        let after: TaskPhotos
-        let own: GroupEventPayload
+        var after: TaskPhotos
+        var events: [GroupEventPayload]
         switch action {
-        case .add(let photo):
+        case .add(let photo, let choose):
             after = before.adding(photo)
-            own = .photoAdded(photo)
+            events = [.photoAdded(photo)]
+            // A task's first photo is its chosen one anyway; a later one replaces it only when asked to.
+            if choose, let task = photo.task, let current = before.chosen[task], current.id != photo.id {
+                after = after.picking(photo.id, for: task)
+                events.append(.choiceChanged(task, photoId: photo.id, playerId: photo.photographerId, name: photo.photographerName))
+            }
         case .remove(let photo, let actorId, let creatorId):
             guard photo.photographerId == actorId || creatorId == actorId else { throw .notAllowedToDelete }
             after = before.removing(photo)
-            own = .photoRemoved(photo)
-        case .choose(let photo, let task, let groupId):
+            events = [.photoRemoved(photo)]
+        case .choose(let photo, let task, let groupId, let member):
             guard photo.groupId == groupId, photo.task == task else { throw .notOfThisTask }
             after = before.picking(photo.id, for: task)
-            own = .choiceChanged(task, photoId: photo.id)
+            events = [.choiceChanged(task, photoId: photo.id, playerId: member.id, name: member.name)]
         }
-        var events = [own]
         if let venue {
             events += progressEvents(
                 before: GroupProgress(venue: venue, doneTasks: before.done),

@@ -1,5 +1,6 @@
 /// A group's photos of tasks and the photos its members picked, and the rule between them:
-/// a task's chosen photo is the members' pick, else its latest photo.
+/// a task's chosen photo is the members' pick, else its first photo. A later photo joins the
+/// album without taking the place of a teammate's: only a member's pick changes the choice.
 public struct TaskPhotos: Sendable {
     /// Each task's photos, oldest first (by time taken, then id).
     public private(set) var photos: [GroupProgress.TaskKey: [Photo]]
@@ -60,7 +61,7 @@ public struct TaskPhotos: Sendable {
 
     private mutating func chooseFor(_ task: GroupProgress.TaskKey) {
         let candidates = photos[task] ?? []
-        chosen[task] = picks[task].flatMap { pick in candidates.first { $0.id == pick } } ?? candidates.last
+        chosen[task] = picks[task].flatMap { pick in candidates.first { $0.id == pick } } ?? candidates.first
     }
 
     private static func olderFirst(_ a: Photo, _ b: Photo) -> Bool {

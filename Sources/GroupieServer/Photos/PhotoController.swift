@@ -37,6 +37,7 @@ struct PhotoController {
             throw Problem.tooLarge(limit: ingest.maxUploadBytes)
         }
         let idempotencyKey = try Self.idempotencyKey(request)
+        let choose = try Self.choose(request, task: task)
         // A retry of an upload that already succeeded is answered without processing it again.
         if let idempotencyKey, let first = try await database.uploadedPhoto(playerId: player.id, groupId: group.id, key: idempotencyKey, now: clock()) {
             guard first.missionId == task?.missionId, first.taskId == task?.taskId else { throw Self.keyReused }
@@ -53,7 +54,7 @@ struct PhotoController {
         let new = GroupieDatabase.NewPhoto(
             groupId: group.id, photographerId: player.id, missionId: task?.missionId, taskId: task?.taskId,
             blob: blob, format: header.format.rawValue, width: header.orientedWidth, height: header.orientedHeight,
-            idempotencyKey: idempotencyKey
+            idempotencyKey: idempotencyKey, choose: choose
         )
         let photo: Photo, created: Bool, stored: [GroupEvent]
         let venue = catalog.venue(id: group.venueId)?.venue
@@ -117,6 +118,18 @@ struct PhotoController {
             throw Problem.badRequest("invalid-idempotency-key", "An Idempotency-Key is 1 to 128 printable ASCII characters.")
         }
         return key
+    }
+
+    /// `choose=true`: the photographer makes the new photo the task's chosen one, in place of
+    /// the one before; without it the photo only joins the album.
+    static func choose(_ request: Request, task: GroupProgress.TaskKey?) throws -> Bool {
+        guard let value = request.uri.queryParameters["choose"] else { return false }
+        switch value {
+        case "false": return false
+        case "true" where task != nil: return true
+        case "true": throw Problem.badRequest("invalid-choose", "Only a photo for a task can be chosen for it; name the mission and the task.")
+        default: throw Problem.badRequest("invalid-choose", "choose is true or false.")
+        }
     }
 
     static let keyReused = Problem(
@@ -232,7 +245,7 @@ struct PhotoController {
         let stored: [GroupEvent]
         do {
             stored = try await database.choosePhoto(
-                groupId: group.id, task: task, photoId: body.photoId, by: player.id, venue: catalog.venue(id: group.venueId)?.venue, now: clock()
+                groupId: group.id, task: task, photoId: body.photoId, by: player, venue: catalog.venue(id: group.venueId)?.venue, now: clock()
             )
         } catch MembershipError.groupNotFound {
             throw Problem.groupNotFound

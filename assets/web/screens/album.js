@@ -4,11 +4,11 @@
 import { api } from '../api.js';
 import { t } from '../i18n.js';
 import { h, icon } from '../ui.js';
-import { state, setChosenPhoto, removeAlbumPhoto, mission, progressOf } from '../store.js';
+import { state, setChosenPhoto, removeAlbumPhoto, mission, progressOf, memberName } from '../store.js';
 import { route, render, go } from '../router.js';
 import { errorText, toast } from '../messages.js';
 import { loadAlbum, scheduleRefresh } from '../session.js';
-import { photoAlt } from '../widgets.js';
+import { photoAlt, avatar } from '../widgets.js';
 
 export function albumScreen(filter) {
   const a = state.album && state.album.filter === filter ? state.album : null;
@@ -32,8 +32,8 @@ export function albumScreen(filter) {
       h('h2', null, t('album.photos')),
       a.photos.length ? h('ul', { class: 'thumbs' }, a.photos.map((p, i) => h('li', null,
         h('button', { type: 'button', class: 'thumb', onclick: () => openViewer({ index: i }) },
-          h('img', { src: p.urls.thumb, alt: photoAlt(p.missionId, p.taskId, p.photographer.name), loading: 'lazy', width: 200, height: Math.round(200 * p.height / p.width) }),
-          h('span', { class: 'cap', 'aria-hidden': 'true' }, p.photographer.name))))) :
+          h('img', { src: p.urls.thumb, alt: photoAlt(p.missionId, p.taskId, p.photographer), loading: 'lazy', width: 200, height: Math.round(200 * p.height / p.width) }),
+          h('span', { class: 'cap', 'aria-hidden': 'true' }, avatar(p.photographer, true), memberName(p.photographer)))))) :
         h('p', { class: 'empty' }, t('album.empty')),
       a.next ? h('button', { type: 'button', onclick: () => loadAlbum(filter, true).then(() => render(false)) }, t('album.more')) : null,
       h('button', { type: 'button', class: 'quiet', id: 'download-album', onclick: downloadAlbum }, icon('download'), t('album.zip'))]);
@@ -58,7 +58,7 @@ function openViewer({ index, collage }) {
     } else {
       const p = state.album.photos[i];
       src = p.urls.display; dl = p.urls.original; name = `groupie-${p.id}.jpg`;
-      alt = photoAlt(p.missionId, p.taskId, p.photographer.name); caption = alt;
+      alt = photoAlt(p.missionId, p.taskId, p.photographer); caption = alt;
       extra = photoActions(p, dlg, () => show(i));
     }
     const count = collage ? 0 : state.album.photos.length;

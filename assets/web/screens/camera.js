@@ -3,8 +3,8 @@
 
 import { t } from '../i18n.js';
 import { h, icon } from '../ui.js';
-import { shrink } from '../queue.js';
-import { state, update, mission, taskOf } from '../store.js';
+import { shrink, keepTaken, takenPhoto, forgetTaken } from '../queue.js';
+import { state, update, mission, taskOf, progressOf, memberName } from '../store.js';
 import { go } from '../router.js';
 import { toast } from '../messages.js';
 import { queue } from '../session.js';
@@ -21,6 +21,7 @@ export function fileButton({ id, label, missionId, taskId, primary, disabled, de
         if (!file) return;
         if (state.pendingFile && state.pendingFile.url) URL.revokeObjectURL(state.pendingFile.url);
         update({ pendingFile: { file, missionId, taskId, url: URL.createObjectURL(file) } });
+        keepTaken({ groupId: state.group.id, missionId, taskId, file });
         go('#/photo');
       },
     }),
@@ -32,6 +33,21 @@ export function dropPendingFile() {
   if (!state.pendingFile) return;
   URL.revokeObjectURL(state.pendingFile.url);
   update({ pendingFile: null });
+  forgetTaken();
+}
+
+// After a reload: a photo taken for this group and neither used nor dropped is offered again.
+export async function offerTakenPhoto() {
+  if (!state.group || state.pendingFile) return false;
+  const kept = await takenPhoto();
+  if (!kept || kept.groupId !== state.group.id || (kept.missionId && !taskOf(kept.missionId, kept.taskId))) {
+    if (kept) forgetTaken();
+    return false;
+  }
+  const file = new File([kept.blob], kept.name || 'photo.jpg', { type: kept.type || kept.blob.type });
+  update({ pendingFile: { file, missionId: kept.missionId, taskId: kept.taskId, url: URL.createObjectURL(file), restored: true } });
+  go('#/photo');
+  return true;
 }
 
 export function photoScreen() {
@@ -40,12 +56,19 @@ export function photoScreen() {
   const task = taskOf(pf.missionId, pf.taskId);
   const m = mission(pf.missionId);
   const status = h('p', { class: 'help', role: 'status' });
+  // A task that has a chosen photo keeps it unless the visitor says otherwise: the new one joins the album.
+  const progress = pf.missionId && progressOf(pf.missionId);
+  const current = progress && (progress.tasks.find((x) => x.id === pf.taskId) || {}).chosenPhoto;
+  const replace = current ? h('label', { class: 'check', for: 'choose-photo' },
+    h('input', { type: 'checkbox', id: 'choose-photo' }),
+    h('span', null, t('photo.replace', { name: memberName({ id: current.photographerId, name: current.photographerName }) }))) : null;
   const accept = h('button', { type: 'button', class: 'primary', id: 'accept-photo', onclick: async () => {
     accept.disabled = true;
     status.textContent = t('photo.saving');
     try {
       const blob = await shrink(pf.file);
-      await queue.add({ groupId: state.group.id, missionId: pf.missionId, taskId: pf.taskId, blob });
+      await queue.add({ groupId: state.group.id, missionId: pf.missionId, taskId: pf.taskId, blob, choose: !!(replace && replace.querySelector('input').checked) });
+      await forgetTaken();
       URL.revokeObjectURL(pf.url);
       update({ pendingFile: null });
       toast(navigator.onLine ? t('photo.queued') : t('photo.queuedOffline'));
@@ -56,12 +79,14 @@ export function photoScreen() {
     }
   } }, icon('check'), t('photo.use'));
   return h('section', { class: 'screen photo' },
-    h('p', { class: 'kicker' }, m ? m.title : ''),
+    h('p', { class: 'kicker', lang: state.venue.language }, m ? m.title : ''),
     h('h1', null, t('photo.title')),
-    task ? h('p', { class: 'lead' }, task.prompt) : null,
+    pf.restored ? h('p', { class: 'note', id: 'photo-kept' }, t('photo.kept')) : null,
+    task ? h('p', { class: 'lead', lang: state.venue.language }, task.prompt) : null,
     h('img', { class: 'preview-img', src: pf.url, alt: t('photo.previewAlt', { task: task ? task.prompt : '' }),
       // HEIC photos (iPhones) cannot be shown by every browser, but the server takes them.
       onerror: (e) => e.target.replaceWith(h('p', { class: 'note' }, t('photo.noPreview', { name: pf.file.name }))) }),
+    replace,
     h('div', { class: 'stack' },
       accept,
       fileButton({ id: 'retake', label: t('photo.retake'), missionId: pf.missionId, taskId: pf.taskId, camera: task && task.camera }),

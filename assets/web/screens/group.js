@@ -4,11 +4,11 @@
 import { api, fetchText } from '../api.js';
 import { t, tn } from '../i18n.js';
 import { h, append } from '../ui.js';
-import { state } from '../store.js';
+import { state, memberName, contentLang } from '../store.js';
 import { go } from '../router.js';
 import { errorText, toast } from '../messages.js';
 import { ensurePlayer, enterGroup, exitGroup, refreshGroup } from '../session.js';
-import { nameField, showError, setBusy, langSelect, groupTitle, spaced } from '../widgets.js';
+import { nameField, showError, setBusy, langSelect, groupTitle, spaced, avatar } from '../widgets.js';
 
 // ---------------------------------------------------------------- create
 
@@ -35,7 +35,7 @@ export function createScreen() {
       h('a', { href: '#/', class: 'button quiet' }, t('back'))]);
   };
   form.append(h('p', { class: 'busy' }, t('loading')));
-  api('/venues', { lang: state.lang }).then((r) => {
+  api('/venues', { lang: contentLang() }).then((r) => {
     if (!r.venues.length) form.replaceChildren(h('p', { class: 'error' }, t('create.noVenues')));
     else fill(r.venues);
   }).catch((e) => form.replaceChildren(h('p', { class: 'error', role: 'alert' }, errorText(e))));
@@ -106,8 +106,8 @@ export function groupScreen() {
     h('p', { class: 'lead' }, state.venue.name, ' · ', t('group.code'), ' ', h('strong', { class: 'mono' }, g.joinCode)),
     h('h2', null, maxSize ? t('group.membersOf', { n: g.members.length, max: maxSize }) : t('group.members')),
     h('ul', { class: 'members' }, g.members.map((m) => h('li', null,
-      h('span', { class: 'avatar', 'aria-hidden': 'true' }, [...m.name][0] || '?'),
-      h('span', { class: 'who' }, h('strong', null, m.name), m.id === state.playerId ? ' ' + t('group.you') : '',
+      avatar(m),
+      h('span', { class: 'who' }, h('strong', null, memberName(m)), m.id === state.playerId ? ' ' + t('group.you') : '',
         m.isCreator ? h('small', null, t('group.creator')) : null),
       h('span', { class: 'tasks-count' }, tn('group.tasks', m.tasksCompleted))))),
     h('div', { class: 'stack' },

@@ -5,7 +5,7 @@
 import { api } from '../api.js';
 import { t } from '../i18n.js';
 import { h, append } from '../ui.js';
-import { state, update } from '../store.js';
+import { state, update, contentLang } from '../store.js';
 import { go, render } from '../router.js';
 import { errorText, toast } from '../messages.js';
 import { ensurePlayer, enterGroup } from '../session.js';
@@ -27,11 +27,36 @@ export function startScreen() {
     h('p', { class: 'error', role: 'alert', hidden: true }),
     h('button', { type: 'submit', id: 'create', class: 'primary', onclick: act('#/create') }, t('start.create')),
     h('button', { type: 'button', id: 'join-start', onclick: act('#/join') }, t('start.join'))]);
+  const venueId = new URLSearchParams(location.search).get('venue');
+  const venue = venueId ? h('div', { class: 'venue-intro', 'aria-live': 'polite' }) : null;
+  const missions = venueId ? h('div', { class: 'venue-missions' }) : null;
+  if (venue) {
+    api(`/venues/${encodeURIComponent(venueId)}`, { lang: contentLang() })
+      .then((v) => showVenue(v, venue, missions))
+      .catch(() => { venue.remove(); missions.remove(); }); // an unknown venue: the plain start screen
+  }
   return h('section', { class: 'screen start' },
     h('h1', null, state.token && state.name ? t('start.hello', { name: state.name }) : t('start.title')),
+    venue,
     h('p', { class: 'lead' }, t('start.lead')),
     form,
+    missions,
     langSelect());
+}
+
+// What a venue's poster (`/?venue=<id>`) opens on: the venue, its missions, and the way in.
+// The missions go below the form, so that "start a group" stays on the first screen.
+function showVenue(v, intro, missions) {
+  intro.replaceChildren(...[
+    v.theme.logoUrl ? h('img', { class: 'venue-logo', src: v.theme.logoUrl, alt: '', width: 64, height: 64 }) : null,
+    h('p', { class: 'venue-name', lang: v.language, id: 'venue-name' }, v.name),
+    v.description ? h('p', { lang: v.language }, v.description) : null,
+  ].filter(Boolean));
+  missions.replaceChildren(h('h2', null, t('start.missionsHere')),
+    h('ul', { class: 'venue-mission-list', lang: v.language },
+      v.missions.map((m) => h('li', { 'data-mission': m.id },
+        h('img', { src: m.iconUrl, alt: '', width: 40, height: 40 }),
+        h('span', null, h('strong', null, m.title), m.area ? h('small', null, m.area) : null)))));
 }
 
 // ---------------------------------------------------------------- join by link

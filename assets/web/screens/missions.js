@@ -3,10 +3,11 @@
 
 import { t, tn } from '../i18n.js';
 import { h, icon } from '../ui.js';
-import { state, setHintOpen, mission, progressOf } from '../store.js';
+import { state, setHintOpen, mission, progressOf, memberName } from '../store.js';
 import { go } from '../router.js';
-import { groupTitle, uploadRow } from '../widgets.js';
+import { groupTitle, uploadRow, avatar } from '../widgets.js';
 import { fileButton } from './camera.js';
+import { rewardWords } from './reward.js';
 
 export function missionState(m) {
   const p = progressOf(m.id);
@@ -36,13 +37,15 @@ export function missionsScreen() {
       const cls = 'mission-card' + (st.complete ? ' complete' : '') + (!st.unlocked ? ' locked' : '');
       return h('li', null, h('a', { href: (st.complete ? '#/done/' : '#/m/') + encodeURIComponent(m.id), class: cls, 'data-mission': m.id },
         h('img', { src: m.iconUrl, alt: '', width: 56, height: 56, class: 'icon' }),
-        h('span', { class: 'title' }, m.title),
+        h('span', { class: 'title', lang: state.venue.language }, m.title),
         st.complete ? h('span', { class: 'badge done' }, icon('check'), t('mission.complete')) :
           !st.unlocked ? h('span', { class: 'badge lock' }, icon('lock'), lockText(m)) :
             [h('span', { class: 'count' }, tn('mission.progress', st.total, { done: st.done })), meter(st.done, st.total, tn('mission.progress', st.total, { done: st.done }))],
         pending ? h('span', { class: 'badge pending' }, tn('mission.pending', pending)) : null));
     })));
 }
+
+const photographer = (chosen) => ({ id: chosen.photographerId, name: chosen.photographerName });
 
 export function missionScreen(id) {
   const m = mission(id);
@@ -54,9 +57,9 @@ export function missionScreen(id) {
     h('div', { class: 'mission-head' },
       h('img', { src: m.iconUrl, alt: '', width: 64, height: 64 }),
       h('div', null,
-        h('h1', null, m.title),
-        m.area ? h('p', { class: 'area' }, icon('pin'), h('span', { class: 'visually-hidden' }, t('mission.where') + ' '), m.area) : null)),
-    st.complete ? h('a', { class: 'callout done', href: '#/done/' + encodeURIComponent(m.id) }, icon('star'), t('mission.seeCollage')) :
+        h('h1', { lang: state.venue.language }, m.title),
+        m.area ? h('p', { class: 'area', lang: state.venue.language }, icon('pin'), h('span', { class: 'visually-hidden' }, t('mission.where') + ' '), m.area) : null)),
+    st.complete ? h('a', { class: 'callout done', href: '#/done/' + encodeURIComponent(m.id) }, icon('star'), t(rewardWords(m).see)) :
       !st.unlocked ? h('p', { class: 'callout lock' }, icon('lock'), lockText(m)) :
         h('p', { class: 'count' }, tn('mission.progress', st.total, { done: st.done })),
     h('ol', { class: 'tasks' }, m.tasks.map((task, i) => {
@@ -68,13 +71,13 @@ export function missionScreen(id) {
       return h('li', { class: 'task ' + (done ? 'done' : 'open'), 'data-task': task.id },
         h('div', { class: 'task-head' },
           h('span', { class: 'num', 'aria-hidden': 'true' }, done ? icon('check') : String(i + 1)),
-          h('h2', { id: `prompt-${task.id}` }, h('span', { class: 'visually-hidden' }, t('task.n', { n: i + 1 }) + (done ? ' (' + t('task.done') + ')' : ' (' + t('task.open') + ')') + ': '), task.prompt)),
+          h('h2', { id: `prompt-${task.id}` }, h('span', { class: 'visually-hidden' }, t('task.n', { n: i + 1 }) + (done ? ' (' + t('task.done') + ')' : ' (' + t('task.open') + ')') + ': '), h('span', { lang: state.venue.language }, task.prompt))),
         chosen ? h('figure', { class: 'chosen' },
-          h('img', { src: chosen.thumbUrl, alt: t('alt.photo', { task: task.prompt, name: chosen.photographerName }), loading: 'lazy' }),
-          h('figcaption', null, icon('camera'), t('task.by', { name: chosen.photographerName }))) : null,
+          h('img', { src: chosen.thumbUrl, alt: t('alt.photo', { task: task.prompt, name: memberName(photographer(chosen)) }), loading: 'lazy' }),
+          h('figcaption', null, avatar(photographer(chosen), true), t('task.by', { name: memberName(photographer(chosen)) }))) : null,
         ups.length ? h('ul', { class: 'uploads' }, ups.map((u) => uploadRow(u, false))) : null,
         task.hint ? h('details', { id: hintId, open: state.openHints.has(hintId), ontoggle: (e) => setHintOpen(hintId, e.target.open) },
-          h('summary', null, t('task.hint')), h('p', null, task.hint)) : null,
+          h('summary', null, t('task.hint')), h('p', { lang: state.venue.language }, task.hint)) : null,
         st.unlocked ? fileButton({ id: `take-${m.id}-${task.id}`, label: done ? t('task.another') : t('task.take'), missionId: m.id, taskId: task.id, primary: !done, describedBy: `prompt-${task.id}`, camera: task.camera }) : null);
     })));
 }

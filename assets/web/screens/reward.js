@@ -17,21 +17,30 @@ export function doneScreen(id) {
   const ready = c && c.status === 'ready';
   const fileName = `groupie-${state.venue.id}-${m.id}.jpg`;
   if (state.celebrate === id) { update({ celebrate: null }); confetti(); }
+  // A one-task mission's reward is the photo with a sticker, not a collage: the words say which.
+  const words = rewardWords(m);
   return h('section', { class: 'screen done' },
     h('a', { href: '#/missions', class: 'back' }, icon('left'), t('mission.all')),
-    h('p', { class: 'kicker' }, m.title),
+    h('p', { class: 'kicker', lang: state.venue.language }, m.title),
     h('h1', null, icon('star'), t('done.title')),
-    h('p', { class: 'lead' }, t('done.lead')),
+    h('p', { class: 'lead' }, t(words.lead)),
     ready ? h('figure', { class: 'collage' },
-      h('img', { src: c.urls.jpg, alt: t('done.collageAlt', { mission: m.title }), width: c.width, height: c.height })) :
-      h('p', { class: 'busy collage-wait', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), t('done.making')),
+      h('img', { src: c.urls.jpg, alt: t(words.alt, { mission: m.title }), width: c.width, height: c.height })) :
+      h('p', { class: 'busy collage-wait', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), t(words.making)),
     ready ? h('div', { class: 'row' },
-      h('a', { href: c.urls.jpg, download: fileName, class: 'button primary', id: 'download-collage' }, icon('download'), t('done.download')),
+      h('a', { href: c.urls.jpg, download: fileName, class: 'button primary', id: 'download-collage' }, icon('download'), t(words.download)),
       navigator.share ? h('button', { type: 'button', onclick: () => shareImage(c.urls.jpg, fileName, m.title) }, icon('share'), t('share')) : null) : null,
-    m.fact ? h('section', { class: 'fact' }, h('h2', null, icon('bulb'), t('done.fact')), h('p', null, m.fact)) : null,
+    m.fact ? h('section', { class: 'fact' }, h('h2', null, icon('bulb'), t('done.fact')), h('p', { lang: state.venue.language }, m.fact)) : null,
     h('div', { class: 'stack' },
       h('a', { href: '#/m/' + encodeURIComponent(m.id), class: 'button' }, t('done.photos')),
       h('a', { href: '#/missions', class: 'button quiet' }, t('done.next'))));
+}
+
+// The texts that name a mission's reward: a collage, or for the sticker style a photo with its sticker.
+export function rewardWords(m) {
+  return m.style === 'sticker' ?
+    { lead: 'done.leadSticker', alt: 'done.stickerAlt', making: 'done.makingSticker', download: 'done.downloadSticker', see: 'mission.seeSticker' } :
+    { lead: 'done.lead', alt: 'done.collageAlt', making: 'done.making', download: 'done.download', see: 'mission.seeCollage' };
 }
 
 function confetti() {

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Browser test of the visitor's path on a phone: the places where a visitor used to stumble.
+
+Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie serve` with the
+sample venues and a German one with long words:
+
+  - a venue's poster link (/?venue=ID) shows the venue, its missions and "start a group";
+  - two members with the same name are told apart (a number, a colour) on every screen;
+  - a photo taken and not yet used survives a reload of the page, and uploads once;
+  - a teammate's second photo joins the album without replacing the chosen one; ticking
+    "instead" replaces it, and the first member is told who changed it;
+  - a one-task sticker mission's reward is called a photo with a sticker, not a collage;
+  - a German phone on a 320 px screen gets German mission texts marked lang="de", hyphenated,
+    and no horizontal scroll.
+
+Screenshots go to .build/browser-screenshots/ (prefixed "path-").
+
+Usage:  python3 Tests/Browser/visitor_path_test.py .build/debug/groupie
+"""
+
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from browser_support import REPO, Browser, Failure, Server, check, log, make_photo
+
+VENUE, MISSION, TASK = "science-centre", "poison-frogs", "brightest-frog"
+STICKER_MISSION = "heartbeat"
+
+GERMAN_VENUE = """\
+id: technikmuseum
+name:
+  de: Technikmuseum
+  en: Museum of Technology
+languages: [de, en]
+timezone: Europe/Berlin
+theme:
+  color: "#35506b"
+missions:
+  - id: dampf
+    title:
+      de: Donaudampfschifffahrtsgesellschaftskapitänsmützenabzeichen
+      en: The steamship captain's cap badge
+    icon: icons/rocket.svg
+    tasks:
+      - id: kessel
+        prompt:
+          de: Fotografiert den Hochdruckdampfkesselsicherheitsventilprüfstand im Maschinenraum.
+          en: Photograph the boiler's safety valve test stand in the engine room.
+"""
+
+
+def join(b, url, name):
+    b.d.get(url)
+    b.type("#name", name)
+    b.click("#join-group")
+    b.el(".mission-card")
+
+
+def record_toasts(b):
+    """Every message shown from now on, in window.toldTexts: a later one replaces an earlier one."""
+    b.js("window.toldTexts = []; const box = document.getElementById('toast');"
+         "new MutationObserver(() => { if (box.innerText) window.toldTexts.push(box.innerText); })"
+         ".observe(box, {childList: true, subtree: true, characterData: true});")
+
+
+def chosen_by(server, token, group_id):
+    g = server.api(f"/groups/{group_id}", token)["group"]
+    task = next(t for m in g["missions"] if m["id"] == MISSION for t in m["tasks"] if t["id"] == TASK)
+    return (task.get("chosenPhoto") or {}).get("photographerId")
+
+
+def take_photo(b, photo):
+    b.d.get(b.d.current_url.split("#")[0] + f"#/m/{MISSION}")
+    b.send_file(f"#take-{MISSION}-{TASK}", photo)
+    b.el("#accept-photo")
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if not args:
+        print(__doc__)
+        return 2
+    binary = str(Path(args[0]).resolve())
+    work = Path(tempfile.mkdtemp(prefix="groupie-path-"))
+    missions = work / "missions"
+    missions.mkdir()
+    for f in (REPO / "missions").glob("*.yaml"):
+        shutil.copy(f, missions / f.name)
+    (missions / "technikmuseum.yaml").write_text(GERMAN_VENUE, encoding="utf-8")
+    server, browsers, ok = None, [], False
+    try:
+        photos = [make_photo(work / f"p{i}.jpg", c) for i, c in enumerate([(200, 40, 40), (40, 160, 60), (40, 70, 200), (220, 180, 30)])]
+        server = Server(binary, work, missions)
+        log(f"server on {server.base}")
+
+        # ------------------------------------------------------------ a venue's poster link
+        a = Browser("path-A", work)
+        browsers.append(a)
+        a.d.get(server.base + f"/?venue={VENUE}")
+        name = a.el("#venue-name").text
+        check(name in ("The Science Centre", "Vetenskapscentret") or len(name) > 3, f"the venue's name is shown: {name!r}")
+        items = a.wait(lambda d: a.js("return document.querySelectorAll('.venue-mission-list li').length"), "the venue's missions")
+        check(items >= 5, f"the venue's missions are listed ({items})")
+        check(a.el("#create").is_displayed(), "'start a group' is on the venue's page")
+        a.shot("venue-page")
+        log(f"/?venue= shows {name!r} with {items} missions and 'start a group'")
+
+        # ------------------------------------------------------------ two members called Ada
+        a.type("#name", "Ada")
+        a.click("#create")
+        a.click("#create-group")
+        join_url = a.el("#join-link").get_attribute("value")
+        a.click("#to-missions")
+        b = Browser("path-B", work)
+        browsers.append(b)
+        join(b, join_url, "Ada")
+        group_id = server.api("/me", a.token())["group"]["id"]
+        a.d.get(server.base + "/#/group")
+        a.wait(lambda d: a.js("return document.querySelectorAll('.members li').length") == 2, "both members")
+        names = a.js("return [...document.querySelectorAll('.members li .who strong')].map(e => e.textContent)")
+        check(sorted(n.replace("\u2068", "").replace("\u2069", "") for n in names) == ["Ada (1)", "Ada (2)"], f"same names are numbered: {names}")
+        colours = a.js("return [...document.querySelectorAll('.members .avatar')].map(e => getComputedStyle(e).backgroundColor)")
+        check(len(set(colours)) == 2, f"each member has a colour of their own: {colours}")
+        a.shot("two-adas")
+        log(f"two members called Ada: {names}, colours {colours}")
+
+        # ------------------------------------------------------------ a photo survives a reload
+        take_photo(a, photos[0])
+        a.d.refresh()
+        a.el("#photo-kept")
+        check(a.js("return location.hash") == "#/photo", "the kept photo's screen comes back after the reload")
+        a.shot("photo-kept")
+        a.click("#accept-photo")
+        a.wait(lambda d: chosen_by(server, a.token(), group_id) is not None, "the kept photo uploaded", timeout=30)
+        first = chosen_by(server, a.token(), group_id)
+        a.d.refresh()
+        a.el("main h1")
+        time.sleep(1)
+        check(a.js("return location.hash") != "#/photo", "a used photo is not offered again")
+        count = len(server.api(f"/groups/{group_id}/photos?mission={MISSION}", a.token())["photos"])
+        check(count == 1, f"the kept photo arrived once ({count})")
+        log("a photo taken before a reload is offered again and uploads once")
+
+        # ------------------------------------------------------------ a retake keeps the choice
+        take_photo(b, photos[1])
+        check(b.el("#choose-photo", visible=False) is not None, "B is asked whether the new photo replaces the chosen one")
+        b.shot("replace-question")
+        b.click("#accept-photo")
+        b.wait(lambda d: len(server.api(f"/groups/{group_id}/photos?mission={MISSION}", b.token())["photos"]) == 2, "B's photo in the album", timeout=30)
+        check(chosen_by(server, b.token(), group_id) == first, "B's photo joined the album without replacing A's")
+        a.d.get(server.base + f"/#/m/{MISSION}")
+        a.el(".task")
+        record_toasts(a)
+        take_photo(b, photos[2])
+        b.click("label[for=choose-photo]")
+        b.click("#accept-photo")
+        b.wait(lambda d: chosen_by(server, b.token(), group_id) not in (None, first), "B's ticked photo chosen", timeout=30)
+        told = a.wait(lambda d: [t for t in a.js("return window.toldTexts") if "chose another photo" in t], "A told who changed the photo")
+        check("Ada (2)" in told[0].replace("\u2068", "").replace("\u2069", ""), f"A is told which Ada chose: {told}")
+        a.shot("told-who-chose")
+        log("a teammate's second photo joins the album; replacing the chosen one is asked, and told")
+
+        # ------------------------------------------------------------ the sticker reward's words
+        b.d.get(server.base + f"/#/m/{STICKER_MISSION}")
+        b.send_file(f"#take-{STICKER_MISSION}-group-heart", photos[3])
+        b.click("#accept-photo")
+
+        def sticker_done(d):
+            g = server.api(f"/groups/{group_id}", b.token())["group"]
+            return any(m["id"] == STICKER_MISSION and m.get("complete") for m in g["missions"])
+        b.wait(sticker_done, "the sticker mission complete", timeout=30)
+        b.d.get(server.base + f"/#/done/{STICKER_MISSION}")
+        b.el(".screen.done h1")
+        text = b.js("return document.querySelector('main').innerText")
+        check("sticker" in text.lower() and "collage" not in text.lower(), f"a sticker reward is not called a collage: {text[:200]!r}")
+        b.shot("sticker-reward")
+        log("the sticker reward speaks of a sticker, not a collage")
+
+        # ------------------------------------------------------------ a German phone, 320 px
+        c = Browser("path-C", work, width=320, height=640, lang="de-DE")
+        browsers.append(c)
+        c.d.get(server.base + "/?venue=technikmuseum")
+        c.type("#name", "Jürgen")
+        c.click("#create")
+        c.click("#create-group")
+        c.click("#to-missions")
+        title = c.el(".mission-card .title")
+        check(title.get_attribute("lang") == "de", f"the mission's title says its language: {title.get_attribute('lang')!r}")
+        check("Donaudampf" in title.text.replace("\u00ad", "").replace("-\n", ""), f"German texts for a German phone: {title.text!r}")
+        check(c.js("return getComputedStyle(arguments[0]).hyphens", title) == "auto", "titles are hyphenated")
+        c.click(".mission-card")
+        prompt = c.el(".task h2 [lang]")
+        check(prompt.get_attribute("lang") == "de", "the task's prompt says its language")
+        for screen in ("#/missions", "#/m/dampf", "#/group", "#/album"):
+            c.d.get(server.base + "/" + screen)
+            c.el("main h1")
+            time.sleep(0.3)
+            wide = c.js("return [document.documentElement.scrollWidth, window.innerWidth]")
+            check(wide[0] <= wide[1], f"no horizontal scroll at 320 px on {screen}: {wide}")
+        c.shot("german-320")
+        log("a German phone at 320 px: lang=de, hyphens: auto, no horizontal scroll")
+
+        for br in browsers:
+            errs = [e for e in br.errors() if "favicon" not in e["message"]]
+            check(not errs, f"browser {br.name} logged errors: {errs[:3]}")
+        ok = True
+        log("PASS")
+    except Failure as e:
+        log(f"FAIL: {e}")
+    finally:
+        for br in browsers:
+            br.quit()
+        if server:
+            server.stop()
+        if ok:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"work folder kept: {work}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
