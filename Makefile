@@ -25,6 +25,7 @@ test: bootstrap
 	$(SWIFT) test --skip-build
 	python3 Tests/Browser/web_client_test.py .build/debug/groupie
 	python3 Tests/Browser/visitor_path_test.py .build/debug/groupie
+	python3 Tests/Browser/offline_test.py .build/debug/groupie
 	python3 Tests/API/schemathesis_test.py .build/debug/groupie
 
 validate: release

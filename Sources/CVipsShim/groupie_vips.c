@@ -268,17 +268,31 @@ static int place_asset(VipsObject *scope, const groupie_layer *layer, int stretc
     return 0;
 }
 
-static int place_text(VipsObject *scope, const groupie_layer *layer, placed *out, int *count) {
-    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 2);
-    if (vips_text(&t[0], layer->source, "font", layer->font, "width", layer->width, "dpi", 72, "rgba", TRUE,
-                  "align", VIPS_ALIGN_CENTRE, "wrap", VIPS_TEXT_WRAP_WORD_CHAR, NULL))
-        return -1;
-    VipsImage *image = t[0];
-    /* Never spill out of the band: cut what does not fit. */
-    if (image->Xsize > layer->width || image->Ysize > layer->height) {
-        if (vips_extract_area(image, &t[1], 0, 0, VIPS_MIN(image->Xsize, layer->width), VIPS_MIN(image->Ysize, layer->height), NULL))
+/* Sets the text at 72 dpi (a point a pixel, as the markup's sizes are meant), and when it does
+ * not fit the layer, again smaller until it does: every size in the markup scales with the dpi,
+ * so the caption keeps its proportions and shows all its lines. Only a text that does not fit
+ * even at a third of its size is cut. `*percent` tells the size used, 100 as designed. */
+static int place_text(VipsObject *scope, const groupie_layer *layer, placed *out, int *count, int *percent) {
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 5);
+    int dpi = 72, attempt = 0;
+    VipsImage *image = NULL;
+    for (;;) {
+        if (vips_text(&t[attempt], layer->source, "font", layer->font, "width", layer->width, "dpi", dpi, "rgba", TRUE,
+                      "align", VIPS_ALIGN_CENTRE, "wrap", VIPS_TEXT_WRAP_WORD_CHAR, NULL))
             return -1;
-        image = t[1];
+        image = t[attempt];
+        if ((image->Xsize <= layer->width && image->Ysize <= layer->height) || attempt == 3 || dpi <= 24) break;
+        double fit = VIPS_MIN((double)layer->width / image->Xsize, (double)layer->height / image->Ysize);
+        int next = (int)(dpi * VIPS_MIN(fit, 0.95));
+        dpi = VIPS_MAX(24, next < dpi ? next : dpi - 4);
+        attempt++;
+    }
+    if (percent) *percent = dpi * 100 / 72;
+    /* Never spill out of the band: cut what does not fit even so. */
+    if (image->Xsize > layer->width || image->Ysize > layer->height) {
+        if (vips_extract_area(image, &t[4], 0, 0, VIPS_MIN(image->Xsize, layer->width), VIPS_MIN(image->Ysize, layer->height), NULL))
+            return -1;
+        image = t[4];
     }
     if (!(image = srgb(scope, image, 1))) return -1;
     out[(*count)++] = (placed){image, layer->x + (layer->width - image->Xsize) / 2, layer->y + (layer->height - image->Ysize) / 2};
@@ -308,12 +322,13 @@ static int draw(VipsObject *scope, VipsImage *canvas, placed item) {
 }
 
 int groupie_vips_collage(int width, int height, const double background[3], const groupie_layer *layers, int count,
-                         const char *output, int png, int quality, int skip_missing_assets, int *skipped) {
+                         const char *output, int png, int quality, int skip_missing_assets, int *skipped, int *text_percent) {
     if (width < 1 || height < 1 || width > 8192 || height > 8192 || count < 0 || count > 64) {
         vips_error("groupie", "a collage of %d x %d with %d layers is out of bounds", width, height, count);
         return -1;
     }
     if (skipped) *skipped = 0;
+    if (text_percent) *text_percent = 100;
     VipsObject *scope = VIPS_OBJECT(vips_image_new());
     /* Every layer may add a shadow: two placed images at most. */
     placed *items = g_new0(placed, (gsize)count * 2 + 1);
@@ -345,7 +360,7 @@ int groupie_vips_collage(int width, int height, const double background[3], cons
                 failed = 0;
             }
             break;
-        case GROUPIE_LAYER_TEXT: failed = place_text(scope, layer, items, &placed_count); break;
+        case GROUPIE_LAYER_TEXT: failed = place_text(scope, layer, items, &placed_count, text_percent); break;
         case GROUPIE_LAYER_RECT: {
             VipsImage *rect = rectangle(scope, layer->width, layer->height, layer->color, layer->color[3] >= 255 ? 3 : 4);
             if (!rect) failed = 1;

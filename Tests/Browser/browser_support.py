@@ -52,10 +52,10 @@ def make_photo(path, rgb):
 
 
 class Server:
-    def __init__(self, binary, workdir, missions=None):
+    def __init__(self, binary, workdir, missions=None, port=None):
         self.data = workdir / "data"
         self.proc, self.port, self.base, _, self.logfile = groupie_server.start(
-            binary, workdir, "warning", 20, Failure, missions)
+            binary, workdir, "warning", 20, Failure, missions, port)
 
     def api(self, path, token):
         req = urllib.request.Request(self.base + "/api/v1" + path, headers={"Authorization": "Bearer " + token})
@@ -191,6 +191,16 @@ class Browser:
             self.d.quit()
         except Exception:
             pass
+
+
+def accessibility_problems(b):
+    """axe-core's serious and critical findings on the page as it is now, one line each."""
+    from axe_selenium_python import Axe
+    axe = Axe(b.d)
+    axe.inject()
+    results = axe.run()
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+            for v in results["violations"] if v["impact"] in ("serious", "critical")]
 
 
 def measure_first_load(b, url):

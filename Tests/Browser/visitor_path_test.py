@@ -11,7 +11,8 @@ sample venues and a German one with long words:
     "instead" replaces it, and the first member is told who changed it;
   - a one-task sticker mission's reward is called a photo with a sticker, not a collage;
   - a German phone on a 320 px screen gets German mission texts marked lang="de", hyphenated,
-    and no horizontal scroll.
+    and no horizontal scroll;
+  - axe-core (axe-selenium-python) finds nothing serious or critical on any of these screens.
 
 Screenshots go to .build/browser-screenshots/ (prefixed "path-").
 
@@ -24,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from browser_support import REPO, Browser, Failure, Server, check, log, make_photo
+from browser_support import REPO, Browser, Failure, Server, accessibility_problems, check, log, make_photo
 
 VENUE, MISSION, TASK = "science-centre", "poison-frogs", "brightest-frog"
 STICKER_MISSION = "heartbeat"
@@ -78,6 +79,12 @@ def take_photo(b, photo):
     b.el("#accept-photo")
 
 
+def accessible(b, screen):
+    """No serious or critical axe-core finding on the screen shown."""
+    problems = accessibility_problems(b)
+    check(not problems, f"accessibility of {screen}: {problems}")
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if not args:
@@ -106,6 +113,7 @@ def main():
         check(items >= 5, f"the venue's missions are listed ({items})")
         check(a.el("#create").is_displayed(), "'start a group' is on the venue's page")
         a.shot("venue-page")
+        accessible(a, "the venue's page")
         log(f"/?venue= shows {name!r} with {items} missions and 'start a group'")
 
         # ------------------------------------------------------------ two members called Ada
@@ -125,6 +133,7 @@ def main():
         colours = a.js("return [...document.querySelectorAll('.members .avatar')].map(e => getComputedStyle(e).backgroundColor)")
         check(len(set(colours)) == 2, f"each member has a colour of their own: {colours}")
         a.shot("two-adas")
+        accessible(a, "the group's members")
         log(f"two members called Ada: {names}, colours {colours}")
 
         # ------------------------------------------------------------ a photo survives a reload
@@ -133,6 +142,7 @@ def main():
         a.el("#photo-kept")
         check(a.js("return location.hash") == "#/photo", "the kept photo's screen comes back after the reload")
         a.shot("photo-kept")
+        accessible(a, "the kept photo")
         a.click("#accept-photo")
         a.wait(lambda d: chosen_by(server, a.token(), group_id) is not None, "the kept photo uploaded", timeout=30)
         first = chosen_by(server, a.token(), group_id)
@@ -148,6 +158,7 @@ def main():
         take_photo(b, photos[1])
         check(b.el("#choose-photo", visible=False) is not None, "B is asked whether the new photo replaces the chosen one")
         b.shot("replace-question")
+        accessible(b, "the question whether a photo replaces the chosen one")
         b.click("#accept-photo")
         b.wait(lambda d: len(server.api(f"/groups/{group_id}/photos?mission={MISSION}", b.token())["photos"]) == 2, "B's photo in the album", timeout=30)
         check(chosen_by(server, b.token(), group_id) == first, "B's photo joined the album without replacing A's")
@@ -161,6 +172,10 @@ def main():
         told = a.wait(lambda d: [t for t in a.js("return window.toldTexts") if "chose another photo" in t], "A told who changed the photo")
         check("Ada (2)" in told[0].replace("\u2068", "").replace("\u2069", ""), f"A is told which Ada chose: {told}")
         a.shot("told-who-chose")
+        accessible(a, "a mission with its chosen photo")
+        a.d.get(server.base + "/#/album")
+        a.wait(lambda d: a.img_loaded(".thumbs img"), "the album")
+        accessible(a, "the album")
         log("a teammate's second photo joins the album; replacing the chosen one is asked, and told")
 
         # ------------------------------------------------------------ the sticker reward's words
@@ -177,6 +192,7 @@ def main():
         text = b.js("return document.querySelector('main').innerText")
         check("sticker" in text.lower() and "collage" not in text.lower(), f"a sticker reward is not called a collage: {text[:200]!r}")
         b.shot("sticker-reward")
+        accessible(b, "the sticker reward")
         log("the sticker reward speaks of a sticker, not a collage")
 
         # ------------------------------------------------------------ a German phone, 320 px
@@ -201,6 +217,7 @@ def main():
             wide = c.js("return [document.documentElement.scrollWidth, window.innerWidth]")
             check(wide[0] <= wide[1], f"no horizontal scroll at 320 px on {screen}: {wide}")
         c.shot("german-320")
+        accessible(c, "a German phone's album at 320 px")
         log("a German phone at 320 px: lang=de, hyphens: auto, no horizontal scroll")
 
         for br in browsers:

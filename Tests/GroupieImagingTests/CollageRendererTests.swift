@@ -124,6 +124,73 @@ struct CollageRendererTests {
         #expect(try TestImages.header(out).width == layout.canvas.width)
     }
 
+    /// How much a character drawn alone in the caption's fonts looks like a box: the least inked
+    /// share of the four edges of its ink's bounds. A glyph no font has is drawn as a box (its
+    /// .notdef, or Pango's box around the code point), inked all round; a letter is not.
+    static func boxLikeness(_ character: String) throws -> Double {
+        let base = TestImages.folder + "/\(UUID().uuidString)"
+        try TestImages.vips(["text", base + ".v", character, "--font", "\(CollageRenderer.fontFamily) 48", "--dpi", "72"])
+        try TestImages.vips(["csvsave", base + ".v", base + ".csv"])
+        let rows = try String(contentsOfFile: base + ".csv", encoding: .utf8).split(separator: "\n")
+            .map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { (Int($0) ?? 0) > 96 } }
+            .filter { !$0.isEmpty }
+        let inkedRows = rows.indices.filter { rows[$0].contains(true) }
+        let inkedColumns = rows[0].indices.filter { x in rows.contains { $0[x] } }
+        guard let top = inkedRows.first, let bottom = inkedRows.last, let left = inkedColumns.first, let right = inkedColumns.last else { return 0 }
+        func share(_ cells: [Bool]) -> Double { Double(cells.filter { $0 }.count) / Double(cells.count) }
+        // Each edge may be a pixel in from the bounds, where anti-aliasing left it fainter.
+        let row = { (y: Int) in share(Array(rows[y][left...right])) }
+        let column = { (x: Int) in share((top...bottom).map { rows[$0][x] }) }
+        return [max(row(top), row(top + 1)), max(row(bottom), row(bottom - 1)), max(column(left), column(left + 1)), max(column(right), column(right - 1))].min() ?? 0
+    }
+
+    @Test("Names in Latin, Chinese, Japanese, Korean, Arabic and emoji are drawn with real glyphs, not boxes")
+    func noTofu() throws {
+        #expect(try Self.boxLikeness("\u{0378}") > 0.9, "a code point no font has is a box: the measure sees boxes")
+        #expect(try Self.boxLikeness("\u{E000}") > 0.9)
+        for name in ["Ada", "李小龙", "さくら", "지민", "مريم", "Zoë 👩🏽‍🚀"] {
+            for character in name where !character.isWhitespace {
+                #expect(try Self.boxLikeness(String(character)) < 0.6, "\(character) of \(name) is drawn as a box")
+            }
+        }
+        // And the caption with them all is drawn.
+        let renderer = try CollageRenderer()
+        let (paths, sizes) = try Self.photos(2)
+        let layout = CollageLayoutEngine.layout(photos: sizes, longEdge: 800, style: .grid)
+        let caption = CollageContent.Caption(title: "Hajar", subtitle: "Akvariet · 23 november 2026", names: ["Ada", "李小龙", "さくら", "지민", "مريم", "Zoë 👩🏽‍🚀"])
+        let out = Self.output("png")
+        _ = try renderer.render(layout: layout, content: CollageContent(photoPaths: paths, caption: caption, themeColor: "#0b6e4f"), format: .png, to: out)
+        #expect(try TestImages.header(out).width == layout.canvas.width)
+    }
+
+    @Test("The caption fits whole at every length of names: a long one is set smaller, never cut; the date never breaks")
+    func captionFits() throws {
+        #expect(CaptionMarkup.unbroken("The Sharks · Akvariet · 23 november 2026") == "The\u{00A0}Sharks · Akvariet · 23\u{00A0}november\u{00A0}2026")
+        let renderer = try CollageRenderer()
+        let (paths, sizes) = try Self.photos(3)
+        for style in [VisualStyle.strip, .grid] {
+            let layout = CollageLayoutEngine.layout(photos: sizes, longEdge: 900, style: style)
+            var percents: [Int] = []
+            for length in [1, 8, 32] {
+                let names = (0..<6).map { String(repeating: "Wolfgang Amadeus ", count: 1 + length / 16) + "\($0)" }
+                let caption = CollageContent.Caption(
+                    title: String(repeating: "Donaudampfschifffahrt ", count: max(1, length / 8)),
+                    subtitle: "Die Haifische mit den langen Namen · Naturhistorisches Museum der Stadt · 23. November 2026",
+                    names: names.map { String($0.prefix(length + 2)) }
+                )
+                let report = try renderer.render(layout: layout, content: CollageContent(photoPaths: paths, caption: caption, themeColor: "#0b6e4f"), format: .jpeg, to: Self.output("jpg"))
+                // Set smaller down to a third of its size at most: past that it would be cut.
+                #expect(report.captionPercent > 33 && report.captionPercent <= 100, "\(style) with names of \(length): \(report.captionPercent) %")
+                percents.append(report.captionPercent)
+            }
+            #expect(percents == percents.sorted(by: >), "longer captions are not set larger: \(percents)")
+            if style == .strip { #expect(percents.last! < 100, "the narrow strip's longest caption had to be set smaller: \(percents)") }
+        }
+        let short = CollageContent.Caption(title: "Hajar", subtitle: "Akvariet · 23 november 2026", names: ["Ada", "Bo"])
+        let grid = CollageLayoutEngine.layout(photos: sizes, longEdge: 900, style: .grid)
+        #expect(try renderer.render(layout: grid, content: CollageContent(photoPaths: paths, caption: short, themeColor: "#0b6e4f"), format: .jpeg, to: Self.output("jpg")).captionPercent == 100)
+    }
+
     @Test("A photo that is gone fails the render and leaves no file behind")
     func missingPhoto() throws {
         let renderer = try CollageRenderer()

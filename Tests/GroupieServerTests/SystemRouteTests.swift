@@ -21,6 +21,28 @@ struct SystemRouteTests {
         #expect(FileManager.default.fileExists(atPath: server.configuration.dataDirectory + "/groupie.sqlite"))
     }
 
+    @Test("/sw.js is the client's service worker, at the root, never cached stale; the manifest names the client")
+    func serviceWorker() async throws {
+        let server = try TestServer.samples()
+        try await server.test { client in
+            let script = try await client.execute(uri: "/sw.js", method: .get) { $0 }
+            #expect(script.status == .ok)
+            #expect(script.headers[.contentType]?.hasPrefix("text/javascript") == true)
+            #expect(script.headers[.cacheControl] == "no-cache")
+            let text = String(buffer: script.body)
+            #expect(text.contains("addEventListener('fetch'"))
+            // Every file the worker keeps at install exists: one missing file fails the whole install.
+            let shell = try #require(text.firstRange(of: "const SHELL_FILES")).upperBound
+            let list = text[shell...].prefix { $0 != ";" }
+            for name in list.matches(of: /'([a-z0-9\/.-]+\.(js|css|json|svg|png))'/).map({ String($0.output.1) }) {
+                #expect(try await client.execute(uri: "/assets/web/" + name, method: .get) { $0.status } == .ok, "\(name)")
+            }
+            let (_, manifest) = try await client.json("/assets/web/manifest.json")
+            #expect(manifest["start_url"] as? String == "/")
+            #expect((manifest["icons"] as? [[String: Any]])?.isEmpty == false)
+        }
+    }
+
     @Test("/metrics is Prometheus text with request and venue metrics")
     func metrics() async throws {
         let server = try TestServer()

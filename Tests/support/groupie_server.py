@@ -16,13 +16,14 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start(binary, workdir, log_level, wait_seconds, failure, missions=None):
+def start(binary, workdir, log_level, wait_seconds, failure, missions=None, port=None):
     """Returns (process, port, base URL, log path, open log file); raises `failure(message)`.
-    `missions` is another missions folder than the repository's."""
-    port = free_port()
+    `missions` is another missions folder than the repository's; `port` a port to listen on
+    again (a server started anew on the same data folder)."""
+    port = port or free_port()
     base = f"http://127.0.0.1:{port}"
     logpath = workdir / "server.log"
-    logfile = open(logpath, "w")
+    logfile = open(logpath, "a")
     process = subprocess.Popen(
         [binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", str(workdir / "data"),
          "--missions", str(missions or REPO / "missions"), "--assets", str(REPO / "assets"),

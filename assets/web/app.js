@@ -166,3 +166,7 @@ async function boot() {
 }
 
 boot();
+
+// Offline support: the service worker keeps the client, the venue's texts and pictures and the
+// group's last answers. Browsers allow it on HTTPS and on localhost only.
+if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {});

@@ -17,10 +17,16 @@ export function errorText(e) {
   return t('err.generic');
 }
 
+// Messages that come together are collapsed into one: the latest, and how many more came
+// while it was shown, so that a burst of news is one line, not a flicker of many.
 let toastTimer = null;
+let shownTogether = 0;
 export function toast(text, link) {
   const box = document.getElementById('toast');
-  box.replaceChildren(h('p', null, text, link ? [' ', h('a', { href: link.href }, link.text)] : null));
+  shownTogether = box.firstChild ? shownTogether + 1 : 0;
+  box.replaceChildren(h('p', null, text,
+    shownTogether ? [' ', h('span', { class: 'more' }, tn('toast.more', shownTogether))] : null,
+    link ? [' ', h('a', { href: link.href }, link.text)] : null));
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => box.replaceChildren(), link ? 9000 : 3500);
+  toastTimer = setTimeout(() => { box.replaceChildren(); shownTogether = 0; }, link ? 9000 : 3500);
 }

@@ -86,6 +86,13 @@ export function exitGroup() {
   live = null;
   update({ group: null, groupId: null, venue: null, album: null });
   applyTheme();
+  forgetKeptAnswers();
+}
+
+// What the service worker kept of the group (its answers and pictures) goes with the group.
+function forgetKeptAnswers() {
+  if (!window.caches) return;
+  caches.keys().then((keys) => Promise.all(keys.filter((k) => /-(data|images)$/.test(k)).map((k) => caches.delete(k)))).catch(() => {});
 }
 
 // ---------------------------------------------------------------- reading the group again

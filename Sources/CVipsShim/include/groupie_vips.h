@@ -66,9 +66,10 @@ typedef struct {
 /// writes it to `output` as JPEG (`png` 0, `quality` 1-100) or PNG (`png` 1). The file is
 /// written whole or not at all is the caller's business: write to a temporary name.
 /// A layer that cannot be drawn fails the whole picture, except assets when `skip_missing_assets`
-/// is set: those are left out and `*skipped` counts them.
+/// is set: those are left out and `*skipped` counts them. A text that does not fit its layer is
+/// set smaller until it does; `*text_percent` tells the size used (100 as its markup says).
 int groupie_vips_collage(int width, int height, const double background[3], const groupie_layer *layers, int count,
-                         const char *output, int png, int quality, int skip_missing_assets, int *skipped);
+                         const char *output, int png, int quality, int skip_missing_assets, int *skipped, int *text_percent);
 
 /// Where the subject of a picture is, by libvips' attention measure (edges, skin tones,
 /// saturation) on a small copy: fractions of its oriented width and height.

@@ -231,8 +231,9 @@ enum MissionMessages {
         "mission files end in '.yaml'; this file is not read until it is renamed to '\(name.dropLast(4)).yaml'"
     }
 
-    static func assetMissing(_ key: String, path: String) -> String {
-        "\(key) file '\(path)' does not exist in the assets folder"
+    /// Names the folder searched, so that staff who keep the files elsewhere see where to put them.
+    static func assetMissing(_ key: String, path: String, folder: String) -> String {
+        "\(key) file '\(path)' does not exist in the assets folder '\(folder)'"
     }
 
     // MARK: - Pieces of messages

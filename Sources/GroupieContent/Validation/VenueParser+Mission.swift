@@ -17,24 +17,28 @@ extension VenueParser {
         }
         var missions: [Mission] = []
         var afterMarks: [String: Mark?] = [:]
+        var references: [(missionId: String, after: [String], mark: Mark?)] = []
         var firstSeen: [String: Mark?] = [:]
         var allValid = true
         for (position, item) in sequence.enumerated() {
             let isDuplicate = isDuplicateId(of: item, seen: &firstSeen) { MissionMessages.duplicateMissionId($0, firstAt: $1) }
-            guard let parsed = try mission(item, position: position + 1), !isDuplicate else {
+            let parsed = try mission(item, position: position + 1)
+            if let id = parsed.id, let after = parsed.after { references.append((id, after, parsed.afterMark)) }
+            guard let valid = parsed.mission, !isDuplicate else {
                 allValid = false
                 continue
             }
-            afterMarks[parsed.mission.id] = parsed.afterMark
-            missions.append(parsed.mission)
+            afterMarks[valid.id] = parsed.afterMark
+            missions.append(valid)
         }
-        // References are checked against every mission that has a readable id, so that one
-        // broken mission does not hide problems in the others.
+        // References are checked against every mission that has a readable id, and from every
+        // mission whose `after` can be read, even one broken elsewhere: staff see every problem
+        // of a file at once, not one per save.
         let known = Set(firstSeen.keys)
-        for mission in missions {
-            for reference in mission.after where !known.contains(reference) {
+        for (missionId, after, mark) in references {
+            for reference in after where !known.contains(reference) {
                 let suggestion = Suggestion.closest(to: reference, among: known)
-                error(afterMarks[mission.id] ?? nil, MissionMessages.unknownAfter(reference, of: mission.id, suggestion: suggestion))
+                error(mark, MissionMessages.unknownAfter(reference, of: missionId, suggestion: suggestion))
                 allValid = false
             }
         }
@@ -45,10 +49,19 @@ extension VenueParser {
         return allValid ? missions : nil
     }
 
-    private func mission(_ node: Node, position: Int) throws -> (mission: Mission, afterMark: Mark?)? {
+    /// A mission as far as it could be read: the mission when all of it is valid, and its id and
+    /// `after` list whenever those are, for the checks that look across missions.
+    private struct ParsedMission {
+        var mission: Mission?
+        var id: String?
+        var after: [String]?
+        var afterMark: Mark?
+    }
+
+    private func mission(_ node: Node, position: Int) throws -> ParsedMission {
         let label = MissionMessages.mission(id: node.rawId?.id, position: position)
         guard let fields = try mapping(node, describedAs: label, allowed: Self.missionKeys, required: Self.missionRequired) else {
-            return nil
+            return ParsedMission()
         }
         let id = fields["id"].flatMap { identifier($0, describedAs: MissionMessages.missionId) }
         let title = try fields["title"].flatMap { try text($0, key: "title") }
@@ -59,16 +72,17 @@ extension VenueParser {
         let reward = self.reward(fields, missionLabel: label)
         let tasks = try fields["tasks"].flatMap { try self.tasks($0, missionLabel: label) }
 
-        guard rewardFits(reward, tasks: tasks, tasksNode: fields["tasks"], missionLabel: label) else { return nil }
-        guard let id, let title, let icon, let tasks, let style = reward.style, reward.isValid else { return nil }
-        if fields["area"] != nil, area == nil { return nil }
-        if fields["fact"] != nil, fact == nil { return nil }
-        if fields["after"] != nil, after == nil { return nil }
-        let mission = Mission(
+        var parsed = ParsedMission(id: id, after: after, afterMark: fields["after"]?.mark)
+        guard rewardFits(reward, tasks: tasks, tasksNode: fields["tasks"], missionLabel: label) else { return parsed }
+        guard let id, let title, let icon, let tasks, let style = reward.style, reward.isValid else { return parsed }
+        if fields["area"] != nil, area == nil { return parsed }
+        if fields["fact"] != nil, fact == nil { return parsed }
+        if fields["after"] != nil, after == nil { return parsed }
+        parsed.mission = Mission(
             id: id, title: title, icon: icon, area: area, after: after ?? [], fact: fact,
             style: style, sticker: reward.sticker, tasks: tasks
         )
-        return (mission, fields["after"]?.mark)
+        return parsed
     }
 
     private func afterList(_ node: Node) -> [String]? {

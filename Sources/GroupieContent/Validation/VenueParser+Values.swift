@@ -122,7 +122,8 @@ extension VenueParser {
                 checkedAssets[value] = exists
             }
             if !exists {
-                error(node.mark, MissionMessages.assetMissing(key, path: value))
+                let folder = URL(fileURLWithPath: assetsDirectory).standardizedFileURL.path
+                error(node.mark, MissionMessages.assetMissing(key, path: value, folder: folder))
                 return nil
             }
         }

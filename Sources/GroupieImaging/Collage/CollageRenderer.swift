@@ -67,9 +67,15 @@ public struct CollageRenderer: Sendable {
         public var missingAssets: [String]
         /// Assets whose files are there but could not be drawn (a broken SVG, say); left out too.
         public var unreadableAssets: Int = 0
+        /// The caption's size in percent of what its band's height asks for: less when a long
+        /// caption was set smaller to fit whole.
+        public var captionPercent: Int = 100
     }
 
-    public static let fontFamily = "DejaVu Sans"
+    /// DejaVu for Latin, Greek, Cyrillic, Arabic and Hebrew, then Noto for the other scripts,
+    /// Chinese, Japanese and Korean, and emoji (fonts-noto-core, -cjk, -color-emoji): a name in
+    /// any script is drawn, never a row of boxes.
+    public static let fontFamily = "DejaVu Sans, Noto Sans, Noto Sans CJK SC, Noto Color Emoji"
     public static let jpegQuality = 90
 
     public init() throws {
@@ -164,16 +170,22 @@ public struct CollageRenderer: Sendable {
         text.font = "\(Self.fontFamily) \(size)"
         layers.append(text)
 
-        var skipped: Int32 = 0
-        let status = Self.draw(layers, width: layout.canvas.width, height: layout.canvas.height, background: paper, output: output, format: format, skipped: &skipped)
+        var skipped: Int32 = 0, captionPercent: Int32 = 100
+        let status = Self.draw(
+            layers, width: layout.canvas.width, height: layout.canvas.height, background: paper, output: output, format: format,
+            skipped: &skipped, textPercent: &captionPercent
+        )
         guard status == 0 else {
             try? fileManager.removeItem(atPath: output)
             throw PhotoProcessor.Failure.processing(PhotoProcessor.lastError())
         }
-        return Report(missingAssets: missing, unreadableAssets: Int(skipped))
+        return Report(missingAssets: missing, unreadableAssets: Int(skipped), captionPercent: Int(captionPercent))
     }
 
-    private static func draw(_ layers: [Layer], width: Int, height: Int, background: RGB, output: String, format: CollageFileFormat, skipped: inout Int32) -> Int32 {
+    private static func draw(
+        _ layers: [Layer], width: Int, height: Int, background: RGB, output: String, format: CollageFileFormat,
+        skipped: inout Int32, textPercent: inout Int32
+    ) -> Int32 {
         // The C strings must live until the call returns.
         let sources = layers.map { $0.source.map { strdup($0) } ?? nil }
         let fonts = layers.map { $0.font.map { strdup($0) } ?? nil }
@@ -203,7 +215,7 @@ public struct CollageRenderer: Sendable {
         return cLayers.withUnsafeMutableBufferPointer { buffer in
             groupie_vips_collage(
                 Int32(width), Int32(height), back, buffer.baseAddress, Int32(buffer.count), output,
-                format == .png ? 1 : 0, Int32(jpegQuality), 1, &skipped
+                format == .png ? 1 : 0, Int32(jpegQuality), 1, &skipped, &textPercent
             )
         }
     }
@@ -289,7 +301,7 @@ enum CaptionMarkup {
         let names = shortened(caption.names, budget: max(20, width / (base * 6 / 10)))
         return "<span foreground=\"\(ink.hex)\">"
             + "<span size=\"\(titleSize * 1024)\" weight=\"bold\">\(escape(caption.title))</span>\n"
-            + "<span size=\"\(base * 1024)\">\(escape(caption.subtitle))</span>\n"
+            + "<span size=\"\(base * 1024)\">\(escape(unbroken(caption.subtitle)))</span>\n"
             + "<span size=\"\(base * 1024)\" style=\"italic\">\(escape(names))</span>"
             + "</span>"
     }
@@ -310,6 +322,11 @@ enum CaptionMarkup {
             length += extra
         }
         return shown.joined(separator: ", ")
+    }
+
+    /// The subtitle (group · venue · day) breaks only between its parts, never inside a date.
+    static func unbroken(_ subtitle: String) -> String {
+        subtitle.components(separatedBy: " · ").map { $0.replacingOccurrences(of: " ", with: "\u{00A0}") }.joined(separator: " · ")
     }
 
     static func escape(_ text: String) -> String { Markup.escape(text) }

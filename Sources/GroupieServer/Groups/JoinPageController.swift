@@ -7,6 +7,7 @@ import Hummingbird
 /// `GET /` and `GET /j/{code}`: the web client's page. The page a group's QR code opens carries a
 /// server-rendered preview of the group (venue, name, code) so that the phone shows what it is
 /// joining before the scripts have loaded, and link previews in chat apps read well.
+/// `GET /sw.js`: the client's service worker, served at the root so that it looks after every page.
 struct JoinPageController {
     let database: GroupieDatabase
     let catalog: VenueCatalog
@@ -25,6 +26,21 @@ struct JoinPageController {
     func addRoutes(to router: Router<GroupieRequestContext>) {
         router.get("/", use: home)
         router.get("j/{code}", use: page)
+        router.get("sw.js", use: serviceWorker)
+    }
+
+    func serviceWorker(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let path = (pagePath as NSString).deletingLastPathComponent + "/sw.js"
+        guard let script = try await fileIO.run({ FileManager.default.contents(atPath: path) }) else {
+            throw Problem(.serviceUnavailable, code: "web-client-missing",
+                          detail: "The web client's service worker \(path) is missing; the operator must restore the assets folder.")
+        }
+        // Checked on every load: a changed client reaches phones at their next visit.
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(bytes: script))
+        )
     }
 
     func home(_ request: Request, context: GroupieRequestContext) async throws -> Response {
