@@ -4,8 +4,8 @@
 Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie serve`:
 
   A visitor starts a group and uploads a photo; the page installs its service worker and the
-  app's manifest is there. Then the server goes away (stopped: what a phone sees when the Wi-Fi
-  drops), and the visitor reloads the page: the group, its missions and the photo already seen
+  app's manifest is there. Then the phone goes offline (Chromium's network emulation) and the
+  server goes away too (stopped), and the visitor reloads the page: the group, its missions and the photo already seen
   are still shown. A photo taken meanwhile waits in the upload bar. The server comes back on
   the same address and data: the photo uploads by itself, exactly once.
 
@@ -69,7 +69,10 @@ def main():
         log(f"online: the group {title!r} with its photo; service worker in charge")
 
         # ------------------------------------------------------------ the Wi-Fi drops
+        # The phone is told it is offline (Chromium's network emulation), and the server is gone
+        # too: whatever reaches past the page's own emulation finds nothing.
         port = server.port
+        a.set_offline(True)
         server.stop()
         server = None
         a.d.refresh()
@@ -88,6 +91,7 @@ def main():
 
         # ------------------------------------------------------------ the Wi-Fi comes back
         server = Server(binary, work, port=port)
+        a.set_offline(False)
         a.wait(lambda d: len(photos_of(server, token, group_id)) == 2, "the waiting photo uploaded", timeout=60)
         a.wait(lambda d: a.js("return document.getElementById('pending').hidden"), "the upload bar gone", timeout=20)
         time.sleep(2)

@@ -10,6 +10,8 @@ sample venues and a German one with long words:
   - a teammate's second photo joins the album without replacing the chosen one; ticking
     "instead" replaces it, and the first member is told who changed it;
   - a one-task sticker mission's reward is called a photo with a sticker, not a collage;
+  - the venue's floor plan shows a pin per mission (done, open, locked), each opening its
+    mission with its hint;
   - a German phone on a 320 px screen gets German mission texts marked lang="de", hyphenated,
     and no horizontal scroll;
   - axe-core (axe-selenium-python) finds nothing serious or critical on any of these screens.
@@ -194,6 +196,26 @@ def main():
         b.shot("sticker-reward")
         accessible(b, "the sticker reward")
         log("the sticker reward speaks of a sticker, not a collage")
+
+        # ------------------------------------------------------------ the venue's map
+        b.d.get(server.base + "/#/missions")
+        b.click("#venue-map summary")
+        b.wait(lambda d: b.js("return document.querySelectorAll('.venue-map .pin').length") == 9, "a pin for each mission")
+        b.wait(lambda d: b.img_loaded(".venue-map .map-canvas > img"), "the floor plan")
+        states = b.js("return Object.fromEntries([...document.querySelectorAll('.venue-map .pin')].map(p => [p.dataset.mission, p.className]))")
+        check("is-done" in states[STICKER_MISSION], f"a completed mission's pin is done: {states}")
+        check("is-locked" in states["canopy"] and "is-open" in states["shark-tunnel"], f"locked and open pins: {states}")
+        inside = b.js("""const m = document.querySelector('.venue-map .map-canvas').getBoundingClientRect();
+            return [...document.querySelectorAll('.venue-map .pin')].every(p => { const r = p.getBoundingClientRect();
+              const x = r.left + r.width / 2, y = r.top + r.height / 2; return x >= m.left && x <= m.right && y >= m.top && y <= m.bottom; })""")
+        check(inside, "every pin lies on the map")
+        b.shot("venue-map")
+        accessible(b, "the venue's map")
+        b.click(".venue-map .pin[data-mission=shark-tunnel]")
+        hint = b.el(".where-hint").text
+        check("tunnel" in hint.lower(), f"the mission tells how to find it: {hint!r}")
+        check(b.js("return document.querySelectorAll('.venue-map.one .pin').length") == 1, "the mission shows its own pin")
+        log(f"the map shows 9 pins (done, open, locked) and a pin opens its mission with its hint {hint!r}")
 
         # ------------------------------------------------------------ a German phone, 320 px
         c = Browser("path-C", work, width=320, height=640, lang="de-DE")

@@ -36,6 +36,18 @@ struct SampleVenueTests {
         #expect(venue.missions.allSatisfy { (1...3).contains($0.tasks.count) })
     }
 
+    @Test("The science centre has a floor plan with a pin for every mission, each inside it, and hints in both languages")
+    func floorPlan() throws {
+        let venue = try #require(MissionFileReader(assetsDirectory: Fixtures.assets).read(fileAt: Fixtures.missions + "/science-centre.yaml").venue)
+        #expect(venue.map == "maps/science-centre.svg")
+        let pins = venue.missions.compactMap { $0.location?.pin }
+        #expect(pins.count == venue.missions.count)
+        #expect(pins.allSatisfy { MapPin.range.contains($0.x) && MapPin.range.contains($0.y) })
+        #expect(Set(pins).count == pins.count, "no two missions share a pin")
+        let hint = try #require(venue.mission(id: "shark-tunnel")?.location?.hint)
+        #expect(hint.resolved(language: "sv", fallback: "sv") != hint.resolved(language: "en", fallback: "sv"))
+    }
+
     @Test("The art museum has at least 6 missions in English and French, one a sticker mission")
     func artMuseum() throws {
         let venue = try #require(MissionFileReader(assetsDirectory: Fixtures.assets).read(fileAt: Fixtures.missions + "/art-museum.yaml").venue)

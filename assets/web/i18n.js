@@ -44,6 +44,8 @@ const D = {
     'mission.progress.one': '{done} of {n} photo', 'mission.progress.other': '{done} of {n} photos', 'mission.complete': 'Complete',
     'mission.locked': 'Unlocks after: {missions}', 'mission.all': 'All missions', 'mission.where': 'Where:',
     'mission.seeCollage': 'Mission complete! See your collage', 'mission.seeSticker': 'Mission complete! See your photo with its sticker', 'mission.pending.one': '{n} photo uploading', 'mission.pending.other': '{n} photos uploading',
+    'map.show': 'Map', 'map.alt': 'Floor plan of {venue}', 'map.pin': '{mission} ({state})', 'map.done': 'complete', 'map.open': 'open', 'map.locked': 'locked',
+    'map.legend': 'Filled pins with a tick: missions your group has completed. Tap a pin to open its mission.', 'map.how': 'How to find it:',
     'task.n': 'Task {n}', 'task.done': 'done', 'task.open': 'open', 'task.by': 'Photo by {name}', 'task.hint': 'Show a hint',
     'task.take': 'Take a photo', 'task.another': 'Take another photo',
     'alt.photo': '{task} – {name}',

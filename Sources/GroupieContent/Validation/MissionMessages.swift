@@ -102,6 +102,26 @@ enum MissionMessages {
             : "missions wait for each other in a circle: \(cycle.joined(separator: " → ")); no group could ever start them"
     }
 
+    // MARK: - Where a mission is
+
+    static let whereName = "'where'"
+    static let whereEmpty = "'where' needs a 'hint', a 'pin' on the venue's map, or both"
+
+    static func pinNotPair(_ found: Node) -> String {
+        "'pin' must be two numbers, [x, y]: percent of the map's width from the left and of its height from the top, not \(kind(of: found))"
+    }
+
+    static func pinNotNumber(_ found: Node) -> String {
+        "each number of 'pin' is a percent from 0 to 100, such as 35 or 42.5, not \(kind(of: found))"
+    }
+
+    static func pinOutside(_ value: Double) -> String {
+        let shown = value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        return "the pin's \(shown) is off the map: each number is a percent from 0 to 100"
+    }
+
+    static let pinWithoutMap = "a 'pin' needs the venue's floor plan: add 'map: maps/your-plan.svg' at the top of the file"
+
     // MARK: - Rewards
 
     static func cameraNotScalar(_ found: Node, cameras: [String]) -> String {

@@ -3,7 +3,8 @@ import Yams
 
 /// The missions: the list, each mission's fields, and the order `after` puts them in.
 extension VenueParser {
-    static let missionKeys = ["id", "title", "icon", "area", "after", "fact", "style", "sticker", "tasks"]
+    static let missionKeys = ["id", "title", "icon", "area", "where", "after", "fact", "style", "sticker", "tasks"]
+    static let whereKeys = ["hint", "pin"]
     static let missionRequired = ["id", "title", "icon", "tasks"]
 
     func missions(_ node: Node) throws -> [Mission]? {
@@ -68,6 +69,7 @@ extension VenueParser {
         let icon = fields["icon"].flatMap { asset($0, key: "icon") }
         let area = try fields["area"].flatMap { try text($0, key: "area") }
         let fact = try fields["fact"].flatMap { try text($0, key: "fact") }
+        let location = try fields["where"].flatMap(location)
         let after = fields["after"].flatMap(afterList)
         let reward = self.reward(fields, missionLabel: label)
         let tasks = try fields["tasks"].flatMap { try self.tasks($0, missionLabel: label) }
@@ -78,11 +80,49 @@ extension VenueParser {
         if fields["area"] != nil, area == nil { return parsed }
         if fields["fact"] != nil, fact == nil { return parsed }
         if fields["after"] != nil, after == nil { return parsed }
+        if fields["where"] != nil, location == nil { return parsed }
         parsed.mission = Mission(
             id: id, title: title, icon: icon, area: area, after: after ?? [], fact: fact,
-            style: style, sticker: reward.sticker, tasks: tasks
+            style: style, sticker: reward.sticker, tasks: tasks, location: location
         )
         return parsed
+    }
+
+    /// `where:`: a `hint` to find the mission and a `pin` on the venue's map, `[x, y]` in percent.
+    private func location(_ node: Node) throws -> MissionLocation? {
+        guard let fields = try mapping(node, describedAs: MissionMessages.whereName, allowed: Self.whereKeys, required: []) else {
+            return nil
+        }
+        if fields.values.isEmpty {
+            error(node.mark, MissionMessages.whereEmpty)
+            return nil
+        }
+        let hint = try fields["hint"].flatMap { try text($0, key: "hint") }
+        let pin = fields["pin"].flatMap(pin)
+        if fields["hint"] != nil, hint == nil { return nil }
+        if fields["pin"] != nil, pin == nil { return nil }
+        return MissionLocation(hint: hint, pin: pin)
+    }
+
+    private func pin(_ node: Node) -> MapPin? {
+        if !hasMap { error(node.mark, MissionMessages.pinWithoutMap) }
+        guard case .sequence(let sequence) = node, sequence.count == 2 else {
+            error(node.mark, MissionMessages.pinNotPair(node))
+            return nil
+        }
+        let values = sequence.map { item -> Double? in
+            guard case .scalar(let scalar) = item, scalar.style == .plain, let value = Double(scalar.string), value.isFinite else {
+                error(item.mark, MissionMessages.pinNotNumber(item))
+                return nil
+            }
+            guard MapPin.range.contains(value) else {
+                error(item.mark, MissionMessages.pinOutside(value))
+                return nil
+            }
+            return value
+        }
+        guard hasMap, let x = values[0], let y = values[1] else { return nil }
+        return MapPin(x: x, y: y)
     }
 
     private func afterList(_ node: Node) -> [String]? {

@@ -17,6 +17,8 @@ final class VenueParser {
     private(set) var problems: [MissionProblem] = []
     /// The venue's languages, once read: every text must have each of them.
     var languages: [String] = []
+    /// Whether the venue has a map (readable or not), once read: a mission's pin needs one.
+    var hasMap = false
     var visits = 0
     var checkedAssets: [String: Bool] = [:]
 

@@ -15,10 +15,13 @@ public struct Mission: Sendable, Hashable, Identifiable {
     /// Path of the sticker under the assets folder; only for `.sticker`.
     public var sticker: String?
     public var tasks: [MissionTask]
+    /// How to find the mission: a hint and a pin on the venue's map.
+    public var location: MissionLocation?
 
     public init(
         id: String, title: LocalizedText, icon: String, area: LocalizedText? = nil, after: [String] = [],
-        fact: LocalizedText? = nil, style: VisualStyle = .auto, sticker: String? = nil, tasks: [MissionTask]
+        fact: LocalizedText? = nil, style: VisualStyle = .auto, sticker: String? = nil, tasks: [MissionTask],
+        location: MissionLocation? = nil
     ) {
         self.id = id
         self.title = title
@@ -29,6 +32,7 @@ public struct Mission: Sendable, Hashable, Identifiable {
         self.style = style
         self.sticker = sticker
         self.tasks = tasks
+        self.location = location
     }
 
     public func task(id: String) -> MissionTask? {
@@ -49,6 +53,32 @@ public struct MissionTask: Sendable, Hashable, Identifiable {
         self.prompt = prompt
         self.hint = hint
         self.camera = camera
+    }
+}
+
+/// Where a mission is: a text hint, and a pin on the venue's floor plan (`where:` in the file).
+public struct MissionLocation: Sendable, Hashable {
+    public var hint: LocalizedText?
+    public var pin: MapPin?
+
+    public init(hint: LocalizedText?, pin: MapPin?) {
+        self.hint = hint
+        self.pin = pin
+    }
+}
+
+/// A point on the venue's map, in percent of its width from the left and of its height from
+/// the top: the same point whatever the size of the picture, and a new drawing of the same plan
+/// keeps its pins.
+public struct MapPin: Sendable, Hashable {
+    public static let range = 0.0...100.0
+
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
     }
 }
 

@@ -11,10 +11,12 @@ public struct Venue: Sendable, Hashable, Identifiable {
     public var rules: VenueRules
     /// Missions in the order visitors should walk them.
     public var missions: [Mission]
+    /// Path of the venue's floor plan under the assets folder, on which missions put their pins.
+    public var map: String?
 
     public init(
         id: String, name: LocalizedText, languages: [String], description: LocalizedText?,
-        timeZone: String, theme: Theme, rules: VenueRules, missions: [Mission]
+        timeZone: String, theme: Theme, rules: VenueRules, missions: [Mission], map: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -24,6 +26,7 @@ public struct Venue: Sendable, Hashable, Identifiable {
         self.theme = theme
         self.rules = rules
         self.missions = missions
+        self.map = map
     }
 
     public var defaultLanguage: String { languages.first ?? "en" }

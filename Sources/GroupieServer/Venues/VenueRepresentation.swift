@@ -22,6 +22,19 @@ struct VenueDocument: Encodable, Sendable {
         var style: String
         var stickerUrl: String?
         var tasks: [TaskDocument]
+        /// How to find the mission: a hint, and a pin on the venue's map.
+        var `where`: WhereDocument?
+    }
+
+    struct WhereDocument: Encodable, Sendable {
+        var hint: String?
+        var pin: PinDocument?
+    }
+
+    /// Percent of the map's width from the left and of its height from the top.
+    struct PinDocument: Encodable, Sendable {
+        var x: Double
+        var y: Double
     }
 
     struct TaskDocument: Encodable, Sendable {
@@ -42,6 +55,8 @@ struct VenueDocument: Encodable, Sendable {
     var theme: ThemeDocument
     var rules: RulesDocument
     var missions: [MissionDocument]
+    /// The venue's floor plan, where missions have pins.
+    var mapUrl: String?
 
     init(_ venue: Venue, language: String) {
         let fallback = venue.defaultLanguage
@@ -59,9 +74,11 @@ struct VenueDocument: Encodable, Sendable {
                 id: mission.id, title: text(mission.title), iconUrl: Self.assetURL(mission.icon),
                 area: mission.area.map(text), after: mission.after, fact: mission.fact.map(text),
                 style: mission.style.rawValue, stickerUrl: mission.sticker.map(Self.assetURL),
-                tasks: mission.tasks.map { TaskDocument(id: $0.id, prompt: text($0.prompt), hint: $0.hint.map(text), camera: $0.camera.rawValue) }
+                tasks: mission.tasks.map { TaskDocument(id: $0.id, prompt: text($0.prompt), hint: $0.hint.map(text), camera: $0.camera.rawValue) },
+                where: mission.location.map { WhereDocument(hint: $0.hint.map(text), pin: $0.pin.map { PinDocument(x: $0.x, y: $0.y) }) }
             )
         }
+        self.mapUrl = venue.map.map(Self.assetURL)
     }
 
     /// Asset paths were checked by the mission file reader: relative, no `..`.

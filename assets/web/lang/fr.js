@@ -33,6 +33,8 @@ export default {
     'mission.progress.one': '{done} photo sur {n}', 'mission.progress.other': '{done} photos sur {n}', 'mission.complete': 'Terminée',
     'mission.locked': 'Débloquée après : {missions}', 'mission.all': 'Toutes les missions', 'mission.where': 'Où :',
     'mission.seeSticker': 'Mission terminée ! Voir votre photo avec son autocollant', 'mission.seeCollage': 'Mission terminée ! Voir votre collage', 'mission.pending.one': '{n} photo en envoi', 'mission.pending.other': '{n} photos en envoi',
+    'map.show': 'Plan', 'map.alt': 'Plan de {venue}', 'map.pin': '{mission} ({state})', 'map.done': 'terminée', 'map.open': 'ouverte', 'map.locked': 'verrouillée',
+    'map.legend': 'Épingles pleines avec une coche : missions terminées par votre groupe. Touchez une épingle pour ouvrir sa mission.', 'map.how': 'Pour la trouver :',
     'task.n': 'Tâche {n}', 'task.done': 'faite', 'task.open': 'à faire', 'task.by': 'Photo de {name}', 'task.hint': 'Afficher un indice',
     'task.take': 'Prendre une photo', 'task.another': 'Prendre une autre photo',
     'alt.photo': '{task} – {name}',

@@ -33,6 +33,8 @@ export default {
     'mission.progress.one': '{done} av {n} foto', 'mission.progress.other': '{done} av {n} foton', 'mission.complete': 'Klart',
     'mission.locked': 'Låses upp efter: {missions}', 'mission.all': 'Alla uppdrag', 'mission.where': 'Var:',
     'mission.seeSticker': 'Uppdraget är klart! Se ert foto med klistermärket', 'mission.seeCollage': 'Uppdraget är klart! Se ert collage', 'mission.pending.one': '{n} foto laddas upp', 'mission.pending.other': '{n} foton laddas upp',
+    'map.show': 'Karta', 'map.alt': 'Karta över {venue}', 'map.pin': '{mission} ({state})', 'map.done': 'klart', 'map.open': 'öppet', 'map.locked': 'låst',
+    'map.legend': 'Fyllda nålar med bock: uppdrag som er grupp har klarat. Tryck på en nål för att öppna uppdraget.', 'map.how': 'Så hittar du dit:',
     'task.n': 'Uppgift {n}', 'task.done': 'klar', 'task.open': 'inte klar', 'task.by': 'Foto: {name}', 'task.hint': 'Visa en ledtråd',
     'task.take': 'Ta ett foto', 'task.another': 'Ta ett foto till',
     'alt.photo': '{task} – {name}',

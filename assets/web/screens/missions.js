@@ -25,12 +25,38 @@ function meter(done, total, label) {
   return h('span', { class: 'meter', role: 'img', 'aria-label': label }, h('span', { style: { width: (100 * done / total) + '%' } }));
 }
 
+// The venue's floor plan with a pin for each mission that has one (or only `onlyId`'s): a link
+// to the mission, drawn as open, done or locked.
+function venueMap(onlyId) {
+  const v = state.venue;
+  if (!v.mapUrl) return null;
+  const pinned = v.missions.filter((m) => m.where && m.where.pin && (!onlyId || m.id === onlyId));
+  if (!pinned.length) return null;
+  return h('figure', { class: 'venue-map' + (onlyId ? ' one' : '') },
+    h('div', { class: 'map-canvas' },
+      h('img', { src: v.mapUrl, alt: t('map.alt', { venue: v.name }) }),
+      pinned.map((m) => {
+        const st = missionState(m);
+        const is = st.complete ? 'done' : !st.unlocked ? 'locked' : 'open';
+        return h('a', {
+          class: 'pin is-' + is, 'data-mission': m.id, lang: v.language,
+          href: (st.complete ? '#/done/' : '#/m/') + encodeURIComponent(m.id),
+          style: { left: m.where.pin.x + '%', top: m.where.pin.y + '%' },
+          'aria-label': t('map.pin', { mission: m.title, state: t('map.' + is) }),
+        }, h('img', { src: m.iconUrl, alt: '', width: 26, height: 26 }), is === 'done' ? icon('check') : null);
+      })),
+    onlyId ? null : h('figcaption', null, t('map.legend')));
+}
+
 export function missionsScreen() {
   const ms = state.venue.missions;
   const complete = ms.filter((m) => missionState(m).complete).length;
+  const map = venueMap();
   return h('section', { class: 'screen missions' },
     h('h1', null, groupTitle()),
     h('p', { class: 'lead' }, tn('missions.summary', ms.length, { done: complete })),
+    map ? h('details', { class: 'map-box', id: 'venue-map', open: state.openHints.has('venue-map'), ontoggle: (e) => setHintOpen('venue-map', e.target.open) },
+      h('summary', null, icon('pin'), t('map.show')), map) : null,
     h('ul', { class: 'grid' }, ms.map((m) => {
       const st = missionState(m);
       const pending = state.uploads.filter((u) => u.missionId === m.id).length;
@@ -59,6 +85,8 @@ export function missionScreen(id) {
       h('div', null,
         h('h1', { lang: state.venue.language }, m.title),
         m.area ? h('p', { class: 'area', lang: state.venue.language }, icon('pin'), h('span', { class: 'visually-hidden' }, t('mission.where') + ' '), m.area) : null)),
+    m.where && m.where.hint ? h('p', { class: 'where-hint', lang: state.venue.language }, icon('compass'), h('span', { class: 'visually-hidden' }, t('map.how') + ' '), m.where.hint) : null,
+    venueMap(m.id),
     st.complete ? h('a', { class: 'callout done', href: '#/done/' + encodeURIComponent(m.id) }, icon('star'), t(rewardWords(m).see)) :
       !st.unlocked ? h('p', { class: 'callout lock' }, icon('lock'), lockText(m)) :
         h('p', { class: 'count' }, tn('mission.progress', st.total, { done: st.done })),
