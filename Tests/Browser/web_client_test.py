@@ -345,6 +345,10 @@ def main():
         told = c.js("return window.toldTexts")
         check(told and not any("photo" in text for text in told), f"a late joiner was told {told!r}")
         log("a late joiner gets the group's history without a burst of messages")
+        # The Swedish venue has no French: a French phone reads its missions in English, not Swedish.
+        title = c.el(f".mission-card[data-mission={MISSION}] .title")
+        check(title.get_attribute("lang") == "en" and "toxic" in title.text.lower(), f"a French phone in a Swedish venue reads English: {title.text!r}")
+        log(f"a French phone in a Swedish venue reads the missions in English: {title.text!r}")
 
         # ------------------------------------------------------------ a full group is no dead end
         for n in range(12):
