@@ -2,8 +2,10 @@
 own profile (waiting, clicking, screenshots, going offline), test photos and the first-load size."""
 
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -191,6 +193,36 @@ class Browser:
             self.d.quit()
         except Exception:
             pass
+
+    stop = quit
+
+
+def run_scenario(doc, prefix, scenario):
+    """Runs a browser test: `scenario(binary, work, started)` with the server binary named on the
+    command line and a fresh work folder. What it starts (servers, browsers) it adds to
+    `started`, and all of it is stopped at the end, whatever happened; the work folder is kept
+    when the test fails. Returns the exit status."""
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if not args:
+        print(doc)
+        return 2
+    binary = str(Path(args[0]).resolve())
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    started, ok = [], False
+    try:
+        scenario(binary, work, started)
+        ok = True
+        log("PASS")
+    except Failure as e:
+        log(f"FAIL: {e}")
+    finally:
+        for thing in reversed(started):
+            thing.stop()
+        if ok:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"work folder kept: {work}", file=sys.stderr)
+    return 0 if ok else 1
 
 
 def accessibility_problems(b):

@@ -14,13 +14,10 @@ Screenshots go to .build/browser-screenshots/ (prefixed "offline-").
 Usage:  python3 Tests/Browser/offline_test.py .build/debug/groupie
 """
 
-import shutil
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from browser_support import Browser, Failure, Server, check, log, make_photo
+from browser_support import Browser, Server, check, log, make_photo, run_scenario
 
 VENUE, MISSION = "science-centre", "poison-frogs"
 TASKS = ("brightest-frog", "frog-pose")
@@ -30,89 +27,73 @@ def photos_of(server, token, group_id):
     return server.api(f"/groups/{group_id}/photos?mission={MISSION}", token)["photos"]
 
 
+def scenario(binary, work, started):
+    photos = [make_photo(work / f"p{i}.jpg", c) for i, c in enumerate([(200, 40, 40), (40, 70, 200)])]
+    server = Server(binary, work)
+    started.append(server)
+    log(f"server on {server.base}")
+    a = Browser("offline-A", work)
+    started.append(a)
+    a.d.get(server.base + f"/?venue={VENUE}")
+    check(a.js("return !!document.querySelector('link[rel=manifest]')"), "the page names its manifest")
+    a.type("#name", "Ada")
+    a.click("#create")
+    a.click("#create-group")
+    a.click("#to-missions")
+    token = a.token()
+    group_id = server.api("/me", token)["group"]["id"]
+    a.wait(lambda d: a.js("return !!navigator.serviceWorker.controller"), "the service worker to look after the page", timeout=20)
+
+    a.d.get(server.base + f"/#/m/{MISSION}")
+    a.send_file(f"#take-{MISSION}-{TASKS[0]}", photos[0])
+    a.click("#accept-photo")
+    a.wait(lambda d: len(photos_of(server, token, group_id)) == 1, "the first photo uploaded", timeout=30)
+    # What a visitor has seen is what is kept: the group, the mission and the album.
+    a.d.refresh()
+    a.el(".task figure.chosen img")
+    a.wait(lambda d: a.img_loaded(".task figure.chosen img"), "the chosen photo shown")
+    a.d.get(server.base + "/#/album")
+    a.wait(lambda d: a.img_loaded(".thumbs img"), "the album's photo shown")
+    a.d.get(server.base + "/#/missions")
+    a.el(".mission-card")
+    title = a.el("main h1").text
+    log(f"online: the group {title!r} with its photo; service worker in charge")
+
+    # ------------------------------------------------------------ the Wi-Fi drops
+    # The phone is told it is offline (Chromium's network emulation), and the server is gone
+    # too: whatever reaches past the page's own emulation finds nothing.
+    port = server.port
+    a.set_offline(True)
+    server.stop()
+    a.d.refresh()
+    a.el(".mission-card", timeout=20)
+    check(a.el("main h1").text == title, "the group is shown after a reload without network")
+    a.d.get(a.d.current_url.split("#")[0] + "#/album")
+    a.wait(lambda d: a.img_loaded(".thumbs img"), "the photo already seen, without network")
+    a.shot("album-offline")
+    a.d.get(a.d.current_url.split("#")[0] + f"#/m/{MISSION}")
+    a.wait(lambda d: a.img_loaded(".task figure.chosen img"), "the mission's photo, without network")
+    a.send_file(f"#take-{MISSION}-{TASKS[1]}", photos[1])
+    a.click("#accept-photo")
+    a.wait(lambda d: a.js("const p = document.getElementById('pending'); return p && !p.hidden"), "the upload bar")
+    a.shot("waiting-offline")
+    log("offline: the reloaded page shows the group, its missions and the photo; a new photo waits")
+
+    # ------------------------------------------------------------ the Wi-Fi comes back
+    server = Server(binary, work, port=port)
+    started.append(server)
+    a.set_offline(False)
+    a.wait(lambda d: len(photos_of(server, token, group_id)) == 2, "the waiting photo uploaded", timeout=60)
+    a.wait(lambda d: a.js("return document.getElementById('pending').hidden"), "the upload bar gone", timeout=20)
+    time.sleep(2)
+    got = photos_of(server, token, group_id)
+    check(len(got) == 2 and {p["taskId"] for p in got} == set(TASKS), f"each photo once: {[(p['taskId'], p['id']) for p in got]}")
+    a.shot("back-online")
+    log("online again: the waiting photo arrived once")
+
+
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if not args:
-        print(__doc__)
-        return 2
-    binary = str(Path(args[0]).resolve())
-    work = Path(tempfile.mkdtemp(prefix="groupie-offline-"))
-    server, a, ok = None, None, False
-    try:
-        photos = [make_photo(work / f"p{i}.jpg", c) for i, c in enumerate([(200, 40, 40), (40, 70, 200)])]
-        server = Server(binary, work)
-        log(f"server on {server.base}")
-        a = Browser("offline-A", work)
-        a.d.get(server.base + f"/?venue={VENUE}")
-        check(a.js("return !!document.querySelector('link[rel=manifest]')"), "the page names its manifest")
-        a.type("#name", "Ada")
-        a.click("#create")
-        a.click("#create-group")
-        a.click("#to-missions")
-        token = a.token()
-        group_id = server.api("/me", token)["group"]["id"]
-        a.wait(lambda d: a.js("return !!navigator.serviceWorker.controller"), "the service worker to look after the page", timeout=20)
-
-        a.d.get(server.base + f"/#/m/{MISSION}")
-        a.send_file(f"#take-{MISSION}-{TASKS[0]}", photos[0])
-        a.click("#accept-photo")
-        a.wait(lambda d: len(photos_of(server, token, group_id)) == 1, "the first photo uploaded", timeout=30)
-        # What a visitor has seen is what is kept: the group, the mission and the album.
-        a.d.refresh()
-        a.el(".task figure.chosen img")
-        a.wait(lambda d: a.img_loaded(".task figure.chosen img"), "the chosen photo shown")
-        a.d.get(server.base + "/#/album")
-        a.wait(lambda d: a.img_loaded(".thumbs img"), "the album's photo shown")
-        a.d.get(server.base + "/#/missions")
-        a.el(".mission-card")
-        title = a.el("main h1").text
-        log(f"online: the group {title!r} with its photo; service worker in charge")
-
-        # ------------------------------------------------------------ the Wi-Fi drops
-        # The phone is told it is offline (Chromium's network emulation), and the server is gone
-        # too: whatever reaches past the page's own emulation finds nothing.
-        port = server.port
-        a.set_offline(True)
-        server.stop()
-        server = None
-        a.d.refresh()
-        a.el(".mission-card", timeout=20)
-        check(a.el("main h1").text == title, "the group is shown after a reload without network")
-        a.d.get(a.d.current_url.split("#")[0] + "#/album")
-        a.wait(lambda d: a.img_loaded(".thumbs img"), "the photo already seen, without network")
-        a.shot("album-offline")
-        a.d.get(a.d.current_url.split("#")[0] + f"#/m/{MISSION}")
-        a.wait(lambda d: a.img_loaded(".task figure.chosen img"), "the mission's photo, without network")
-        a.send_file(f"#take-{MISSION}-{TASKS[1]}", photos[1])
-        a.click("#accept-photo")
-        a.wait(lambda d: a.js("const p = document.getElementById('pending'); return p && !p.hidden"), "the upload bar")
-        a.shot("waiting-offline")
-        log("offline: the reloaded page shows the group, its missions and the photo; a new photo waits")
-
-        # ------------------------------------------------------------ the Wi-Fi comes back
-        server = Server(binary, work, port=port)
-        a.set_offline(False)
-        a.wait(lambda d: len(photos_of(server, token, group_id)) == 2, "the waiting photo uploaded", timeout=60)
-        a.wait(lambda d: a.js("return document.getElementById('pending').hidden"), "the upload bar gone", timeout=20)
-        time.sleep(2)
-        got = photos_of(server, token, group_id)
-        check(len(got) == 2 and {p["taskId"] for p in got} == set(TASKS), f"each photo once: {[(p['taskId'], p['id']) for p in got]}")
-        a.shot("back-online")
-        log("online again: the waiting photo arrived once")
-        ok = True
-        log("PASS")
-    except Failure as e:
-        log(f"FAIL: {e}")
-    finally:
-        if a:
-            a.quit()
-        if server:
-            server.stop()
-        if ok:
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            print(f"work folder kept: {work}", file=sys.stderr)
-    return 0 if ok else 1
+    return run_scenario(__doc__, "groupie-offline-", scenario)
 
 
 if __name__ == "__main__":

@@ -23,11 +23,9 @@ Usage:  python3 Tests/Browser/visitor_path_test.py .build/debug/groupie
 
 import shutil
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from browser_support import REPO, Browser, Failure, Server, accessibility_problems, check, log, make_photo
+from browser_support import REPO, Browser, Server, accessibility_problems, check, log, make_photo, run_scenario
 
 VENUE, MISSION, TASK = "science-centre", "poison-frogs", "brightest-frog"
 STICKER_MISSION = "heartbeat"
@@ -87,178 +85,165 @@ def accessible(b, screen):
     check(not problems, f"accessibility of {screen}: {problems}")
 
 
-def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if not args:
-        print(__doc__)
-        return 2
-    binary = str(Path(args[0]).resolve())
-    work = Path(tempfile.mkdtemp(prefix="groupie-path-"))
+def scenario(binary, work, started):
     missions = work / "missions"
     missions.mkdir()
     for f in (REPO / "missions").glob("*.yaml"):
         shutil.copy(f, missions / f.name)
     (missions / "technikmuseum.yaml").write_text(GERMAN_VENUE, encoding="utf-8")
-    server, browsers, ok = None, [], False
-    try:
-        photos = [make_photo(work / f"p{i}.jpg", c) for i, c in enumerate([(200, 40, 40), (40, 160, 60), (40, 70, 200), (220, 180, 30)])]
-        server = Server(binary, work, missions)
-        log(f"server on {server.base}")
+    photos = [make_photo(work / f"p{i}.jpg", c) for i, c in enumerate([(200, 40, 40), (40, 160, 60), (40, 70, 200), (220, 180, 30)])]
+    server = Server(binary, work, missions)
+    started.append(server)
+    browsers = []
+    log(f"server on {server.base}")
 
-        # ------------------------------------------------------------ a venue's poster link
-        a = Browser("path-A", work)
-        browsers.append(a)
-        a.d.get(server.base + f"/?venue={VENUE}")
-        name = a.el("#venue-name").text
-        check(name in ("The Science Centre", "Vetenskapscentret") or len(name) > 3, f"the venue's name is shown: {name!r}")
-        items = a.wait(lambda d: a.js("return document.querySelectorAll('.venue-mission-list li').length"), "the venue's missions")
-        check(items >= 5, f"the venue's missions are listed ({items})")
-        check(a.el("#create").is_displayed(), "'start a group' is on the venue's page")
-        a.shot("venue-page")
-        accessible(a, "the venue's page")
-        log(f"/?venue= shows {name!r} with {items} missions and 'start a group'")
+    # ------------------------------------------------------------ a venue's poster link
+    a = Browser("path-A", work)
+    browsers.append(a)
+    started.append(a)
+    a.d.get(server.base + f"/?venue={VENUE}")
+    name = a.el("#venue-name").text
+    check(name == "House of Science", f"the venue's name is shown: {name!r}")
+    items = a.wait(lambda d: a.js("return document.querySelectorAll('.venue-mission-list li').length"), "the venue's missions")
+    check(items >= 5, f"the venue's missions are listed ({items})")
+    check(a.el("#create").is_displayed(), "'start a group' is on the venue's page")
+    a.shot("venue-page")
+    accessible(a, "the venue's page")
+    log(f"/?venue= shows {name!r} with {items} missions and 'start a group'")
 
-        # ------------------------------------------------------------ two members called Ada
-        a.type("#name", "Ada")
-        a.click("#create")
-        a.click("#create-group")
-        join_url = a.el("#join-link").get_attribute("value")
-        a.click("#to-missions")
-        b = Browser("path-B", work)
-        browsers.append(b)
-        join(b, join_url, "Ada")
-        group_id = server.api("/me", a.token())["group"]["id"]
-        a.d.get(server.base + "/#/group")
-        a.wait(lambda d: a.js("return document.querySelectorAll('.members li').length") == 2, "both members")
-        names = a.js("return [...document.querySelectorAll('.members li .who strong')].map(e => e.textContent)")
-        check(sorted(n.replace("\u2068", "").replace("\u2069", "") for n in names) == ["Ada (1)", "Ada (2)"], f"same names are numbered: {names}")
-        colours = a.js("return [...document.querySelectorAll('.members .avatar')].map(e => getComputedStyle(e).backgroundColor)")
-        check(len(set(colours)) == 2, f"each member has a colour of their own: {colours}")
-        a.shot("two-adas")
-        accessible(a, "the group's members")
-        log(f"two members called Ada: {names}, colours {colours}")
+    # ------------------------------------------------------------ two members called Ada
+    a.type("#name", "Ada")
+    a.click("#create")
+    a.click("#create-group")
+    join_url = a.el("#join-link").get_attribute("value")
+    a.click("#to-missions")
+    b = Browser("path-B", work)
+    browsers.append(b)
+    started.append(b)
+    join(b, join_url, "Ada")
+    group_id = server.api("/me", a.token())["group"]["id"]
+    a.d.get(server.base + "/#/group")
+    a.wait(lambda d: a.js("return document.querySelectorAll('.members li').length") == 2, "both members")
+    names = a.js("return [...document.querySelectorAll('.members li .who strong')].map(e => e.textContent)")
+    check(sorted(n.replace("\u2068", "").replace("\u2069", "") for n in names) == ["Ada (1)", "Ada (2)"], f"same names are numbered: {names}")
+    colours = a.js("return [...document.querySelectorAll('.members .avatar')].map(e => getComputedStyle(e).backgroundColor)")
+    check(len(set(colours)) == 2, f"each member has a colour of their own: {colours}")
+    a.shot("two-adas")
+    accessible(a, "the group's members")
+    log(f"two members called Ada: {names}, colours {colours}")
 
-        # ------------------------------------------------------------ a photo survives a reload
-        take_photo(a, photos[0])
-        a.d.refresh()
-        a.el("#photo-kept")
-        check(a.js("return location.hash") == "#/photo", "the kept photo's screen comes back after the reload")
-        a.shot("photo-kept")
-        accessible(a, "the kept photo")
-        a.click("#accept-photo")
-        a.wait(lambda d: chosen_by(server, a.token(), group_id) is not None, "the kept photo uploaded", timeout=30)
-        first = chosen_by(server, a.token(), group_id)
-        a.d.refresh()
-        a.el("main h1")
-        time.sleep(1)
-        check(a.js("return location.hash") != "#/photo", "a used photo is not offered again")
-        count = len(server.api(f"/groups/{group_id}/photos?mission={MISSION}", a.token())["photos"])
-        check(count == 1, f"the kept photo arrived once ({count})")
-        log("a photo taken before a reload is offered again and uploads once")
+    # ------------------------------------------------------------ a photo survives a reload
+    take_photo(a, photos[0])
+    a.d.refresh()
+    a.el("#photo-kept")
+    check(a.js("return location.hash") == "#/photo", "the kept photo's screen comes back after the reload")
+    a.shot("photo-kept")
+    accessible(a, "the kept photo")
+    a.click("#accept-photo")
+    a.wait(lambda d: chosen_by(server, a.token(), group_id) is not None, "the kept photo uploaded", timeout=30)
+    first = chosen_by(server, a.token(), group_id)
+    a.d.refresh()
+    a.el("main h1")
+    time.sleep(1)
+    check(a.js("return location.hash") != "#/photo", "a used photo is not offered again")
+    count = len(server.api(f"/groups/{group_id}/photos?mission={MISSION}", a.token())["photos"])
+    check(count == 1, f"the kept photo arrived once ({count})")
+    log("a photo taken before a reload is offered again and uploads once")
 
-        # ------------------------------------------------------------ a retake keeps the choice
-        take_photo(b, photos[1])
-        check(b.el("#choose-photo", visible=False) is not None, "B is asked whether the new photo replaces the chosen one")
-        b.shot("replace-question")
-        accessible(b, "the question whether a photo replaces the chosen one")
-        b.click("#accept-photo")
-        b.wait(lambda d: len(server.api(f"/groups/{group_id}/photos?mission={MISSION}", b.token())["photos"]) == 2, "B's photo in the album", timeout=30)
-        check(chosen_by(server, b.token(), group_id) == first, "B's photo joined the album without replacing A's")
-        a.d.get(server.base + f"/#/m/{MISSION}")
-        a.el(".task")
-        record_toasts(a)
-        take_photo(b, photos[2])
-        b.click("label[for=choose-photo]")
-        b.click("#accept-photo")
-        b.wait(lambda d: chosen_by(server, b.token(), group_id) not in (None, first), "B's ticked photo chosen", timeout=30)
-        told = a.wait(lambda d: [t for t in a.js("return window.toldTexts") if "chose another photo" in t], "A told who changed the photo")
-        check("Ada (2)" in told[0].replace("\u2068", "").replace("\u2069", ""), f"A is told which Ada chose: {told}")
-        a.shot("told-who-chose")
-        accessible(a, "a mission with its chosen photo")
-        a.d.get(server.base + "/#/album")
-        a.wait(lambda d: a.img_loaded(".thumbs img"), "the album")
-        accessible(a, "the album")
-        log("a teammate's second photo joins the album; replacing the chosen one is asked, and told")
+    # ------------------------------------------------------------ a retake keeps the choice
+    take_photo(b, photos[1])
+    check(b.el("#choose-photo", visible=False) is not None, "B is asked whether the new photo replaces the chosen one")
+    b.shot("replace-question")
+    accessible(b, "the question whether a photo replaces the chosen one")
+    b.click("#accept-photo")
+    b.wait(lambda d: len(server.api(f"/groups/{group_id}/photos?mission={MISSION}", b.token())["photos"]) == 2, "B's photo in the album", timeout=30)
+    check(chosen_by(server, b.token(), group_id) == first, "B's photo joined the album without replacing A's")
+    a.d.get(server.base + f"/#/m/{MISSION}")
+    a.el(".task")
+    record_toasts(a)
+    take_photo(b, photos[2])
+    b.click("label[for=choose-photo]")
+    b.click("#accept-photo")
+    b.wait(lambda d: chosen_by(server, b.token(), group_id) not in (None, first), "B's ticked photo chosen", timeout=30)
+    told = a.wait(lambda d: [t for t in a.js("return window.toldTexts") if "chose another photo" in t], "A told who changed the photo")
+    check("Ada (2)" in told[0].replace("\u2068", "").replace("\u2069", ""), f"A is told which Ada chose: {told}")
+    a.shot("told-who-chose")
+    accessible(a, "a mission with its chosen photo")
+    a.d.get(server.base + "/#/album")
+    a.wait(lambda d: a.img_loaded(".thumbs img"), "the album")
+    accessible(a, "the album")
+    log("a teammate's second photo joins the album; replacing the chosen one is asked, and told")
 
-        # ------------------------------------------------------------ the sticker reward's words
-        b.d.get(server.base + f"/#/m/{STICKER_MISSION}")
-        b.send_file(f"#take-{STICKER_MISSION}-group-heart", photos[3])
-        b.click("#accept-photo")
+    # ------------------------------------------------------------ the sticker reward's words
+    b.d.get(server.base + f"/#/m/{STICKER_MISSION}")
+    b.send_file(f"#take-{STICKER_MISSION}-group-heart", photos[3])
+    b.click("#accept-photo")
 
-        def sticker_done(d):
-            g = server.api(f"/groups/{group_id}", b.token())["group"]
-            return any(m["id"] == STICKER_MISSION and m.get("complete") for m in g["missions"])
-        b.wait(sticker_done, "the sticker mission complete", timeout=30)
-        b.d.get(server.base + f"/#/done/{STICKER_MISSION}")
-        b.el(".screen.done h1")
-        text = b.js("return document.querySelector('main').innerText")
-        check("sticker" in text.lower() and "collage" not in text.lower(), f"a sticker reward is not called a collage: {text[:200]!r}")
-        b.shot("sticker-reward")
-        accessible(b, "the sticker reward")
-        log("the sticker reward speaks of a sticker, not a collage")
+    def sticker_done(d):
+        g = server.api(f"/groups/{group_id}", b.token())["group"]
+        return any(m["id"] == STICKER_MISSION and m.get("complete") for m in g["missions"])
+    b.wait(sticker_done, "the sticker mission complete", timeout=30)
+    b.d.get(server.base + f"/#/done/{STICKER_MISSION}")
+    b.el(".screen.done h1")
+    text = b.js("return document.querySelector('main').innerText")
+    check("sticker" in text.lower() and "collage" not in text.lower(), f"a sticker reward is not called a collage: {text[:200]!r}")
+    b.shot("sticker-reward")
+    accessible(b, "the sticker reward")
+    log("the sticker reward speaks of a sticker, not a collage")
 
-        # ------------------------------------------------------------ the venue's map
-        b.d.get(server.base + "/#/missions")
-        b.click("#venue-map summary")
-        b.wait(lambda d: b.js("return document.querySelectorAll('.venue-map .pin').length") == 9, "a pin for each mission")
-        b.wait(lambda d: b.img_loaded(".venue-map .map-canvas > img"), "the floor plan")
-        states = b.js("return Object.fromEntries([...document.querySelectorAll('.venue-map .pin')].map(p => [p.dataset.mission, p.className]))")
-        check("is-done" in states[STICKER_MISSION], f"a completed mission's pin is done: {states}")
-        check("is-locked" in states["canopy"] and "is-open" in states["shark-tunnel"], f"locked and open pins: {states}")
-        inside = b.js("""const m = document.querySelector('.venue-map .map-canvas').getBoundingClientRect();
-            return [...document.querySelectorAll('.venue-map .pin')].every(p => { const r = p.getBoundingClientRect();
-              const x = r.left + r.width / 2, y = r.top + r.height / 2; return x >= m.left && x <= m.right && y >= m.top && y <= m.bottom; })""")
-        check(inside, "every pin lies on the map")
-        b.shot("venue-map")
-        accessible(b, "the venue's map")
-        b.click(".venue-map .pin[data-mission=shark-tunnel]")
-        hint = b.el(".where-hint").text
-        check("tunnel" in hint.lower(), f"the mission tells how to find it: {hint!r}")
-        check(b.js("return document.querySelectorAll('.venue-map.one .pin').length") == 1, "the mission shows its own pin")
-        log(f"the map shows 9 pins (done, open, locked) and a pin opens its mission with its hint {hint!r}")
+    # ------------------------------------------------------------ the venue's map
+    b.d.get(server.base + "/#/missions")
+    b.click("#venue-map summary")
+    b.wait(lambda d: b.js("return document.querySelectorAll('.venue-map .pin').length") == 9, "a pin for each mission")
+    b.wait(lambda d: b.img_loaded(".venue-map .map-canvas > img"), "the floor plan")
+    states = b.js("return Object.fromEntries([...document.querySelectorAll('.venue-map .pin')].map(p => [p.dataset.mission, p.className]))")
+    check("is-done" in states[STICKER_MISSION], f"a completed mission's pin is done: {states}")
+    check("is-locked" in states["canopy"] and "is-open" in states["shark-tunnel"], f"locked and open pins: {states}")
+    inside = b.js("""const m = document.querySelector('.venue-map .map-canvas').getBoundingClientRect();
+        return [...document.querySelectorAll('.venue-map .pin')].every(p => { const r = p.getBoundingClientRect();
+          const x = r.left + r.width / 2, y = r.top + r.height / 2; return x >= m.left && x <= m.right && y >= m.top && y <= m.bottom; })""")
+    check(inside, "every pin lies on the map")
+    b.shot("venue-map")
+    accessible(b, "the venue's map")
+    b.click(".venue-map .pin[data-mission=shark-tunnel]")
+    hint = b.el(".where-hint").text
+    check("tunnel" in hint.lower(), f"the mission tells how to find it: {hint!r}")
+    check(b.js("return document.querySelectorAll('.venue-map.one .pin').length") == 1, "the mission shows its own pin")
+    log(f"the map shows 9 pins (done, open, locked) and a pin opens its mission with its hint {hint!r}")
 
-        # ------------------------------------------------------------ a German phone, 320 px
-        c = Browser("path-C", work, width=320, height=640, lang="de-DE")
-        browsers.append(c)
-        c.d.get(server.base + "/?venue=technikmuseum")
-        c.type("#name", "Jürgen")
-        c.click("#create")
-        c.click("#create-group")
-        c.click("#to-missions")
-        title = c.el(".mission-card .title")
-        check(title.get_attribute("lang") == "de", f"the mission's title says its language: {title.get_attribute('lang')!r}")
-        check("Donaudampf" in title.text.replace("\u00ad", "").replace("-\n", ""), f"German texts for a German phone: {title.text!r}")
-        check(c.js("return getComputedStyle(arguments[0]).hyphens", title) == "auto", "titles are hyphenated")
-        c.click(".mission-card")
-        prompt = c.el(".task h2 [lang]")
-        check(prompt.get_attribute("lang") == "de", "the task's prompt says its language")
-        for screen in ("#/missions", "#/m/dampf", "#/group", "#/album"):
-            c.d.get(server.base + "/" + screen)
-            c.el("main h1")
-            time.sleep(0.3)
-            wide = c.js("return [document.documentElement.scrollWidth, window.innerWidth]")
-            check(wide[0] <= wide[1], f"no horizontal scroll at 320 px on {screen}: {wide}")
-        c.shot("german-320")
-        accessible(c, "a German phone's album at 320 px")
-        log("a German phone at 320 px: lang=de, hyphens: auto, no horizontal scroll")
+    # ------------------------------------------------------------ a German phone, 320 px
+    c = Browser("path-C", work, width=320, height=640, lang="de-DE")
+    browsers.append(c)
+    started.append(c)
+    c.d.get(server.base + "/?venue=technikmuseum")
+    c.type("#name", "Jürgen")
+    c.click("#create")
+    c.click("#create-group")
+    c.click("#to-missions")
+    title = c.el(".mission-card .title")
+    check(title.get_attribute("lang") == "de", f"the mission's title says its language: {title.get_attribute('lang')!r}")
+    check("Donaudampf" in title.text.replace("\u00ad", "").replace("-\n", ""), f"German texts for a German phone: {title.text!r}")
+    check(c.js("return getComputedStyle(arguments[0]).hyphens", title) == "auto", "titles are hyphenated")
+    c.click(".mission-card")
+    prompt = c.el(".task h2 [lang]")
+    check(prompt.get_attribute("lang") == "de", "the task's prompt says its language")
+    for screen in ("#/missions", "#/m/dampf", "#/group", "#/album"):
+        c.d.get(server.base + "/" + screen)
+        c.el("main h1")
+        time.sleep(0.3)
+        wide = c.js("return [document.documentElement.scrollWidth, window.innerWidth]")
+        check(wide[0] <= wide[1], f"no horizontal scroll at 320 px on {screen}: {wide}")
+    c.shot("german-320")
+    accessible(c, "a German phone's album at 320 px")
+    log("a German phone at 320 px: lang=de, hyphens: auto, no horizontal scroll")
 
-        for br in browsers:
-            errs = [e for e in br.errors() if "favicon" not in e["message"]]
-            check(not errs, f"browser {br.name} logged errors: {errs[:3]}")
-        ok = True
-        log("PASS")
-    except Failure as e:
-        log(f"FAIL: {e}")
-    finally:
-        for br in browsers:
-            br.quit()
-        if server:
-            server.stop()
-        if ok:
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            print(f"work folder kept: {work}", file=sys.stderr)
-    return 0 if ok else 1
+    for br in browsers:
+        errs = [e for e in br.errors() if "favicon" not in e["message"]]
+        check(not errs, f"browser {br.name} logged errors: {errs[:3]}")
+
+
+def main():
+    return run_scenario(__doc__, "groupie-path-", scenario)
 
 
 if __name__ == "__main__":
