@@ -8,7 +8,7 @@ import { h, append, icon } from './ui.js';
 import { state, update, subscribe, loadPlayer, savePlayer } from './store.js';
 import { setView, route, render } from './router.js';
 import { errorText } from './messages.js';
-import { queue, enterGroup } from './session.js';
+import { queue, enterGroup, keepForOffline } from './session.js';
 import { uploadRow, uploadStatus } from './widgets.js';
 import { startScreen, joinLinkScreen, joinScreen, stopScan } from './screens/join.js';
 import { createScreen, inviteScreen, groupScreen } from './screens/group.js';
@@ -169,4 +169,9 @@ boot();
 
 // Offline support: the service worker keeps the client, the venue's texts and pictures and the
 // group's last answers. Browsers allow it on HTTPS and on localhost only.
-if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {});
+// On a first visit the worker takes charge only after the page has loaded its group: it is
+// asked for again then, so that the first visit is kept too.
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {});
+  navigator.serviceWorker.addEventListener('controllerchange', keepForOffline);
+}

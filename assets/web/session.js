@@ -75,6 +75,7 @@ export async function enterGroup(groupId) {
   update({ groupId, album: null });
   completed = null;
   await loadGroupData();
+  keepForOffline();
   completed = completeMissions();
   collageSig = collagesNow();
   live = new LiveEvents(groupId, { onEvent, onResync: (why) => { if (why === 'gone') refreshGroup(); else { scheduleRefresh(true); } }, onStatus: (s) => update({ live: s }) });
@@ -87,6 +88,19 @@ export function exitGroup() {
   update({ group: null, groupId: null, venue: null, album: null });
   applyTheme();
   forgetKeptAnswers();
+}
+
+// What a visitor will want without network, asked for through the service worker so that it
+// keeps it: the player and the group (again, when the worker has only just taken charge of a
+// first visit), and the venue's pictures that are not on screen yet (stickers, the map, logo).
+export function keepForOffline() {
+  const worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+  if (!worker || !state.group || !state.venue) return;
+  api('/me').catch(() => {});
+  api(`/groups/${state.groupId}`, { lang: contentLang() }).catch(() => {});
+  api(`/venues/${state.venue.id}`, { lang: contentLang() }).catch(() => {});
+  const pictures = [state.venue.mapUrl, state.venue.theme.logoUrl, ...state.venue.missions.flatMap((m) => [m.iconUrl, m.stickerUrl])];
+  for (const url of new Set(pictures.filter(Boolean))) fetch(url).catch(() => {});
 }
 
 // What the service worker kept of the group (its answers and pictures) goes with the group.
