@@ -4,18 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-
-int groupie_malloc_arenas_limit(int arenas) {
-#ifdef __GLIBC__
-    return mallopt(M_ARENA_MAX, arenas);
-#else
-    (void)arenas;
-    return 0;
-#endif
-}
 
 int groupie_vips_start(int concurrency) {
     if (VIPS_INIT("groupie")) return -1;
@@ -268,32 +256,26 @@ static int place_asset(VipsObject *scope, const groupie_layer *layer, int stretc
     return 0;
 }
 
-/* Sets the text at 72 dpi (a point a pixel, as the markup's sizes are meant), and when it does
- * not fit the layer, again smaller until it does: every size in the markup scales with the dpi,
- * so the caption keeps its proportions and shows all its lines. Only a text that does not fit
- * even at a third of its size is cut. `*percent` tells the size used, 100 as designed. */
+/* Sets the text at 72 dpi (a point a pixel, as the markup means), and smaller until it fits:
+ * every size scales with the dpi, so all lines show in proportion. `*percent`: the size used. */
 static int place_text(VipsObject *scope, const groupie_layer *layer, placed *out, int *count, int *percent) {
-    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 5);
-    int dpi = 72, attempt = 0;
-    VipsImage *image = NULL;
-    for (;;) {
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 5), *image = NULL;
+    int dpi = 72;
+    for (int attempt = 0;; attempt++) {
         if (vips_text(&t[attempt], layer->source, "font", layer->font, "width", layer->width, "dpi", dpi, "rgba", TRUE,
                       "align", VIPS_ALIGN_CENTRE, "wrap", VIPS_TEXT_WRAP_WORD_CHAR, NULL))
             return -1;
         image = t[attempt];
         if ((image->Xsize <= layer->width && image->Ysize <= layer->height) || attempt == 3 || dpi <= 24) break;
         double fit = VIPS_MIN((double)layer->width / image->Xsize, (double)layer->height / image->Ysize);
-        int next = (int)(dpi * VIPS_MIN(fit, 0.95));
-        dpi = VIPS_MAX(24, next < dpi ? next : dpi - 4);
-        attempt++;
+        dpi = VIPS_MAX(24, VIPS_MIN((int)(dpi * VIPS_MIN(0.95, fit)), dpi - 4));
     }
     if (percent) *percent = dpi * 100 / 72;
-    /* Never spill out of the band: cut what does not fit even so. */
-    if (image->Xsize > layer->width || image->Ysize > layer->height) {
-        if (vips_extract_area(image, &t[4], 0, 0, VIPS_MIN(image->Xsize, layer->width), VIPS_MIN(image->Ysize, layer->height), NULL))
-            return -1;
-        image = t[4];
-    }
+    /* Never spill out of the band: cut what does not fit even at a third of its size. */
+    if ((image->Xsize > layer->width || image->Ysize > layer->height) &&
+        vips_extract_area(image, &t[4], 0, 0, VIPS_MIN(image->Xsize, layer->width), VIPS_MIN(image->Ysize, layer->height), NULL))
+        return -1;
+    if (t[4]) image = t[4];
     if (!(image = srgb(scope, image, 1))) return -1;
     out[(*count)++] = (placed){image, layer->x + (layer->width - image->Xsize) / 2, layer->y + (layer->height - image->Ysize) / 2};
     return 0;
