@@ -62,8 +62,13 @@ export function savePlayer() {
 // interface itself has no German.
 export const contentLang = () => (S.langChosen ? S.lang : undefined);
 
-// The language a new player is made with: their choice, else the browser's first.
-export const playerLang = () => (S.langChosen ? S.lang : ((navigator.languages && navigator.languages[0]) || navigator.language || S.lang));
+// The language a new player is made with: their choice, else the browser's first (when it is
+// a plain language tag the server takes, such as de-DE).
+export function playerLang() {
+  const first = (navigator.languages && navigator.languages[0]) || navigator.language;
+  const plain = typeof first === 'string' && first.length <= 35 && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(first);
+  return S.langChosen || !plain ? S.lang : first;
+}
 
 // ---------------------------------------------------------------- changes inside the group and album
 
