@@ -1,5 +1,7 @@
 #include "groupie_vips.h"
 
+/* Any C library header defines __GLIBC__ on glibc; it must come before the test below. */
+#include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
