@@ -191,6 +191,21 @@ public struct GroupieDatabase: Sendable {
                 UPDATE photo SET idempotency_key = NULL WHERE idempotency_key IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v7 chosen photos kept when the first photo becomes the default") { db in
+            // A task's chosen photo was its latest unless picked; it is now its first. Groups
+            // playing across the upgrade keep what they saw: the latest photo of each task with
+            // several and no pick becomes the pick.
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO task_choice (group_id, mission_id, task_id, photo_id)
+                    SELECT p.group_id, p.mission_id, p.task_id, p.id FROM photo p
+                    WHERE p.task_id IS NOT NULL AND p.mission_id IS NOT NULL
+                      AND EXISTS (SELECT 1 FROM photo q WHERE q.group_id = p.group_id AND q.mission_id = p.mission_id
+                                  AND q.task_id = p.task_id AND q.id != p.id)
+                      AND NOT EXISTS (SELECT 1 FROM photo q WHERE q.group_id = p.group_id AND q.mission_id = p.mission_id
+                                      AND q.task_id = p.task_id
+                                      AND (q.created_at > p.created_at OR (q.created_at = p.created_at AND q.id > p.id)))
+                """)
+        }
         return migrator
     }
 

@@ -68,4 +68,30 @@ struct HardeningStorageTests {
         #expect(try await database.uploadedPhoto(playerId: "p1", groupId: "g1", key: "key-1", now: Date(timeIntervalSince1970: 3600))?.id == "f1")
         #expect(try await database.uploadedPhoto(playerId: "p1", groupId: "g1", key: "key-1", now: Date(timeIntervalSince1970: 2 * 86_400)) == nil, "keys expire after a day")
     }
+
+    @Test("Groups playing across the upgrade keep the chosen photos they saw: the latest of a task with several, unless picked")
+    func migrationKeepsChosenPhotos() async throws {
+        let path = Self.path()
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try GroupieDatabase.migrator.migrate(queue, upTo: "v6 bounded names, upload keys per group")
+            try await queue.write { db in
+                try db.execute(sql: "INSERT INTO player (id, name, token_hash, created_at) VALUES ('p1', 'Ada', x'01', 0)")
+                try db.execute(sql: "INSERT INTO play_group (id, venue_id, join_code, creator_id, created_at, joinable_until) VALUES ('g1', 'v', 'ABCDEF', 'p1', 0, 1)")
+                // Task a/1: three photos, no pick. Task a/2: one photo. Task b/1: two photos, the first picked.
+                for (id, mission, task, time) in [("x1", "a", "1", 1), ("x2", "a", "1", 3), ("x3", "a", "1", 2), ("y1", "a", "2", 1), ("z1", "b", "1", 1), ("z2", "b", "1", 2)] {
+                    try db.execute(
+                        sql: "INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at) VALUES (?, 'g1', 'p1', ?, ?, ?, 'jpeg', 1, 1, ?)",
+                        arguments: [id, mission, task, "b" + id, time]
+                    )
+                }
+                try db.execute(sql: "INSERT INTO task_choice (group_id, mission_id, task_id, photo_id) VALUES ('g1', 'b', '1', 'z1')")
+            }
+        }
+        let photos = try await GroupieDatabase.open(atPath: path).taskPhotos(groupId: "g1")
+        #expect(photos.chosen[.init(missionId: "a", taskId: "1")]?.id == "x2", "the latest of three, as before the upgrade")
+        #expect(photos.chosen[.init(missionId: "a", taskId: "2")]?.id == "y1")
+        #expect(photos.chosen[.init(missionId: "b", taskId: "1")]?.id == "z1", "a member's pick stays")
+        #expect(photos.picks.count == 2)
+    }
 }
