@@ -121,6 +121,12 @@ class Browser:
             return False
         return self.wait(find, f"element {css}", timeout)
 
+    def text(self, css, timeout=15):
+        """The visible text of the first element `css` finds, read in one call: a live update may
+        draw the screen again between finding an element and reading it."""
+        return self.wait(lambda d: self.js("const e = document.querySelector(arguments[0]); return e ? e.innerText : null", css),
+                         f"text of {css}", timeout)
+
     def js(self, script, *args):
         return self.d.execute_script(script, *args)
 

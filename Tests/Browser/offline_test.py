@@ -56,7 +56,7 @@ def scenario(binary, work, started):
     a.wait(lambda d: a.img_loaded(".thumbs img"), "the album's photo shown")
     a.js("location.hash = '#/missions'")
     a.el(".mission-card")
-    title = a.el("main h1").text
+    title = a.text("main h1")
     log(f"online: the group {title!r} with its photo; service worker in charge")
 
     # ------------------------------------------------------------ the Wi-Fi drops
@@ -67,7 +67,7 @@ def scenario(binary, work, started):
     server.stop()
     a.d.refresh()
     a.el(".mission-card", timeout=20)
-    check(a.el("main h1").text == title, "the group is shown after a reload without network")
+    check(a.text("main h1") == title, "the group is shown after a reload without network")
     a.d.get(a.d.current_url.split("#")[0] + "#/album")
     a.wait(lambda d: a.img_loaded(".thumbs img"), "the photo already seen, without network")
     a.shot("album-offline")

@@ -206,7 +206,7 @@ def scenario(binary, work, started):
     b.shot("venue-map")
     accessible(b, "the venue's map")
     b.click(".venue-map .pin[data-mission=shark-tunnel]")
-    hint = b.el(".where-hint").text
+    hint = b.text(".where-hint")
     check("tunnel" in hint.lower(), f"the mission tells how to find it: {hint!r}")
     check(b.js("return document.querySelectorAll('.venue-map.one .pin').length") == 1, "the mission shows its own pin")
     log(f"the map shows 9 pins (done, open, locked) and a pin opens its mission with its hint {hint!r}")
@@ -220,13 +220,16 @@ def scenario(binary, work, started):
     c.click("#create")
     c.click("#create-group")
     c.click("#to-missions")
-    title = c.el(".mission-card .title")
-    check(title.get_attribute("lang") == "de", f"the mission's title says its language: {title.get_attribute('lang')!r}")
-    check("Donaudampf" in title.text.replace("\u00ad", "").replace("-\n", ""), f"German texts for a German phone: {title.text!r}")
-    check(c.js("return getComputedStyle(arguments[0]).hyphens", title) == "auto", "titles are hyphenated")
+    # Read in one go: a live event may draw the screen again between two reads.
+    c.el(".mission-card .title")
+    lang, text, hyphens = c.js("const t = document.querySelector('.mission-card .title');"
+                               "return [t.getAttribute('lang'), t.textContent, getComputedStyle(t).hyphens]")
+    check(lang == "de", f"the mission's title says its language: {lang!r}")
+    check("Donaudampf" in text, f"German texts for a German phone: {text!r}")
+    check(hyphens == "auto", "titles are hyphenated")
     c.click(".mission-card")
-    prompt = c.el(".task h2 [lang]")
-    check(prompt.get_attribute("lang") == "de", "the task's prompt says its language")
+    c.el(".task h2 [lang]")
+    check(c.js("return document.querySelector('.task h2 [lang]').getAttribute('lang')") == "de", "the task's prompt says its language")
     for screen in ("#/missions", "#/m/dampf", "#/group", "#/album"):
         c.d.get(server.base + "/" + screen)
         c.el("main h1")
