@@ -87,4 +87,23 @@ struct BrokenMissionTests {
         #expect(report.venue == nil)
         #expect(report.problems.contains { $0.message.hasPrefix("the file is too complex to check") })
     }
+
+    @Test("Lists and mappings nested thousands deep are refused with their place, before the YAML reader could overflow its stack (found by the fuzzer)")
+    func deepNesting() throws {
+        let head = "id: deep\nname: Deep\nlanguages: [en]\ntimezone: Europe/London\ntheme: {color: \"#123456\"}\nmissions:\n"
+        for body in [
+            "  - " + String(repeating: "{a: ", count: 200_000),
+            "  - " + String(repeating: "[", count: 200_000),
+            (0..<2_000).map { String(repeating: " ", count: 2 + 2 * $0) + "k\($0):\n" }.joined(),
+        ] {
+            let report = MissionFileReader(assetsDirectory: nil).read(bytes: Data((head + body).utf8), path: "deep.yaml")
+            #expect(report.venue == nil)
+            let problem = try #require(report.problems.first)
+            #expect(problem.message.hasPrefix("lists and mappings nest too deep"), "\(problem)")
+            #expect(problem.line >= 7)
+        }
+        // The fuzzer's input, kept with its seeds.
+        let found = try Data(contentsOf: URL(fileURLWithPath: Fixtures.repository.path + "/Fuzz/Corpus/FuzzMissionFile/fixed-deep-flow-nesting.yaml"))
+        #expect(MissionFileReader(assetsDirectory: nil).read(bytes: found, path: "found.yaml").problems.first?.message.hasPrefix("lists and mappings nest too deep") == true)
+    }
 }
