@@ -20,6 +20,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         MallocArenas.limit()
+        Heap.fixMmapThreshold()
         var configuration: ServerConfiguration
         do throws(SettingError) {
             configuration = try await ServerOptions.load(arguments: settings, environment: ProcessInfo.processInfo.environment)

@@ -130,6 +130,26 @@ struct MallocArenasTests {
         #expect(MallocArenas.limit(environment: ["MALLOC_ARENA_MAX": "8"]) == nil)
         #expect(MallocArenas.limit(environment: [:]) == MallocArenas.serverDefault)
     }
+
+    @Test("the server fixes the mmap threshold unless MALLOC_MMAP_THRESHOLD_ chooses")
+    func mmapThreshold() {
+        #expect(Heap.fixMmapThreshold(environment: ["MALLOC_MMAP_THRESHOLD_": "131072"]) == nil)
+        #expect(Heap.fixMmapThreshold(environment: [:]) == Heap.serverMmapThreshold)
+    }
+
+    @Test("the heap's statistics see a block of 512 MiB come and go, and a trim leaves them readable")
+    func statistics() throws {
+        let before = try #require(Heap.statistics())
+        let size = 512 << 20
+        let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        let during = try #require(Heap.statistics())
+        block.deallocate()
+        Heap.trim()
+        let after = try #require(Heap.statistics())
+        // Other tests allocate at the same time; the block dwarfs what they hold.
+        #expect(during.inUse >= before.inUse + UInt64(size) / 2)
+        #expect(after.inUse + UInt64(size) / 2 <= during.inUse)
+    }
 }
 
 @Suite("CRC-32")

@@ -1,5 +1,5 @@
 import Foundation
-import GroupieServer
+@testable import GroupieServer
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -55,6 +55,25 @@ struct SystemRouteTests {
                 let text = String(buffer: response.body)
                 #expect(text.contains("# TYPE groupie_venues_served gauge"))
                 #expect(text.contains("hb_requests"))
+            }
+        }
+    }
+
+    @Test("/metrics shows the C heap's size once the heap service has run")
+    func heapMetrics() async throws {
+        let fileIO = FileIO(threads: 1)
+        await HeapService(fileIO: fileIO).pass()
+        try await fileIO.shutdown()
+        let server = try TestServer()
+        try await server.test { client in
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                let lines = String(buffer: response.body).split(separator: "\n")
+                for name in ["groupie_heap_in_use_bytes", "groupie_heap_free_bytes"] {
+                    let sample = lines.first { $0.hasPrefix(name + " ") }
+                    let value = sample.flatMap { Double($0.split(separator: " ").last ?? "") }
+                    #expect(value != nil, "\(name) missing")
+                    if name == "groupie_heap_in_use_bytes" { #expect((value ?? 0) > 0) }
+                }
             }
         }
     }

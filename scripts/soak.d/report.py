@@ -10,7 +10,7 @@ RSS_GROWTH_LIMIT = 10.0      # percent
 
 
 def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutdown, data_bytes, rss_samples,
-            rss_start, rss_end, rss_peak, fds_start, fds_end, exit_status, shutdown_seconds):
+            rss_start, rss_end, rss_peak, heap_start, heap_end, fds_start, fds_end, exit_status, shutdown_seconds):
     """Prints the report; returns the exit status, 0 on PASS and 1 on FAIL."""
     total = STATS.total_requests()
     errors = STATS.total_errors()
@@ -42,6 +42,10 @@ def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutd
               f"open files {fds_start} -> {fds_end}")
         trail = [f"{t / 60:.1f}m {r / 1024:.0f}" for t, r in rss_samples[::max(1, len(rss_samples) // 10)]]
         print(f"RSS samples (MiB)   " + ", ".join(trail))
+        if heap_start and heap_end:
+            print(f"C heap (MiB)        in use {heap_start[0] / 2**20:.0f} -> {heap_end[0] / 2**20:.0f}, "
+                  f"kept free {heap_start[1] / 2**20:.0f} -> {heap_end[1] / 2**20:.0f} "
+                  "(the server's own figures, after its last trim)")
     else:
         print("server RSS          not measured (the server was gone)")
     print(f"shutdown            SIGTERM -> exit status {exit_status}"

@@ -30,6 +30,25 @@ def proc_status(pid, field):
     return None
 
 
+def heap(port):
+    """The server's C heap from /metrics, (in use, free held) in bytes, or None."""
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/metrics")
+        text = connection.getresponse().read().decode()
+        connection.close()
+    except OSError:
+        return None
+    values = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in ("groupie_heap_in_use_bytes", "groupie_heap_free_bytes"):
+            values[name] = float(value)
+    if len(values) < 2:
+        return None
+    return values["groupie_heap_in_use_bytes"], values["groupie_heap_free_bytes"]
+
+
 def open_fds(pid):
     try:
         return len(os.listdir(f"/proc/{pid}/fd"))

@@ -12,6 +12,17 @@ int groupie_vips_start(int concurrency);
 /// library refused or is not glibc.
 int groupie_malloc_arenas_limit(int arenas);
 
+/// Fixes glibc's mmap threshold at `bytes` (mallopt M_MMAP_THRESHOLD), which also stops glibc
+/// from raising it after each large free; 1 when set, 0 when refused or not glibc.
+int groupie_malloc_mmap_threshold(int bytes);
+
+/// The heap as glibc's allocator sees it (mallinfo2): bytes in allocated chunks, and bytes it
+/// holds free (in arenas, not returned to the system). 1 when read, 0 when not glibc.
+int groupie_heap_statistics(unsigned long long *in_use, unsigned long long *free_held);
+
+/// Gives free heap pages back to the system (malloc_trim); 1 when some were released.
+int groupie_heap_trim(void);
+
 /// Reads a file's header only: size as stored, bands and bytes per sample of the decoded
 /// pixels, and its EXIF orientation (1 when none).
 int groupie_vips_header(const char *path, int *width, int *height, int *bands, int *sample_bytes, int *orientation,

@@ -47,6 +47,7 @@ public func buildApplication(
             dependencies.fileIO,
             dependencies.background,
             reloadService,
+            HeapService(fileIO: dependencies.fileIO),
             RetentionService(
                 database: dependencies.database, files: dependencies.files, collages: dependencies.collages,
                 retention: TimeInterval(configuration.retention.components.seconds),
