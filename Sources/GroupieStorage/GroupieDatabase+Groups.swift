@@ -10,6 +10,8 @@ public enum MembershipError: Error, Sendable, Equatable {
     case groupNotFound
     case notAMember
     case notTheCreator
+    /// The venue's staff closed the group.
+    case groupClosed(Group.Closure)
 }
 
 extension GroupieDatabase {
@@ -56,6 +58,7 @@ extension GroupieDatabase {
             }
             let current = try Self.activeGroupId(db, playerId: playerId)
             if current == group.id { return group }
+            if let closed = group.closed { throw MembershipError.groupClosed(closed) }
             guard group.isJoinable(at: now) else { throw MembershipError.notJoinable }
             let maximum = maximumSize(group.venueId)
             let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM membership WHERE group_id = ? AND left_at IS NULL"), arguments: [group.id]) ?? 0
@@ -153,14 +156,22 @@ extension GroupieDatabase {
     }
 
     static func group(_ db: Database, where condition: String, _ value: String) throws -> Group? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, venue_id, name, join_code, creator_id, created_at, joinable_until FROM play_group WHERE \(condition)"),
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(groupColumns) FROM play_group WHERE \(condition)"),
             arguments: [value]
         ) else { return nil }
+        return group(from: row)
+    }
+
+    static let groupColumns = "id, venue_id, name, join_code, creator_id, created_at, joinable_until, closed_at, closed_reason"
+
+    static func group(from row: Row) -> Group {
+        let closedAt: Double? = row["closed_at"]
         return Group(
             id: row["id"], venueId: row["venue_id"], name: row["name"],
             joinCode: JoinCode(typed: row["join_code"])!, creatorId: row["creator_id"],
             createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            joinableUntil: Date(timeIntervalSince1970: row["joinable_until"])
+            joinableUntil: Date(timeIntervalSince1970: row["joinable_until"]),
+            closed: closedAt.map { Group.Closure(at: Date(timeIntervalSince1970: $0), reason: row["closed_reason"] ?? "") }
         )
     }
 
@@ -198,15 +209,13 @@ extension GroupieDatabase {
     public func deleteGroups(createdBefore cutoff: Date) async throws -> (groups: Int, unusedBlobs: [String]) {
         try await writer.write { db in
             let blobs = try String.fetchAll(db, sql: """
-                SELECT DISTINCT photo.blob FROM photo JOIN play_group ON play_group.id = photo.group_id
+                SELECT DISTINCT p.blob FROM (SELECT blob, group_id FROM photo UNION ALL SELECT blob, group_id FROM hidden_photo) p
+                JOIN play_group ON play_group.id = p.group_id
                 WHERE play_group.created_at < ?
                 """, arguments: [cutoff.timeIntervalSince1970])
             try db.execute(sql: "DELETE FROM play_group WHERE created_at < ?", arguments: [cutoff.timeIntervalSince1970])
             let count = db.changesCount
-            let unused = try blobs.filter { blob in
-                !(try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?)", arguments: [blob]) ?? false)
-            }
-            return (count, unused)
+            return (count, try blobs.filter { try !Self.isBlobUsed(db, $0) })
         }
     }
 }

@@ -50,6 +50,7 @@ extension GroupieDatabase {
             guard try Self.activeGroupId(db, playerId: new.photographerId) == new.groupId else {
                 throw MembershipError.groupNotFound
             }
+            if let closed = try Self.group(db, where: "id = ?", new.groupId)?.closed { throw MembershipError.groupClosed(closed) }
             let before = try Self.taskPhotos(db, groupId: new.groupId)
             let id = Self.newId()
             try db.execute(
@@ -141,8 +142,7 @@ extension GroupieDatabase {
                 .remove(photo, actorId: actorId, creatorId: creatorId), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue
             )
             try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
-            let stillUsed = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?)", arguments: [photo.blob]) ?? false
-            return (photo, !stillUsed, try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now))
+            return (photo, try !Self.isBlobUsed(db, photo.blob), try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now))
         }
     }
 
@@ -179,12 +179,18 @@ extension GroupieDatabase {
 
     /// Blobs that no photo uses; what a crash between a delete and its file removal leaves.
     public func isBlobUsed(_ blob: String) async throws -> Bool {
-        try await writer.read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?)", arguments: [blob]) ?? false
-        }
+        try await writer.read { db in try Self.isBlobUsed(db, blob) }
     }
 
     // MARK: - Inside transactions
+
+    /// Whether a photo, shown or hidden by staff, still uses the blob's files.
+    static func isBlobUsed(_ db: Database, _ blob: String) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?) OR EXISTS (SELECT 1 FROM hidden_photo WHERE blob = ?)"),
+            arguments: [blob, blob]
+        ) ?? false
+    }
 
     static let photoSelect = """
         SELECT photo.id, photo.group_id, photo.photographer_id, player.name AS photographer_name, photo.mission_id, photo.task_id,

@@ -57,7 +57,10 @@ extension GroupieDatabase {
     @discardableResult
     public func erasePlayer(id: String, now: Date) async throws -> Erasure {
         try await writer.write { db in
-            let blobs = try String.fetchAll(db, sql: "SELECT DISTINCT blob FROM photo WHERE photographer_id = ?", arguments: [id])
+            let blobs = try String.fetchAll(
+                db, sql: "SELECT blob FROM photo WHERE photographer_id = ? UNION SELECT blob FROM hidden_photo WHERE photographer_id = ?",
+                arguments: [id, id]
+            )
             let groups = try String.fetchAll(db, sql: "SELECT DISTINCT group_id FROM photo WHERE photographer_id = ?", arguments: [id])
             if let groupId = try Self.activeGroupId(db, playerId: id) {
                 try Self.leave(db, groupId: groupId, playerId: id, now: now)
@@ -65,10 +68,7 @@ extension GroupieDatabase {
             try Self.renameInEvents(db, playerId: id, to: "")
             try db.execute(sql: "UPDATE play_group SET creator_id = NULL WHERE creator_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM player WHERE id = ?", arguments: [id])
-            let unused = try blobs.filter { blob in
-                !(try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE blob = ?)", arguments: [blob]) ?? false)
-            }
-            return Erasure(unusedBlobs: unused, groupsWithPhotos: groups)
+            return Erasure(unusedBlobs: try blobs.filter { try !Self.isBlobUsed(db, $0) }, groupsWithPhotos: groups)
         }
     }
 

@@ -206,6 +206,64 @@ public struct GroupieDatabase: Sendable {
                                       AND (q.created_at > p.created_at OR (q.created_at = p.created_at AND q.id > p.id)))
                 """)
         }
+        migrator.registerMigration("v8 staff, their sessions and audit log, hidden photos, closed groups") { db in
+            try db.execute(sql: """
+                CREATE TABLE staff (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    email TEXT NOT NULL UNIQUE,
+                    password_hash TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE staff_venue (
+                    staff_id TEXT NOT NULL REFERENCES staff(id) ON DELETE CASCADE,
+                    venue_id TEXT NOT NULL,
+                    PRIMARY KEY (staff_id, venue_id)
+                ) WITHOUT ROWID;
+                -- Only a hash of the session cookie is kept, like the visitors' tokens.
+                CREATE TABLE staff_session (
+                    token_hash BLOB PRIMARY KEY NOT NULL,
+                    staff_id TEXT NOT NULL REFERENCES staff(id) ON DELETE CASCADE,
+                    csrf_token TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX staff_session_by_staff ON staff_session(staff_id);
+                -- Who did what, when; kept when the member of staff is removed.
+                CREATE TABLE staff_audit (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at REAL NOT NULL,
+                    staff_email TEXT NOT NULL,
+                    venue_id TEXT,
+                    action TEXT NOT NULL,
+                    subject TEXT,
+                    reason TEXT
+                );
+                CREATE INDEX staff_audit_by_venue ON staff_audit(venue_id, at);
+                -- A photo staff hid leaves the photo table for this one, so that nothing that
+                -- serves visitors can show it; restoring moves it back.
+                CREATE TABLE hidden_photo (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    photographer_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                    mission_id TEXT,
+                    task_id TEXT,
+                    blob TEXT NOT NULL,
+                    format TEXT NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    focus_x REAL,
+                    focus_y REAL,
+                    hidden_at REAL NOT NULL,
+                    hidden_reason TEXT NOT NULL
+                );
+                CREATE INDEX hidden_photo_by_group ON hidden_photo(group_id);
+                CREATE INDEX hidden_photo_by_blob ON hidden_photo(blob);
+                ALTER TABLE play_group ADD COLUMN closed_at REAL;
+                ALTER TABLE play_group ADD COLUMN closed_reason TEXT;
+                """)
+        }
         return migrator
     }
 

@@ -32,6 +32,7 @@ const D = {
     'create.namePlaceholder': 'e.g. The Sharks', 'create.button': 'Create the group', 'create.noVenues': 'There are no missions here yet. Ask the museum staff.',
     'invite.title': 'Invite your group', 'invite.lead': 'Let the others scan this code with their phone’s camera.',
     'invite.closed': 'This group can no longer be joined.',
+    'group.closedByStaff': "The museum's staff closed this group ({reason}). Your photos stay in the album.",
     'invite.qrAlt': 'QR code to join the group with the code {code}', 'invite.qrFailed': 'The QR code could not be loaded. Use the code below.',
     'invite.codeLabel': 'Or type the code', 'invite.link': 'Link to the group', 'invite.copy': 'Copy the link',
     'invite.copied': 'Link copied.', 'invite.copyHand': 'Select the link and copy it.', 'invite.go': 'Go to the missions',

@@ -165,7 +165,7 @@ export async function refreshGroup() {
 // Replayed events (a late joiner catching up, a phone back online) update the screen silently;
 // live ones are announced.
 function onEvent(type, data, { replayed } = {}) {
-  if (type === 'venue-updated') {
+  if (type === 'venue-updated' || type === 'group-closed') {
     loadGroupData().then(() => render(false)).catch(() => {});
     return;
   }

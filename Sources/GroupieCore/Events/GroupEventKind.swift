@@ -13,6 +13,7 @@ public enum GroupEventKind: String, CaseIterable, Sendable, Hashable {
     case collageReady = "collage-ready"
     case collageRemoved = "collage-removed"
     case venueUpdated = "venue-updated"
+    case groupClosed = "group-closed"
 }
 
 /// An event of a group with what its members' screens need to show it: the SSE `data:` object.
@@ -30,6 +31,8 @@ public enum GroupEventPayload: Sendable, Hashable {
     case collageReady(missionId: String)
     case collageRemoved(missionId: String)
     case venueUpdated(venueId: String)
+    /// The venue's staff closed the group, saying why.
+    case groupClosed(reason: String)
 
     public var kind: GroupEventKind {
         switch self {
@@ -45,6 +48,7 @@ public enum GroupEventPayload: Sendable, Hashable {
         case .collageReady: .collageReady
         case .collageRemoved: .collageRemoved
         case .venueUpdated: .venueUpdated
+        case .groupClosed: .groupClosed
         }
     }
 
@@ -69,6 +73,8 @@ public enum GroupEventPayload: Sendable, Hashable {
             return ["missionId": missionId]
         case .venueUpdated(let venueId):
             return ["venueId": venueId]
+        case .groupClosed(let reason):
+            return ["reason": reason]
         }
     }
 }

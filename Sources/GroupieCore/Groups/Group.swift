@@ -10,8 +10,20 @@ public struct Group: Sendable, Hashable, Identifiable {
     public var creatorId: String?
     public var createdAt: Date
     public var joinableUntil: Date
+    /// When the venue's staff closed the group, and why: no more joins or photos after that.
+    public var closed: Closure?
 
-    public init(id: String, venueId: String, name: String?, joinCode: JoinCode, creatorId: String?, createdAt: Date, joinableUntil: Date) {
+    public struct Closure: Sendable, Hashable {
+        public var at: Date
+        public var reason: String
+
+        public init(at: Date, reason: String) {
+            self.at = at
+            self.reason = reason
+        }
+    }
+
+    public init(id: String, venueId: String, name: String?, joinCode: JoinCode, creatorId: String?, createdAt: Date, joinableUntil: Date, closed: Closure? = nil) {
         self.id = id
         self.venueId = venueId
         self.name = name
@@ -19,9 +31,10 @@ public struct Group: Sendable, Hashable, Identifiable {
         self.creatorId = creatorId
         self.createdAt = createdAt
         self.joinableUntil = joinableUntil
+        self.closed = closed
     }
 
-    public func isJoinable(at now: Date) -> Bool { now < joinableUntil }
+    public func isJoinable(at now: Date) -> Bool { closed == nil && now < joinableUntil }
 }
 
 /// A current member of a group.

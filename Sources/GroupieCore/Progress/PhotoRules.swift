@@ -8,6 +8,8 @@ public enum PhotoRules {
         /// A photo deleted by `actorId`, in a group whose creator is `creatorId` (nil once the
         /// creator left and no one took over).
         case remove(Photo, actorId: String, creatorId: String?)
+        /// A photo the venue's staff hid or deleted: it leaves the album, whoever took it.
+        case withdraw(Photo)
         /// A member, `by`, picks `photo` as the one their group shows for `task`.
         case choose(Photo, for: GroupProgress.TaskKey, groupId: String, by: Player)
     }
@@ -44,6 +46,9 @@ public enum PhotoRules {
             }
         case .remove(let photo, let actorId, let creatorId):
             guard photo.photographerId == actorId || creatorId == actorId else { throw .notAllowedToDelete }
+            after = before.removing(photo)
+            events = [.photoRemoved(photo)]
+        case .withdraw(let photo):
             after = before.removing(photo)
             events = [.photoRemoved(photo)]
         case .choose(let photo, let task, let groupId, let member):

@@ -196,6 +196,10 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         database: dependencies.database, hub: dependencies.hub, signer: signer, streamTokens: streamTokens,
         heartbeat: configuration.eventHeartbeat, clock: clock
     ).addRoutes(to: api)
+    StaffController(
+        database: dependencies.database, catalog: dependencies.catalog, files: dependencies.files, events: events,
+        collages: dependencies.collages, logins: StaffLoginLimits(), clientAddress: clientAddress, fileIO: dependencies.fileIO, clock: clock
+    ).addRoutes(to: router)
     routes.set(router.routes.map { ($0.method, $0.path.description) })
     return router
 }

@@ -15,6 +15,8 @@ public struct GroupieRequestContext: AuthRequestContext, RemoteAddressRequestCon
     public var identity: Player?
     /// The group of the route's `{groupId}`, set by `GroupMemberRequired` for its members.
     public var membership: GroupieDatabase.Membership?
+    /// The member of staff of the session cookie, set by `StaffAuthenticator` on `/staff` routes.
+    var staffSession: StaffSession?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

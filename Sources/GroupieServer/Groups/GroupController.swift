@@ -82,6 +82,8 @@ struct GroupController {
             throw Problem.notFound("unknown-code", "No group has the code \(code.value).")
         } catch MembershipError.groupFull(let maximum) {
             throw Problem(.conflict, code: "group-full", detail: "The group is full: it has \(maximum) members, as many as the venue allows.")
+        } catch MembershipError.groupClosed(let closed) {
+            throw Problem.groupClosed(closed)
         } catch MembershipError.notJoinable {
             throw Problem(.gone, code: "group-closed", detail: "The group can no longer be joined; start a new group instead.")
         }

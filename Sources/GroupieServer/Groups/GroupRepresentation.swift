@@ -66,6 +66,8 @@ struct GroupDocument: Encodable, Sendable {
     var createdAt: Date
     var joinableUntil: Date
     var joinable: Bool
+    /// Why the venue's staff closed the group, when they did: no more joins or photos.
+    var closedReason: String?
     var members: [MemberDocument]
     var missions: [MissionProgress]
 
@@ -82,6 +84,7 @@ struct GroupDocument: Encodable, Sendable {
         createdAt = group.createdAt
         joinableUntil = group.joinableUntil
         joinable = group.isJoinable(at: now)
+        closedReason = group.closed?.reason
         let progress = venue.map { GroupProgress(venue: $0, doneTasks: taskPhotos.done) }
         // A member's standing: the tasks of the venue whose chosen photo is theirs.
         var completed: [String: Int] = [:]

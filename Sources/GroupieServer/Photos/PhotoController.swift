@@ -32,6 +32,7 @@ struct PhotoController {
 
     func upload(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<PhotoEnvelope> {
         let player = try context.player, group = try context.group
+        if let closed = group.closed { throw Problem.groupClosed(closed) }
         let task = try await taskOfUpload(request, group: group)
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > ingest.maxUploadBytes {
             throw Problem.tooLarge(limit: ingest.maxUploadBytes)
@@ -60,11 +61,16 @@ struct PhotoController {
         let venue = catalog.venue(id: group.venueId)?.venue
         do {
             (photo, created, stored) = try await database.addPhoto(new, venue: venue, now: clock())
-        } catch let error where error as? MembershipError == .groupNotFound || error as? PhotoError == .keyReused {
-            // The member left while the photo was processed, or a concurrent upload used the key
-            // for another task; the files go unless another photo has them.
+        } catch let error where error is MembershipError || error as? PhotoError == .keyReused {
+            // The member left or staff closed the group while the photo was processed, or a
+            // concurrent upload used the key for another task; the files go unless another
+            // photo has them.
             try await files.removeUnused(blob, database: database)
-            throw error as? PhotoError == .keyReused ? Self.keyReused : Problem.groupNotFound
+            switch error {
+            case PhotoError.keyReused: throw Self.keyReused
+            case MembershipError.groupClosed(let closed): throw Problem.groupClosed(closed)
+            default: throw Problem.groupNotFound
+            }
         }
         if !created, photo.blob != blob {
             // A concurrent retry with the same key but other bytes: its files belong to no photo.

@@ -1,4 +1,5 @@
 import Foundation
+import GroupieCore
 import HTTPTypes
 import Hummingbird
 
@@ -46,6 +47,11 @@ extension Problem {
     /// Strangers and former members get this, as for a group that does not exist, so that
     /// group ids reveal nothing.
     static let groupNotFound = notFound("group-not-found", "There is no such group among yours.")
+
+    /// The venue's staff closed the group: it takes no more members or photos.
+    static func groupClosed(_ closed: Group.Closure) -> Problem {
+        Problem(.gone, code: "group-closed", detail: "The museum's staff closed this group" + (closed.reason.isEmpty ? "." : ": \(closed.reason)"))
+    }
 
     static func badRequest(_ code: String, _ detail: String) -> Problem {
         Problem(.badRequest, code: code, detail: detail)

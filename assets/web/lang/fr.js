@@ -22,6 +22,7 @@ export default {
     'create.namePlaceholder': 'ex. Les Requins', 'create.button': 'Créer le groupe', 'create.noVenues': 'Il n’y a pas encore de missions ici. Demandez au personnel du musée.',
     'invite.title': 'Invitez votre groupe', 'invite.lead': 'Les autres scannent ce code avec l’appareil photo de leur téléphone.',
     'invite.closed': 'Ce groupe ne peut plus être rejoint.',
+    'group.closedByStaff': "L’équipe du musée a fermé ce groupe ({reason}). Vos photos restent dans l’album.",
     'invite.qrAlt': 'QR code pour rejoindre le groupe au code {code}', 'invite.qrFailed': 'Le QR code n’a pas pu être chargé. Utilisez le code ci-dessous.',
     'invite.codeLabel': 'Ou saisissez le code', 'invite.link': 'Lien du groupe', 'invite.copy': 'Copier le lien',
     'invite.copied': 'Lien copié.', 'invite.copyHand': 'Sélectionnez le lien et copiez-le.', 'invite.go': 'Aller aux missions',

@@ -22,6 +22,7 @@ export default {
     'create.namePlaceholder': 't.ex. Hajarna', 'create.button': 'Skapa gruppen', 'create.noVenues': 'Det finns inga uppdrag här än. Fråga museets personal.',
     'invite.title': 'Bjud in din grupp', 'invite.lead': 'Låt de andra skanna koden med telefonens kamera.',
     'invite.closed': 'Det går inte längre att gå med i gruppen.',
+    'group.closedByStaff': "Museets personal har stängt gruppen ({reason}). Era foton finns kvar i albumet.",
     'invite.qrAlt': 'QR-kod för att gå med i gruppen med koden {code}', 'invite.qrFailed': 'QR-koden gick inte att ladda. Använd koden nedan.',
     'invite.codeLabel': 'Eller skriv koden', 'invite.link': 'Länk till gruppen', 'invite.copy': 'Kopiera länken',
     'invite.copied': 'Länken är kopierad.', 'invite.copyHand': 'Markera länken och kopiera den.', 'invite.go': 'Till uppdragen',

@@ -55,6 +55,7 @@ export function missionsScreen() {
   return h('section', { class: 'screen missions' },
     h('h1', null, groupTitle()),
     h('p', { class: 'lead' }, tn('missions.summary', ms.length, { done: complete })),
+    state.group.closedReason != null ? h('p', { class: 'closed-note', role: 'status' }, t('group.closedByStaff', { reason: state.group.closedReason })) : null,
     map ? h('details', { class: 'map-box', id: 'venue-map', open: state.openHints.has('venue-map'), ontoggle: (e) => setHintOpen('venue-map', e.target.open) },
       h('summary', null, icon('pin'), t('map.show')), map) : null,
     h('ul', { class: 'grid' }, ms.map((m) => {

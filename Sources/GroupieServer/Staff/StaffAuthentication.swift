@@ -1,0 +1,91 @@
+import Crypto
+import Foundation
+import GroupieCore
+import GroupieStorage
+import HTTPTypes
+import Hummingbird
+
+/// A signed-in member of staff: who, and the token their forms must carry.
+struct StaffSession: Sendable {
+    var member: StaffMember
+    var csrfToken: String
+    var tokenHash: Data
+
+    /// The session cookie: opaque, only its hash stored, sent to `/staff` only, never to scripts.
+    static let cookieName = "groupie_staff"
+    /// A session lasts a working day.
+    static let lifetime: TimeInterval = 12 * 3600
+
+    static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func hash(_ token: String) -> Data {
+        Data(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    static func cookie(_ value: String, maxAge: Int) -> Cookie {
+        Cookie(name: cookieName, value: value, maxAge: maxAge, path: "/staff", secure: true, httpOnly: true, sameSite: .strict)
+    }
+
+    /// Whether a form's token is the session's, compared in constant time.
+    func accepts(formToken: String?) -> Bool {
+        guard let formToken else { return false }
+        return Self.hash(formToken) == Self.hash(csrfToken)
+    }
+}
+
+/// Finds the member of staff behind the session cookie; requests without one go on without.
+struct StaffAuthenticator: RouterMiddleware {
+    typealias Context = GroupieRequestContext
+    let database: GroupieDatabase
+    let clock: @Sendable () -> Date
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if let token = request.cookies[StaffSession.cookieName]?.value, token.utf8.count <= 64 {
+            let hash = StaffSession.hash(token)
+            if let (member, csrf) = try await database.staffSession(tokenHash: hash, now: clock()) {
+                context.staffSession = StaffSession(member: member, csrfToken: csrf, tokenHash: hash)
+            }
+        }
+        var response = try await next(request, context)
+        // Staff pages hold visitors' names and photos: never cached, never framed.
+        response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
+        response.headers[.xFrameOptions] = "DENY"
+        response.headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self'; style-src 'self'; frame-ancestors 'none'; form-action 'self'"
+        response.headers[.referrerPolicy] = "same-origin"
+        return response
+    }
+}
+
+/// Without a session: pages send the browser to the sign-in page, forms answer 401.
+struct StaffRequired: RouterMiddleware {
+    typealias Context = GroupieRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard context.staffSession == nil else { return try await next(request, context) }
+        if request.method == .get || request.method == .head {
+            return Response(status: .seeOther, headers: [.location: "/staff/login"])
+        }
+        throw Problem(.unauthorized, code: "staff-sign-in-required", detail: "Sign in to the staff console first.")
+    }
+}
+
+extension GroupieRequestContext {
+    /// The session, on routes behind `StaffRequired`.
+    var staff: StaffSession {
+        get throws {
+            guard let staffSession else { throw Problem(.unauthorized, code: "staff-sign-in-required", detail: "Sign in to the staff console first.") }
+            return staffSession
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let xFrameOptions = Self("X-Frame-Options")!
+    static let referrerPolicy = Self("Referrer-Policy")!
+}

@@ -1,0 +1,273 @@
+import Foundation
+import GroupieContent
+import GroupieCore
+import GroupieStorage
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The staff console at `/staff`: sign-in, the venues a member of staff looks after, their
+/// groups playing now, a group's album with moderation, and the audit log. A venue that is not
+/// the member's answers 404 as if it did not exist; an action their role does not allow, 403.
+struct StaffController {
+    let database: GroupieDatabase
+    let catalog: VenueCatalog
+    let files: PhotoFiles
+    let events: GroupEvents
+    let collages: CollageService
+    let logins: StaffLoginLimits
+    let clientAddress: ClientAddress
+    let fileIO: FileIO
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
+        let staff = router.group("staff").add(middleware: StaffAuthenticator(database: database, clock: clock))
+        staff.get("login", use: loginPage)
+        staff.post("login", use: login)
+        let signedIn = staff.group().add(middleware: StaffRequired())
+        signedIn.post("logout", use: logout)
+        signedIn.get(use: venues)
+        signedIn.get("venues/{venueId}", use: venue)
+        signedIn.get("groups/{groupId}", use: group)
+        signedIn.post("groups/{groupId}/close", use: close)
+        signedIn.get("photos/{photoId}/thumb", use: thumb)
+        signedIn.post("photos/{photoId}/hide", use: hide)
+        signedIn.post("photos/{photoId}/restore", use: restore)
+        signedIn.post("photos/{photoId}/delete", use: delete)
+        signedIn.get("audit", use: audit)
+    }
+
+    // MARK: Signing in and out
+
+    /// The sign-in form, with a token in a cookie of its own that the form must echo
+    /// (a session does not exist yet to hold it).
+    func loginPage(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        if context.staffSession != nil { return Response(status: .seeOther, headers: [.location: "/staff"]) }
+        return Self.withLoginToken { StaffPages.login(csrf: $0) }
+    }
+
+    func login(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let form = try await StaffForm(request, context: context)
+        guard let cookieToken = request.cookies[Self.loginCookie]?.value, form["csrf"].map({ StaffSession.hash($0) }) == StaffSession.hash(cookieToken) else {
+            return Self.withLoginToken { StaffPages.login(csrf: $0, message: "The sign-in form had expired; try again.", status: .forbidden) }
+        }
+        let email = StaffMember.normalisedEmail(form["email"] ?? "") ?? ""
+        let address = clientAddress.of(request, context: context)
+        if let wait = logins.retryAfter(email: email, address: address, now: clock()) {
+            context.logger.notice("staff sign-in refused: too many attempts", metadata: ["address": "\(address)"])
+            return Self.withLoginToken {
+                var response = StaffPages.login(
+                    csrf: $0, email: email, message: "Too many attempts. \(Waiting.inWords(seconds: wait))", status: .tooManyRequests
+                )
+                response.headers[.retryAfter] = String(wait)
+                return response
+            }
+        }
+        let password = form["password"] ?? ""
+        let credentials = email.isEmpty ? nil : try await database.staffCredentials(email: email)
+        // The hash is checked even for an unknown address, so that timing does not tell which exist.
+        let hash = credentials?.passwordHash ?? StaffLoginLimits.unknownAccountHash
+        let matches = try await fileIO.run { StaffAccounts.verify(password, hash: hash) }
+        guard let member = credentials?.member, matches else {
+            logins.recordFailure(email: email, address: address, now: clock())
+            context.logger.notice("staff sign-in failed", metadata: ["address": "\(address)"])
+            return Self.withLoginToken { StaffPages.login(csrf: $0, email: email, message: "Wrong e-mail address or password.", status: .unauthorized) }
+        }
+        let token = StaffSession.newToken()
+        try await database.startStaffSession(
+            staffId: member.id, tokenHash: StaffSession.hash(token), csrfToken: StaffSession.newToken(), now: clock(), lifetime: StaffSession.lifetime
+        )
+        try await database.audit(.init(at: clock(), staffEmail: member.email, venueId: nil, action: "signed in", subject: nil, reason: nil))
+        var response = Response(status: .seeOther, headers: [.location: "/staff"])
+        response.setCookie(StaffSession.cookie(token, maxAge: Int(StaffSession.lifetime)))
+        response.setCookie(Cookie(name: Self.loginCookie, value: "", maxAge: 0, path: "/staff", secure: true, httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    func logout(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let session = try context.staff
+        try await StaffForm(request, context: context).requireToken(of: session)
+        try await database.endStaffSession(tokenHash: session.tokenHash)
+        var response = Response(status: .seeOther, headers: [.location: "/staff/login"])
+        response.setCookie(StaffSession.cookie("", maxAge: 0))
+        return response
+    }
+
+    static let loginCookie = "groupie_staff_login"
+
+    static func withLoginToken(_ page: (String) -> Response) -> Response {
+        let token = StaffSession.newToken()
+        var response = page(token)
+        response.setCookie(Cookie(name: loginCookie, value: token, maxAge: 3600, path: "/staff", secure: true, httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    // MARK: Pages
+
+    func venues(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let session = try context.staff
+        var entries: [(venue: Venue, playing: Int)] = []
+        for entry in catalog.all.sorted(by: { $0.venue.id < $1.venue.id }) where session.member.reaches(venueId: entry.venue.id) {
+            entries.append((entry.venue, try await database.activeGroupIds(venueId: entry.venue.id).count))
+        }
+        return StaffPages.venues(entries, session: session)
+    }
+
+    func venue(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let session = try context.staff
+        let venueId = try context.parameters.require("venueId")
+        guard session.member.may(.view, at: venueId), let venue = catalog.venue(id: venueId)?.venue else { throw Self.venueNotFound }
+        var groups: [(group: Group, members: [Member], progress: GroupProgress)] = []
+        for group in try await database.playingGroups(venueId: venueId, limit: 500) {
+            guard let view = try await database.groupContents(group) as GroupieDatabase.GroupContents? else { continue }
+            groups.append((group, view.members, GroupProgress(venue: venue, doneTasks: view.taskPhotos.done)))
+        }
+        return StaffPages.venue(venue, groups: groups, session: session)
+    }
+
+    func group(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let session = try context.staff
+        guard let view = try await database.staffView(groupId: try context.parameters.require("groupId")),
+            session.member.may(.view, at: view.group.venueId)
+        else { throw Self.groupNotFound }
+        return StaffPages.group(view, venue: catalog.venue(id: view.group.venueId)?.venue, session: session)
+    }
+
+    func audit(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let session = try context.staff
+        let venues = session.member.role == .admin ? nil : session.member.venueIds
+        return StaffPages.audit(try await database.auditLog(venueIds: venues, limit: 500), session: session)
+    }
+
+    func thumb(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let session = try context.staff
+        guard let found = try await database.moderatedPhoto(id: try context.parameters.require("photoId")),
+            session.member.may(.view, at: found.venueId)
+        else { throw Self.photoNotFound }
+        let bytes = try await files.bytes(of: found.photo, .thumb)
+        return Response(
+            status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "private, no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+        )
+    }
+
+    // MARK: Moderation
+
+    func hide(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let (session, form, found) = try await moderatedPhoto(request, context: context)
+        let reason = try form.reason()
+        let stored = try await database.hidePhoto(
+            id: found.photo.id, reason: reason, venue: catalog.venue(id: found.venueId)?.venue, now: clock()
+        )
+        try await finish(stored, groupId: found.photo.groupId, session: session, venueId: found.venueId, action: "photo hidden", subject: found.photo.id, reason: reason, context: context)
+        return Self.back(to: found.photo.groupId)
+    }
+
+    func restore(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let (session, _, found) = try await moderatedPhoto(request, context: context)
+        let stored = try await database.restorePhoto(id: found.photo.id, venue: catalog.venue(id: found.venueId)?.venue, now: clock())
+        try await finish(stored, groupId: found.photo.groupId, session: session, venueId: found.venueId, action: "photo restored", subject: found.photo.id, reason: nil, context: context)
+        return Self.back(to: found.photo.groupId)
+    }
+
+    func delete(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let (session, form, found) = try await moderatedPhoto(request, context: context)
+        let reason = try form.reason()
+        let deleted = try await database.deletePhotoByStaff(id: found.photo.id, venue: catalog.venue(id: found.venueId)?.venue, now: clock())
+        if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
+        try await finish(deleted.events, groupId: found.photo.groupId, session: session, venueId: found.venueId, action: "photo deleted", subject: found.photo.id, reason: reason, context: context)
+        return Self.back(to: found.photo.groupId)
+    }
+
+    func close(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let session = try context.staff
+        let form = try await StaffForm(request, context: context)
+        try form.requireToken(of: session)
+        guard let group = try await database.group(id: try context.parameters.require("groupId")), session.member.may(.view, at: group.venueId) else {
+            throw Self.groupNotFound
+        }
+        guard session.member.may(.moderate, at: group.venueId) else { throw Self.notAllowed(session.member.role) }
+        let reason = try form.reason()
+        let closed = try await database.closeGroup(id: group.id, reason: reason, now: clock())
+        try await finish(closed.events, groupId: group.id, session: session, venueId: group.venueId, action: "group closed", subject: group.id, reason: reason, context: context)
+        return Self.back(to: group.id)
+    }
+
+    /// The photo of the route, its venue checked against the member's and their role against
+    /// moderation, the form's token against the session's.
+    private func moderatedPhoto(_ request: Request, context: GroupieRequestContext) async throws
+        -> (StaffSession, StaffForm, (photo: Photo, venueId: String, hidden: Bool))
+    {
+        let session = try context.staff
+        let form = try await StaffForm(request, context: context)
+        try form.requireToken(of: session)
+        guard let found = try await database.moderatedPhoto(id: try context.parameters.require("photoId")),
+            session.member.may(.view, at: found.venueId)
+        else { throw Self.photoNotFound }
+        guard session.member.may(.moderate, at: found.venueId) else { throw Self.notAllowed(session.member.role) }
+        return (session, form, found)
+    }
+
+    /// After a moderation: members' screens learn at once, collages follow, the audit log records it.
+    private func finish(
+        _ stored: [GroupEvent], groupId: String, session: StaffSession, venueId: String, action: String, subject: String, reason: String?,
+        context: GroupieRequestContext
+    ) async throws {
+        events.hub.publish(stored)
+        if !stored.isEmpty { collages.refresh(groupId: groupId) }
+        try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venueId, action: action, subject: subject, reason: reason))
+        context.logger.info("staff \(action)", metadata: ["staff": "\(session.member.id)", "subject": "\(subject)", "venue": "\(venueId)"])
+    }
+
+    static func back(to groupId: String) -> Response {
+        Response(status: .seeOther, headers: [.location: "/staff/groups/\(groupId)"])
+    }
+
+    static let venueNotFound = Problem.notFound("venue-not-found", "There is no such venue among yours.")
+    static let groupNotFound = Problem.notFound("group-not-found", "There is no such group at your venues.")
+    static let photoNotFound = Problem.notFound("photo-not-found", "There is no such photo at your venues.")
+
+    static func notAllowed(_ role: StaffRole) -> Problem {
+        Problem(.forbidden, code: "staff-role-not-allowed", detail: "A \(role.rawValue) cannot do this; ask a moderator or an admin.")
+    }
+}
+
+/// A staff form: `application/x-www-form-urlencoded`, 16 KiB at most.
+struct StaffForm {
+    private var fields: [String: String] = [:]
+    static let maximumBytes = 16 * 1024
+
+    init(_ request: Request, context: GroupieRequestContext) async throws {
+        guard let type = request.headers[.contentType], type.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
+            throw Problem(.unsupportedMediaType, code: "unsupported-media-type", detail: "Staff forms are sent as application/x-www-form-urlencoded.")
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: Self.maximumBytes)
+        } catch {
+            throw Problem.tooLarge(limit: Self.maximumBytes)
+        }
+        var components = URLComponents()
+        components.percentEncodedQuery = String(buffer: body).replacingOccurrences(of: "+", with: "%20")
+        for item in components.queryItems ?? [] where fields[item.name] == nil {
+            fields[item.name] = item.value ?? ""
+        }
+    }
+
+    subscript(_ name: String) -> String? { fields[name] }
+
+    func requireToken(of session: StaffSession) throws {
+        guard session.accepts(formToken: fields["csrf"]) else {
+            throw Problem(.forbidden, code: "csrf-token-mismatch", detail: "The form is out of date; reload the page and try again.")
+        }
+    }
+
+    /// The reason staff gave: required, trimmed, 200 characters at most.
+    func reason() throws -> String {
+        let reason = (fields["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !reason.isEmpty, reason.count <= 200, reason.utf8.count <= 800 else {
+            throw Problem(.unprocessableContent, code: "invalid-reason", detail: "Give a reason of 1 to 200 characters.")
+        }
+        return reason
+    }
+}

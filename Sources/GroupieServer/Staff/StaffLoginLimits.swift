@@ -1,0 +1,37 @@
+import Foundation
+import HummingbirdBcrypt
+
+/// Failed sign-ins, counted per e-mail address and per client address in a sliding window:
+/// guessing one member's password stops after a few tries, guessing many from one machine soon
+/// after; a member whose address is under its limit can always sign in.
+struct StaffLoginLimits: Sendable {
+    static let perAccount = 10
+    static let perAddress = 50
+    static let window: Duration = .seconds(15 * 60)
+
+    private let byAccount = JoinRateLimiter(limit: perAccount, window: window)
+    private let byAddress = JoinRateLimiter(limit: perAddress, window: window)
+
+    /// Seconds to wait, or nil when a sign-in may be tried now.
+    func retryAfter(email: String, address: String, now: Date) -> Int? {
+        let waits = [byAccount.retryAfter("staff:" + email, now: now), byAddress.retryAfter("staff:" + address, now: now)].compactMap { $0 }
+        return waits.max()
+    }
+
+    func recordFailure(email: String, address: String, now: Date) {
+        byAccount.recordFailure("staff:" + email, now: now)
+        byAddress.recordFailure("staff:" + address, now: now)
+    }
+
+    /// What an unknown address is checked against, so that it costs as long as a known one.
+    static let unknownAccountHash = Bcrypt.hash(StaffSession.newToken(), cost: StaffAccounts.cost)
+}
+
+enum Waiting {
+    /// "Try again in 10 minutes", rounded up to the minute (or seconds under one).
+    static func inWords(seconds: Int) -> String {
+        if seconds < 60 { return "Try again in \(seconds) second\(seconds == 1 ? "" : "s")." }
+        let minutes = (seconds + 59) / 60
+        return "Try again in \(minutes) minute\(minutes == 1 ? "" : "s")."
+    }
+}

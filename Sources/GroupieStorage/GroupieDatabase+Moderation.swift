@@ -1,0 +1,154 @@
+import Foundation
+import GRDB
+import GroupieCore
+
+/// What the venue's staff see of groups and do to them.
+extension GroupieDatabase {
+    /// A group as staff see it: members, every photo (hidden ones too) and progress.
+    public struct StaffGroupView: Sendable {
+        public var group: Group
+        public var members: [Member]
+        public var taskPhotos: TaskPhotos
+        /// Photos of the group, newest first.
+        public var photos: [Photo]
+        /// Photos staff hid, newest first, with why.
+        public var hidden: [(photo: Photo, reason: String, at: Date)]
+    }
+
+    /// A photo hidden by staff: the row moves out of `photo`, so that no visitor route can serve it.
+    public enum ModerationError: Error, Sendable, Equatable {
+        case photoNotFound
+        case groupNotFound
+    }
+
+    /// Groups of a venue with members now, newest first, at most `limit`.
+    public func playingGroups(venueId: String, limit: Int) async throws -> [Group] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Self.groupColumns) FROM play_group
+                WHERE venue_id = ? AND EXISTS (SELECT 1 FROM membership WHERE group_id = play_group.id AND left_at IS NULL)
+                ORDER BY created_at DESC, id LIMIT ?
+                """, arguments: [venueId, limit]).map(Self.group(from:))
+        }
+    }
+
+    /// A group by id, whoever asks; staff routes check the venue themselves.
+    public func group(id: String) async throws -> Group? {
+        try await writer.read { db in try Self.group(db, where: "id = ?", id) }
+    }
+
+    /// Everything staff see of a group, in one read.
+    public func staffView(groupId: String) async throws -> StaffGroupView? {
+        try await writer.read { db in
+            guard let group = try Self.group(db, where: "id = ?", groupId) else { return nil }
+            let photos = try Row.fetchAll(
+                db, sql: Self.photoSelect + " WHERE photo.group_id = ? ORDER BY photo.created_at DESC, photo.id DESC", arguments: [groupId]
+            ).map(Self.photo(from:))
+            let hidden = try Row.fetchAll(
+                db, sql: Self.hiddenSelect + " WHERE hidden_photo.group_id = ? ORDER BY hidden_photo.created_at DESC, hidden_photo.id DESC",
+                arguments: [groupId]
+            ).map { row in (Self.photo(from: row), row[13] as String, Date(timeIntervalSince1970: row[14])) }
+            return StaffGroupView(
+                group: group, members: try Self.members(db, group: group), taskPhotos: try Self.taskPhotos(db, groupId: groupId),
+                photos: photos, hidden: hidden
+            )
+        }
+    }
+
+    /// A photo shown or hidden, with the venue of its group: what staff routes check first.
+    public func moderatedPhoto(id: String) async throws -> (photo: Photo, venueId: String, hidden: Bool)? {
+        try await writer.read { db in
+            if let photo = try Self.photo(db, id: id), let group = try Self.group(db, where: "id = ?", photo.groupId) {
+                return (photo, group.venueId, false)
+            }
+            guard let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) else { return nil }
+            let photo = Self.photo(from: row)
+            guard let group = try Self.group(db, where: "id = ?", photo.groupId) else { return nil }
+            return (photo, group.venueId, true)
+        }
+    }
+
+    /// Hides a photo from the group's members: it leaves their album, their progress, the
+    /// collages and the ZIP, with the events that causes at `venue`. Hiding a hidden photo
+    /// changes nothing.
+    public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+        try await writer.write { db in
+            guard let photo = try Self.photo(db, id: id) else {
+                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM hidden_photo WHERE id = ?)", arguments: [id]) == true { return [] }
+                throw ModerationError.photoNotFound
+            }
+            let change = try PhotoRules.change(.withdraw(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
+            try db.execute(sql: """
+                INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
+                                          focus_x, focus_y, hidden_at, hidden_reason)
+                SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y, ?, ?
+                FROM photo WHERE id = ?
+                """, arguments: [now.timeIntervalSince1970, reason, id])
+            try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
+            return try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
+        }
+    }
+
+    /// Shows a hidden photo again, as a new photo of the album (it does not take back the
+    /// choice it had). Restoring a shown photo changes nothing.
+    public func restorePhoto(id: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+        try await writer.write { db in
+            guard let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) else {
+                if try Self.photo(db, id: id) != nil { return [] }
+                throw ModerationError.photoNotFound
+            }
+            let photo = Self.photo(from: row)
+            let change = try PhotoRules.change(.add(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
+            try db.execute(sql: """
+                INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
+                SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y
+                FROM hidden_photo WHERE id = ?
+                """, arguments: [id])
+            try db.execute(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
+            return try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
+        }
+    }
+
+    /// Deletes a photo, shown or hidden, for good; returns it, whether its files can go, and
+    /// the events its leaving the album causes.
+    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
+        try await writer.write { db in
+            var events: [GroupEvent] = []
+            let photo: Photo
+            if let shown = try Self.photo(db, id: id) {
+                photo = shown
+                let change = try PhotoRules.change(.withdraw(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
+                try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
+                events = try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
+            } else if let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) {
+                photo = Self.photo(from: row)
+                try db.execute(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
+            } else {
+                throw ModerationError.photoNotFound
+            }
+            return (photo, try !Self.isBlobUsed(db, photo.blob), events)
+        }
+    }
+
+    /// Closes a group: no more joins or photos. Closing a closed group changes nothing.
+    public func closeGroup(id: String, reason: String, now: Date) async throws -> (group: Group, events: [GroupEvent]) {
+        try await writer.write { db in
+            guard var group = try Self.group(db, where: "id = ?", id) else { throw ModerationError.groupNotFound }
+            if group.closed != nil { return (group, []) }
+            try db.execute(
+                sql: "UPDATE play_group SET closed_at = ?, closed_reason = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, reason, id]
+            )
+            group.closed = Group.Closure(at: now, reason: reason)
+            return (group, try Self.appendEvents(db, groupId: id, [.groupClosed(reason: reason)], now: now))
+        }
+    }
+
+    /// Columns 0 to 12 as `photoSelect`, then the reason and time of hiding.
+    static let hiddenSelect = """
+        SELECT hidden_photo.id, hidden_photo.group_id, hidden_photo.photographer_id, player.name AS photographer_name,
+               hidden_photo.mission_id, hidden_photo.task_id, hidden_photo.blob, hidden_photo.format, hidden_photo.width,
+               hidden_photo.height, hidden_photo.created_at, hidden_photo.focus_x, hidden_photo.focus_y,
+               hidden_photo.hidden_reason, hidden_photo.hidden_at
+        FROM hidden_photo JOIN player ON player.id = hidden_photo.photographer_id
+        """
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import GroupieCore
+import GroupieServer
+
+/// `groupie staff`: the accounts of the venues' staff, on the data folder of `serve`.
+struct Staff: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add, list and remove the accounts of the staff console (/staff).",
+        subcommands: [Add.self, List.self, Remove.self, ResetPassword.self]
+    )
+
+    struct DataOption: ParsableArguments {
+        @Option(name: .customLong("data"), help: "The data folder of 'groupie serve' (default: GROUPIE_DATA, else ./data).")
+        var data: String?
+
+        func accounts() throws -> StaffAccounts {
+            let folder = data ?? ProcessInfo.processInfo.environment["GROUPIE_DATA"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? ServerConfiguration().dataDirectory
+            return try StaffAccounts(dataDirectory: folder)
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a member of staff; the password is asked for (or read as one line from standard input).")
+
+        @Argument(help: "The e-mail address they sign in with.")
+        var email: String
+        @Option(help: "A venue id they look after; repeat for several. Not needed for an admin.")
+        var venue: [String] = []
+        @Option(help: "viewer, moderator, editor or admin (every venue).")
+        var role: StaffRole
+        @OptionGroup var options: DataOption
+
+        func run() async throws {
+            let accounts = try options.accounts()
+            let password = try Password.read(confirm: true)
+            do throws(StaffAccounts.Failure) {
+                let member = try await accounts.add(email: email, password: password, role: role, venueIds: Set(venue))
+                print("\(member.email) added as \(member.role.rawValue)" + (member.role == .admin ? " of every venue" : " of \(member.venueIds.sorted().joined(separator: ", "))"))
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the members of staff, their roles and venues.")
+        @OptionGroup var options: DataOption
+
+        func run() async throws {
+            for member in try await options.accounts().list() {
+                print("\(member.email)\t\(member.role.rawValue)\t\(member.role == .admin ? "*" : member.venueIds.sorted().joined(separator: ","))")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a member of staff and end their sessions.")
+        @Argument var email: String
+        @OptionGroup var options: DataOption
+
+        func run() async throws {
+            let accounts = try options.accounts()
+            do throws(StaffAccounts.Failure) {
+                try await accounts.remove(email: email)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            print("\(email) removed")
+        }
+    }
+
+    struct ResetPassword: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set a new password and end the member's sessions.")
+        @Argument var email: String
+        @OptionGroup var options: DataOption
+
+        func run() async throws {
+            let accounts = try options.accounts()
+            let password = try Password.read(confirm: true)
+            do throws(StaffAccounts.Failure) {
+                try await accounts.resetPassword(email: email, password: password)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            print("password of \(email) changed; their sessions ended")
+        }
+    }
+}
+
+extension StaffRole: ExpressibleByArgument {}
+
+/// A password from the terminal without echo, asked twice; or one line from standard input
+/// when it is not a terminal (for scripts).
+enum Password {
+    static func read(confirm: Bool) throws -> String {
+        guard isatty(STDIN_FILENO) == 1 else {
+            guard let line = readLine(strippingNewline: true) else { throw ValidationError("No password on standard input.") }
+            return line
+        }
+        let first = try prompt("Password: ")
+        if confirm, try prompt("Again: ") != first { throw ValidationError("The two passwords differ.") }
+        return first
+    }
+
+    private static func prompt(_ text: String) throws -> String {
+        FileHandle.standardError.write(Data(text.utf8))
+        var saved = termios()
+        tcgetattr(STDIN_FILENO, &saved)
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        guard let line = readLine(strippingNewline: true) else { throw ValidationError("No password given.") }
+        return line
+    }
+}

@@ -1,0 +1,332 @@
+import Foundation
+import GroupieCore
+@testable import GroupieServer
+import GroupieTestSupport
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// A browser signed in to the staff console, as the tests drive it: its cookie and form token.
+struct StaffBrowser: Sendable {
+    var cookie: String
+    var csrf: String
+
+    var headers: HTTPFields { [.cookie: "\(StaffSession.cookieName)=\(cookie)"] }
+
+    func post(_ client: some TestClientProtocol, _ uri: String, _ fields: [String: String] = [:], csrf: String? = nil) async throws -> TestResponse {
+        var all = fields
+        all["csrf"] = csrf ?? self.csrf
+        var headers = headers
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        return try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: StaffConsoleTests.form(all))) { $0 }
+    }
+
+    func page(_ client: some TestClientProtocol, _ uri: String) async throws -> (HTTPResponse.Status, String) {
+        try await client.execute(uri: uri, method: .get, headers: headers) { ($0.status, String(buffer: $0.body)) }
+    }
+}
+
+@Suite("Staff console")
+struct StaffConsoleTests {
+    static let password = "correct horse battery"
+
+    static func server() throws -> TestServer {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium())
+        try server.write("museum.yaml", TestServer.aquarium(id: "museum"))
+        return server
+    }
+
+    static func form(_ fields: [String: String]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)" }
+            .joined(separator: "&")
+    }
+
+    static func cookie(_ name: String, in response: TestResponse) -> String? {
+        for value in response.headers[values: .setCookie] where value.hasPrefix(name + "=") {
+            return String(value.dropFirst(name.count + 1).prefix { $0 != ";" })
+        }
+        return nil
+    }
+
+    static func hiddenToken(in html: String) -> String? {
+        guard let range = html.range(of: #"name="csrf" value=""#) else { return nil }
+        return String(html[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    /// Signs in through the form as a browser would; the response of the sign-in POST, and
+    /// the signed-in browser when it worked.
+    static func signIn(_ client: some TestClientProtocol, _ email: String, password: String = password, address: String? = nil)
+        async throws -> (TestResponse, StaffBrowser?)
+    {
+        let (loginCookie, token) = try await client.execute(uri: "/staff/login", method: .get) { response in
+            (cookie(StaffController.loginCookie, in: response), hiddenToken(in: String(buffer: response.body)))
+        }
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .cookie: "\(StaffController.loginCookie)=\(loginCookie ?? "")"]
+        if let address { headers[.xForwardedFor] = address }
+        let response = try await client.execute(
+            uri: "/staff/login", method: .post, headers: headers,
+            body: ByteBuffer(string: form(["csrf": token ?? "", "email": email, "password": password]))
+        ) { $0 }
+        guard response.status == .seeOther, let session = cookie(StaffSession.cookieName, in: response) else { return (response, nil) }
+        let (_, html) = try await StaffBrowser(cookie: session, csrf: "").page(client, "/staff")
+        return (response, StaffBrowser(cookie: session, csrf: try #require(hiddenToken(in: html))))
+    }
+
+    static func addStaff(_ server: TestServer, _ email: String, _ role: StaffRole, venues: Set<String> = []) async throws {
+        try await StaffAccounts(dataDirectory: server.configuration.dataDirectory).add(email: email, password: password, role: role, venueIds: venues)
+    }
+
+    @Test("Signing in: a session cookie that is HttpOnly, Secure, SameSite=Strict; wrong passwords and stale forms refused; sign-out ends it")
+    func signInAndOut() async throws {
+        let server = try Self.server()
+        try await Self.addStaff(server, "Eva@Museum.example", .moderator, venues: ["aquarium"])
+        try await server.test { client in
+            let (refused, none) = try await Self.signIn(client, "eva@museum.example", password: "wrong password!")
+            #expect(refused.status == .unauthorized && none == nil)
+            #expect(String(buffer: refused.body).contains("Wrong e-mail address or password."))
+
+            // A form without its sign-in token (posted from another site) is refused.
+            let forged = try await client.execute(
+                uri: "/staff/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: Self.form(["email": "eva@museum.example", "password": Self.password]))
+            ) { $0 }
+            #expect(forged.status == .forbidden)
+            #expect(Self.cookie(StaffSession.cookieName, in: forged) == nil)
+
+            let (response, signedIn) = try await Self.signIn(client, " EVA@museum.example ")
+            #expect(response.status == .seeOther && response.headers[.location] == "/staff")
+            let setCookie = try #require(response.headers[values: .setCookie].first { $0.hasPrefix(StaffSession.cookieName + "=") })
+            for attribute in ["HttpOnly", "Secure", "SameSite=Strict", "Path=/staff"] {
+                #expect(setCookie.contains(attribute), "\(attribute) missing from \(setCookie)")
+            }
+            let browser = try #require(signedIn)
+            let (status, html) = try await browser.page(client, "/staff")
+            #expect(status == .ok && html.contains("The Aquarium") && !html.contains("museum.yaml"))
+
+            // Sign-out needs the form's token, then ends the session on the server.
+            #expect(try await browser.post(client, "/staff/logout", csrf: "forged").status == .forbidden)
+            #expect(try await browser.post(client, "/staff/logout").status == .seeOther)
+            let (after, _) = try await client.execute(uri: "/staff", method: .get, headers: browser.headers) { ($0.status, $0.headers[.location]) }
+            #expect(after == .seeOther)
+        }
+    }
+
+    @Test("Sign-in attempts are limited per account and per address; another account signs in from an address under its limit")
+    func signInLimits() async throws {
+        let server = try Self.server()
+        try await Self.addStaff(server, "eva@museum.example", .viewer, venues: ["aquarium"])
+        try await Self.addStaff(server, "ola@museum.example", .viewer, venues: ["aquarium"])
+        var configuration = server.configuration
+        configuration.trustForwardedFor = true
+        var trusted = server
+        trusted.configuration = configuration
+        try await trusted.test { client in
+            for _ in 0..<StaffLoginLimits.perAccount {
+                let (response, _) = try await Self.signIn(client, "eva@museum.example", password: "not the password", address: "10.0.0.1")
+                #expect(response.status == .unauthorized)
+            }
+            let (limited, none) = try await Self.signIn(client, "eva@museum.example", address: "10.0.0.2")
+            #expect(limited.status == .tooManyRequests && none == nil, "the right password too, once the account is limited")
+            #expect(limited.headers[.retryAfter] != nil)
+            #expect(String(buffer: limited.body).contains("minutes"))
+            let (other, browser) = try await Self.signIn(client, "ola@museum.example", address: "10.0.0.1")
+            #expect(other.status == .seeOther && browser != nil)
+        }
+    }
+
+    /// Every route for every role, at the member's own venue and at another: the authorisation matrix.
+    @Test("Authorisation matrix: each role × each route × own and other venue")
+    func authorisationMatrix() async throws {
+        let server = try Self.server()
+        let staff: [(email: String, role: StaffRole, venues: Set<String>)] = [
+            ("admin@groupie.example", .admin, []), ("editor@aquarium.example", .editor, ["aquarium"]),
+            ("moderator@aquarium.example", .moderator, ["aquarium"]), ("viewer@aquarium.example", .viewer, ["aquarium"]),
+            ("moderator@museum.example", .moderator, ["museum"]),
+        ]
+        for member in staff { try await Self.addStaff(server, member.email, member.role, venues: member.venues) }
+        let image = try TestImages.jpegWithEXIF(width: 800, height: 600, orientation: 1)
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            var photos: [String] = []
+            for _ in 0..<4 {
+                let (_, body) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id, query: "?mission=sharks&task=shark")
+                photos.append(try #require((body["photo"] as? [String: Any])?["id"] as? String))
+            }
+            let museumGroup = try await client.newGroup(by: try await client.newPlayer("Bo"), venue: "museum")
+
+            // Without a session: pages go to the sign-in page, forms are refused, nothing changes.
+            for page in ["/staff", "/staff/venues/aquarium", "/staff/groups/\(group.id)", "/staff/photos/\(photos[0])/thumb", "/staff/audit"] {
+                let (status, location) = try await client.execute(uri: page, method: .get) { ($0.status, $0.headers[.location]) }
+                #expect(status == .seeOther && location == "/staff/login", "\(page)")
+            }
+            let anonymous = StaffBrowser(cookie: "not-a-session", csrf: "x")
+            #expect(try await anonymous.post(client, "/staff/photos/\(photos[0])/hide", ["reason": "r"]).status == .unauthorized)
+
+            var deletable = photos.dropFirst()
+            for member in staff {
+                let browser = try #require(try await Self.signIn(client, member.email).1)
+                let ownsAquarium = member.role == .admin || member.venues.contains("aquarium")
+                let ownsMuseum = member.role == .admin || member.venues.contains("museum")
+                let moderates = ownsAquarium && member.role >= .moderator
+                let seen: HTTPResponse.Status = ownsAquarium ? .ok : .notFound
+                let acted: HTTPResponse.Status = moderates ? .seeOther : (ownsAquarium ? .forbidden : .notFound)
+                let who = "\(member.email)"
+
+                #expect(try await browser.page(client, "/staff").0 == .ok, "\(who)")
+                #expect(try await browser.page(client, "/staff/audit").0 == .ok, "\(who)")
+                #expect(try await browser.page(client, "/staff/venues/aquarium").0 == seen, "\(who)")
+                #expect(try await browser.page(client, "/staff/venues/museum").0 == (ownsMuseum ? .ok : .notFound), "\(who)")
+                #expect(try await browser.page(client, "/staff/groups/\(museumGroup.id)").0 == (ownsMuseum ? .ok : .notFound), "\(who)")
+                let (groupStatus, groupPage) = try await browser.page(client, "/staff/groups/\(group.id)")
+                #expect(groupStatus == seen, "\(who)")
+                if ownsAquarium {
+                    #expect(groupPage.contains("Ada"))
+                    #expect(groupPage.contains("/hide") == moderates, "\(who) sees moderation only when allowed")
+                    #expect(!groupPage.contains(ada.token), "no visitor token in the console")
+                }
+                #expect(try await browser.page(client, "/staff/photos/\(photos[0])/thumb").0 == seen, "\(who)")
+
+                // A form with a wrong token changes nothing, whatever the role.
+                #expect(try await browser.post(client, "/staff/photos/\(photos[0])/hide", ["reason": "r"], csrf: "forged").status == .forbidden)
+                #expect(try await browser.post(client, "/staff/photos/\(photos[0])/hide", ["reason": "test"]).status == acted, "\(who)")
+                #expect(try await browser.post(client, "/staff/photos/\(photos[0])/restore").status == acted, "\(who)")
+                let victim = moderates ? deletable.removeFirst() : photos[0]
+                #expect(try await browser.post(client, "/staff/photos/\(victim)/delete", ["reason": "test"]).status == acted, "\(who)")
+                #expect(try await browser.post(client, "/staff/groups/\(museumGroup.id)/close", ["reason": "test"]).status
+                    == (ownsMuseum ? .seeOther : .notFound), "\(who)")
+            }
+            // Photo 0 was hidden and restored three times; photos 1 to 3 were deleted by the three who may.
+            let (_, album) = try await client.send(.get, "/api/v1/groups/\(group.id)/photos", headers: ada.auth)
+            #expect((album["photos"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [photos[0]])
+        }
+    }
+
+    @Test("Hiding a photo takes it from the album, the task, the collage and the ZIP at once; restoring brings it back; the audit log says who and why")
+    func moderationEffects() async throws {
+        let server = try Self.server()
+        try await Self.addStaff(server, "mod@aquarium.example", .moderator, venues: ["aquarium"])
+        let image = try TestImages.jpegWithEXIF(width: 800, height: 600, orientation: 1)
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let (_, body) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id, query: "?mission=sharks&task=shark")
+            let photoId = try #require((body["photo"] as? [String: Any])?["id"] as? String)
+            let thumb = try #require(((body["photo"] as? [String: Any])?["urls"] as? [String: Any])?["thumb"] as? String)
+            #expect(try await ReloadTests.eventually {
+                let (_, album) = try await client.send(.get, "/api/v1/groups/\(group.id)/photos", headers: ada.auth)
+                return (album["collages"] as? [Any])?.count == 1
+            } != nil)
+            func taskState() async throws -> String? {
+                let (_, seen) = try await client.send(.get, "/api/v1/groups/\(group.id)", headers: ada.auth)
+                let missions = (seen["group"] as? [String: Any])?["missions"] as? [[String: Any]]
+                return (missions?.first?["tasks"] as? [[String: Any]])?.first?["state"] as? String
+            }
+            func zipNames() async throws -> [String] {
+                let (_, token) = try await client.send(.post, "/api/v1/groups/\(group.id)/events/token", headers: ada.auth)
+                let (_, zip) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/album.zip?token=\(token["token"] as? String ?? "")")
+                let path = TestImages.folder + "/staff-\(UUID().uuidString).zip"
+                try zip.write(to: URL(fileURLWithPath: path))
+                return try CollageRouteTests.python(["-c", "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))", path])
+                    .split(separator: "\n").map(String.init)
+            }
+            #expect(try await taskState() == "done")
+            #expect(try await zipNames().count == 2, "the photo and the collage")
+
+            let browser = try #require(try await Self.signIn(client, "mod@aquarium.example").1)
+            #expect(try await browser.post(client, "/staff/photos/\(photoId)/hide", ["reason": "a face in the picture"]).status == .seeOther)
+            let (_, album) = try await client.send(.get, "/api/v1/groups/\(group.id)/photos", headers: ada.auth)
+            #expect((album["photos"] as? [Any])?.isEmpty == true)
+            #expect((album["collages"] as? [Any])?.isEmpty == true)
+            #expect(try await taskState() == "open")
+            #expect(try await zipNames().isEmpty)
+            #expect(try await PhotoRouteTests.bytes(client, thumb).0 == .notFound, "not even by its signed URL")
+            let (_, staffPage) = try await browser.page(client, "/staff/groups/\(group.id)")
+            #expect(staffPage.contains("Hidden photos") && staffPage.contains("a face in the picture"))
+            #expect(try await browser.page(client, "/staff/photos/\(photoId)/thumb").0 == .ok, "staff still see it")
+
+            #expect(try await browser.post(client, "/staff/photos/\(photoId)/restore").status == .seeOther)
+            #expect(try await taskState() == "done")
+            #expect(try await ReloadTests.eventually { try await zipNames().count == 2 } != nil)
+
+            let (_, audit) = try await browser.page(client, "/staff/audit")
+            #expect(audit.contains("photo hidden") && audit.contains("a face in the picture") && audit.contains("photo restored"))
+            #expect(audit.contains("mod@aquarium.example"))
+
+            // Deleting removes the files once no photo uses them.
+            #expect(try await browser.post(client, "/staff/photos/\(photoId)/delete", ["reason": "asked by the teacher"]).status == .seeOther)
+            #expect(PhotoRouteTests.blobFiles(server).isEmpty)
+            #expect(try await browser.post(client, "/staff/photos/\(photoId)/delete", ["reason": "again"]).status == .notFound)
+        }
+    }
+
+    @Test("A closed group takes no joins and no photos, and its members are told why")
+    func closeGroup() async throws {
+        let server = try Self.server()
+        try await Self.addStaff(server, "mod@aquarium.example", .moderator, venues: ["aquarium"])
+        let image = try TestImages.jpegWithEXIF(width: 800, height: 600, orientation: 1)
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            let browser = try #require(try await Self.signIn(client, "mod@aquarium.example").1)
+            #expect(try await browser.post(client, "/staff/groups/\(group.id)/close", ["reason": ""]).status == .unprocessableContent)
+            #expect(try await browser.post(client, "/staff/groups/\(group.id)/close", ["reason": "the museum closes at five"]).status == .seeOther)
+
+            let (joined, problem) = try await client.join(group.code, as: bo)
+            #expect(joined.status == .gone && problem["code"] as? String == "group-closed")
+            let (uploaded, refusal) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id)
+            #expect(uploaded.status == .gone && (refusal["detail"] as? String)?.contains("the museum closes at five") == true)
+            let (_, seen) = try await client.send(.get, "/api/v1/groups/\(group.id)", headers: ada.auth)
+            let document = try #require(seen["group"] as? [String: Any])
+            #expect(document["closedReason"] as? String == "the museum closes at five")
+            #expect(document["joinable"] as? Bool == false)
+            #expect(PhotoRouteTests.blobFiles(server).isEmpty, "the refused upload left no files")
+        }
+    }
+
+    @Test("groupie staff add, list, reset-password and remove, with the password on standard input")
+    func commandLine() async throws {
+        let server = try Self.server()
+        let data = server.configuration.dataDirectory
+        @Sendable func run(_ arguments: [String], input: String) throws -> (Int32, String, String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+            process.arguments = arguments + ["--data", data]
+            let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            process.standardError = stderr
+            try process.run()
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+            let out = stdout.fileHandleForReading.readDataToEndOfFile(), err = stderr.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        }
+        let added = try run(["staff", "add", "eva@museum.example", "--venue", "aquarium", "--role", "moderator"], input: Self.password + "\n")
+        #expect(added.0 == 0, "\(added.2)")
+        #expect(added.1.contains("eva@museum.example added as moderator of aquarium"))
+        let short = try run(["staff", "add", "ola@museum.example", "--venue", "aquarium", "--role", "viewer"], input: "short\n")
+        #expect(short.0 != 0 && short.2.contains("10 to 72 characters"))
+        let again = try run(["staff", "add", "eva@museum.example", "--venue", "aquarium", "--role", "viewer"], input: Self.password + "\n")
+        #expect(again.0 != 0 && again.2.contains("already has an account"))
+        let noVenue = try run(["staff", "add", "ola@museum.example", "--role", "viewer"], input: Self.password + "\n")
+        #expect(noVenue.0 != 0 && noVenue.2.contains("--venue"))
+        #expect(try run(["staff", "list"], input: "").1 == "eva@museum.example\tmoderator\taquarium\n")
+
+        try await server.test { client in
+            let browser = try #require(try await Self.signIn(client, "eva@museum.example").1)
+            #expect(try run(["staff", "reset-password", "eva@museum.example"], input: "another long password\n").0 == 0)
+            #expect(try await browser.page(client, "/staff").0 == .seeOther, "a new password ends the sessions")
+            #expect(try await Self.signIn(client, "eva@museum.example", password: "another long password").1 != nil)
+            #expect(try run(["staff", "remove", "eva@museum.example"], input: "").0 == 0)
+            #expect(try await Self.signIn(client, "eva@museum.example", password: "another long password").1 == nil)
+        }
+        #expect(try run(["staff", "list"], input: "").1 == "")
+        #expect(try run(["staff", "remove", "eva@museum.example"], input: "").0 != 0)
+    }
+}
