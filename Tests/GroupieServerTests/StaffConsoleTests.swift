@@ -288,6 +288,23 @@ struct StaffConsoleTests {
         }
     }
 
+    @Test("Visitors' names reach the console's pages as text, never as markup")
+    func namesEscaped() async throws {
+        let server = try Self.server()
+        try await Self.addStaff(server, "viewer@aquarium.example", .viewer, venues: ["aquarium"])
+        try await server.test { client in
+            let eve = try await client.newPlayer("<i>Eve</i>&co")
+            let group = try await client.newGroup(by: eve)
+            let browser = try #require(try await Self.signIn(client, "viewer@aquarium.example").1)
+            for page in ["/staff/venues/aquarium", "/staff/groups/\(group.id)"] {
+                let (status, html) = try await browser.page(client, page)
+                #expect(status == .ok)
+                #expect(html.contains("&lt;i&gt;Eve&lt;/i&gt;&amp;co") && !html.contains("<i>Eve"), "\(page)")
+                #expect(html.contains("href=\"/staff/groups/\(group.id)\"") || page.hasPrefix("/staff/groups"), "\(page)")
+            }
+        }
+    }
+
     @Test("groupie staff add, list, reset-password and remove, with the password on standard input")
     func commandLine() async throws {
         let server = try Self.server()

@@ -52,7 +52,7 @@ enum StaffPages {
     }
 
     static func login(csrf: String, email: String = "", message: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
-        let alert = message.map { "<p class=\"alert\" role=\"alert\">\(escape($0))</p>" } ?? ""
+        let alert = message.map { (text: String) -> String in "<p class=\"alert\" role=\"alert\">\(escape(text))</p>" } ?? ""
         return page(title: "Sign in", session: nil, status: status, """
             \(alert)
             <form method="post" action="/staff/login" class="card">
@@ -67,7 +67,7 @@ enum StaffPages {
     }
 
     static func venues(_ entries: [(venue: Venue, playing: Int)], session: StaffSession) -> Response {
-        let items = entries.map { entry in
+        let items = entries.map { entry -> String in
             """
             <li><a href="/staff/venues/\(escape(entry.venue.id))">\(escape(name(entry.venue)))</a>
             <span class="muted">\(entry.playing) group\(entry.playing == 1 ? "" : "s") playing</span></li>
@@ -77,13 +77,13 @@ enum StaffPages {
     }
 
     static func venue(_ venue: Venue, groups: [(group: Group, members: [Member], progress: GroupProgress)], session: StaffSession) -> Response {
-        let rows = groups.map { entry in
+        let rows = groups.map { entry -> String in
             let done = entry.progress.missions.filter(\.isComplete).count
             let tasks = entry.progress.missions.flatMap(\.tasks)
             return """
                 <tr><td><a href="/staff/groups/\(escape(entry.group.id))">\(escape(entry.group.name ?? "Group \(entry.group.joinCode.value)"))</a>\
                 \(entry.group.closed == nil ? "" : " <span class=\"tag\">closed</span>")</td>
-                <td>\(entry.members.map { escape($0.name) }.joined(separator: ", "))</td>
+                <td>\(entry.members.map { (member: Member) -> String in escape(member.name) }.joined(separator: ", "))</td>
                 <td>\(tasks.filter(\.isDone).count) of \(tasks.count) tasks, \(done) of \(entry.progress.missions.count) missions</td>
                 <td>\(Timestamp.string(entry.group.createdAt))</td></tr>
                 """
@@ -97,7 +97,7 @@ enum StaffPages {
 
     static func group(_ view: GroupieDatabase.StaffGroupView, venue: Venue?, session: StaffSession) -> Response {
         let mayModerate = session.member.may(.moderate, at: view.group.venueId)
-        let members = view.members.map { "<li>\(escape($0.name))\($0.isCreator ? " <span class=\"muted\">(started the group)</span>" : "")</li>" }
+        let members = view.members.map { (member: Member) -> String in "<li>\(escape(member.name))\(member.isCreator ? " <span class=\"muted\">(started the group)</span>" : "")</li>" }
             .joined()
         func photoCard(_ photo: Photo, hidden: (reason: String, at: Date)?) -> String {
             let task = [photo.missionId, photo.taskId].compactMap { $0 }.joined(separator: " / ")
@@ -116,12 +116,12 @@ enum StaffPages {
                 <li class="photo\(hidden == nil ? "" : " hidden")" id="photo-\(escape(photo.id))">
                 <img src="/staff/photos/\(escape(photo.id))/thumb" alt="Photo by \(escape(photo.photographerName))" width="160">
                 <p>\(escape(photo.photographerName))\(task.isEmpty ? "" : " · \(escape(task))")<br><span class="muted">\(Timestamp.string(photo.createdAt))</span></p>
-                \(hidden.map { "<p class=\"tag\">Hidden: \(escape($0.reason))</p>" } ?? "")
+                \(hidden.map { (why: (reason: String, at: Date)) -> String in "<p class=\"tag\">Hidden: \(escape(why.reason))</p>" } ?? "")
                 \(actions)</li>
                 """
         }
-        let photos = view.photos.map { photoCard($0, hidden: nil) }.joined(separator: "\n")
-        let hidden = view.hidden.map { photoCard($0.photo, hidden: ($0.reason, $0.at)) }.joined(separator: "\n")
+        let photos = view.photos.map { photo -> String in photoCard(photo, hidden: nil) }.joined(separator: "\n")
+        let hidden = view.hidden.map { entry -> String in photoCard(entry.photo, hidden: (entry.reason, entry.at)) }.joined(separator: "\n")
         var close = ""
         if let closed = view.group.closed {
             close = "<p class=\"alert\">Closed \(Timestamp.string(closed.at)): \(escape(closed.reason))</p>"
@@ -143,7 +143,7 @@ enum StaffPages {
     }
 
     static func audit(_ entries: [GroupieDatabase.AuditEntry], session: StaffSession) -> Response {
-        let rows = entries.map { entry in
+        let rows = entries.map { entry -> String in
             """
             <tr><td>\(Timestamp.string(entry.at))</td><td>\(escape(entry.staffEmail))</td><td>\(escape(entry.venueId ?? ""))</td>
             <td>\(escape(entry.action))</td><td>\(escape(entry.subject ?? ""))</td><td>\(escape(entry.reason ?? ""))</td></tr>
