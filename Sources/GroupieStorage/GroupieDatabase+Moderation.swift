@@ -152,3 +152,30 @@ extension GroupieDatabase {
         FROM hidden_photo JOIN player ON player.id = hidden_photo.photographer_id
         """
 }
+
+extension GroupieDatabase {
+    /// The history of every group of a venue still stored: when each started, and its photo,
+    /// task and mission events in order. No names: what the numbers and the research export read.
+    public func venueHistories(venueId: String) async throws -> [VisitNumbers.History] {
+        try await writer.read { db in
+            var histories: [String: VisitNumbers.History] = [:]
+            var order: [String] = []
+            for row in try Row.fetchAll(db, sql: "SELECT id, created_at FROM play_group WHERE venue_id = ? ORDER BY created_at, id", arguments: [venueId]) {
+                let id: String = row[0]
+                histories[id] = VisitNumbers.History(groupId: id, startedAt: Date(timeIntervalSince1970: row[1]), events: [])
+                order.append(id)
+            }
+            let events = try Row.fetchCursor(db, sql: """
+                SELECT e.group_id, e.type, json_extract(e.data, '$.missionId'), json_extract(e.data, '$.taskId'), e.created_at
+                FROM group_event e JOIN play_group g ON g.id = e.group_id
+                WHERE g.venue_id = ? AND e.type IN ('photo-added', 'task-done', 'mission-completed')
+                ORDER BY e.group_id, e.seq
+                """, arguments: [venueId])
+            while let row = try events.next() {
+                guard let kind = GroupEventKind(rawValue: row[1]) else { continue }
+                histories[row[0]]?.events.append(.init(kind: kind, missionId: row[2], taskId: row[3], at: Date(timeIntervalSince1970: row[4])))
+            }
+            return order.compactMap { histories[$0] }
+        }
+    }
+}

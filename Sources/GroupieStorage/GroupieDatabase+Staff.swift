@@ -118,13 +118,15 @@ extension GroupieDatabase {
         }
     }
 
-    /// The newest lines of the audit log about `venueIds` (every line when nil), newest first.
-    public func auditLog(venueIds: Set<String>?, limit: Int) async throws -> [AuditEntry] {
+    /// The newest lines of the audit log about `venueIds` and those of `staffEmail` (every
+    /// line when `venueIds` is nil), newest first.
+    public func auditLog(venueIds: Set<String>?, staffEmail: String, limit: Int) async throws -> [AuditEntry] {
         try await writer.read { db in
             var sql = "SELECT at, staff_email, venue_id, action, subject, reason FROM staff_audit"
             var arguments: StatementArguments = []
             if let venueIds {
-                sql += " WHERE venue_id IN (\(databaseQuestionMarks(count: max(1, venueIds.count))))"
+                sql += " WHERE staff_email = ? OR venue_id IN (\(databaseQuestionMarks(count: max(1, venueIds.count))))"
+                arguments += [staffEmail]
                 arguments += StatementArguments(venueIds.isEmpty ? [""] : venueIds.sorted())
             }
             sql += " ORDER BY id DESC LIMIT ?"

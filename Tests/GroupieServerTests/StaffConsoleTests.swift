@@ -288,6 +288,58 @@ struct StaffConsoleTests {
         }
     }
 
+    @Test("Numbers from a played history with a moved clock match the hand count, as a page and as CSV; the research export has no names")
+    func numbers() async throws {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium(extraMission: CollageRouteTests.reef))
+        try server.write("museum.yaml", TestServer.aquarium(id: "museum"))
+        try await Self.addStaff(server, "viewer@aquarium.example", .viewer, venues: ["aquarium"])
+        try await Self.addStaff(server, "viewer@museum.example", .viewer, venues: ["museum"])
+        try await server.test { client in
+            // Ada's group does the reef: red after 1 minute, green 2 minutes later, blue 2 more.
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let first = try await client.newGroup(by: ada)
+            for (task, wait) in [("red", 60.0), ("green", 120), ("blue", 120)] {
+                server.clock.advance(by: wait)
+                let image = try TestImages.solid(width: 300, height: 200, rgb: (200, 40, 40), ext: "jpg")
+                #expect(try await PhotoRouteTests.upload(client, image, as: ada, group: first.id, query: "?mission=reef&task=\(task)").0.status == .created)
+            }
+            // Bo's group photographs red and stops there.
+            let second = try await client.newGroup(by: bo)
+            server.clock.advance(by: 60)
+            let image = try TestImages.solid(width: 300, height: 200, rgb: (40, 200, 40), ext: "jpg")
+            #expect(try await PhotoRouteTests.upload(client, image, as: bo, group: second.id, query: "?mission=reef&task=red").0.status == .created)
+
+            let browser = try #require(try await Self.signIn(client, "viewer@aquarium.example").1)
+            func csv(_ table: String) async throws -> [String] {
+                let (status, text) = try await browser.page(client, "/staff/venues/aquarium/numbers/\(table)")
+                #expect(status == .ok)
+                return text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            }
+            // 1,800,000,000 is 2027-01-15 in Stockholm.
+            #expect(try await csv("days.csv") == ["date,groups_started,missions_completed", "2027-01-15,2,1"])
+            #expect(try await csv("missions.csv") == [
+                "mission,started,completed,drop_off,median_minutes", "sharks,0,0,0,", "rays,0,0,0,", "reef,2,1,1,4.0",
+            ])
+            #expect(try await csv("tasks.csv").suffix(3) == ["reef,red,2,0,0.0", "reef,green,1,1,2.0", "reef,blue,1,1,4.0"])
+            let research = try await csv("research.csv")
+            #expect(research.count == 1 + 8 + 3, "header; Ada's group: start, 3 photos, 3 tasks, the mission; Bo's: start, a photo, a task")
+            #expect(research.first == "group,event,mission,task,at")
+            #expect(research.filter { $0.hasPrefix(first.id + ",mission-completed,reef,,") }.count == 1)
+            for secret in ["Ada", "Bo", ada.id, bo.id] { #expect(!research.joined().contains(secret)) }
+
+            let (status, html) = try await browser.page(client, "/staff/venues/aquarium/numbers")
+            #expect(status == .ok && html.contains("Tasks most skipped") && html.contains("<svg"))
+            #expect(try await browser.page(client, "/staff/venues/aquarium/numbers/secrets.csv").0 == .notFound)
+            let (_, audit) = try await browser.page(client, "/staff/audit")
+            #expect(audit.contains("numbers exported") && audit.contains("research.csv"))
+
+            let other = try #require(try await Self.signIn(client, "viewer@museum.example").1)
+            #expect(try await other.page(client, "/staff/venues/aquarium/numbers").0 == .notFound)
+            #expect(try await other.page(client, "/staff/venues/aquarium/numbers/research.csv").0 == .notFound)
+        }
+    }
+
     @Test("Visitors' names reach the console's pages as text, never as markup")
     func namesEscaped() async throws {
         let server = try Self.server()

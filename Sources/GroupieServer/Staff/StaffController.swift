@@ -35,6 +35,7 @@ struct StaffController {
         signedIn.post("photos/{photoId}/restore", use: restore)
         signedIn.post("photos/{photoId}/delete", use: delete)
         signedIn.get("audit", use: audit)
+        StaffNumbersController(database: database, catalog: catalog, clock: clock).addRoutes(to: signedIn)
     }
 
     // MARK: Signing in and out
@@ -136,7 +137,7 @@ struct StaffController {
     func audit(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let session = try context.staff
         let venues = session.member.role == .admin ? nil : session.member.venueIds
-        return StaffPages.audit(try await database.auditLog(venueIds: venues, limit: 500), session: session)
+        return StaffPages.audit(try await database.auditLog(venueIds: venues, staffEmail: session.member.email, limit: 500), session: session)
     }
 
     func thumb(_ request: Request, context: GroupieRequestContext) async throws -> Response {

@@ -92,7 +92,10 @@ enum StaffPages {
             <table><thead><tr><th scope="col">Group</th><th scope="col">Members</th><th scope="col">Progress</th><th scope="col">Started</th></tr></thead>
             <tbody>\(rows)</tbody></table>
             """
-        return page(title: name(venue), session: session, "<h2>Groups playing now</h2>\n" + table)
+        return page(
+            title: name(venue), session: session,
+            "<p><a href=\"/staff/venues/\(escape(venue.id))/numbers\">Numbers: missions completed and abandoned</a></p>\n<h2>Groups playing now</h2>\n" + table
+        )
     }
 
     static func group(_ view: GroupieDatabase.StaffGroupView, venue: Venue?, session: StaffSession) -> Response {
