@@ -35,7 +35,10 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips"]),
-        .target(name: "GroupieImaging", dependencies: ["GroupieCore", "CQRencode", "CPNG", "CVipsShim", "CZlib"]),
+        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
+        .target(name: "CPoster", dependencies: ["CPangoCairo", "CRsvg"]),
+        .target(name: "GroupieImaging", dependencies: ["GroupieCore", "CQRencode", "CPNG", "CVipsShim", "CZlib", "CPoster"]),
         .target(
             name: "GroupieContent",
             dependencies: [

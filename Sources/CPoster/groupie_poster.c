@@ -1,0 +1,167 @@
+#include "groupie_poster.h"
+
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <librsvg/rsvg.h>
+#include <pango/pangocairo.h>
+#include <stdio.h>
+#include <string.h>
+
+static void set_error(char *error, size_t size, const char *what, const char *detail) {
+    if (error && size) snprintf(error, size, "%s%s%s", what, detail ? ": " : "", detail ? detail : "");
+}
+
+/// Lays out `text` in `width` points at most, centred, starting at `size` points and shrinking
+/// until it fits `max_height`; draws it with its top at `y` and returns its height.
+static double draw_text(cairo_t *cr, const char *text, const char *language, const char *family, int bold, double size,
+                        double x, double y, double width, double max_height) {
+    PangoLayout *layout = pango_cairo_create_layout(cr);
+    PangoFontDescription *font = pango_font_description_from_string(family);
+    pango_font_description_set_weight(font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
+    pango_layout_set_text(layout, text, -1);
+    pango_layout_set_width(layout, (int)(width * PANGO_SCALE));
+    pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR);
+    pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER);
+    if (language && *language) {
+        PangoAttrList *attributes = pango_attr_list_new();
+        pango_attr_list_insert(attributes, pango_attr_language_new(pango_language_from_string(language)));
+        pango_layout_set_attributes(layout, attributes);
+        pango_attr_list_unref(attributes);
+    }
+    int pixel_width = 0, pixel_height = 0;
+    for (; size >= 6; size *= 0.92) {
+        pango_font_description_set_absolute_size(font, size * PANGO_SCALE);
+        pango_layout_set_font_description(layout, font);
+        pango_layout_get_size(layout, &pixel_width, &pixel_height);
+        if (pixel_height / (double)PANGO_SCALE <= max_height) break;
+    }
+    cairo_move_to(cr, x, y);
+    pango_cairo_show_layout(cr, layout);
+    pango_font_description_free(font);
+    g_object_unref(layout);
+    return pixel_height / (double)PANGO_SCALE;
+}
+
+/// A white disc behind the logo, so that any logo reads on the venue's colour.
+static void draw_disc(cairo_t *cr, double x, double y, double width, double height) {
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_arc(cr, x + width / 2, y + height / 2, (width > height ? width : height) * 0.6, 0, 6.2832);
+    cairo_fill(cr);
+    cairo_restore(cr);
+}
+
+/// Draws the logo fitted into the box on its disc; returns 0 when it cannot be read (left out).
+static int draw_logo(cairo_t *cr, const char *path, double x, double y, double width, double height) {
+    size_t length = strlen(path);
+    if (length > 4 && strcmp(path + length - 4, ".png") == 0) {
+        cairo_surface_t *image = cairo_image_surface_create_from_png(path);
+        int drawn = cairo_surface_status(image) == CAIRO_STATUS_SUCCESS;
+        if (drawn) {
+            draw_disc(cr, x, y, width, height);
+            double w = cairo_image_surface_get_width(image), h = cairo_image_surface_get_height(image);
+            double scale = w > 0 && h > 0 ? (width / w < height / h ? width / w : height / h) : 1;
+            cairo_save(cr);
+            cairo_translate(cr, x + (width - w * scale) / 2, y + (height - h * scale) / 2);
+            cairo_scale(cr, scale, scale);
+            cairo_set_source_surface(cr, image, 0, 0);
+            cairo_paint(cr);
+            cairo_restore(cr);
+        }
+        cairo_surface_destroy(image);
+        return drawn;
+    }
+    GError *failure = NULL;
+    RsvgHandle *svg = rsvg_handle_new_from_file(path, &failure);
+    if (!svg) {
+        if (failure) g_error_free(failure);
+        return 0;
+    }
+    draw_disc(cr, x, y, width, height);
+    RsvgRectangle viewport = {x, y, width, height};
+    if (!rsvg_handle_render_document(svg, cr, &viewport, &failure) && failure) g_error_free(failure);
+    g_object_unref(svg);
+    return 1;
+}
+
+static void draw(cairo_t *cr, const groupie_poster *p) {
+    double w = p->width_pt, h = p->height_pt, margin = w * 0.07;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+
+    // The band: the venue's colour, its logo and the title in white.
+    double band = h * 0.17;
+    cairo_set_source_rgb(cr, p->red, p->green, p->blue);
+    cairo_rectangle(cr, 0, 0, w, band);
+    cairo_fill(cr);
+    double logo = 0;
+    if (p->logo_path && draw_logo(cr, p->logo_path, margin, band * 0.2, band * 0.6, band * 0.6)) logo = band * 0.6;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    double title_x = margin + (logo > 0 ? logo + margin * 0.5 : 0);
+    double title_width = w - title_x - margin;
+    draw_text(cr, p->title, NULL, "Noto Sans, DejaVu Sans", 1, band * 0.3, title_x, band * 0.18, title_width, band * 0.7);
+
+    // The QR code, as squares: sharp at any print size, with its quiet zone kept white.
+    int quiet = 4, side = p->qr_width + 2 * quiet;
+    double qr = w * 0.55, module = qr / side, left = (w - qr) / 2, top = band + h * 0.05;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    for (int row = 0; row < p->qr_width; row++) {
+        for (int column = 0; column < p->qr_width; column++) {
+            if (p->qr_modules[row * p->qr_width + column] & 1) {
+                cairo_rectangle(cr, left + (column + quiet) * module, top + (row + quiet) * module, module, module);
+            }
+        }
+    }
+    cairo_fill(cr);
+    double y = top + qr;
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    y += draw_text(cr, p->url, NULL, "DejaVu Sans Mono", 0, w * 0.025, margin, y, w - 2 * margin, h * 0.05) + h * 0.03;
+
+    // The instructions, one block per language, in what room is left.
+    double room = h - y - margin;
+    double each = p->line_count > 0 ? room / p->line_count : room;
+    for (int i = 0; i < p->line_count; i++) {
+        cairo_set_source_rgb(cr, i == 0 ? 0.1 : 0.3, i == 0 ? 0.1 : 0.3, i == 0 ? 0.1 : 0.3);
+        y += draw_text(cr, p->lines[i], p->languages ? p->languages[i] : NULL, "Noto Sans, DejaVu Sans, Noto Sans CJK SC", i == 0,
+                       w * (i == 0 ? 0.036 : 0.028), margin, y, w - 2 * margin, each * 0.9) + each * 0.1;
+    }
+}
+
+int groupie_poster_render(const groupie_poster *poster, const char *path, int png_dpi, char *error, size_t error_size) {
+    if (!poster || !path || !poster->title || !poster->url || !poster->qr_modules || poster->qr_width <= 0 ||
+        poster->width_pt <= 0 || poster->height_pt <= 0 || poster->line_count < 0) {
+        set_error(error, error_size, "invalid poster", NULL);
+        return -1;
+    }
+    cairo_surface_t *surface;
+    if (png_dpi > 0) {
+        double scale = png_dpi / 72.0;
+        int width = (int)(poster->width_pt * scale + 0.5), height = (int)(poster->height_pt * scale + 0.5);
+        if (png_dpi > 600 || width > 20000 || height > 20000) {
+            set_error(error, error_size, "poster too large", NULL);
+            return -1;
+        }
+        surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
+    } else {
+        surface = cairo_pdf_surface_create(path, poster->width_pt, poster->height_pt);
+    }
+    if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+        set_error(error, error_size, "cannot create the surface", cairo_status_to_string(cairo_surface_status(surface)));
+        cairo_surface_destroy(surface);
+        return -1;
+    }
+    cairo_t *cr = cairo_create(surface);
+    if (png_dpi > 0) cairo_scale(cr, png_dpi / 72.0, png_dpi / 72.0);
+    draw(cr, poster);
+    cairo_status_t status = cairo_status(cr);
+    cairo_destroy(cr);
+    if (status == CAIRO_STATUS_SUCCESS && png_dpi > 0) status = cairo_surface_write_to_png(surface, path);
+    cairo_surface_finish(surface);
+    if (status == CAIRO_STATUS_SUCCESS) status = cairo_surface_status(surface);
+    cairo_surface_destroy(surface);
+    if (status != CAIRO_STATUS_SUCCESS) {
+        set_error(error, error_size, "cannot draw the poster", cairo_status_to_string(status));
+        return -1;
+    }
+    return 0;
+}
