@@ -7,19 +7,6 @@ import Testing
 struct PosterTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     static let poster = Poster(
         title: "Science Centre: photo missions",
         instructions: [
@@ -36,26 +23,21 @@ struct PosterTests {
     func pdf() throws {
         let path = TestImages.folder + "/poster-\(UUID().uuidString).pdf"
         try Self.poster.render(paper: .a4, format: .pdf, to: path)
-        let (_, info) = try Self.run("pdfinfo", [path])
+        let pdf = try Data(contentsOf: URL(fileURLWithPath: path))
+        let info = try PDFTools.info(pdf)
         #expect(info.split(separator: "\n").contains { $0.hasPrefix("Pages:") && $0.split(separator: " ").last == "1" })
         #expect(info.contains("595.276 x 841.89 pts (A4)"))
-        let (_, text) = try Self.run("pdftotext", [path, "-"])
+        let text = try PDFTools.text(pdf)
         #expect(text.contains("Science Centre") && text.contains("Skanna koden") && text.contains("https://groupie.example/?venue=science-centre"))
-        let image = TestImages.folder + "/poster-\(UUID().uuidString)"
-        #expect(try Self.run("pdftoppm", ["-r", "100", "-png", "-singlefile", path, image]).0 == 0)
-        let (status, decoded) = try Self.run("zbarimg", ["--quiet", "--raw", image + ".png"])
-        #expect(status == 0)
-        #expect(decoded.trimmingCharacters(in: .whitespacesAndNewlines) == "https://groupie.example/?venue=science-centre")
+        #expect(try QRDecoder.decode(try PDFTools.firstPage(pdf)) == "https://groupie.example/?venue=science-centre")
     }
 
     @Test("An A3 PNG poster at 72 dpi has A3's size in pixels, and its QR code decodes")
     func png() throws {
         let path = TestImages.folder + "/poster-\(UUID().uuidString).png"
         try Self.poster.render(paper: .a3, format: .png(dpi: 72), to: path)
-        let (_, header) = try Self.run("vipsheader", [path])
-        #expect(header.contains("842x1191"))
-        let (status, decoded) = try Self.run("zbarimg", ["--quiet", "--raw", path])
-        #expect(status == 0 && decoded.contains("venue=science-centre"))
+        #expect(try PDFTools.run("vipsheader", [path]).output.contains("842x1191"))
+        #expect(try QRDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path))) == "https://groupie.example/?venue=science-centre")
     }
 
     @Test("A logo that cannot be read is left out; an absurd resolution is refused with a message")

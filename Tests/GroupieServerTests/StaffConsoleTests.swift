@@ -340,6 +340,28 @@ struct StaffConsoleTests {
         }
     }
 
+    @Test("The venue's poster, A4 PDF and A3 PNG: its QR code, read from the rendered page, opens the venue's start page")
+    func poster() async throws {
+        let server = try Self.server()
+        try await Self.addStaff(server, "viewer@aquarium.example", .viewer, venues: ["aquarium"])
+        try await server.test { client in
+            let browser = try #require(try await Self.signIn(client, "viewer@aquarium.example").1)
+            let pdf = try await client.execute(uri: "/staff/venues/aquarium/poster.pdf", method: .get, headers: browser.headers) { $0 }
+            #expect(pdf.status == .ok && pdf.headers[.contentType] == "application/pdf")
+            let bytes = Data(buffer: pdf.body)
+            #expect(try QRDecoder.decode(try PDFTools.firstPage(bytes)) == "https://groupie.test/?venue=aquarium")
+            let text = try PDFTools.text(bytes)
+            #expect(text.contains("Akvariet") && text.contains("Skanna koden") && text.contains("Scan the code"), "title, Swedish and English")
+
+            let png = try await client.execute(uri: "/staff/venues/aquarium/poster.png?paper=a3", method: .get, headers: browser.headers) { $0 }
+            #expect(png.status == .ok && png.headers[.contentType] == "image/png")
+            #expect(Data(buffer: png.body).prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+            #expect(try await browser.page(client, "/staff/venues/aquarium/poster.pdf?paper=letter").0 == .badRequest)
+            #expect(try await browser.page(client, "/staff/venues/museum/poster.pdf").0 == .notFound)
+            #expect(try await client.execute(uri: "/staff/venues/aquarium/poster.pdf", method: .get) { $0.status } == .seeOther)
+        }
+    }
+
     @Test("Visitors' names reach the console's pages as text, never as markup")
     func namesEscaped() async throws {
         let server = try Self.server()

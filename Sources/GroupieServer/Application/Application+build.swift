@@ -198,7 +198,8 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     ).addRoutes(to: api)
     StaffController(
         database: dependencies.database, catalog: dependencies.catalog, files: dependencies.files, events: events,
-        collages: dependencies.collages, logins: StaffLoginLimits(), clientAddress: clientAddress, fileIO: dependencies.fileIO, clock: clock
+        collages: dependencies.collages, logins: StaffLoginLimits(), clientAddress: clientAddress, fileIO: dependencies.fileIO,
+        links: links, assetsDirectory: configuration.assetsDirectory, clock: clock
     ).addRoutes(to: router)
     routes.set(router.routes.map { ($0.method, $0.path.description) })
     return router

@@ -18,6 +18,8 @@ struct StaffController {
     let logins: StaffLoginLimits
     let clientAddress: ClientAddress
     let fileIO: FileIO
+    let links: JoinLinks
+    let assetsDirectory: String
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
@@ -36,6 +38,9 @@ struct StaffController {
         signedIn.post("photos/{photoId}/delete", use: delete)
         signedIn.get("audit", use: audit)
         StaffNumbersController(database: database, catalog: catalog, clock: clock).addRoutes(to: signedIn)
+        StaffPosterController(
+            database: database, catalog: catalog, links: links, assetsDirectory: assetsDirectory, fileIO: fileIO, clock: clock
+        ).addRoutes(to: signedIn)
     }
 
     // MARK: Signing in and out

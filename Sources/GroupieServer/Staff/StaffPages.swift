@@ -94,7 +94,13 @@ enum StaffPages {
             """
         return page(
             title: name(venue), session: session,
-            "<p><a href=\"/staff/venues/\(escape(venue.id))/numbers\">Numbers: missions completed and abandoned</a></p>\n<h2>Groups playing now</h2>\n" + table
+            """
+            <p><a href="/staff/venues/\(escape(venue.id))/numbers">Numbers: missions completed and abandoned</a></p>
+            <p>Poster for the entrance: <a href="/staff/venues/\(escape(venue.id))/poster.pdf?paper=a4">A4 PDF</a> ·
+            <a href="/staff/venues/\(escape(venue.id))/poster.pdf?paper=a3">A3 PDF</a> ·
+            <a href="/staff/venues/\(escape(venue.id))/poster.png?paper=a4">A4 PNG</a></p>
+            <h2>Groups playing now</h2>
+            """ + table
         )
     }
 
