@@ -32,6 +32,16 @@ extension GroupieDatabase {
         }
     }
 
+    /// The newest photos of a venue's groups (shown ones only), newest first.
+    public func latestPhotos(venueId: String, limit: Int) async throws -> [Photo] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: Self.photoSelect + """
+                 JOIN play_group ON play_group.id = photo.group_id WHERE play_group.venue_id = ?
+                ORDER BY photo.created_at DESC, photo.id DESC LIMIT ?
+                """, arguments: [venueId, limit]).map(Self.photo(from:))
+        }
+    }
+
     /// A group by id, whoever asks; staff routes check the venue themselves.
     public func group(id: String) async throws -> Group? {
         try await writer.read { db in try Self.group(db, where: "id = ?", id) }

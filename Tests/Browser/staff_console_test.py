@@ -20,7 +20,7 @@ import sys
 
 from browser_support import Browser, Server, accessibility_problems, check, log, make_photo, run_scenario
 
-VENUE, MISSION, TASK = "science-centre", "poison-frogs", "brightest-frog"
+VENUE, MISSION, TASK, SECOND_TASK = "science-centre", "poison-frogs", "brightest-frog", "frog-pose"
 EMAIL, PASSWORD = "moderator@museum.example", "a long moderator password"
 
 
@@ -33,6 +33,7 @@ def sign_in(b, base, password):
 
 def scenario(binary, work, started):
     photo = make_photo(work / "frog.jpg", (30, 160, 60))
+    second = make_photo(work / "pose.jpg", (200, 60, 40))
     server = Server(binary, work)
     started.append(server)
     added = subprocess.run([binary, "staff", "add", EMAIL, "--venue", VENUE, "--role", "moderator", "--data", str(server.data)],
@@ -51,6 +52,10 @@ def scenario(binary, work, started):
     v.js(f"location.hash = '#/m/{MISSION}'")
     v.send_file(f"#take-{MISSION}-{TASK}", photo)
     v.click("#accept-photo")
+    token = v.token()
+    group_id = server.api("/me", token)["group"]["id"]
+    uploaded = lambda n: len(server.api(f"/groups/{group_id}/photos", token)["photos"]) == n  # noqa: E731
+    v.wait(lambda d: uploaded(1), "the first photo uploaded", timeout=30)
     v.js("location.hash = '#/album'")
     v.wait(lambda d: v.img_loaded(".thumbs img"), "the visitor's photo in the album", timeout=30)
 
@@ -66,7 +71,19 @@ def scenario(binary, work, started):
     s.shot("venues")
     s.click(f"a[href='/staff/venues/{VENUE}']")
     s.wait(lambda d: "Ada" in s.text("main table"), "the group playing, with its member")
+    s.wait(lambda d: s.js("return document.querySelectorAll('.latest img').length") == 1, "the first photo among the latest")
+
+    # A photo taken now reaches the open venue page by itself.
+    v.js(f"location.hash = '#/m/{MISSION}'")
+    v.send_file(f"#take-{MISSION}-{SECOND_TASK}", second)
+    v.click("#accept-photo")
+    v.wait(lambda d: uploaded(2), "the second photo uploaded", timeout=30)
+    s.wait(lambda d: s.js("return document.querySelectorAll('.latest img').length") == 2, "the new photo on the venue page, without a reload", timeout=20)
+    s.wait(lambda d: s.img_loaded(".latest img"), "the new photo shown")
+    log("the visitor's second photo appeared on the open venue page")
     s.shot("venue")
+    v.js("location.hash = '#/album'")
+    v.wait(lambda d: v.js("return document.querySelectorAll('.thumbs img').length") == 2, "both photos in the visitor's album", timeout=20)
     s.click("main table a")
     s.wait(lambda d: s.img_loaded(".photos img"), "the photo in the console")
     check(not accessibility_problems(s), f"axe on the group page: {accessibility_problems(s)}")
@@ -75,7 +92,7 @@ def scenario(binary, work, started):
     s.type(".photo input[name=reason]", "a classmate's face")
     s.click(".photo form[action$='/hide'] button")
     s.wait(lambda d: "a classmate's face" in s.text("main"), "the photo listed as hidden, with why")
-    v.wait(lambda d: v.js("return document.querySelectorAll('.thumbs img').length") == 0, "the photo gone from the visitor's album", timeout=10)
+    v.wait(lambda d: v.js("return document.querySelectorAll('.thumbs img').length") == 1, "the photo gone from the visitor's album", timeout=10)
     log("hidden by the moderator: gone from the visitor's open album without a reload")
     v.shot("album-after-hiding")
 

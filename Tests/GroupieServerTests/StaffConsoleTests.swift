@@ -160,7 +160,11 @@ struct StaffConsoleTests {
             let museumGroup = try await client.newGroup(by: try await client.newPlayer("Bo"), venue: "museum")
 
             // Without a session: pages go to the sign-in page, forms are refused, nothing changes.
-            for page in ["/staff", "/staff/venues/aquarium", "/staff/groups/\(group.id)", "/staff/photos/\(photos[0])/thumb", "/staff/audit"] {
+            for page in [
+                "/staff", "/staff/venues/aquarium", "/staff/groups/\(group.id)", "/staff/photos/\(photos[0])/thumb", "/staff/audit",
+                "/staff/venues/aquarium/numbers", "/staff/venues/aquarium/numbers/research.csv", "/staff/venues/aquarium/poster.pdf",
+                "/staff/venues/aquarium/events",
+            ] {
                 let (status, location) = try await client.execute(uri: page, method: .get) { ($0.status, $0.headers[.location]) }
                 #expect(status == .seeOther && location == "/staff/login", "\(page)")
             }
@@ -190,6 +194,13 @@ struct StaffConsoleTests {
                     #expect(!groupPage.contains(ada.token), "no visitor token in the console")
                 }
                 #expect(try await browser.page(client, "/staff/photos/\(photos[0])/thumb").0 == seen, "\(who)")
+                #expect(try await browser.page(client, "/staff/venues/aquarium/numbers").0 == seen, "\(who)")
+                #expect(try await browser.page(client, "/staff/venues/aquarium/numbers/research.csv").0 == seen, "\(who)")
+                #expect(try await browser.page(client, "/staff/venues/aquarium/poster.png").0 == seen, "\(who)")
+                if !ownsAquarium {
+                    // The live feed streams without end for those who may see it; the others get 404.
+                    #expect(try await browser.page(client, "/staff/venues/aquarium/events").0 == .notFound, "\(who)")
+                }
 
                 // A form with a wrong token changes nothing, whatever the role.
                 #expect(try await browser.post(client, "/staff/photos/\(photos[0])/hide", ["reason": "r"], csrf: "forged").status == .forbidden)

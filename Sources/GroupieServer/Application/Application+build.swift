@@ -199,7 +199,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     StaffController(
         database: dependencies.database, catalog: dependencies.catalog, files: dependencies.files, events: events,
         collages: dependencies.collages, logins: StaffLoginLimits(), clientAddress: clientAddress, fileIO: dependencies.fileIO,
-        links: links, assetsDirectory: configuration.assetsDirectory, clock: clock
+        links: links, assetsDirectory: configuration.assetsDirectory, heartbeat: configuration.eventHeartbeat, clock: clock
     ).addRoutes(to: router)
     routes.set(router.routes.map { ($0.method, $0.path.description) })
     return router

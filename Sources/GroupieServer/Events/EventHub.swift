@@ -43,6 +43,10 @@ final class EventHub: Sendable {
 
     private let subscriptions = Mutex<[String: [UUID: Subscription]]>([:])
 
+    /// The key under which a subscription gets every group's events: the staff console's, which
+    /// picks those of its venue.
+    static let everyGroup = "*"
+
     func subscribe(groupId: String, playerId: String) -> Subscription {
         let subscription = Subscription(groupId: groupId, playerId: playerId)
         subscriptions.withLock { $0[groupId, default: [:]][subscription.id] = subscription }
@@ -59,7 +63,7 @@ final class EventHub: Sendable {
 
     func publish(_ events: [GroupEvent]) {
         guard let groupId = events.first?.groupId else { return }
-        let targets = subscriptions.withLock { Array(($0[groupId] ?? [:]).values) }
+        let targets = subscriptions.withLock { Array(($0[groupId] ?? [:]).values) + Array(($0[Self.everyGroup] ?? [:]).values) }
         let departed = Set(events.compactMap(Self.departedPlayer))
         for subscription in targets {
             for event in events { subscription.deliver(.event(event)) }

@@ -20,6 +20,7 @@ struct StaffController {
     let fileIO: FileIO
     let links: JoinLinks
     let assetsDirectory: String
+    let heartbeat: Duration
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
@@ -41,6 +42,7 @@ struct StaffController {
         StaffPosterController(
             database: database, catalog: catalog, links: links, assetsDirectory: assetsDirectory, fileIO: fileIO, clock: clock
         ).addRoutes(to: signedIn)
+        StaffLiveController(database: database, catalog: catalog, hub: events.hub, heartbeat: heartbeat).addRoutes(to: signedIn)
     }
 
     // MARK: Signing in and out
@@ -128,7 +130,8 @@ struct StaffController {
             guard let view = try await database.groupContents(group) as GroupieDatabase.GroupContents? else { continue }
             groups.append((group, view.members, GroupProgress(venue: venue, doneTasks: view.taskPhotos.done)))
         }
-        return StaffPages.venue(venue, groups: groups, session: session)
+        let latest = try await database.latestPhotos(venueId: venueId, limit: 12)
+        return StaffPages.venue(venue, groups: groups, latest: latest, session: session)
     }
 
     func group(_ request: Request, context: GroupieRequestContext) async throws -> Response {

@@ -76,7 +76,9 @@ enum StaffPages {
         return page(title: "Your venues", session: session, entries.isEmpty ? "<p>No venue of yours is being served.</p>" : "<ul class=\"list\">\(items)</ul>")
     }
 
-    static func venue(_ venue: Venue, groups: [(group: Group, members: [Member], progress: GroupProgress)], session: StaffSession) -> Response {
+    static func venue(
+        _ venue: Venue, groups: [(group: Group, members: [Member], progress: GroupProgress)], latest: [Photo], session: StaffSession
+    ) -> Response {
         let rows = groups.map { entry -> String in
             let done = entry.progress.missions.filter(\.isComplete).count
             let tasks = entry.progress.missions.flatMap(\.tasks)
@@ -100,7 +102,14 @@ enum StaffPages {
             <a href="/staff/venues/\(escape(venue.id))/poster.pdf?paper=a3">A3 PDF</a> ·
             <a href="/staff/venues/\(escape(venue.id))/poster.png?paper=a4">A4 PNG</a></p>
             <h2>Groups playing now</h2>
-            """ + table
+            """ + table + """
+            <h2>Latest photos</h2>
+            \(latest.isEmpty ? "<p>No photos yet.</p>" : "<ul class=\"latest\">" + latest.map { photo -> String in
+                "<li><a href=\"/staff/groups/\(escape(photo.groupId))#photo-\(escape(photo.id))\"><img src=\"/staff/photos/\(escape(photo.id))/thumb\" alt=\"Photo by \(escape(photo.photographerName))\" width=\"120\"></a></li>"
+            }.joined() + "</ul>")
+            <p class="muted" id="live-status" role="status">This page updates itself as groups play.</p>
+            <script src="/assets/staff/live.js" data-events="/staff/venues/\(escape(venue.id))/events" defer></script>
+            """
         )
     }
 

@@ -1,0 +1,31 @@
+// The staff console's venue page, live: when one of the venue's groups changes (a member, a
+// photo, a task), the page's main part is fetched again and swapped in, at most once a second.
+(function () {
+  'use strict';
+  var script = document.currentScript;
+  var url = script && script.getAttribute('data-events');
+  if (!url || !window.EventSource || !window.fetch || !window.DOMParser) return;
+  var pending = null;
+  function refresh() {
+    pending = null;
+    fetch(location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) {
+        if (!html) return;
+        var fresh = new DOMParser().parseFromString(html, 'text/html').querySelector('main');
+        var main = document.querySelector('main');
+        if (!fresh || !main) return;
+        // The script stays as it is: only what it shows is replaced.
+        Array.prototype.forEach.call(fresh.querySelectorAll('script'), function (s) { s.remove(); });
+        Array.prototype.forEach.call(main.children, function (child) { if (child.tagName !== 'SCRIPT') child.remove(); });
+        Array.prototype.forEach.call(fresh.children, function (child) { main.insertBefore(child, script.parentNode === main ? script : null); });
+      })
+      .catch(function () {});
+  }
+  var source = new EventSource(url);
+  source.onmessage = null;
+  ['member-joined', 'member-left', 'member-renamed', 'photo-added', 'photo-removed', 'task-done', 'task-undone',
+   'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'group-closed'].forEach(function (type) {
+    source.addEventListener(type, function () { if (!pending) pending = setTimeout(refresh, 1000); });
+  });
+})();
