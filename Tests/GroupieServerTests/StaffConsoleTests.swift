@@ -373,6 +373,36 @@ struct StaffConsoleTests {
         }
     }
 
+    @Test("Editors see the mission file's loaded version, its problems as saved now with file:line:col, and each mission in each language")
+    func missionFile() async throws {
+        let server = try Self.server()
+        try await Self.addStaff(server, "editor@aquarium.example", .editor, venues: ["aquarium"])
+        try await Self.addStaff(server, "moderator@aquarium.example", .moderator, venues: ["aquarium"])
+        try await Self.addStaff(server, "editor@museum.example", .editor, venues: ["museum"])
+        try await server.test { client in
+            let editor = try #require(try await Self.signIn(client, "editor@aquarium.example").1)
+            let (status, page) = try await editor.page(client, "/staff/venues/aquarium/missions")
+            #expect(status == .ok)
+            #expect(page.contains("No problems") && page.contains("aquarium.yaml"))
+            #expect(page.contains("Fota en haj") && page.contains("Photograph a shark"), "the Swedish and the English preview")
+            #expect(page.contains("Opens after: sharks"))
+
+            // Saved with a mistake: the problem shows with its place; the last good version stays loaded.
+            try server.write("aquarium.yaml", TestServer.aquarium(title: "Trasig") + "\n  - id: Broken Mission\n")
+            let broken = try await ReloadTests.eventually {
+                try await editor.page(client, "/staff/venues/aquarium/missions").1.contains("aquarium.yaml:")
+            }
+            #expect(broken != nil)
+            let (_, now) = try await editor.page(client, "/staff/venues/aquarium/missions")
+            #expect(now.contains("the last good one") && now.contains("error:") && now.contains(">Hajar<"))
+
+            let moderator = try #require(try await Self.signIn(client, "moderator@aquarium.example").1)
+            #expect(try await moderator.page(client, "/staff/venues/aquarium/missions").0 == .forbidden)
+            let other = try #require(try await Self.signIn(client, "editor@museum.example").1)
+            #expect(try await other.page(client, "/staff/venues/aquarium/missions").0 == .notFound)
+        }
+    }
+
     @Test("Visitors' names reach the console's pages as text, never as markup")
     func namesEscaped() async throws {
         let server = try Self.server()

@@ -1,10 +1,12 @@
-// The staff console's venue page, live: when one of the venue's groups changes (a member, a
-// photo, a task), the page's main part is fetched again and swapped in, at most once a second.
+// The staff console's live pages: when one of the venue's groups changes (a member, a photo, a
+// task), the page's main part is fetched again and swapped in, at most once a second; a page
+// with `data-poll` (the mission files, as staff save them) is fetched again every few seconds.
 (function () {
   'use strict';
   var script = document.currentScript;
   var url = script && script.getAttribute('data-events');
-  if (!url || !window.EventSource || !window.fetch || !window.DOMParser) return;
+  var poll = script && Number(script.getAttribute('data-poll'));
+  if ((!url && !poll) || !window.fetch || !window.DOMParser) return;
   var pending = null;
   function refresh() {
     pending = null;
@@ -22,8 +24,10 @@
       })
       .catch(function () {});
   }
+  // A page without a feed of its own (the mission files) looks again every few seconds.
+  if (poll) { setInterval(refresh, poll); return; }
+  if (!window.EventSource) return;
   var source = new EventSource(url);
-  source.onmessage = null;
   ['member-joined', 'member-left', 'member-renamed', 'photo-added', 'photo-removed', 'task-done', 'task-undone',
    'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'group-closed'].forEach(function (type) {
     source.addEventListener(type, function () { if (!pending) pending = setTimeout(refresh, 1000); });

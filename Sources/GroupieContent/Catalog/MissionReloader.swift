@@ -23,6 +23,13 @@ public final class MissionReloader: Sendable {
     private let invalidFiles = Mutex<[String: [MissionProblem]]>([:])
     /// `*.yml` files already logged as not read.
     private let misnamedFiles = Mutex<Set<String>>([])
+    /// Every file's problems (errors and warnings) as of its last reading, for the staff console.
+    private let lastProblems = Mutex<[String: [MissionProblem]]>([:])
+
+    /// Each file of the folder as last read: its path and its problems then, by path.
+    public var fileProblems: [(path: String, problems: [MissionProblem])] {
+        lastProblems.withLock { all in all.keys.sorted().map { ($0, all[$0] ?? []) } }
+    }
 
     public init(folder: MissionFolder, catalog: VenueCatalog, logger: Logger) {
         self.folder = folder
@@ -58,6 +65,7 @@ public final class MissionReloader: Sendable {
             if let signature, previous[path] == signature, invalid[path] == nil { continue }
             next[path] = signature
             let report = folder.reader.read(fileAt: path)
+            lastProblems.withLock { $0[path] = report.problems }
             let knownProblems = invalid[path]
             invalid[path] = report.isValid ? nil : report.problems
             if !report.isValid, knownProblems == report.problems { continue }
@@ -87,6 +95,7 @@ public final class MissionReloader: Sendable {
         for path in previous.keys where !seen.contains(path) {
             next[path] = nil
             invalid[path] = nil
+            lastProblems.withLock { $0[path] = nil }
             if let id = catalog.withdraw(path: path) {
                 logger.warning("mission file removed; venue withdrawn", metadata: ["venue": "\(id)", "file": "\(path)"])
                 changes.append(.withdrawn(venueId: id))

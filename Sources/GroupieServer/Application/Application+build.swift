@@ -197,7 +197,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         heartbeat: configuration.eventHeartbeat, clock: clock
     ).addRoutes(to: api)
     StaffController(
-        database: dependencies.database, catalog: dependencies.catalog, files: dependencies.files, events: events,
+        database: dependencies.database, catalog: dependencies.catalog, reloader: dependencies.reloader, files: dependencies.files, events: events,
         collages: dependencies.collages, logins: StaffLoginLimits(), clientAddress: clientAddress, fileIO: dependencies.fileIO,
         links: links, assetsDirectory: configuration.assetsDirectory, heartbeat: configuration.eventHeartbeat, clock: clock
     ).addRoutes(to: router)

@@ -12,6 +12,7 @@ import Logging
 struct StaffController {
     let database: GroupieDatabase
     let catalog: VenueCatalog
+    let reloader: MissionReloader
     let files: PhotoFiles
     let events: GroupEvents
     let collages: CollageService
@@ -43,6 +44,7 @@ struct StaffController {
             database: database, catalog: catalog, links: links, assetsDirectory: assetsDirectory, fileIO: fileIO, clock: clock
         ).addRoutes(to: signedIn)
         StaffLiveController(database: database, catalog: catalog, hub: events.hub, heartbeat: heartbeat).addRoutes(to: signedIn)
+        StaffMissionsController(catalog: catalog, reloader: reloader).addRoutes(to: signedIn)
     }
 
     // MARK: Signing in and out

@@ -97,7 +97,8 @@ enum StaffPages {
         return page(
             title: name(venue), session: session,
             """
-            <p><a href="/staff/venues/\(escape(venue.id))/numbers">Numbers: missions completed and abandoned</a></p>
+            <p><a href="/staff/venues/\(escape(venue.id))/numbers">Numbers: missions completed and abandoned</a>\
+            \(session.member.may(.editMissions, at: venue.id) ? " · <a href=\"/staff/venues/\(escape(venue.id))/missions\">Mission file and previews</a>" : "")</p>
             <p>Poster for the entrance: <a href="/staff/venues/\(escape(venue.id))/poster.pdf?paper=a4">A4 PDF</a> ·
             <a href="/staff/venues/\(escape(venue.id))/poster.pdf?paper=a3">A3 PDF</a> ·
             <a href="/staff/venues/\(escape(venue.id))/poster.png?paper=a4">A4 PNG</a></p>
