@@ -84,6 +84,24 @@ static int draw_logo(cairo_t *cr, const char *path, double x, double y, double w
     return 1;
 }
 
+/// The QR code as squares in a `size` square whose corner is (left, top): sharp at any print
+/// size, with its quiet zone of four modules kept white.
+static void draw_qr(cairo_t *cr, const unsigned char *modules, int width, double left, double top, double size) {
+    int quiet = 4, side = width + 2 * quiet;
+    double module = size / side;
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    for (int row = 0; row < width; row++) {
+        for (int column = 0; column < width; column++) {
+            if (modules[row * width + column] & 1) {
+                cairo_rectangle(cr, left + (column + quiet) * module, top + (row + quiet) * module, module, module);
+            }
+        }
+    }
+    cairo_fill(cr);
+    cairo_restore(cr);
+}
+
 static void draw(cairo_t *cr, const groupie_poster *p) {
     double w = p->width_pt, h = p->height_pt, margin = w * 0.07;
     cairo_set_source_rgb(cr, 1, 1, 1);
@@ -101,18 +119,8 @@ static void draw(cairo_t *cr, const groupie_poster *p) {
     double title_width = w - title_x - margin;
     draw_text(cr, p->title, NULL, "Noto Sans, DejaVu Sans", 1, band * 0.3, title_x, band * 0.18, title_width, band * 0.7);
 
-    // The QR code, as squares: sharp at any print size, with its quiet zone kept white.
-    int quiet = 4, side = p->qr_width + 2 * quiet;
-    double qr = w * 0.55, module = qr / side, left = (w - qr) / 2, top = band + h * 0.05;
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    for (int row = 0; row < p->qr_width; row++) {
-        for (int column = 0; column < p->qr_width; column++) {
-            if (p->qr_modules[row * p->qr_width + column] & 1) {
-                cairo_rectangle(cr, left + (column + quiet) * module, top + (row + quiet) * module, module, module);
-            }
-        }
-    }
-    cairo_fill(cr);
+    double qr = w * 0.55, top = band + h * 0.05;
+    draw_qr(cr, p->qr_modules, p->qr_width, (w - qr) / 2, top, qr);
     double y = top + qr;
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     y += draw_text(cr, p->url, NULL, "DejaVu Sans Mono", 0, w * 0.025, margin, y, w - 2 * margin, h * 0.05) + h * 0.03;
@@ -161,6 +169,84 @@ int groupie_poster_render(const groupie_poster *poster, const char *path, int pn
     cairo_surface_destroy(surface);
     if (status != CAIRO_STATUS_SUCCESS) {
         set_error(error, error_size, "cannot draw the poster", cairo_status_to_string(status));
+        return -1;
+    }
+    return 0;
+}
+
+/// One card in the box (x, y, w, h): the venue's band, the group's name, its QR code and code.
+static void draw_card(cairo_t *cr, const groupie_cards *sheet, const groupie_card *card, double x, double y, double w, double h) {
+    double margin = w * 0.08, band = h * 0.14;
+    cairo_set_source_rgb(cr, sheet->red, sheet->green, sheet->blue);
+    cairo_rectangle(cr, x, y, w, band);
+    cairo_fill(cr);
+    double logo = 0;
+    if (sheet->logo_path && draw_logo(cr, sheet->logo_path, x + margin, y + band * 0.2, band * 0.6, band * 0.6)) logo = band * 0.6;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    double title_x = x + margin + (logo > 0 ? logo + margin * 0.5 : 0);
+    draw_text(cr, sheet->venue_name, NULL, "Noto Sans, DejaVu Sans", 1, band * 0.32, title_x, y + band * 0.22, x + w - margin - title_x, band * 0.6);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    double top = y + band + h * 0.03;
+    top += draw_text(cr, card->group_name, NULL, "Noto Sans, DejaVu Sans, Noto Sans CJK SC", 1, h * 0.06, x + margin, top, w - 2 * margin, h * 0.12);
+    double qr = w * 0.6;
+    draw_qr(cr, card->qr_modules, card->qr_width, x + (w - qr) / 2, top + h * 0.01, qr);
+    top += qr + h * 0.02;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    top += draw_text(cr, card->code, NULL, "DejaVu Sans Mono", 1, h * 0.08, x + margin, top, w - 2 * margin, h * 0.1);
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    draw_text(cr, sheet->instruction, sheet->language, "Noto Sans, DejaVu Sans, Noto Sans CJK SC", 0, h * 0.035, x + margin, top + h * 0.01,
+              w - 2 * margin, y + h - top - margin * 0.5);
+}
+
+int groupie_cards_render(const groupie_cards *sheet, const char *path, char *error, size_t error_size) {
+    if (!sheet || !path || !sheet->venue_name || !sheet->instruction || !sheet->cards || sheet->card_count <= 0) {
+        set_error(error, error_size, "invalid cards", NULL);
+        return -1;
+    }
+    for (int i = 0; i < sheet->card_count; i++) {
+        const groupie_card *card = &sheet->cards[i];
+        if (!card->group_name || !card->code || !card->url || !card->qr_modules || card->qr_width <= 0) {
+            set_error(error, error_size, "invalid card", NULL);
+            return -1;
+        }
+    }
+    double page_w = 595.276, page_h = 841.890, w = page_w / 2, h = page_h / 2;
+    cairo_surface_t *surface = cairo_pdf_surface_create(path, page_w, page_h);
+    if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+        set_error(error, error_size, "cannot create the surface", cairo_status_to_string(cairo_surface_status(surface)));
+        cairo_surface_destroy(surface);
+        return -1;
+    }
+    cairo_t *cr = cairo_create(surface);
+    for (int i = 0; i < sheet->card_count; i++) {
+        int slot = i % 4;
+        if (slot == 0) {
+            if (i > 0) cairo_show_page(cr);
+            cairo_set_source_rgb(cr, 1, 1, 1);
+            cairo_paint(cr);
+            // Cut lines between the four cards.
+            double dash[] = {4, 4};
+            cairo_save(cr);
+            cairo_set_dash(cr, dash, 2, 0);
+            cairo_set_line_width(cr, 0.5);
+            cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+            cairo_move_to(cr, w, 0);
+            cairo_line_to(cr, w, page_h);
+            cairo_move_to(cr, 0, h);
+            cairo_line_to(cr, page_w, h);
+            cairo_stroke(cr);
+            cairo_restore(cr);
+        }
+        double inset = 14;
+        draw_card(cr, sheet, &sheet->cards[i], (slot % 2) * w + inset, (slot / 2) * h + inset, w - 2 * inset, h - 2 * inset);
+    }
+    cairo_status_t status = cairo_status(cr);
+    cairo_destroy(cr);
+    cairo_surface_finish(surface);
+    if (status == CAIRO_STATUS_SUCCESS) status = cairo_surface_status(surface);
+    cairo_surface_destroy(surface);
+    if (status != CAIRO_STATUS_SUCCESS) {
+        set_error(error, error_size, "cannot draw the cards", cairo_status_to_string(status));
         return -1;
     }
     return 0;

@@ -21,32 +21,45 @@ extension GroupieDatabase {
             if let current = try Self.activeGroupId(db, playerId: creatorId) {
                 try Self.leave(db, groupId: current, playerId: creatorId, now: now)
             }
-            let id = Self.newId()
-            // Codes are unique among all groups ever made; a clash is rare, so try again, and
-            // make codes longer should the short ones ever get crowded.
-            for attempt in 0..<30 {
-                let code = JoinCode.random(length: 6 + attempt / 10)
-                let exists = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM play_group WHERE join_code = ?)"), arguments: [code.value]) ?? false
-                if exists { continue }
-                let group = Group(
-                    id: id, venueId: venueId, name: name, joinCode: code, creatorId: creatorId,
-                    createdAt: now, joinableUntil: now.addingTimeInterval(joinableFor)
-                )
-                try db.execute(
-                    sql: """
-                        INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [group.id, venueId, name, code.value, creatorId, now.timeIntervalSince1970, group.joinableUntil.timeIntervalSince1970]
-                )
-                try db.execute(
-                    sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)",
-                    arguments: [id, creatorId, now.timeIntervalSince1970]
-                )
-                return group
-            }
-            throw DatabaseError(message: "no free join code after 30 attempts")
+            let group = try Self.insertGroup(db, venueId: venueId, name: name, creatorId: creatorId, joinableFor: joinableFor, now: now)
+            try db.execute(
+                sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)",
+                arguments: [group.id, creatorId, now.timeIntervalSince1970]
+            )
+            return group
         }
+    }
+
+    /// Groups made in advance by the venue's staff (a class's table cards): no members yet;
+    /// the first to join becomes the group's creator.
+    public func createGroupsInAdvance(venueId: String, names: [String], joinableFor: TimeInterval, now: Date) async throws -> [Group] {
+        try await writer.write { db in
+            try names.map { try Self.insertGroup(db, venueId: venueId, name: $0, creatorId: nil, joinableFor: joinableFor, now: now) }
+        }
+    }
+
+    /// A new group row with a join code unique among all groups ever made; a clash is rare, so
+    /// try again, and make codes longer should the short ones ever get crowded.
+    static func insertGroup(_ db: Database, venueId: String, name: String?, creatorId: String?, joinableFor: TimeInterval, now: Date) throws -> Group {
+        let id = newId()
+        for attempt in 0..<30 {
+            let code = JoinCode.random(length: 6 + attempt / 10)
+            let exists = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM play_group WHERE join_code = ?)"), arguments: [code.value]) ?? false
+            if exists { continue }
+            let group = Group(
+                id: id, venueId: venueId, name: name, joinCode: code, creatorId: creatorId,
+                createdAt: now, joinableUntil: now.addingTimeInterval(joinableFor)
+            )
+            try db.execute(
+                sql: """
+                    INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [group.id, venueId, name, code.value, creatorId, now.timeIntervalSince1970, group.joinableUntil.timeIntervalSince1970]
+            )
+            return group
+        }
+        throw DatabaseError(message: "no free join code after 30 attempts")
     }
 
     /// Joins the group with `code`, leaving the player's current group. Joining the group one
@@ -70,6 +83,11 @@ extension GroupieDatabase {
                 sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)",
                 arguments: [group.id, playerId, now.timeIntervalSince1970]
             )
+            // A group made in advance, or left by everyone, passes to whoever joins it first.
+            if group.creatorId == nil {
+                try db.execute(sql: "UPDATE play_group SET creator_id = ? WHERE id = ? AND creator_id IS NULL", arguments: [playerId, group.id])
+                return try Self.group(db, where: "id = ?", group.id) ?? group
+            }
             return group
         }
     }

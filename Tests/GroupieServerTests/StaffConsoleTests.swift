@@ -403,6 +403,49 @@ struct StaffConsoleTests {
         }
     }
 
+    @Test("Table cards: groups made in advance, one card each whose QR code opens its join page; the first to join leads the group")
+    func tableCards() async throws {
+        let server = try Self.server()
+        try await Self.addStaff(server, "mod@aquarium.example", .moderator, venues: ["aquarium"])
+        try await Self.addStaff(server, "viewer@aquarium.example", .viewer, venues: ["aquarium"])
+        try await server.test { client in
+            let moderator = try #require(try await Self.signIn(client, "mod@aquarium.example").1)
+            for bad in ["0", "41", "many"] {
+                #expect(try await moderator.post(client, "/staff/venues/aquarium/cards", ["count": bad]).status == .unprocessableContent)
+            }
+            let before = try await server.database().counts().groups
+            let response = try await moderator.post(client, "/staff/venues/aquarium/cards", ["count": "5", "name": "Class 5B"])
+            #expect(response.status == .ok && response.headers[.contentType] == "application/pdf")
+            let pdf = Data(buffer: response.body)
+            let info = try PDFTools.info(pdf)
+            #expect(info.split(separator: "\n").contains { $0.hasPrefix("Pages:") && $0.split(separator: " ").last == "2" }, "four cards a page")
+            let text = try PDFTools.text(pdf)
+            for number in 1...5 { #expect(text.contains("Class 5B \(number)")) }
+            #expect(try await server.database().counts().groups == before + 5)
+
+            // The four codes of the first page open join pages of the new groups.
+            let decoded = try QRDecoder.decode(try PDFTools.firstPage(pdf, dpi: 150)).split(separator: "\n").map(String.init)
+            #expect(decoded.count == 4)
+            let code = try #require(decoded.first.flatMap { $0.hasPrefix("https://groupie.test/j/") ? String($0.dropFirst(23)) : nil })
+            #expect(text.contains(code))
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let (joined, body) = try await client.join(code, as: ada)
+            #expect(joined.status == .ok)
+            let group = try #require(body["group"] as? [String: Any])
+            #expect((group["name"] as? String)?.hasPrefix("Class 5B ") == true)
+            _ = try await client.join(code, as: bo)
+            let (_, seen) = try await client.send(.get, "/api/v1/groups/\(group["id"] as? String ?? "")", headers: bo.auth)
+            let members = try #require((seen["group"] as? [String: Any])?["members"] as? [[String: Any]])
+            #expect(members.first { $0["isCreator"] as? Bool == true }?["name"] as? String == "Ada", "the first to join leads")
+
+            let viewer = try #require(try await Self.signIn(client, "viewer@aquarium.example").1)
+            #expect(try await viewer.post(client, "/staff/venues/aquarium/cards", ["count": "2"]).status == .forbidden)
+            #expect(try await moderator.post(client, "/staff/venues/museum/cards", ["count": "2"]).status == .notFound)
+            let (_, audit) = try await moderator.page(client, "/staff/audit")
+            #expect(audit.contains("table cards made") && audit.contains("Class 5B 1 to Class 5B 5"))
+        }
+    }
+
     @Test("Visitors' names reach the console's pages as text, never as markup")
     func namesEscaped() async throws {
         let server = try Self.server()

@@ -27,4 +27,28 @@ typedef struct {
 /// Cairo, Pango and librsvg report errors by status; nothing here crosses a Swift frame.
 int groupie_poster_render(const groupie_poster *poster, const char *path, int png_dpi, char *error, size_t error_size);
 
+/// One table card: a group made in advance, its QR code opening its join page.
+typedef struct {
+    const char *group_name;
+    const char *code;
+    const char *url;
+    const unsigned char *qr_modules;
+    int qr_width;
+} groupie_card;
+
+/// A sheet of table cards for a class: four to an A4 page, with cut lines.
+typedef struct {
+    const char *venue_name;
+    double red, green, blue;
+    const char *logo_path;
+    /// One line under each code, in `language`.
+    const char *instruction;
+    const char *language;
+    const groupie_card *cards;
+    int card_count;
+} groupie_cards;
+
+/// Draws the cards to `path` as a PDF of A4 pages. Returns 0, or -1 with a message in `error`.
+int groupie_cards_render(const groupie_cards *cards, const char *path, char *error, size_t error_size);
+
 #endif

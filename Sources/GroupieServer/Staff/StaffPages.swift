@@ -102,6 +102,13 @@ enum StaffPages {
             <p>Poster for the entrance: <a href="/staff/venues/\(escape(venue.id))/poster.pdf?paper=a4">A4 PDF</a> ·
             <a href="/staff/venues/\(escape(venue.id))/poster.pdf?paper=a3">A3 PDF</a> ·
             <a href="/staff/venues/\(escape(venue.id))/poster.png?paper=a4">A4 PNG</a></p>
+            \(session.member.may(.moderate, at: venue.id) ? """
+            <form method="post" action="/staff/venues/\(escape(venue.id))/cards" class="card">\(csrfField(session))
+            <p><strong>Table cards for a class:</strong> groups made now, one card each to print and hand out.</p>
+            <label>Name of the groups <input name="name" maxlength="30" placeholder="Table"></label>
+            <label>How many <input name="count" type="number" min="1" max="40" value="6" required></label>
+            <button type="submit">Make the groups and their cards (PDF)</button></form>
+            """ : "")
             <h2>Groups playing now</h2>
             """ + table + """
             <h2>Latest photos</h2>

@@ -20,7 +20,63 @@ struct StaffPosterController {
     func addRoutes(to staff: RouterGroup<GroupieRequestContext>) {
         staff.get("venues/{venueId}/poster.pdf", use: pdf)
         staff.get("venues/{venueId}/poster.png", use: png)
+        staff.post("venues/{venueId}/cards", use: cards)
     }
+
+    /// At most this many groups are made in advance at once: a large class, several times over.
+    static let maximumCards = 40
+
+    /// Makes `count` groups in advance, named `<name> 1` to `<name> N`, and answers their table
+    /// cards as one PDF. Each card's QR code opens its group's join page.
+    func cards(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let session = try context.staff
+        let form = try await StaffForm(request, context: context)
+        try form.requireToken(of: session)
+        let venueId = try context.parameters.require("venueId")
+        guard session.member.may(.view, at: venueId), let venue = catalog.venue(id: venueId)?.venue else { throw StaffController.venueNotFound }
+        guard session.member.may(.moderate, at: venueId) else { throw StaffController.notAllowed(session.member.role) }
+        guard let count = form["count"].flatMap({ Int($0) }), (1...Self.maximumCards).contains(count) else {
+            throw Problem(.unprocessableContent, code: "invalid-count", detail: "Make 1 to \(Self.maximumCards) cards at once.")
+        }
+        let prefix = (form["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let names = try (1...count).map { number -> String in
+            switch DisplayName.validated("\(prefix.isEmpty ? "Table" : prefix) \(number)", limits: DisplayName.group) {
+            case .success(let name): return name
+            case .failure: throw Problem(.unprocessableContent, code: "invalid-name", detail: "The name of the groups must be 1 to 36 visible characters.")
+            }
+        }
+        let groups = try await database.createGroupsInAdvance(
+            venueId: venue.id, names: names, joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: clock()
+        )
+        let poster = Self.poster(for: venue, url: "", assetsDirectory: assetsDirectory)
+        let sheet = TableCards(
+            venueName: poster.title, colour: poster.colour, logoPath: poster.logoPath,
+            instruction: (venue.defaultLanguage, Self.cardInstructions[String(venue.defaultLanguage.prefix(2))] ?? Self.cardInstructions["en"]!),
+            cards: groups.map { TableCards.Card(groupName: $0.name ?? "", code: $0.joinCode.value, url: links.url($0.joinCode)) }
+        )
+        let bytes = try await fileIO.run {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-cards-\(UUID().uuidString).pdf").path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try sheet.render(to: path)
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        try await database.audit(.init(
+            at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "table cards made",
+            subject: "\(count) groups: \(names.first ?? "") to \(names.last ?? "")", reason: nil
+        ))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/pdf", .contentDisposition: "attachment; filename=\"\(venue.id)-table-cards.pdf\""],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+        )
+    }
+
+    static let cardInstructions: [String: String] = [
+        "en": "Scan the code to join your group, or type the code at the start page.",
+        "sv": "Skanna koden för att gå med i din grupp, eller skriv koden på startsidan.",
+        "fr": "Scannez le code pour rejoindre votre groupe, ou tapez le code sur la page d'accueil.",
+        "de": "Scanne den Code, um deiner Gruppe beizutreten, oder gib den Code auf der Startseite ein.",
+    ]
 
     func pdf(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         try await poster(request, context: context, format: .pdf, mediaType: "application/pdf", fileExtension: "pdf")
