@@ -2,7 +2,7 @@ import Foundation
 
 /// Reads PDF files with Debian's poppler-utils, independent of the library that made them.
 public enum PDFTools {
-    /// The output and exit status of a command found on the PATH.
+    /// The output and exit status of a command found on the PATH (poppler's, zbarimg, vips).
     public static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

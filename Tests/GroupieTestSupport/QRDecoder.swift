@@ -6,16 +6,7 @@ public enum QRDecoder {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).png").path
         try png.write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
-        process.arguments = ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .newlines)
+        return try PDFTools.run("zbarimg", ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", path]).output.trimmingCharacters(in: .newlines)
     }
 }
 

@@ -48,53 +48,44 @@ struct EventController {
         let database = self.database, hub = self.hub, heartbeat = self.heartbeat
         let body = ResponseBody { writer in
             // Subscribe before reading what is stored, so that nothing falls between the two.
-            let subscription = hub.subscribe(groupId: groupId, playerId: playerId)
-            let beat = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: heartbeat)
-                    subscription.continuation.yield(.heartbeat)
+            try await hub.withSubscription(groupId: groupId, playerId: playerId, heartbeat: heartbeat) { subscription in
+                // A membership that ended between the check above and the subscription ends the stream now.
+                guard try await database.membership(playerId: playerId, groupId: groupId) != nil else {
+                    try await writer.finish(nil)
+                    return
                 }
-            }
-            defer {
-                beat.cancel()
-                hub.unsubscribe(subscription)
-            }
-            // A membership that ended between the check above and the subscription ends the stream now.
-            guard try await database.membership(playerId: playerId, groupId: groupId) != nil else {
-                try await writer.finish(nil)
-                return
-            }
-            var sent = lastId
-            try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
-            while true {
-                let missed = try await database.events(groupId: groupId, after: sent, limit: Self.replayBatch)
-                for event in missed {
-                    try await writer.write(Self.frame(event))
-                    sent = event.seq
-                }
-                if missed.count < Self.replayBatch { break }
-            }
-            // When the server shuts down the stream ends at once; the phone reconnects to the next
-            // server with its last id and misses nothing.
-            try await withGracefulShutdownHandler {
-                for await message in subscription.stream {
-                    switch message {
-                    case .event(let event) where event.seq > sent:
+                var sent = lastId
+                try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+                while true {
+                    let missed = try await database.events(groupId: groupId, after: sent, limit: Self.replayBatch)
+                    for event in missed {
                         try await writer.write(Self.frame(event))
                         sent = event.seq
-                    case .event:
-                        continue
-                    case .heartbeat:
-                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                     }
+                    if missed.count < Self.replayBatch { break }
                 }
-            } onGracefulShutdown: {
-                subscription.continuation.finish()
+                // When the server shuts down the stream ends at once; the phone reconnects to the next
+                // server with its last id and misses nothing.
+                try await withGracefulShutdownHandler {
+                    for await message in subscription.stream {
+                        switch message {
+                        case .event(let event) where event.seq > sent:
+                            try await writer.write(Self.frame(event))
+                            sent = event.seq
+                        case .event:
+                            continue
+                        case .heartbeat:
+                            try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                        }
+                    }
+                } onGracefulShutdown: {
+                    subscription.continuation.finish()
+                }
+                if subscription.overflowed {
+                    try await writer.write(ByteBuffer(string: "event: resync\ndata: {}\n\n"))
+                }
+                try await writer.finish(nil)
             }
-            if subscription.overflowed {
-                try await writer.write(ByteBuffer(string: "event: resync\ndata: {}\n\n"))
-            }
-            try await writer.finish(nil)
         }
         return Response(
             status: .ok,

@@ -53,6 +53,25 @@ final class EventHub: Sendable {
         return subscription
     }
 
+    /// Runs `body` with a subscription that also hears a heartbeat every `heartbeat`, and ends
+    /// both when `body` returns: what every event stream does around its writing.
+    func withSubscription<T>(
+        groupId: String, playerId: String, heartbeat: Duration, _ body: (Subscription) async throws -> T
+    ) async rethrows -> T {
+        let subscription = subscribe(groupId: groupId, playerId: playerId)
+        let beat = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: heartbeat)
+                subscription.continuation.yield(.heartbeat)
+            }
+        }
+        defer {
+            beat.cancel()
+            unsubscribe(subscription)
+        }
+        return try await body(subscription)
+    }
+
     func unsubscribe(_ subscription: Subscription) {
         subscription.continuation.finish()
         subscriptions.withLock { all in

@@ -24,37 +24,28 @@ struct StaffLiveController {
         guard session.member.may(.view, at: venueId), catalog.venue(id: venueId) != nil else { throw StaffController.venueNotFound }
         let database = self.database, hub = self.hub, heartbeat = self.heartbeat
         let body = ResponseBody { writer in
-            let subscription = hub.subscribe(groupId: EventHub.everyGroup, playerId: "staff:" + session.member.id)
-            let beat = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: heartbeat)
-                    subscription.continuation.yield(.heartbeat)
-                }
-            }
-            defer {
-                beat.cancel()
-                hub.unsubscribe(subscription)
-            }
-            // Which venue each group plays, asked once per group.
-            var venues: [String: String] = [:]
-            try await writer.write(ByteBuffer(string: "retry: 5000\n\n"))
-            try await withGracefulShutdownHandler {
-                for await message in subscription.stream {
-                    switch message {
-                    case .event(let event):
-                        if venues[event.groupId] == nil {
-                            venues[event.groupId] = try await database.group(id: event.groupId)?.venueId ?? ""
+            try await hub.withSubscription(groupId: EventHub.everyGroup, playerId: "staff:" + session.member.id, heartbeat: heartbeat) { subscription in
+                // Which venue each group plays, asked once per group.
+                var venues: [String: String] = [:]
+                try await writer.write(ByteBuffer(string: "retry: 5000\n\n"))
+                try await withGracefulShutdownHandler {
+                    for await message in subscription.stream {
+                        switch message {
+                        case .event(let event):
+                            if venues[event.groupId] == nil {
+                                venues[event.groupId] = try await database.group(id: event.groupId)?.venueId ?? ""
+                            }
+                            guard venues[event.groupId] == venueId else { continue }
+                            try await writer.write(ByteBuffer(string: "event: \(event.kind.rawValue)\ndata: {\"groupId\":\"\(event.groupId)\"}\n\n"))
+                        case .heartbeat:
+                            try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                         }
-                        guard venues[event.groupId] == venueId else { continue }
-                        try await writer.write(ByteBuffer(string: "event: \(event.kind.rawValue)\ndata: {\"groupId\":\"\(event.groupId)\"}\n\n"))
-                    case .heartbeat:
-                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                     }
+                } onGracefulShutdown: {
+                    subscription.continuation.finish()
                 }
-            } onGracefulShutdown: {
-                subscription.continuation.finish()
+                try await writer.finish(nil)
             }
-            try await writer.finish(nil)
         }
         return Response(
             status: .ok,
