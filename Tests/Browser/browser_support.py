@@ -131,6 +131,7 @@ class Browser:
         return self.d.execute_script(script, *args)
 
     def click(self, css):
+        covered = None
         for attempt in range(5):
             e = self.el(css)
             try:
@@ -140,7 +141,12 @@ class Browser:
             except StaleElementReferenceException:
                 continue  # re-rendered between finding and clicking
             except ElementClickInterceptedException as err:
-                raise Failure(f"browser {self.name}: {css} is covered by another element: {err.msg.splitlines()[0]}")
+                # The page may still be moving (an image loading above it changes the layout
+                # after the scroll): look again shortly; covered every time is a failure.
+                covered = err.msg.splitlines()[0]
+                time.sleep(0.3)
+        if covered:
+            raise Failure(f"browser {self.name}: {css} is covered by another element: {covered}")
         raise Failure(f"browser {self.name}: {css} kept being replaced while clicking it")
 
     def send_file(self, css, path):

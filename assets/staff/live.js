@@ -17,10 +17,12 @@
         var fresh = new DOMParser().parseFromString(html, 'text/html').querySelector('main');
         var main = document.querySelector('main');
         if (!fresh || !main) return;
-        // The script stays as it is: only what it shows is replaced.
-        Array.prototype.forEach.call(fresh.querySelectorAll('script'), function (s) { s.remove(); });
-        Array.prototype.forEach.call(main.children, function (child) { if (child.tagName !== 'SCRIPT') child.remove(); });
-        Array.prototype.forEach.call(fresh.children, function (child) { main.insertBefore(child, script.parentNode === main ? script : null); });
+        // The script stays as it is: only what it shows is replaced. `children` is live, so
+        // each list is copied before elements leave it.
+        var copy = function (list) { return Array.prototype.slice.call(list); };
+        copy(fresh.querySelectorAll('script')).forEach(function (s) { s.remove(); });
+        copy(main.children).forEach(function (child) { if (child !== script) child.remove(); });
+        copy(fresh.children).forEach(function (child) { main.insertBefore(child, script.parentNode === main ? script : null); });
       })
       .catch(function () {});
   }
