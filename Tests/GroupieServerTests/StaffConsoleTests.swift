@@ -446,6 +446,29 @@ struct StaffConsoleTests {
         }
     }
 
+    @Test("Form bodies: plus signs, escapes and repeated names decode; broken escapes and bytes that are not UTF-8 are refused")
+    func formDecoding() {
+        #expect(StaffForm.decode("a=b+c&a=x&d&e=&n=%C3%A5%2B") == ["a": "b c", "d": "", "e": "", "n": "å+"])
+        for broken in ["a=%zz", "a=%", "a=%4", "%=1", "a=%E2%82", "a=%FF"] {
+            #expect(StaffForm.decode(broken) == nil, "\(broken)")
+        }
+        #expect(StaffForm.decode("") == [:])
+    }
+
+    @Test("A hostile form body is a 400 and the server goes on")
+    func hostileForm() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            for body in ["csrf=%zz&email=a", "%", "email=%E2%82", String(repeating: "a=%25&", count: 2000)] {
+                let status = try await client.execute(
+                    uri: "/staff/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: body)
+                ) { $0.status }
+                #expect(status == .badRequest || status == .forbidden, "\(body.prefix(20))")
+            }
+            #expect(try await client.execute(uri: "/healthz", method: .get) { $0.status } == .ok)
+        }
+    }
+
     @Test("Visitors' names reach the console's pages as text, never as markup")
     func namesEscaped() async throws {
         let server = try Self.server()

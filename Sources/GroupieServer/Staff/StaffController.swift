@@ -245,7 +245,7 @@ struct StaffController {
 
 /// A staff form: `application/x-www-form-urlencoded`, 16 KiB at most.
 struct StaffForm {
-    private var fields: [String: String] = [:]
+    private let fields: [String: String]
     static let maximumBytes = 16 * 1024
 
     init(_ request: Request, context: GroupieRequestContext) async throws {
@@ -258,10 +258,49 @@ struct StaffForm {
         } catch {
             throw Problem.tooLarge(limit: Self.maximumBytes)
         }
-        var components = URLComponents()
-        components.percentEncodedQuery = String(buffer: body).replacingOccurrences(of: "+", with: "%20")
-        for item in components.queryItems ?? [] where fields[item.name] == nil {
-            fields[item.name] = item.value ?? ""
+        guard let fields = Self.decode(String(buffer: body)) else {
+            throw Problem(.badRequest, code: "malformed-form", detail: "The form is not application/x-www-form-urlencoded.")
+        }
+        self.fields = fields
+    }
+
+    /// `name=value&...` with `+` for spaces and percent escapes, the first value of each name;
+    /// nil when an escape is broken or does not spell UTF-8. (Foundation's `URLComponents` stops
+    /// the process on such text, so it never sees it.)
+    static func decode(_ body: String) -> [String: String]? {
+        var fields: [String: String] = [:]
+        for pair in body.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = unescape(parts[0]), let value = parts.count > 1 ? unescape(parts[1]) : "" else { return nil }
+            if fields[name] == nil { fields[name] = value }
+        }
+        return fields
+    }
+
+    private static func unescape(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                bytes.append(high << 4 | low)
+            default:
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 
