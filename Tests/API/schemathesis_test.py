@@ -8,7 +8,7 @@ codes, content types, headers and bodies the document gives, invalid data reject
 data accepted, 405 with `Allow` for methods a path does not have, authentication enforced,
 and the data of each event of the event stream as the document describes it.
 
-Three runs, so that side effects do not spoil the others:
+Four runs, so that side effects do not spoil the others:
 
   stateful   player B follows the document's links: venue -> group -> photos, choice,
              album, stream token -> events, ... (groups B makes and leaves are B's own).
@@ -16,6 +16,10 @@ Three runs, so that side effects do not spoil the others:
              paths are pinned to G, its photos and its members, so that requests reach the
              handlers instead of stopping at 404. Creating and joining groups would take A
              out of G: those go as player C.
+  staff      the staff console's routes, as an admin signed in through the sign-in form
+             (an account made with `groupie staff add`), ids pinned to G and its photos, forms
+             carrying the session's token. (In the other runs, without a session, the staff
+             pages send the browser to the sign-in form whatever the request: 303.)
   erase      DELETE /me, as player E, whose token stops working after the first success.
 
 Tests/API/hooks.py adds real photos to the generated uploads, valid names to valid cases,
@@ -39,6 +43,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -71,6 +76,7 @@ class Server:
     def __init__(self, binary, workdir):
         self.proc, self.port, self.base, self.logpath, self.logfile = groupie_server.start(
             binary, workdir, "notice", 30, Failure)
+        self.data = workdir / "data"
 
     def call(self, method, path, token=None, body=None, content_type="application/json", expect=(200, 201, 204)):
         headers = {}
@@ -150,7 +156,68 @@ POSITIVE_EXCEPTIONS = [
     ("uploadPhoto", ["413", "415", "422"]),
     # A photo id of the right shape that is not one of the task's photos.
     ("choosePhoto", ["422"]),
+    # A name prefix of the right length made of characters a name may not have (invisible ones).
+    ("staffTableCards", ["422"]),
 ]
+
+
+# Without a staff session, a staff page sends the browser to the sign-in form before it looks
+# at the request: 303 is its answer to valid and invalid requests alike.
+STAFF_SIGNED_OUT = {"include-path-regex": "^/staff", "checks": checks_config()}
+STAFF_SIGNED_OUT["checks"]["negative_data_rejection"]["expected-statuses"].append("303")
+
+STAFF_EMAIL, STAFF_PASSWORD = "curator@example.org", "correct horse battery"
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def staff_sign_in(server, binary):
+    """An admin account made by the command line, signed in through the form as a browser does:
+    returns the session cookie and the session's form token."""
+    added = subprocess.run([binary, "staff", "add", STAFF_EMAIL, "--role", "admin", "--data", str(server.data)],
+                           input=STAFF_PASSWORD + "\n", capture_output=True, text=True, timeout=60)
+    if added.returncode != 0:
+        raise Failure(f"groupie staff add: {added.stderr.strip()}")
+    opener = urllib.request.build_opener(NoRedirect)
+
+    def fetch(path, data=None, cookie=None):
+        headers = {"Cookie": cookie} if cookie else {}
+        if data is not None:
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        req = urllib.request.Request(server.base + path, data=data, headers=headers)
+        try:
+            with opener.open(req, timeout=30) as r:
+                return r.status, r.headers, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers, e.read().decode(errors="replace")
+
+    def cookie_named(headers, name):
+        for header in headers.get_all("Set-Cookie") or []:
+            key, _, rest = header.partition("=")
+            if key.strip() == name:
+                return rest.split(";")[0]
+        raise Failure(f"staff sign-in: no {name} cookie in {headers.get_all('Set-Cookie')}")
+
+    def form_token(html):
+        found = re.search(r'name="csrf" value="([^"]+)"', html)
+        if not found:
+            raise Failure("staff sign-in: no form token on the page")
+        return found.group(1)
+
+    status, headers, html = fetch("/staff/login")
+    login_cookie = cookie_named(headers, "groupie_staff_login")
+    form = urllib.parse.urlencode({"csrf": form_token(html), "email": STAFF_EMAIL, "password": STAFF_PASSWORD})
+    status, headers, _ = fetch("/staff/login", form.encode(), "groupie_staff_login=" + login_cookie)
+    if status != 303:
+        raise Failure(f"staff sign-in answered {status}")
+    session = "groupie_staff=" + cookie_named(headers, "groupie_staff")
+    status, _, html = fetch("/staff", cookie=session)
+    if status != 200:
+        raise Failure(f"GET /staff with the session answered {status}")
+    return session, form_token(html)
 
 
 def base_config(server, args, token, run):
@@ -173,6 +240,7 @@ def base_config(server, args, token, run):
         "phases": {"coverage": {"unexpected-methods": UNEXPECTED_METHODS}},
         "reports": {"junit": {"enabled": True, "path": str(REPORTS / f"{run}.xml")}, "har": {"enabled": True, "path": str(REPORTS / f"{run}.har")}},
         "operations": [
+            STAFF_SIGNED_OUT,
             # The stream never ends: read what is stored (or wait 2 s) and hang up.
             {"include-operation-id": "groupEvents", "request-timeout": 2, "max-stream-events": 5},
             *({"include-operation-id": op, "checks": checks_config(statuses)} for op, statuses in POSITIVE_EXCEPTIONS),
@@ -180,13 +248,13 @@ def base_config(server, args, token, run):
     }
 
 
-def run_schemathesis(name, server, config, filters, workdir):
+def run_schemathesis(name, server, config, filters, workdir, env=None):
     path = workdir / f"{name}.toml"
     path.write_text(toml(config))
     command = ["st", "--config-file", str(path), "run", server.base + "/api/v1/openapi.yaml",
                "--checks", "all", "--no-color", *filters]
     log(f"run '{name}': {' '.join(command[3:])}")
-    env = {**os.environ, "GROUPIE_API_TEST_PHOTOS": os.pathsep.join(str(p) for p in PHOTOS)}
+    env = {**os.environ, "GROUPIE_API_TEST_PHOTOS": os.pathsep.join(str(p) for p in PHOTOS), **(env or {})}
     result = subprocess.run(command, env=env, cwd=workdir)
     log(f"run '{name}' ended with status {result.returncode}")
     return result.returncode == 0
@@ -209,13 +277,20 @@ def small_photos(workdir):
 
 
 def setup(server):
-    """Players A (group G's creator), B, C, D (a member of G) and E; G with a finished mission and photos."""
+    """Players A (group G's creator), B, C, D (a member of G), E and F (group H's creator); G with a
+    finished mission and photos, H with a photo."""
     def player(name):
         created = server.call("POST", "/api/v1/players", body={"name": name, "lang": "en"})
         return created["token"], created["player"]["id"]
 
     ids = {}
-    (a, ids["a"]), (b, _), (c, _), (d, ids["d"]), (e, _) = (player(n) for n in ("Ada", "Bo", "Cy", "Di", "Ed"))
+    (a, ids["a"]), (b, _), (c, _), (d, ids["d"]), (e, _), (f, _) = (player(n) for n in ("Ada", "Bo", "Cy", "Di", "Ed", "Fi"))
+    # F's group H, with a photo, is the one the staff run may close and whose photo it may hide and delete.
+    ids["closable"] = server.call("POST", "/api/v1/groups", f, {"venueId": VENUE, "name": "Closable"})["group"]["id"]
+    ids["staff-photo"] = server.call("POST", f"/api/v1/groups/{ids['closable']}/photos", f, PHOTOS[0].read_bytes(),
+                                     "image/jpeg")["photo"]["id"]
+    ids["staff-photo-2"] = server.call("POST", f"/api/v1/groups/{ids['closable']}/photos", f, PHOTOS[-1].read_bytes(),
+                                       "image/jpeg")["photo"]["id"]
     # B starts in a group of its own, so that the links from GET /me lead somewhere.
     server.call("POST", "/api/v1/groups", b, {"venueId": VENUE})
     group = server.call("POST", "/api/v1/groups", a, {"venueId": VENUE, "name": "Schemathesis"})["group"]
@@ -316,7 +391,32 @@ def main():
         ]
         ok &= run_schemathesis("fixed", server, config, ["--exclude-operation-id", "eraseMe"], workdir)
 
-        # 3. Erasing a player, as E.
+        # 3. The staff console, as a signed-in admin.
+        session, csrf = staff_sign_in(server, os.path.abspath(args.binary))
+        config = base_config(server, args, tokens["a"], "staff")
+        config["phases"]["stateful"] = {"enabled": False}
+        config["headers"] = {"Cookie": session}
+        config["output"]["sanitization"]["keys-to-sanitize"].append("cookie")
+        config["operations"] = [
+            # The console's live stream never ends either.
+            {"include-operation-id": "staffVenueEvents", "parameters": {"path.venueId": VENUE}, "request-timeout": 2,
+             "max-stream-events": 5},
+            {"include-operation-id": ["staffVenue", "staffNumbers", "staffNumbersCSV", "staffPosterPDF", "staffPosterPNG",
+                                      "staffMissions", "staffTableCards"],
+             "parameters": {"path.venueId": VENUE}},
+            {"include-operation-id": ["staffGroup", "staffCloseGroup"], "parameters": {"path.groupId": ids["closable"]}},
+            {"include-operation-id": ["staffPhotoThumb", "staffHidePhoto", "staffRestorePhoto"],
+             "parameters": {"path.photoId": ids["staff-photo"]}},
+            # Another photo to delete, so that hiding and restoring have one to work on.
+            {"include-operation-id": "staffDeletePhoto", "parameters": {"path.photoId": ids["staff-photo-2"]}},
+            # Signed in, 303 is no longer an answer to an invalid request.
+            *(entry for entry in config["operations"] if entry is not STAFF_SIGNED_OUT),
+        ]
+        env = {"GROUPIE_API_TEST_STAFF_CSRF": csrf}
+        ok &= run_schemathesis("staff", server, config, ["--include-path-regex", "^/staff", "--exclude-operation-id", "staffLogout"],
+                               workdir, env)
+
+        # 4. Erasing a player, as E.
         config = base_config(server, args, tokens["e"], "erase")
         config["phases"]["stateful"] = {"enabled": False}
         ok &= run_schemathesis("erase", server, config, ["--include-operation-id", "eraseMe"], workdir)
