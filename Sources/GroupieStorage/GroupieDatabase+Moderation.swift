@@ -11,8 +11,8 @@ extension GroupieDatabase {
         public var taskPhotos: TaskPhotos
         /// Photos of the group, newest first.
         public var photos: [Photo]
-        /// Photos staff hid, newest first, with why.
-        public var hidden: [(photo: Photo, reason: String, at: Date)]
+        /// Photos staff hid, and photos held for review (`held`, with no reason yet), newest first.
+        public var hidden: [(photo: Photo, reason: String, at: Date, held: Bool)]
     }
 
     /// A photo hidden by staff: the row moves out of `photo`, so that no visitor route can serve it.
@@ -57,7 +57,7 @@ extension GroupieDatabase {
             let hidden = try Row.fetchAll(
                 db, sql: Self.hiddenSelect + " WHERE hidden_photo.group_id = ? ORDER BY hidden_photo.created_at DESC, hidden_photo.id DESC",
                 arguments: [groupId]
-            ).map { row in (Self.photo(from: row), row[13] as String, Date(timeIntervalSince1970: row[14])) }
+            ).map { row in (Self.photo(from: row), row[13] as String, Date(timeIntervalSince1970: row[14]), row[15] as Bool) }
             return StaffGroupView(
                 group: group, members: try Self.members(db, group: group), taskPhotos: try Self.taskPhotos(db, groupId: groupId),
                 photos: photos, hidden: hidden
@@ -65,25 +65,57 @@ extension GroupieDatabase {
         }
     }
 
-    /// A photo shown or hidden, with the venue of its group: what staff routes check first.
-    public func moderatedPhoto(id: String) async throws -> (photo: Photo, venueId: String, hidden: Bool)? {
+    /// A photo shown, hidden or held for review, with the venue of its group: what staff routes
+    /// check first.
+    public func moderatedPhoto(id: String) async throws -> (photo: Photo, venueId: String, hidden: Bool, held: Bool)? {
         try await writer.read { db in
             if let photo = try Self.photo(db, id: id), let group = try Self.group(db, where: "id = ?", photo.groupId) {
-                return (photo, group.venueId, false)
+                return (photo, group.venueId, false, false)
             }
             guard let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) else { return nil }
             let photo = Self.photo(from: row)
             guard let group = try Self.group(db, where: "id = ?", photo.groupId) else { return nil }
-            return (photo, group.venueId, true)
+            return (photo, group.venueId, true, row[15])
+        }
+    }
+
+    /// The photos of a venue's groups waiting for review, oldest first, at most `limit`, and how
+    /// many wait in all.
+    public func heldPhotos(venueId: String, limit: Int) async throws -> (photos: [Photo], total: Int) {
+        try await writer.read { db in
+            let photos = try Row.fetchAll(db, sql: Self.hiddenSelect + """
+                 JOIN play_group ON play_group.id = hidden_photo.group_id
+                WHERE hidden_photo.held = 1 AND play_group.venue_id = ?
+                ORDER BY hidden_photo.created_at, hidden_photo.id LIMIT ?
+                """, arguments: [venueId, limit]).map(Self.photo(from:))
+            let total = try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM hidden_photo JOIN play_group ON play_group.id = hidden_photo.group_id
+                WHERE hidden_photo.held = 1 AND play_group.venue_id = ?
+                """, arguments: [venueId]) ?? 0
+            return (photos, total)
+        }
+    }
+
+    /// A member's own photos of a group that wait for review, oldest first: only they know of them.
+    public func heldPhotos(groupId: String, photographerId: String) async throws -> [Photo] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: Self.hiddenSelect + """
+                 WHERE hidden_photo.held = 1 AND hidden_photo.group_id = ? AND hidden_photo.photographer_id = ?
+                ORDER BY hidden_photo.created_at, hidden_photo.id
+                """, arguments: [groupId, photographerId]).map(Self.photo(from:))
         }
     }
 
     /// Hides a photo from the group's members: it leaves their album, their progress, the
-    /// collages and the ZIP, with the events that causes at `venue`. Hiding a hidden photo
-    /// changes nothing.
+    /// collages and the ZIP, with the events that causes at `venue`. A photo held for review
+    /// stays hidden, with the reason. Hiding a hidden photo changes nothing.
     public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
         try await writer.write { db in
             guard let photo = try Self.photo(db, id: id) else {
+                try db.execute(
+                    sql: "UPDATE hidden_photo SET held = 0, hidden_reason = ?, hidden_at = ? WHERE id = ? AND held = 1",
+                    arguments: [reason, now.timeIntervalSince1970, id]
+                )
                 if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM hidden_photo WHERE id = ?)", arguments: [id]) == true { return [] }
                 throw ModerationError.photoNotFound
             }
@@ -99,8 +131,8 @@ extension GroupieDatabase {
         }
     }
 
-    /// Shows a hidden photo again, as a new photo of the album (it does not take back the
-    /// choice it had). Restoring a shown photo changes nothing.
+    /// Shows a hidden photo again, or shares one held for review, as a new photo of the album
+    /// (it does not take back the choice it had). Restoring a shown photo changes nothing.
     public func restorePhoto(id: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
         try await writer.write { db in
             guard let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) else {
@@ -153,12 +185,13 @@ extension GroupieDatabase {
         }
     }
 
-    /// Columns 0 to 12 as `photoSelect`, then the reason and time of hiding.
+    /// Columns 0 to 12 as `photoSelect`, then the reason and time of hiding, and whether it is
+    /// held for review.
     static let hiddenSelect = """
         SELECT hidden_photo.id, hidden_photo.group_id, hidden_photo.photographer_id, player.name AS photographer_name,
                hidden_photo.mission_id, hidden_photo.task_id, hidden_photo.blob, hidden_photo.format, hidden_photo.width,
                hidden_photo.height, hidden_photo.created_at, hidden_photo.focus_x, hidden_photo.focus_y,
-               hidden_photo.hidden_reason, hidden_photo.hidden_at
+               hidden_photo.hidden_reason, hidden_photo.hidden_at, hidden_photo.held
         FROM hidden_photo JOIN player ON player.id = hidden_photo.photographer_id
         """
 }

@@ -39,13 +39,15 @@ extension GroupieDatabase {
     /// at `venue`. With an idempotency key the photographer used in this group within a day, for
     /// the same task, the first photo comes back and nothing is added (`created` is false); the
     /// same key for another task throws `PhotoError.keyReused`.
-    public func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> (photo: Photo, created: Bool, events: [GroupEvent]) {
+    /// Stores a member's new photo. At a venue that reviews photos before sharing, the photo is
+    /// held: stored, but out of the album, the progress and the events until staff share it.
+    public func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> (photo: Photo, created: Bool, held: Bool, events: [GroupEvent]) {
         try await writer.write { db in
             if let key = new.idempotencyKey,
-                let existing = try Self.uploaded(db, playerId: new.photographerId, groupId: new.groupId, key: key, now: now)
+                let (existing, held) = try Self.uploaded(db, playerId: new.photographerId, groupId: new.groupId, key: key, now: now)
             {
                 guard existing.missionId == new.missionId, existing.taskId == new.taskId else { throw PhotoError.keyReused }
-                return (existing, false, [])
+                return (existing, false, held, [])
             }
             guard try Self.activeGroupId(db, playerId: new.photographerId) == new.groupId else {
                 throw MembershipError.groupNotFound
@@ -53,12 +55,20 @@ extension GroupieDatabase {
             if let closed = try Self.group(db, where: "id = ?", new.groupId)?.closed { throw MembershipError.groupClosed(closed) }
             let before = try Self.taskPhotos(db, groupId: new.groupId)
             let id = Self.newId()
+            let hold = venue?.review == .beforeSharing
             try db.execute(
-                sql: """
+                sql: hold
+                    ? """
+                    INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
+                                              focus_x, focus_y, hidden_at, hidden_reason, held)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', 1)
+                    """
+                    : """
                     INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [id, new.groupId, new.photographerId, new.missionId, new.taskId, new.blob, new.format, new.width, new.height, now.timeIntervalSince1970, new.focus?.x, new.focus?.y]
+                    + (hold ? [now.timeIntervalSince1970] : [])
             )
             if let key = new.idempotencyKey {
                 try db.execute(
@@ -69,18 +79,21 @@ extension GroupieDatabase {
                     arguments: [new.photographerId, new.groupId, key, id, new.missionId, new.taskId, now.timeIntervalSince1970]
                 )
             }
+            if hold {
+                return (try Self.heldPhoto(db, id: id)!, true, true, [])
+            }
             let photo = try Self.photo(db, id: id)!
             let change = try PhotoRules.change(.add(photo, choose: new.choose), before: before, venue: venue)
             if let task = photo.task, change.after.picks[task] != before.picks[task] {
                 try Self.pick(db, groupId: new.groupId, task: task, photoId: photo.id)
             }
-            return (photo, true, try Self.appendEvents(db, groupId: new.groupId, change.events, now: now))
+            return (photo, true, false, try Self.appendEvents(db, groupId: new.groupId, change.events, now: now))
         }
     }
 
     /// The photo a player already uploaded to a group with `key` within a day, if any: a retry
     /// answered from this needs no second upload processed. The caller compares the task.
-    public func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> Photo? {
+    public func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> (photo: Photo, held: Bool)? {
         try await writer.read { db in try Self.uploaded(db, playerId: playerId, groupId: groupId, key: key, now: now) }
     }
 
@@ -128,6 +141,11 @@ extension GroupieDatabase {
         try await writer.read { db in try Self.photo(db, id: id) }
     }
 
+    /// A photo waiting for review: only its photographer is shown it.
+    public func heldPhoto(id: String) async throws -> Photo? {
+        try await writer.read { db in try Self.heldPhoto(db, id: id) }
+    }
+
     /// Deletes a photo when `PhotoRules` allows `actorId` to, with the events it causes at
     /// `venue`; returns it, and whether no photo uses its blob any more, so that the files can go.
     /// Throws `PhotoRules.Refusal.notAllowedToDelete`, or `MembershipError.groupNotFound` when
@@ -150,6 +168,7 @@ extension GroupieDatabase {
     public func setFocus(photoId: String, _ focus: Focus) async throws {
         try await writer.write { db in
             try db.execute(sql: "UPDATE photo SET focus_x = ?, focus_y = ? WHERE id = ?", arguments: [focus.x, focus.y, photoId])
+            try db.execute(sql: "UPDATE hidden_photo SET focus_x = ?, focus_y = ? WHERE id = ?", arguments: [focus.x, focus.y, photoId])
         }
     }
 
@@ -202,12 +221,19 @@ extension GroupieDatabase {
         try Row.fetchOne(db.cachedStatement(sql: photoSelect + " WHERE photo.id = ?"), arguments: [id]).map(photo(from:))
     }
 
-    static func uploaded(_ db: Database, playerId: String, groupId: String, key: String, now: Date) throws -> Photo? {
+    /// The photo uploaded with `key`, shown, or held for review (`held`); nil when it is gone
+    /// or staff hid it.
+    static func uploaded(_ db: Database, playerId: String, groupId: String, key: String, now: Date) throws -> (photo: Photo, held: Bool)? {
         guard let photoId = try String.fetchOne(
             db.cachedStatement(sql: "SELECT photo_id FROM upload_key WHERE player_id = ? AND group_id = ? AND key = ? AND created_at >= ?"),
             arguments: [playerId, groupId, key, now.timeIntervalSince1970 - idempotencyKeyLifetime]
         ) else { return nil }
-        return try photo(db, id: photoId)
+        if let shown = try photo(db, id: photoId) { return (shown, false) }
+        return try heldPhoto(db, id: photoId).map { ($0, true) }
+    }
+
+    static func heldPhoto(_ db: Database, id: String) throws -> Photo? {
+        try Row.fetchOne(db, sql: hiddenSelect + " WHERE hidden_photo.id = ? AND hidden_photo.held = 1", arguments: [id]).map(photo(from:))
     }
 
     /// A row of `photoSelect`, read by position: the group document reads many of these.

@@ -264,6 +264,32 @@ public struct GroupieDatabase: Sendable {
                 ALTER TABLE play_group ADD COLUMN closed_reason TEXT;
                 """)
         }
+        migrator.registerMigration("v9 photos held for review") { db in
+            // A held photo waits in `hidden_photo` until staff share it (it moves to `photo`) or
+            // keep it hidden (`held` becomes 0 and the reason is theirs).
+            // An upload key may name a held photo, which is not in `photo`: the key loses its
+            // reference to that table (a key whose photo is gone answers nothing, and goes with
+            // the others after a day).
+            try db.execute(sql: """
+                ALTER TABLE hidden_photo ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX hidden_photo_held ON hidden_photo(created_at, id) WHERE held = 1;
+                CREATE TABLE upload_key_v9 (
+                    player_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    photo_id TEXT NOT NULL,
+                    mission_id TEXT,
+                    task_id TEXT,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (player_id, group_id, key)
+                ) WITHOUT ROWID;
+                INSERT INTO upload_key_v9 (player_id, group_id, key, photo_id, mission_id, task_id, created_at)
+                    SELECT player_id, group_id, key, photo_id, mission_id, task_id, created_at FROM upload_key;
+                DROP TABLE upload_key;
+                ALTER TABLE upload_key_v9 RENAME TO upload_key;
+                CREATE INDEX upload_key_by_time ON upload_key(created_at);
+                """)
+        }
         return migrator
     }
 

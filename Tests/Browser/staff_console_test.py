@@ -10,16 +10,26 @@ Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie s
   album without a reload. The audit log shows the hiding with its reason; a wrong password is
   refused; the console's pages pass axe's accessibility checks.
 
+  Review before sharing, on a second server whose science centre says `review: before_sharing`:
+  a visitor's two photos wait (the visitor's album lists them as waiting, the group sees none);
+  the moderator opens the review queue and clears it by keyboard, S sharing the first photo
+  (it reaches the visitor's album as a photo of the group) and H keeping the second hidden.
+
 Screenshots go to .build/browser-screenshots/ (prefixed "staff-"); docs/staff.md shows them.
 
 Usage:  python3 Tests/Browser/staff_console_test.py .build/debug/groupie
 """
 
+import shutil
 import subprocess
 import sys
+from pathlib import Path
+
+from selenium.webdriver.common.action_chains import ActionChains
 
 from browser_support import Browser, Server, accessibility_problems, check, log, make_photo, run_scenario
 
+REPO = Path(__file__).resolve().parents[2]
 VENUE, MISSION, TASK, SECOND_TASK = "science-centre", "poison-frogs", "brightest-frog", "frog-pose"
 EMAIL, PASSWORD = "moderator@museum.example", "a long moderator password"
 
@@ -83,7 +93,7 @@ def scenario(binary, work, started):
     log("the visitor's second photo appeared on the open venue page")
     s.shot("venue")
     v.js("location.hash = '#/album'")
-    v.wait(lambda d: v.js("return document.querySelectorAll('.thumbs img').length") == 2, "both photos in the visitor's album", timeout=20)
+    v.wait(lambda d: v.js("return document.querySelectorAll('.thumbs:not(.collages):not(.waiting) img').length") == 2, "both photos in the visitor's album", timeout=20)
     s.click("main table a")
     s.wait(lambda d: s.img_loaded(".photos img"), "the photo in the console")
     check(not accessibility_problems(s), f"axe on the group page: {accessibility_problems(s)}")
@@ -92,7 +102,7 @@ def scenario(binary, work, started):
     s.type(".photo input[name=reason]", "a classmate's face")
     s.click(".photo form[action$='/hide'] button")
     s.wait(lambda d: "a classmate's face" in s.text("main"), "the photo listed as hidden, with why")
-    v.wait(lambda d: v.js("return document.querySelectorAll('.thumbs img').length") == 1, "the photo gone from the visitor's album", timeout=10)
+    v.wait(lambda d: v.js("return document.querySelectorAll('.thumbs:not(.collages):not(.waiting) img').length") == 1, "the photo gone from the visitor's album", timeout=10)
     log("hidden by the moderator: gone from the visitor's open album without a reload")
     v.shot("album-after-hiding")
 
@@ -101,6 +111,75 @@ def scenario(binary, work, started):
     check(EMAIL in s.text("main table") and "a classmate's face" in s.text("main table"), "the audit log says who and why")
     s.shot("audit")
     check(not s.errors(), f"no errors in the console's browser log: {s.errors()}")
+    review_queue(binary, work, started, photo, second)
+
+
+def review_queue(binary, work, started, photo, second):
+    folder = work / "review"
+    missions = folder / "missions"
+    shutil.copytree(REPO / "missions", missions)
+    venue_file = missions / f"{VENUE}.yaml"
+    text = venue_file.read_text()
+    check("\nmissions:\n" in text, "the science centre's file has its missions at the top level")
+    venue_file.write_text(text.replace("\nmissions:\n", "\nreview: before_sharing\nmissions:\n", 1))
+    server = Server(binary, folder, missions=missions)
+    started.append(server)
+    added = subprocess.run([binary, "staff", "add", EMAIL, "--venue", VENUE, "--role", "moderator", "--data", str(server.data)],
+                           input=PASSWORD + "\n", capture_output=True, text=True, timeout=60)
+    check(added.returncode == 0, f"groupie staff add: {added.stderr}")
+
+    v = Browser("staff-review-visitor", folder)
+    started.append(v)
+    v.d.get(server.base + f"/?venue={VENUE}")
+    v.type("#name", "Bo")
+    v.click("#create")
+    v.click("#create-group")
+    v.click("#to-missions")
+    token = v.token()
+    group_id = server.api("/me", token)["group"]["id"]
+    album = lambda: server.api(f"/groups/{group_id}/photos", token)  # noqa: E731
+    for task, picture in ((TASK, photo), (SECOND_TASK, second)):
+        v.js(f"location.hash = '#/m/{MISSION}'")
+        v.send_file(f"#take-{MISSION}-{task}", picture)
+        v.click("#accept-photo")
+    v.wait(lambda d: len(album()["waitingForReview"]) == 2, "both photos held for review", timeout=30)
+    check(album()["photos"] == [], "the group sees no held photo")
+    v.js("location.hash = '#/album'")
+    v.wait(lambda d: v.js("return document.querySelectorAll('.thumbs.waiting img').length") == 2, "the visitor's album lists both as waiting")
+    v.wait(lambda d: v.img_loaded(".thumbs.waiting img"), "the waiting photos shown to their photographer")
+    v.shot("album-waiting")
+
+    s = Browser("staff-review", folder, width=1024, height=768)
+    started.append(s)
+    sign_in(s, server.base, PASSWORD)
+    s.wait(lambda d: s.text("main h1") == "Your venues", "the venues page")
+    s.d.get(server.base + f"/staff/venues/{VENUE}")
+    s.wait(lambda d: "2 photos wait" in s.text("main"), "the venue page counts the waiting photos")
+    s.click(f"a[href='/staff/venues/{VENUE}/review']")
+    s.wait(lambda d: s.js("return document.querySelectorAll('#queue li.held').length") == 2, "the queue with both photos")
+    s.wait(lambda d: s.img_loaded("#queue img"), "the photos in the queue")
+    check(not accessibility_problems(s), f"axe on the review queue: {accessibility_problems(s)}")
+    s.shot("review")
+    first_id = s.js("return document.querySelector('#queue li.current').id")
+    check(first_id == "held-" + album()["waitingForReview"][0]["id"], "the oldest photo is the current one")
+
+    ActionChains(s.d).send_keys("s").perform()
+    s.wait(lambda d: s.js("return document.querySelectorAll('#queue li.held').length") == 1, "S shares the current photo")
+    s.wait(lambda d: "1 photo waits" in s.text("#queue-count"), "the count follows")
+    v.wait(lambda d: v.js("return document.querySelectorAll('.thumbs:not(.collages):not(.waiting) img').length") == 1,
+           "the shared photo reaches the visitor's album as the group's", timeout=15)
+    check(len(album()["photos"]) == 1 and len(album()["waitingForReview"]) == 1, "one shared, one waiting")
+
+    ActionChains(s.d).send_keys("h").perform()
+    s.wait(lambda d: s.js("return document.querySelectorAll('#queue li.held').length") == 0, "H keeps the other hidden")
+    s.wait(lambda d: "No photo waits" in s.text("#queue-count"), "the queue is empty")
+    check(len(album()["photos"]) == 1 and album()["waitingForReview"] == [], "the hidden photo never reaches the group")
+    log("the review queue was cleared by keyboard: one photo shared, one kept hidden")
+    s.d.get(server.base + "/staff/audit")
+    audit = s.text("main table")
+    check("photo shared after review" in audit and "photo not shared after review" in audit, "the audit log records both")
+    errors = s.errors()
+    check(not errors, f"no errors in the review queue's browser log: {errors}")
 
 
 def main():

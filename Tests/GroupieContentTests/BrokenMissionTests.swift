@@ -1,5 +1,6 @@
 import Foundation
 import GroupieContent
+import GroupieCore
 import Testing
 
 /// Every file of `BrokenMissions/` must produce exactly the lines of its `.expected` file.
@@ -58,6 +59,19 @@ struct BrokenMissionTests {
         #expect(venue.missions[0].title == .plain("A long title on two lines"))
         #expect(venue.missions[0].tasks[0].prompt == .plain("Find it"))
         #expect(venue.theme.color == "#abcdef")
+    }
+
+    @Test("Review before sharing is a venue's setting, off unless the file says so")
+    func reviewSetting() throws {
+        func venue(_ extra: String) throws -> Venue? {
+            let yaml = "id: r\nname: R\nlanguages: [en]\ntimezone: UTC\ntheme: { color: \"#123456\" }\n\(extra)"
+                + "missions: [{ id: m, title: M, icon: icons/fish.svg, tasks: [{ id: t, prompt: P }] }]\n"
+            return MissionFileReader(assetsDirectory: Fixtures.brokenAssets).read(bytes: Data(yaml.utf8), path: "r.yaml").venue
+        }
+        #expect(try venue("")?.review == PhotoReview.none)
+        #expect(try venue("review: none\n")?.review == PhotoReview.none)
+        #expect(try venue("review: before_sharing\n")?.review == .beforeSharing)
+        #expect(try venue("review: [before_sharing]\n") == nil)
     }
 
     @Test("Colours are ASCII hex digits only")

@@ -334,16 +334,45 @@ struct HardeningTests {
         return limit
     }
 
+    /// One JSON request on a connection of its own (`Connection: close`), its answer's JSON.
+    static func exchange(port: Int, _ requestLine: String, json: String, token: String? = nil) async throws -> [String: Any] {
+        let socket = try EventStreamReader.connect(port: port)
+        defer { close(socket) }
+        var request = "\(requestLine) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        if let token { request += "Authorization: Bearer \(token)\r\n" }
+        request += "Content-Length: \(json.utf8.count)\r\n\r\n\(json)"
+        _ = request.withCString { send(socket, $0, strlen($0), 0) }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let started = Date()
+        while Date().timeIntervalSince(started) < 30 {
+            let count = recv(socket, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+            if count == 0 { break }
+            if count > 0 { received += chunk[0..<count]; continue }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n"),
+            let body = try? JSONSerialization.jsonObject(with: Data(text[split.upperBound...].utf8)) as? [String: Any]
+        else { throw TestFailure("no JSON answer to \(requestLine): \(text.prefix(300))") }
+        return body
+    }
+
     @Test("Half-sent headers, stalled bodies and idle connections are closed; event streams stay open with their heartbeats")
     func timeouts() async throws {
         var server = try Self.server()
         server.configuration.timeouts = ConnectionTimeouts(header: .seconds(1), body: .seconds(1), idle: .seconds(2))
         try await server.test(.live) { client in
             let port = try #require(client.port)
-            // The test client's own connection is used first: the idle timeout closes it later.
-            let ada = try await client.newPlayer("Ada")
-            let group = try await client.newGroup(by: ada)
-            let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events", headers: ["Authorization": "Bearer \(ada.token)"])
+            // The player and the group come over connections of their own, each closed after its
+            // answer: the test client's connection may meet the 1-second header timeout on a busy
+            // machine before its first request.
+            let player = try await Self.exchange(port: port, "POST /api/v1/players", json: #"{"name": "Ada"}"#)
+            let token = try #require(player["token"] as? String)
+            let created = try await Self.exchange(port: port, "POST /api/v1/groups", json: #"{"venueId": "aquarium"}"#, token: token)
+            let groupId = try #require((created["group"] as? [String: Any])?["id"] as? String)
+            let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(groupId)/events", headers: ["Authorization": "Bearer \(token)"])
 
             // Closed at all (the limit is far past every timeout; without timeouts they stay open),
             // and not before the timeout: the bounds are loose so that a loaded machine passes.

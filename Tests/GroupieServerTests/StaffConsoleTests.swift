@@ -163,7 +163,7 @@ struct StaffConsoleTests {
             for page in [
                 "/staff", "/staff/venues/aquarium", "/staff/groups/\(group.id)", "/staff/photos/\(photos[0])/thumb", "/staff/audit",
                 "/staff/venues/aquarium/numbers", "/staff/venues/aquarium/numbers/research.csv", "/staff/venues/aquarium/poster.pdf",
-                "/staff/venues/aquarium/events",
+                "/staff/venues/aquarium/events", "/staff/venues/aquarium/review", "/staff/photos/\(photos[0])/display",
             ] {
                 let (status, location) = try await client.execute(uri: page, method: .get) { ($0.status, $0.headers[.location]) }
                 #expect(status == .seeOther && location == "/staff/login", "\(page)")
@@ -194,6 +194,9 @@ struct StaffConsoleTests {
                     #expect(!groupPage.contains(ada.token), "no visitor token in the console")
                 }
                 #expect(try await browser.page(client, "/staff/photos/\(photos[0])/thumb").0 == seen, "\(who)")
+                #expect(try await browser.page(client, "/staff/photos/\(photos[0])/display").0 == seen, "\(who)")
+                #expect(try await browser.page(client, "/staff/venues/aquarium/review").0 == seen, "\(who)")
+                #expect(try await browser.page(client, "/staff/venues/museum/review").0 == (ownsMuseum ? .ok : .notFound), "\(who)")
                 #expect(try await browser.page(client, "/staff/venues/aquarium/numbers").0 == seen, "\(who)")
                 #expect(try await browser.page(client, "/staff/venues/aquarium/numbers/research.csv").0 == seen, "\(who)")
                 #expect(try await browser.page(client, "/staff/venues/aquarium/poster.png").0 == seen, "\(who)")
@@ -272,6 +275,89 @@ struct StaffConsoleTests {
             #expect(try await browser.post(client, "/staff/photos/\(photoId)/delete", ["reason": "asked by the teacher"]).status == .seeOther)
             #expect(PhotoRouteTests.blobFiles(server).isEmpty)
             #expect(try await browser.post(client, "/staff/photos/\(photoId)/delete", ["reason": "again"]).status == .notFound)
+        }
+    }
+
+    @Test("Review before sharing: a new photo reaches only its photographer until staff share it; kept hidden, it never reaches the group")
+    func reviewBeforeSharing() async throws {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium().replacingOccurrences(of: "\nmissions:\n", with: "\nreview: before_sharing\nmissions:\n"))
+        try await Self.addStaff(server, "mod@aquarium.example", .moderator, venues: ["aquarium"])
+        try await Self.addStaff(server, "viewer@aquarium.example", .viewer, venues: ["aquarium"])
+        let image = try TestImages.jpegWithEXIF(width: 800, height: 600, orientation: 1)
+        let other = try TestImages.jpegWithEXIF(width: 640, height: 480, orientation: 1)
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            func album(_ player: TestPlayer) async throws -> (photos: [String], waiting: [String]) {
+                let (_, page) = try await client.send(.get, "/api/v1/groups/\(group.id)/photos", headers: player.auth)
+                func ids(_ key: String) -> [String] { (page[key] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String } }
+                return (ids("photos"), ids("waitingForReview"))
+            }
+            func taskState() async throws -> String? {
+                let (_, seen) = try await client.send(.get, "/api/v1/groups/\(group.id)", headers: bo.auth)
+                let missions = (seen["group"] as? [String: Any])?["missions"] as? [[String: Any]]
+                return (missions?.first?["tasks"] as? [[String: Any]])?.first?["state"] as? String
+            }
+
+            let (created, body) = try await PhotoRouteTests.upload(
+                client, image, as: ada, group: group.id, query: "?mission=sharks&task=shark", headers: [.idempotencyKey: "first"]
+            )
+            #expect(created.status == .created)
+            let photo = try #require(body["photo"] as? [String: Any])
+            let photoId = try #require(photo["id"] as? String)
+            #expect(photo["review"] as? String == "pending")
+            let (_, again) = try await PhotoRouteTests.upload(
+                client, image, as: ada, group: group.id, query: "?mission=sharks&task=shark", headers: [.idempotencyKey: "first"]
+            )
+            #expect((again["photo"] as? [String: Any])?["id"] as? String == photoId, "a retry gets the held photo, not a second one")
+            #expect(((again["photo"] as? [String: Any])?["review"] as? String) == "pending")
+
+            // Held: the photographer sees it waiting, the teammate nothing, the task stays open.
+            #expect(try await album(ada) == ([], [photoId]))
+            #expect(try await album(bo) == ([], []))
+            #expect(try await taskState() == "open")
+            let thumb = try #require((photo["urls"] as? [String: Any])?["thumb"] as? String)
+            #expect(try await PhotoRouteTests.bytes(client, thumb).0 == .ok, "its photographer's signed URL shows it")
+            #expect(try await PhotoRouteTests.bytes(client, "/api/v1/photos/\(photoId)/thumb", headers: bo.auth).0 == .notFound)
+            #expect(try await PhotoRouteTests.bytes(client, "/api/v1/photos/\(photoId)/thumb", headers: ada.auth).0 == .ok)
+
+            // Staff see it in the queue; a viewer sees it without the forms.
+            let viewer = try #require(try await Self.signIn(client, "viewer@aquarium.example").1)
+            let (_, venuePage) = try await viewer.page(client, "/staff/venues/aquarium")
+            #expect(venuePage.contains("1 photo waits"))
+            let (_, viewerQueue) = try await viewer.page(client, "/staff/venues/aquarium/review")
+            #expect(viewerQueue.contains("held-\(photoId)") && !viewerQueue.contains("/staff/photos/\(photoId)/restore"))
+            #expect(try await viewer.post(client, "/staff/photos/\(photoId)/restore", ["next": "review"]).status == .forbidden)
+            let browser = try #require(try await Self.signIn(client, "mod@aquarium.example").1)
+            let (_, queue) = try await browser.page(client, "/staff/venues/aquarium/review")
+            #expect(queue.contains("/staff/photos/\(photoId)/restore") && queue.contains("1 photo waits"))
+            #expect(try await browser.page(client, "/staff/photos/\(photoId)/display").0 == .ok)
+
+            // Shared: the group gets it as a new photo, and the task is done.
+            let shared = try await browser.post(client, "/staff/photos/\(photoId)/restore", ["next": "review"])
+            #expect(shared.status == .seeOther && shared.headers[.location] == "/staff/venues/aquarium/review")
+            #expect(try await album(bo) == ([photoId], []))
+            #expect(try await album(ada) == ([photoId], []))
+            #expect(try await taskState() == "done")
+
+            // Kept hidden: it leaves its photographer's list and never reaches the group.
+            let (_, second) = try await PhotoRouteTests.upload(client, other, as: bo, group: group.id, query: "?mission=sharks&task=shark")
+            let secondId = try #require((second["photo"] as? [String: Any])?["id"] as? String)
+            #expect(try await album(bo) == ([photoId], [secondId]))
+            let kept = try await browser.post(client, "/staff/photos/\(secondId)/hide", ["reason": "a classmate's face", "next": "elsewhere"])
+            #expect(kept.status == .seeOther && kept.headers[.location] == "/staff/groups/\(group.id)", "only next=review is followed")
+            #expect(try await album(bo) == ([photoId], []))
+            #expect(try await album(ada) == ([photoId], []))
+            #expect(try await PhotoRouteTests.bytes(client, "/api/v1/photos/\(secondId)/thumb", headers: bo.auth).0 == .notFound)
+            let (_, groupPage) = try await browser.page(client, "/staff/groups/\(group.id)")
+            #expect(groupPage.contains("a classmate&#39;s face"))
+            let (_, emptyQueue) = try await browser.page(client, "/staff/venues/aquarium/review")
+            #expect(emptyQueue.contains("No photo waits for review."))
+
+            let (_, audit) = try await browser.page(client, "/staff/audit")
+            #expect(audit.contains("photo shared after review") && audit.contains("photo not shared after review"))
         }
     }
 

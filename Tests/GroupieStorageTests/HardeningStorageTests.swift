@@ -65,7 +65,7 @@ struct HardeningStorageTests {
         let group = try #require(try await database.currentGroup(of: "p3"))
         #expect((group.name ?? "").utf8.count <= DisplayName.group.bytes)
         // The idempotency key moved to its own table, scoped to the group.
-        #expect(try await database.uploadedPhoto(playerId: "p1", groupId: "g1", key: "key-1", now: Date(timeIntervalSince1970: 3600))?.id == "f1")
+        #expect(try await database.uploadedPhoto(playerId: "p1", groupId: "g1", key: "key-1", now: Date(timeIntervalSince1970: 3600))?.photo.id == "f1")
         #expect(try await database.uploadedPhoto(playerId: "p1", groupId: "g1", key: "key-1", now: Date(timeIntervalSince1970: 2 * 86_400)) == nil, "keys expire after a day")
     }
 

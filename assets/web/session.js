@@ -24,8 +24,8 @@ let collageSig = '';   // the collages' states at the last read, to notice new o
 export const queue = new UploadQueue({
   getToken: () => state.token,
   onChange: (items, progress) => update({ uploads: items, progress }),
-  onUploaded: (item) => {
-    toast(t('photo.uploaded'));
+  onUploaded: (item, photo) => {
+    toast(t(photo && photo.review === 'pending' ? 'photo.waitingForReview' : 'photo.uploaded'));
     if (state.group && item.groupId === state.group.id) scheduleRefresh();
   },
 });
@@ -194,7 +194,8 @@ export async function loadAlbum(filter, more) {
   if (more && a.next) q.set('before', a.next);
   else q.set('limit', String(Math.min(100, Math.max(30, old && old.filter === filter ? old.photos.length : 0))));
   const r = await api(`/groups/${state.group.id}/photos?${q}`);
-  const album = { ...a, photos: more ? a.photos.concat(r.photos) : r.photos, collages: r.collages || [], next: r.next || null, loaded: true };
+  const album = { ...a, photos: more ? a.photos.concat(r.photos) : r.photos, collages: r.collages || [], next: r.next || null,
+    waiting: r.waitingForReview || [], loaded: true };
   update({ album });
   return album;
 }

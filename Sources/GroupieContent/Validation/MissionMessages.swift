@@ -125,12 +125,12 @@ enum MissionMessages {
 
     // MARK: - Rewards
 
-    static func cameraNotScalar(_ found: Node, cameras: [String]) -> String {
-        "'camera' must be one of \(cameras.joined(separator: ", ")), not \(kind(of: found))"
+    static func choiceNotScalar(_ key: String, _ found: Node, choices: [String]) -> String {
+        "'\(key)' must be one of \(choices.joined(separator: ", ")), not \(kind(of: found))"
     }
 
-    static func unknownCamera(_ value: String, cameras: [String], suggestion: String?) -> String {
-        "unknown camera '\(value)'; use one of \(cameras.joined(separator: ", "))" + didYouMean(suggestion)
+    static func unknownChoice(_ what: String, _ value: String, choices: [String], suggestion: String?) -> String {
+        "unknown \(what) '\(value)'; use one of \(choices.joined(separator: ", "))" + didYouMean(suggestion)
     }
 
     static func unknownStyle(_ value: String, styles: [String], suggestion: String?) -> String {

@@ -30,7 +30,7 @@ extension VenueParser {
             let id = fields["id"].flatMap { identifier($0, describedAs: MissionMessages.taskId) }
             let prompt = try fields["prompt"].flatMap { try text($0, key: "prompt") }
             let hint = try fields["hint"].flatMap { try text($0, key: "hint") }
-            let camera = fields["camera"].map(camera) ?? .back
+            let camera: CameraFacing? = fields["camera"].map { choice($0, key: "camera", describedAs: "camera") } ?? CameraFacing.back
             guard let id, let prompt, fields["hint"] == nil || hint != nil, let camera else {
                 valid = false
                 continue
@@ -40,14 +40,4 @@ extension VenueParser {
         return valid ? tasks : nil
     }
 
-    private func camera(_ node: Node) -> CameraFacing? {
-        let cameras = CameraFacing.allCases.map(\.rawValue)
-        guard let value = node.scalarText else {
-            error(node.mark, MissionMessages.cameraNotScalar(node, cameras: cameras))
-            return nil
-        }
-        if let camera = CameraFacing(rawValue: value) { return camera }
-        error(node.mark, MissionMessages.unknownCamera(value, cameras: cameras, suggestion: Suggestion.closest(to: value, among: cameras)))
-        return nil
-    }
 }

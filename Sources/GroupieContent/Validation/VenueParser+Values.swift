@@ -89,6 +89,19 @@ extension VenueParser {
         return result
     }
 
+    /// One of a fixed set of words, e.g. `camera: front`; `what` names the setting in messages.
+    func choice<Choice: CaseIterable & RawRepresentable>(_ node: Node, key: String, describedAs what: String) -> Choice?
+    where Choice.RawValue == String {
+        let choices = Choice.allCases.map(\.rawValue)
+        guard let value = node.scalarText else {
+            error(node.mark, MissionMessages.choiceNotScalar(key, node, choices: choices))
+            return nil
+        }
+        if let choice = Choice(rawValue: value) { return choice }
+        error(node.mark, MissionMessages.unknownChoice(what, value, choices: choices, suggestion: Suggestion.closest(to: value, among: choices)))
+        return nil
+    }
+
     func integer(_ node: Node, key: String, range: ClosedRange<Int>) -> Int? {
         guard case .scalar(let scalar) = node, scalar.style == .plain, let value = Int(scalar.string) else {
             error(node.mark, MissionMessages.notWholeNumber(key, range: range, found: node))

@@ -13,10 +13,12 @@ public struct Venue: Sendable, Hashable, Identifiable {
     public var missions: [Mission]
     /// Path of the venue's floor plan under the assets folder, on which missions put their pins.
     public var map: String?
+    /// Whether staff see a new photo before the photographer's group does.
+    public var review: PhotoReview
 
     public init(
         id: String, name: LocalizedText, languages: [String], description: LocalizedText?,
-        timeZone: String, theme: Theme, rules: VenueRules, missions: [Mission], map: String? = nil
+        timeZone: String, theme: Theme, rules: VenueRules, missions: [Mission], map: String? = nil, review: PhotoReview = .none
     ) {
         self.id = id
         self.name = name
@@ -27,6 +29,7 @@ public struct Venue: Sendable, Hashable, Identifiable {
         self.rules = rules
         self.missions = missions
         self.map = map
+        self.review = review
     }
 
     public var defaultLanguage: String { languages.first ?? "en" }
@@ -60,4 +63,13 @@ public struct VenueRules: Sendable, Hashable {
         self.maxGroupSize = maxGroupSize
         self.joinableHours = joinableHours
     }
+}
+
+/// When a venue's staff see visitors' photos.
+public enum PhotoReview: String, Sendable, Hashable, CaseIterable {
+    /// Photos reach the group at once; staff may hide one afterwards.
+    case none
+    /// A new photo is held until a member of staff shares it; until then only its photographer
+    /// knows of it, and it counts for nothing.
+    case beforeSharing = "before_sharing"
 }

@@ -41,8 +41,10 @@ struct PhotoController {
         let choose = try Self.choose(request, task: task)
         // A retry of an upload that already succeeded is answered without processing it again.
         if let idempotencyKey, let first = try await database.uploadedPhoto(playerId: player.id, groupId: group.id, key: idempotencyKey, now: clock()) {
-            guard first.missionId == task?.missionId, first.taskId == task?.taskId else { throw Self.keyReused }
-            return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(first, signer: signer, now: clock())))
+            guard first.photo.missionId == task?.missionId, first.photo.taskId == task?.taskId else { throw Self.keyReused }
+            return EditedResponse(
+                status: .created, response: PhotoEnvelope(photo: PhotoDocument(first.photo, signer: signer, now: clock(), held: first.held))
+            )
         }
 
         let received: PhotoIngest.Stored
@@ -57,10 +59,10 @@ struct PhotoController {
             blob: blob, format: header.format.rawValue, width: header.orientedWidth, height: header.orientedHeight,
             idempotencyKey: idempotencyKey, choose: choose
         )
-        let photo: Photo, created: Bool, stored: [GroupEvent]
+        let photo: Photo, created: Bool, held: Bool, stored: [GroupEvent]
         let venue = catalog.venue(id: group.venueId)?.venue
         do {
-            (photo, created, stored) = try await database.addPhoto(new, venue: venue, now: clock())
+            (photo, created, held, stored) = try await database.addPhoto(new, venue: venue, now: clock())
         } catch let error where error is MembershipError || error as? PhotoError == .keyReused {
             // The member left or staff closed the group while the photo was processed, or a
             // concurrent upload used the key for another task; the files go unless another
@@ -77,7 +79,10 @@ struct PhotoController {
             try await files.removeUnused(blob, database: database)
         }
         if created {
-            context.logger.info("photo added", metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"])
+            context.logger.info(
+                held ? "photo held for review" : "photo added",
+                metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"]
+            )
             events.hub.publish(stored)
             // After the answer: where the subject is, for collages to crop around (a photo
             // without it is looked at when its collage is drawn), then the collages it changes.
@@ -87,10 +92,10 @@ struct PhotoController {
                 } catch {
                     logger.warning("subject of the photo not found: \(error)", metadata: ["photo": "\(photo.id)"])
                 }
-                if photo.task != nil { collages.refresh(groupId: photo.groupId) }
+                if photo.task != nil, !held { collages.refresh(groupId: photo.groupId) }
             }
         }
-        return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock())))
+        return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock(), held: held)))
     }
 
     /// The task the upload is for, checked against the venue and the group's progress;
@@ -165,7 +170,7 @@ struct PhotoController {
     // MARK: Album
 
     func album(_ request: Request, context: GroupieRequestContext) async throws -> PhotoPage {
-        let groupId = try context.group.id
+        let groupId = try context.group.id, playerId = try context.player.id
         let limit = try request.integerParameter("limit", in: Self.pageSizes, fallback: 30, code: "invalid-limit")
         let photos = try await database.photos(
             groupId: groupId, missionId: try request.identifierParameter("mission"),
@@ -175,7 +180,10 @@ struct PhotoController {
         return PhotoPage(
             photos: photos.prefix(limit).map { PhotoDocument($0, signer: signer, now: now) },
             next: photos.count > limit ? photos[limit - 1].id : nil,
-            collages: try await collages.current(groupId: groupId).map { CollageDocument($0, signer: signer, now: now) }
+            collages: try await collages.current(groupId: groupId).map { CollageDocument($0, signer: signer, now: now) },
+            waitingForReview: try await database.heldPhotos(groupId: groupId, photographerId: playerId).map {
+                PhotoDocument($0, signer: signer, now: now, held: true)
+            }
         )
     }
 
@@ -192,11 +200,15 @@ struct PhotoController {
             expires: request.uri.queryParameters["expires"].map(String.init),
             signature: request.uri.queryParameters["sig"].map(String.init), now: clock()
         )
-        let photo: Photo?
+        var photo: Photo?
         if signed {
             photo = try await database.photo(id: photoId)
         } else {
             photo = try await database.photo(id: photoId, seenBy: try context.player(of: request).id)
+        }
+        if photo == nil, let held = try await database.heldPhoto(id: photoId) {
+            // Waiting for review: its photographer sees it (a signed URL of it went to them only).
+            photo = signed || held.photographerId == (try? context.player(of: request).id) ? held : nil
         }
         guard let photo else { throw Problem.notFound("photo-not-found", "There is no such photo among your group's.") }
         var headers: HTTPFields = [

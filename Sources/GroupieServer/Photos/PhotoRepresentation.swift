@@ -22,8 +22,11 @@ struct PhotoDocument: Encodable, Sendable {
     var height: Int
     var createdAt: Date
     var urls: URLs
+    /// `pending` for a photo the venue's staff have not shared yet (only its photographer gets it).
+    var review: String?
 
-    init(_ photo: Photo, signer: ImageURLSigner, now: Date) {
+    init(_ photo: Photo, signer: ImageURLSigner, now: Date, held: Bool = false) {
+        review = held ? "pending" : nil
         id = photo.id
         missionId = photo.missionId
         taskId = photo.taskId
@@ -49,6 +52,9 @@ struct PhotoPage: ResponseEncodable, Sendable {
     var next: String?
     /// The group's collages, on every page.
     var collages: [CollageDocument]
+    /// The caller's own photos that the venue's staff have not shared yet, oldest first, on every
+    /// page: their group does not see them.
+    var waitingForReview: [PhotoDocument]
 }
 
 struct ChoiceRequest: StrictRequestBody {

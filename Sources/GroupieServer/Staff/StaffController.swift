@@ -34,7 +34,9 @@ struct StaffController {
         signedIn.get("venues/{venueId}", use: venue)
         signedIn.get("groups/{groupId}", use: group)
         signedIn.post("groups/{groupId}/close", use: close)
+        signedIn.get("venues/{venueId}/review", use: review)
         signedIn.get("photos/{photoId}/thumb", use: thumb)
+        signedIn.get("photos/{photoId}/display", use: thumb)
         signedIn.post("photos/{photoId}/hide", use: hide)
         signedIn.post("photos/{photoId}/restore", use: restore)
         signedIn.post("photos/{photoId}/delete", use: delete)
@@ -133,8 +135,21 @@ struct StaffController {
             groups.append((group, view.members, GroupProgress(venue: venue, doneTasks: view.taskPhotos.done)))
         }
         let latest = try await database.latestPhotos(venueId: venueId, limit: 12)
-        return StaffPages.venue(venue, groups: groups, latest: latest, session: session)
+        let waiting = try await database.heldPhotos(venueId: venueId, limit: 0).total
+        return StaffPages.venue(venue, groups: groups, latest: latest, waiting: waiting, session: session)
     }
+
+    /// The photos waiting for review at a venue, oldest first: shared or hidden one by one, by
+    /// keyboard or by the forms.
+    func review(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let session = try context.staff
+        let venueId = try context.parameters.require("venueId")
+        guard session.member.may(.view, at: venueId), let venue = catalog.venue(id: venueId)?.venue else { throw Self.venueNotFound }
+        let held = try await database.heldPhotos(venueId: venueId, limit: Self.reviewPageSize)
+        return StaffPages.review(venue, photos: held.photos, total: held.total, session: session)
+    }
+
+    static let reviewPageSize = 50
 
     func group(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let session = try context.staff
@@ -150,12 +165,13 @@ struct StaffController {
         return StaffPages.audit(try await database.auditLog(venueIds: venues, staffEmail: session.member.email, limit: 500), session: session)
     }
 
+    /// A photo's thumbnail, or its display size (`/display`, for the review queue).
     func thumb(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let session = try context.staff
         guard let found = try await database.moderatedPhoto(id: try context.parameters.require("photoId")),
             session.member.may(.view, at: found.venueId)
         else { throw Self.photoNotFound }
-        let bytes = try await files.bytes(of: found.photo, .thumb)
+        let bytes = try await files.bytes(of: found.photo, request.uri.path.hasSuffix("/display") ? .display : .thumb)
         return Response(
             status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "private, no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes))
@@ -170,15 +186,21 @@ struct StaffController {
         let stored = try await database.hidePhoto(
             id: found.photo.id, reason: reason, venue: catalog.venue(id: found.venueId)?.venue, now: clock()
         )
-        try await finish(stored, groupId: found.photo.groupId, session: session, venueId: found.venueId, action: "photo hidden", subject: found.photo.id, reason: reason, context: context)
-        return Self.back(to: found.photo.groupId)
+        try await finish(
+            stored, groupId: found.photo.groupId, session: session, venueId: found.venueId,
+            action: found.held ? "photo not shared after review" : "photo hidden", subject: found.photo.id, reason: reason, context: context
+        )
+        return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
     func restore(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let (session, _, found) = try await moderatedPhoto(request, context: context)
+        let (session, form, found) = try await moderatedPhoto(request, context: context)
         let stored = try await database.restorePhoto(id: found.photo.id, venue: catalog.venue(id: found.venueId)?.venue, now: clock())
-        try await finish(stored, groupId: found.photo.groupId, session: session, venueId: found.venueId, action: "photo restored", subject: found.photo.id, reason: nil, context: context)
-        return Self.back(to: found.photo.groupId)
+        try await finish(
+            stored, groupId: found.photo.groupId, session: session, venueId: found.venueId,
+            action: found.held ? "photo shared after review" : "photo restored", subject: found.photo.id, reason: nil, context: context
+        )
+        return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
     func delete(_ request: Request, context: GroupieRequestContext) async throws -> Response {
@@ -187,7 +209,7 @@ struct StaffController {
         let deleted = try await database.deletePhotoByStaff(id: found.photo.id, venue: catalog.venue(id: found.venueId)?.venue, now: clock())
         if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
         try await finish(deleted.events, groupId: found.photo.groupId, session: session, venueId: found.venueId, action: "photo deleted", subject: found.photo.id, reason: reason, context: context)
-        return Self.back(to: found.photo.groupId)
+        return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
     func close(_ request: Request, context: GroupieRequestContext) async throws -> Response {
@@ -207,7 +229,7 @@ struct StaffController {
     /// The photo of the route, its venue checked against the member's and their role against
     /// moderation, the form's token against the session's.
     private func moderatedPhoto(_ request: Request, context: GroupieRequestContext) async throws
-        -> (StaffSession, StaffForm, (photo: Photo, venueId: String, hidden: Bool))
+        -> (StaffSession, StaffForm, (photo: Photo, venueId: String, hidden: Bool, held: Bool))
     {
         let session = try context.staff
         let form = try await StaffForm(request, context: context)
@@ -232,6 +254,13 @@ struct StaffController {
 
     static func back(to groupId: String) -> Response {
         Response(status: .seeOther, headers: [.location: "/staff/groups/\(groupId)"])
+    }
+
+    /// Back to the group's page, or to the venue's review queue when the form came from there
+    /// (`next=review`; nothing else is followed).
+    static func back(to groupId: String, form: StaffForm, venueId: String) -> Response {
+        guard form["next"] == "review" else { return back(to: groupId) }
+        return Response(status: .seeOther, headers: [.location: "/staff/venues/\(venueId)/review"])
     }
 
     static let venueNotFound = Problem.notFound("venue-not-found", "There is no such venue among yours.")

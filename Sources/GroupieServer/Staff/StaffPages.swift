@@ -36,7 +36,7 @@ enum StaffPages {
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escape(title)) · Groupie staff</title><link rel="stylesheet" href="/assets/staff/staff.css"></head>
+            <title>\(escape(title)) · Groupie staff</title><link rel="icon" href="/assets/web/icon.svg"><link rel="stylesheet" href="/assets/staff/staff.css"></head>
             <body>\(bar)<main id="main"><h1>\(escape(title))</h1>
             \(body)
             </main></body></html>
@@ -77,7 +77,8 @@ enum StaffPages {
     }
 
     static func venue(
-        _ venue: Venue, groups: [(group: Group, members: [Member], progress: GroupProgress)], latest: [Photo], session: StaffSession
+        _ venue: Venue, groups: [(group: Group, members: [Member], progress: GroupProgress)], latest: [Photo], waiting: Int,
+        session: StaffSession
     ) -> Response {
         let rows = groups.map { entry -> String in
             let done = entry.progress.missions.filter(\.isComplete).count
@@ -97,6 +98,11 @@ enum StaffPages {
         return page(
             title: name(venue), session: session,
             """
+            \(venue.review == .beforeSharing || waiting > 0 ? """
+            <p class="card"><a href="/staff/venues/\(escape(venue.id))/review">Review queue</a>: \
+            \(waiting == 0 ? "no photo waits" : "\(waiting) photo\(waiting == 1 ? "" : "s") wait\(waiting == 1 ? "s" : "")") \
+            for review before the groups see \(waiting == 1 ? "it" : "them").</p>
+            """ : "")
             <p><a href="/staff/venues/\(escape(venue.id))/numbers">Numbers: missions completed and abandoned</a>\
             \(session.member.may(.editMissions, at: venue.id) ? " · <a href=\"/staff/venues/\(escape(venue.id))/missions\">Mission file and previews</a>" : "")</p>
             <p>Poster for the entrance: <a href="/staff/venues/\(escape(venue.id))/poster.pdf?paper=a4">A4 PDF</a> ·
@@ -125,15 +131,26 @@ enum StaffPages {
         let mayModerate = session.member.may(.moderate, at: view.group.venueId)
         let members = view.members.map { (member: Member) -> String in "<li>\(escape(member.name))\(member.isCreator ? " <span class=\"muted\">(started the group)</span>" : "")</li>" }
             .joined()
-        func photoCard(_ photo: Photo, hidden: (reason: String, at: Date)?) -> String {
+        func photoCard(_ photo: Photo, hidden: (reason: String, at: Date, held: Bool)?) -> String {
             let task = [photo.missionId, photo.taskId].compactMap { $0 }.joined(separator: " / ")
             var actions = ""
             if mayModerate {
-                let verb = hidden == nil ? "hide" : "restore"
-                actions = """
-                    <form method="post" action="/staff/photos/\(escape(photo.id))/\(verb)">\(csrfField(session))
-                    \(hidden == nil ? "<label>Reason <input name=\"reason\" maxlength=\"200\" required></label>" : "")
-                    <button type="submit">\(hidden == nil ? "Hide" : "Restore")</button></form>
+                if hidden?.held == true {
+                    actions = """
+                        <form method="post" action="/staff/photos/\(escape(photo.id))/restore">\(csrfField(session))
+                        <button type="submit">Share with the group</button></form>
+                        <form method="post" action="/staff/photos/\(escape(photo.id))/hide">\(csrfField(session))
+                        <label>Reason <input name="reason" maxlength="200" required></label><button type="submit">Keep hidden</button></form>
+                        """
+                } else {
+                    let verb = hidden == nil ? "hide" : "restore"
+                    actions = """
+                        <form method="post" action="/staff/photos/\(escape(photo.id))/\(verb)">\(csrfField(session))
+                        \(hidden == nil ? "<label>Reason <input name=\"reason\" maxlength=\"200\" required></label>" : "")
+                        <button type="submit">\(hidden == nil ? "Hide" : "Restore")</button></form>
+                        """
+                }
+                actions += """
                     <form method="post" action="/staff/photos/\(escape(photo.id))/delete">\(csrfField(session))
                     <label>Reason <input name="reason" maxlength="200" required></label><button type="submit" class="danger">Delete</button></form>
                     """
@@ -142,12 +159,14 @@ enum StaffPages {
                 <li class="photo\(hidden == nil ? "" : " hidden")" id="photo-\(escape(photo.id))">
                 <img src="/staff/photos/\(escape(photo.id))/thumb" alt="Photo by \(escape(photo.photographerName))" width="160">
                 <p>\(escape(photo.photographerName))\(task.isEmpty ? "" : " · \(escape(task))")<br><span class="muted">\(Timestamp.string(photo.createdAt))</span></p>
-                \(hidden.map { (why: (reason: String, at: Date)) -> String in "<p class=\"tag\">Hidden: \(escape(why.reason))</p>" } ?? "")
+                \(hidden.map { (why: (reason: String, at: Date, held: Bool)) -> String in
+                    why.held ? "<p class=\"tag\">Waiting for review</p>" : "<p class=\"tag\">Hidden: \(escape(why.reason))</p>"
+                } ?? "")
                 \(actions)</li>
                 """
         }
         let photos = view.photos.map { photo -> String in photoCard(photo, hidden: nil) }.joined(separator: "\n")
-        let hidden = view.hidden.map { entry -> String in photoCard(entry.photo, hidden: (entry.reason, entry.at)) }.joined(separator: "\n")
+        let hidden = view.hidden.map { entry -> String in photoCard(entry.photo, hidden: (entry.reason, entry.at, entry.held)) }.joined(separator: "\n")
         var close = ""
         if let closed = view.group.closed {
             close = "<p class=\"alert\">Closed \(Timestamp.string(closed.at)): \(escape(closed.reason))</p>"
@@ -164,7 +183,45 @@ enum StaffPages {
             <h2>Members</h2><ul>\(members.isEmpty ? "<li>No one is in the group now.</li>" : members)</ul>
             \(close)
             <h2>Album</h2>\(photos.isEmpty ? "<p>No photos yet.</p>" : "<ul class=\"photos\">\(photos)</ul>")
-            \(hidden.isEmpty ? "" : "<h2>Hidden photos</h2><ul class=\"photos\">\(hidden)</ul>")
+            \(hidden.isEmpty ? "" : "<h2>\(view.hidden.contains { $0.held } ? "Hidden and waiting photos" : "Hidden photos")</h2><ul class=\"photos\">\(hidden)</ul>")
+            """)
+    }
+
+    /// The review queue: the oldest waiting photo first, each with its share and hide forms.
+    /// `review.js` adds the keys (S share, H hide, J and K or the arrows to move) and sends the
+    /// forms without leaving the page; without it, each form comes back here.
+    static func review(_ venue: Venue, photos: [Photo], total: Int, session: StaffSession) -> Response {
+        let mayModerate = session.member.may(.moderate, at: venue.id)
+        let items = photos.map { photo -> String in
+            let task = [photo.missionId, photo.taskId].compactMap { $0 }.joined(separator: " / ")
+            let forms = mayModerate ? """
+                <form method="post" action="/staff/photos/\(escape(photo.id))/restore" class="share">\(csrfField(session))
+                <input type="hidden" name="next" value="review"><button type="submit">Share with the group <kbd>S</kbd></button></form>
+                <form method="post" action="/staff/photos/\(escape(photo.id))/hide" class="hide">\(csrfField(session))
+                <input type="hidden" name="next" value="review">
+                <label>Reason <input name="reason" maxlength="200" required value="Not suitable to share"></label>
+                <button type="submit">Keep hidden <kbd>H</kbd></button></form>
+                """ : ""
+            return """
+                <li class="held" tabindex="-1" id="held-\(escape(photo.id))">
+                <img src="/staff/photos/\(escape(photo.id))/display" alt="Photo by \(escape(photo.photographerName))">
+                <p>\(escape(photo.photographerName))\(task.isEmpty ? " · free photo" : " · \(escape(task))") ·
+                <a href="/staff/groups/\(escape(photo.groupId))">their group</a><br>
+                <span class="muted">\(Timestamp.string(photo.createdAt))</span></p>
+                \(forms)</li>
+                """
+        }.joined(separator: "\n")
+        let setting = venue.review == .beforeSharing
+            ? "New photos at this venue wait here until a member of staff shares them (<code>review: before_sharing</code> in its mission file)."
+            : "This venue's mission file no longer holds new photos for review; these were held before."
+        return page(title: "Review queue · \(name(venue))", session: session, """
+            <p><a href="/staff/venues/\(escape(venue.id))">\(escape(name(venue)))</a></p>
+            <p>\(setting)</p>
+            <p id="queue-count" role="status" data-total="\(total)">\(total == 0 ? "No photo waits for review." : "\(total) photo\(total == 1 ? "" : "s") wait\(total == 1 ? "s" : "") for review\(total > photos.count ? "; the oldest \(photos.count) are here" : "").")</p>
+            \(mayModerate && !photos.isEmpty ? "<p class=\"muted\" id=\"queue-keys\">Keys: <kbd>S</kbd> share · <kbd>H</kbd> keep hidden · <kbd>J</kbd>/<kbd>↓</kbd> next · <kbd>K</kbd>/<kbd>↑</kbd> previous.</p>" : "")
+            <ol class="queue" id="queue">\(items)</ol>
+            <p><a href="/staff/venues/\(escape(venue.id))/review">Look for new photos</a></p>
+            <script src="/assets/staff/review.js" defer></script>
             """)
     }
 

@@ -29,6 +29,9 @@ export function albumScreen(filter) {
         return h('li', null, h('button', { type: 'button', class: 'thumb', onclick: () => openViewer({ collage: c }) },
           h('img', { src: c.urls.jpg, alt: t('done.collageAlt', { mission: m ? m.title : c.missionId }), loading: 'lazy' })));
       }))] : null,
+      a.waiting && a.waiting.length ? [h('h2', null, t('album.waiting')), h('p', { class: 'help' }, t('album.waitingHelp')),
+        h('ul', { class: 'thumbs waiting' }, a.waiting.map((p) => h('li', null,
+          h('img', { src: p.urls.thumb, alt: photoAlt(p.missionId, p.taskId, p.photographer), loading: 'lazy', width: 200, height: Math.round(200 * p.height / p.width) }))))] : null,
       h('h2', null, t('album.photos')),
       a.photos.length ? h('ul', { class: 'thumbs' }, a.photos.map((p, i) => h('li', null,
         h('button', { type: 'button', class: 'thumb', onclick: () => openViewer({ index: i }) },
