@@ -170,6 +170,7 @@ class Browser:
         self.shot_no += 1
         path = SHOTS / f"{self.name}-{self.shot_no:02d}-{label}.png"
         size = self.d.get_window_size()
+        self.js("window.scrollTo(0, 0)")   # from the top, whatever the page scrolled to
         inner = self.js("return window.innerHeight")
         full = self.js("return document.documentElement.scrollHeight")
         try:

@@ -11,14 +11,14 @@
   var items = function () { return Array.prototype.slice.call(list.querySelectorAll('li.held')); };
   var current = null;
 
-  function select(item) {
+  function select(item, quietly) {
     items().forEach(function (li) { li.classList.remove('current'); li.removeAttribute('aria-current'); });
     current = item || null;
     if (!current) return;
     current.classList.add('current');
     current.setAttribute('aria-current', 'true');
     current.focus({ preventScroll: true });
-    current.scrollIntoView({ block: 'nearest' });
+    if (!quietly) current.scrollIntoView({ block: 'nearest' });
   }
 
   function say(text) { if (count) count.textContent = text; }
@@ -66,7 +66,7 @@
     else return;
     event.preventDefault();
   });
-  select(items()[0]);
+  select(items()[0], true);
   // An empty queue looks again for new photos now and then.
   if (!items().length) setInterval(function () { if (!document.hidden) location.reload(); }, 20000);
 })();
