@@ -290,6 +290,9 @@ public struct GroupieDatabase: Sendable {
                 CREATE INDEX upload_key_by_time ON upload_key(created_at);
                 """)
         }
+        migrator.registerMigration("v10 the venue numbers kept as events are stored") { db in
+            try db.execute(sql: Self.visitTallySchema)
+        }
         return migrator
     }
 

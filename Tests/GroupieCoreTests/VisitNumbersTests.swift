@@ -80,4 +80,23 @@ struct VisitNumbersTests {
         #expect(numbers.medianPhotosPerGroup == nil && numbers.meanPhotosPerGroup == nil)
         #expect(VisitNumbers.median([3, 1, 2]) == 2 && VisitNumbers.median([4, 1]) == 2.5)
     }
+
+    @Test("Days from quarter hours follow the venue's clock across summer time; a histogram's median is its values' median")
+    func daysAndHistograms() {
+        var tally = VisitNumbers.Tally()
+        // 2027-03-27 22:30 UTC is 23:30 in Stockholm (UTC+1); 2027-03-28 22:30 UTC is 00:30 on the
+        // 29th (UTC+2 since 01:00 UTC that day); 2024-02-29 12:00 UTC, a leap day.
+        for (seconds, count) in [(1_806_186_600, 2), (1_806_273_000, 1), (1_709_208_000, 4)] {
+            tally.groupsStarted[VisitNumbers.Tally.quarter(Date(timeIntervalSince1970: Double(seconds))), default: 0] += count
+        }
+        tally.photosPerGroup = [0: 7]
+        let days = VisitNumbers(venue: venue, tally: tally).days
+        #expect(days.map(\.date) == ["2024-02-29", "2027-03-27", "2027-03-29"])
+        #expect(days.map(\.groupsStarted) == [4, 2, 1])
+        let histograms: [[Int: Int]] = [[5: 1], [1: 2, 9: 1], [1: 1, 4: 1], [3: 2, 10: 2, 0: 0], [-1: 3]]
+        for histogram in histograms {
+            let spelled = histogram.flatMap { Array(repeating: Double($0.key), count: $0.value) }
+            #expect(VisitNumbers.median(of: histogram) == VisitNumbers.median(spelled), "\(histogram)")
+        }
+    }
 }

@@ -431,6 +431,18 @@ struct StaffConsoleTests {
             let (_, audit) = try await browser.page(client, "/staff/audit")
             #expect(audit.contains("numbers exported") && audit.contains("research.csv"))
 
+            // The tally the database keeps as events are stored is the one the events make, and
+            // stays so when a group goes.
+            let database = try server.database()
+            #expect(try await database.visitTally(venueId: "aquarium") == VisitNumbers.Tally(histories: try await database.venueHistories(venueId: "aquarium")))
+            #expect(try await database.visitTally(venueId: "aquarium").missions["reef"] == [240: 1, -1: 1])
+            #expect(try await client.send(.delete, "/api/v1/me", headers: bo.auth).0.status == .noContent)
+            // Ada's group was made more than a minute before Bo's: retention takes it alone.
+            #expect(try await database.deleteGroups(createdBefore: server.clock.now.addingTimeInterval(-61)).groups == 1)
+            let left = try await database.visitTally(venueId: "aquarium")
+            #expect(left == VisitNumbers.Tally(histories: try await database.venueHistories(venueId: "aquarium")))
+            #expect(left.missions["reef"]?.filter { $0.value > 0 } == [-1: 1] && left.photosPerGroup.filter { $0.value > 0 } == [1: 1])
+
             let other = try #require(try await Self.signIn(client, "viewer@museum.example").1)
             #expect(try await other.page(client, "/staff/venues/aquarium/numbers").0 == .notFound)
             #expect(try await other.page(client, "/staff/venues/aquarium/numbers/research.csv").0 == .notFound)

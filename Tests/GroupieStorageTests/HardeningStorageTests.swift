@@ -94,4 +94,46 @@ struct HardeningStorageTests {
         #expect(photos.chosen[.init(missionId: "b", taskId: "1")]?.id == "z1", "a member's pick stays")
         #expect(photos.picks.count == 2)
     }
+
+    @Test("The numbers of groups stored before the upgrade are tallied by the migration, as their events say")
+    func migrationTalliesVisits() async throws {
+        let path = Self.path()
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try GroupieDatabase.migrator.migrate(queue, upTo: "v9 photos held for review")
+            try await queue.write { db in
+                try db.execute(sql: "INSERT INTO player (id, name, token_hash, created_at) VALUES ('p1', 'Ada', x'01', 0)")
+                for (group, created) in [("g1", 1_800_000_000.0), ("g2", 1_800_090_000.0), ("g3", 1_800_000_100.0)] {
+                    try db.execute(
+                        sql: "INSERT INTO play_group (id, venue_id, join_code, creator_id, created_at, joinable_until) VALUES (?, 'v', ?, 'p1', ?, ?)",
+                        arguments: [group, "CODE" + group, created, created + 3600]
+                    )
+                }
+                // g1 completes mission m (two tasks) in 250 s, with a free photo; g2 starts it and stops; g3 plays nothing.
+                let events: [(String, String, String, Double)] = [
+                    ("g1", "photo-added", #"{"missionId":"m","taskId":"a","photoId":"x1"}"#, 1_800_000_010),
+                    ("g1", "task-done", #"{"missionId":"m","taskId":"a"}"#, 1_800_000_010),
+                    ("g1", "photo-added", #"{"photoId":"x2"}"#, 1_800_000_100),
+                    ("g1", "photo-added", #"{"missionId":"m","taskId":"b","photoId":"x3"}"#, 1_800_000_260),
+                    ("g1", "task-done", #"{"missionId":"m","taskId":"b"}"#, 1_800_000_260),
+                    ("g1", "mission-completed", #"{"missionId":"m"}"#, 1_800_000_260),
+                    ("g2", "photo-added", #"{"missionId":"m","taskId":"b","photoId":"y1"}"#, 1_800_090_050),
+                    ("g2", "task-done", #"{"missionId":"m","taskId":"b"}"#, 1_800_090_050),
+                ]
+                for (seq, event) in events.enumerated() {
+                    try db.execute(
+                        sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)",
+                        arguments: [event.0, seq + 1, event.1, event.2, event.3]
+                    )
+                }
+            }
+        }
+        let database = try GroupieDatabase.open(atPath: path)
+        let tally = try await database.visitTally(venueId: "v")
+        #expect(tally == VisitNumbers.Tally(histories: try await database.venueHistories(venueId: "v")))
+        #expect(tally.missions["m"] == [250: 1, -1: 1])
+        #expect(tally.tasks[.init(missionId: "m", taskId: "b")] == [250: 1, 0: 1])
+        #expect(tally.photosPerGroup == [3: 1, 1: 1, 0: 1])
+        #expect(tally.groupsStarted.values.reduce(0, +) == 3 && tally.missionsCompleted == [2_000_000: 1])
+    }
 }

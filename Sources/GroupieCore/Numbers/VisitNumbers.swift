@@ -74,88 +74,137 @@ public struct VisitNumbers: Sendable, Equatable {
     public var medianPhotosPerGroup: Double?
     public var meanPhotosPerGroup: Double?
 
+    public init(
+        groups: Int, days: [Day], missions: [MissionRow], tasks: [TaskRow], medianPhotosPerGroup: Double?, meanPhotosPerGroup: Double?
+    ) {
+        self.groups = groups
+        self.days = days
+        self.missions = missions
+        self.tasks = tasks
+        self.medianPhotosPerGroup = medianPhotosPerGroup
+        self.meanPhotosPerGroup = meanPhotosPerGroup
+    }
+
     /// Tasks skipped at least once, most skipped first.
     public var mostSkipped: [TaskRow] {
         tasks.filter { $0.skipped > 0 }.sorted { ($0.skipped, $1.missionId, $1.taskId) > ($1.skipped, $0.missionId, $0.taskId) }
     }
 
+    /// What the numbers are made of, as counts: how many groups started in each quarter hour,
+    /// how many missions were completed in each, and histograms of whole seconds and photos.
+    /// The database keeps one up to date as events are stored; `init(histories:)` makes one from
+    /// the events themselves. Either way, `VisitNumbers(venue:tally:)` reads it.
+    public struct Tally: Sendable, Equatable {
+        public typealias TaskKey = GroupProgress.TaskKey
+        /// Quarter hours since 1970 (`seconds / 900`): every time zone's offset is a multiple of
+        /// one, so a quarter hour falls on one calendar day anywhere.
+        public var groupsStarted: [Int: Int] = [:]
+        public var missionsCompleted: [Int: Int] = [:]
+        /// Groups by the number of photos they added.
+        public var photosPerGroup: [Int: Int] = [:]
+        /// Per mission, the groups that started it: by whole seconds to its completion, or -1
+        /// when they did not complete it.
+        public var missions: [String: [Int: Int]] = [:]
+        /// Per task, the groups that did it: by whole seconds from the mission's start, or -1
+        /// when the mission had not started.
+        public var tasks: [TaskKey: [Int: Int]] = [:]
+
+        public static let quarterHour = 900.0
+        public static let notCompleted = -1
+
+        public init() {}
+
+        public static func quarter(_ date: Date) -> Int { Int((date.timeIntervalSince1970 / quarterHour).rounded(.down)) }
+
+        /// The tally of stored histories, by the rules above.
+        public init(histories: [History]) {
+            for history in histories {
+                groupsStarted[Self.quarter(history.startedAt), default: 0] += 1
+                var missionStart: [String: Date] = [:]
+                var completedAt: [String: Date] = [:]
+                var done: Set<TaskKey> = []
+                var photos = 0
+                for event in history.events {
+                    switch event.kind {
+                    case .photoAdded:
+                        photos += 1
+                        if let missionId = event.missionId, event.taskId != nil, missionStart[missionId] == nil {
+                            missionStart[missionId] = event.at
+                        }
+                    case .taskDone:
+                        guard let missionId = event.missionId, let taskId = event.taskId else { continue }
+                        let task = TaskKey(missionId: missionId, taskId: taskId)
+                        guard done.insert(task).inserted else { continue }
+                        let seconds = missionStart[missionId].map { Int(event.at.timeIntervalSince($0).rounded()) } ?? Self.notCompleted
+                        tasks[task, default: [:]][seconds, default: 0] += 1
+                    case .missionCompleted:
+                        guard let missionId = event.missionId, completedAt[missionId] == nil else { continue }
+                        completedAt[missionId] = event.at
+                        missionsCompleted[Self.quarter(event.at), default: 0] += 1
+                    default:
+                        continue
+                    }
+                }
+                photosPerGroup[photos, default: 0] += 1
+                for (missionId, start) in missionStart {
+                    let seconds = completedAt[missionId].map { Int($0.timeIntervalSince(start).rounded()) } ?? Self.notCompleted
+                    missions[missionId, default: [:]][seconds, default: 0] += 1
+                }
+            }
+        }
+    }
+
     public static func compute(venue: Venue, histories: [History]) -> VisitNumbers {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: venue.timeZone) ?? TimeZone(identifier: "UTC")!
-        func day(_ date: Date) -> String {
-            let parts = calendar.dateComponents([.year, .month, .day], from: date)
-            return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-        }
-        var started: [String: Int] = [:], completedOnDay: [String: Int] = [:]
-        var missionStarts: [String: Int] = [:], missionCompletions: [String: Int] = [:]
-        var missionTimes: [String: [Double]] = [:]
-        var taskDone: [GroupProgress.TaskKey: Int] = [:], taskSkipped: [GroupProgress.TaskKey: Int] = [:]
-        var taskTimes: [GroupProgress.TaskKey: [Double]] = [:]
-        var photoCounts: [Double] = []
+        VisitNumbers(venue: venue, tally: Tally(histories: histories))
+    }
 
-        for history in histories {
-            started[day(history.startedAt), default: 0] += 1
-            var missionStart: [String: Date] = [:]
-            var completed: Set<String> = []
-            var done: Set<GroupProgress.TaskKey> = []
-            var photos = 0
-            for event in history.events {
-                switch event.kind {
-                case .photoAdded:
-                    photos += 1
-                    if let missionId = event.missionId, event.taskId != nil, missionStart[missionId] == nil {
-                        missionStart[missionId] = event.at
-                    }
-                case .taskDone:
-                    guard let missionId = event.missionId, let taskId = event.taskId else { continue }
-                    let task = GroupProgress.TaskKey(missionId: missionId, taskId: taskId)
-                    if done.insert(task).inserted, let start = missionStart[missionId] {
-                        taskTimes[task, default: []].append(event.at.timeIntervalSince(start).rounded())
-                    }
-                case .missionCompleted:
-                    guard let missionId = event.missionId, completed.insert(missionId).inserted else { continue }
-                    completedOnDay[day(event.at), default: 0] += 1
-                    if let start = missionStart[missionId] {
-                        missionTimes[missionId, default: []].append(event.at.timeIntervalSince(start).rounded())
-                    }
-                default:
-                    continue
-                }
-            }
-            photoCounts.append(Double(photos))
-            for mission in venue.missions {
-                guard missionStart[mission.id] != nil else { continue }
-                missionStarts[mission.id, default: 0] += 1
-                if completed.contains(mission.id) { missionCompletions[mission.id, default: 0] += 1 }
-                for task in mission.tasks {
-                    let key = GroupProgress.TaskKey(missionId: mission.id, taskId: task.id)
-                    if done.contains(key) { taskDone[key, default: 0] += 1 } else { taskSkipped[key, default: 0] += 1 }
-                }
-            }
+    /// The numbers of the venue's missions as its file has them now, from a tally.
+    public init(venue: Venue, tally: Tally) {
+        let days = VenueDays(timeZone: TimeZone(identifier: venue.timeZone) ?? TimeZone(identifier: "UTC")!)
+        let started = days.perDay(tally.groupsStarted), completed = days.perDay(tally.missionsCompleted)
+        groups = tally.photosPerGroup.values.reduce(0, +)
+        self.days = Set(started.keys).union(completed.keys).sorted().map {
+            Day(date: $0, groupsStarted: started[$0] ?? 0, missionsCompleted: completed[$0] ?? 0)
         }
-
-        let dates = Set(started.keys).union(completedOnDay.keys).sorted()
-        return VisitNumbers(
-            groups: histories.count,
-            days: dates.map { Day(date: $0, groupsStarted: started[$0] ?? 0, missionsCompleted: completedOnDay[$0] ?? 0) },
-            missions: venue.missions.map { mission in
-                MissionRow(
-                    missionId: mission.id, started: missionStarts[mission.id] ?? 0, completed: missionCompletions[mission.id] ?? 0,
-                    medianSeconds: median(missionTimes[mission.id] ?? [])
+        missions = venue.missions.map { mission in
+            let histogram = tally.missions[mission.id] ?? [:]
+            let times = histogram.filter { $0.key != Tally.notCompleted }
+            return MissionRow(
+                missionId: mission.id, started: histogram.values.reduce(0, +), completed: times.values.reduce(0, +),
+                medianSeconds: Self.median(of: times)
+            )
+        }
+        tasks = venue.missions.flatMap { mission in
+            let started = (tally.missions[mission.id] ?? [:]).values.reduce(0, +)
+            return mission.tasks.map { task in
+                let histogram = tally.tasks[GroupProgress.TaskKey(missionId: mission.id, taskId: task.id)] ?? [:]
+                let done = histogram.values.reduce(0, +)
+                return TaskRow(
+                    missionId: mission.id, taskId: task.id, done: done, skipped: max(0, started - done),
+                    medianSeconds: Self.median(of: histogram.filter { $0.key != Tally.notCompleted })
                 )
-            },
-            tasks: venue.missions.flatMap { mission in
-                mission.tasks.map { task in
-                    let key = GroupProgress.TaskKey(missionId: mission.id, taskId: task.id)
-                    return TaskRow(
-                        missionId: mission.id, taskId: task.id, done: taskDone[key] ?? 0, skipped: taskSkipped[key] ?? 0,
-                        medianSeconds: median(taskTimes[key] ?? [])
-                    )
-                }
-            },
-            medianPhotosPerGroup: median(photoCounts),
-            meanPhotosPerGroup: photoCounts.isEmpty ? nil : photoCounts.reduce(0, +) / Double(photoCounts.count)
-        )
+            }
+        }
+        medianPhotosPerGroup = Self.median(of: tally.photosPerGroup)
+        let photos = tally.photosPerGroup.reduce(0) { $0 + $1.key * $1.value }
+        meanPhotosPerGroup = groups == 0 ? nil : Double(photos) / Double(groups)
+    }
+
+    /// The median of a histogram (value: how many times), as `median` of the values spelled out.
+    public static func median(of histogram: [Int: Int]) -> Double? {
+        let entries = histogram.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+        let count = entries.reduce(0) { $0 + $1.value }
+        guard count > 0 else { return nil }
+        func value(at index: Int) -> Int {
+            var seen = 0
+            for entry in entries {
+                seen += entry.value
+                if index < seen { return entry.key }
+            }
+            return entries.last!.key
+        }
+        let middle = count / 2
+        return count % 2 == 1 ? Double(value(at: middle)) : Double(value(at: middle - 1) + value(at: middle)) / 2
     }
 
     /// The middle value, or the mean of the two middle ones; nil for none.
@@ -164,5 +213,43 @@ public struct VisitNumbers: Sendable, Equatable {
         let sorted = values.sorted()
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}
+
+/// Calendar days in a venue's time zone, quickly: the zone's offset is looked up once per
+/// stretch between its transitions, and each day is spelled out once, by arithmetic.
+struct VenueDays {
+    let timeZone: TimeZone
+
+    /// Counts per quarter hour as counts per local day (`YYYY-MM-DD`).
+    func perDay(_ quarters: [Int: Int]) -> [String: Int] {
+        var days: [Int: Int] = [:]
+        var offset = 0.0
+        var validFrom = Double.infinity, validUntil = -Double.infinity
+        for (quarter, count) in quarters.sorted(by: { $0.key < $1.key }) where count > 0 {
+            let seconds = Double(quarter) * VisitNumbers.Tally.quarterHour
+            if seconds < validFrom || seconds >= validUntil {
+                let date = Date(timeIntervalSince1970: seconds)
+                offset = Double(timeZone.secondsFromGMT(for: date))
+                validFrom = seconds
+                validUntil = timeZone.nextDaylightSavingTimeTransition(after: date)?.timeIntervalSince1970 ?? .infinity
+            }
+            days[Int(((seconds + offset) / 86_400).rounded(.down)), default: 0] += count
+        }
+        return Dictionary(uniqueKeysWithValues: days.map { (Self.civilDate(daysSince1970: $0.key), $0.value) })
+    }
+
+    /// `YYYY-MM-DD` of a day number (days since 1970-01-01), by Howard Hinnant's algorithm.
+    static func civilDate(daysSince1970 days: Int) -> String {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return String(format: "%04d-%02d-%02d", year, month, day)
     }
 }

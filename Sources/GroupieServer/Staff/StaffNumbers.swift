@@ -29,7 +29,7 @@ struct StaffNumbersController {
 
     func page(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let (session, venue) = try venue(context)
-        let numbers = VisitNumbers.compute(venue: venue, histories: try await database.venueHistories(venueId: venue.id))
+        let numbers = VisitNumbers(venue: venue, tally: try await database.visitTally(venueId: venue.id))
         return StaffPages.numbers(numbers, venue: venue, session: session)
     }
 
@@ -39,13 +39,12 @@ struct StaffNumbersController {
         guard name.hasSuffix(".csv"), let table = Table(rawValue: String(name.dropLast(4))) else {
             throw Problem.notFound("not-found", "The numbers come as days.csv, missions.csv, tasks.csv and research.csv.")
         }
-        let histories = try await database.venueHistories(venueId: venue.id)
         let rows: [[String]]
         switch table {
         case .research:
-            rows = Self.research(histories)
+            rows = Self.research(try await database.venueHistories(venueId: venue.id))
         default:
-            rows = Self.rows(table, VisitNumbers.compute(venue: venue, histories: histories))
+            rows = Self.rows(table, VisitNumbers(venue: venue, tally: try await database.visitTally(venueId: venue.id)))
         }
         try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "numbers exported", subject: name, reason: nil))
         return Response(
