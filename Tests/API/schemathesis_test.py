@@ -402,10 +402,10 @@ def main():
             {"include-operation-id": "staffVenueEvents", "parameters": {"path.venueId": VENUE}, "request-timeout": 2,
              "max-stream-events": 5},
             {"include-operation-id": ["staffVenue", "staffNumbers", "staffNumbersCSV", "staffPosterPDF", "staffPosterPNG",
-                                      "staffMissions", "staffTableCards"],
+                                      "staffMissions", "staffTableCards", "staffReviewQueue"],
              "parameters": {"path.venueId": VENUE}},
             {"include-operation-id": ["staffGroup", "staffCloseGroup"], "parameters": {"path.groupId": ids["closable"]}},
-            {"include-operation-id": ["staffPhotoThumb", "staffHidePhoto", "staffRestorePhoto"],
+            {"include-operation-id": ["staffPhotoThumb", "staffPhotoDisplay", "staffHidePhoto", "staffRestorePhoto"],
              "parameters": {"path.photoId": ids["staff-photo"]}},
             # Another photo to delete, so that hiding and restoring have one to work on.
             {"include-operation-id": "staffDeletePhoto", "parameters": {"path.photoId": ids["staff-photo-2"]}},

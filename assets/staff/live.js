@@ -1,5 +1,5 @@
 // The staff console's live pages: when one of the venue's groups changes (a member, a photo, a
-// task), the page's main part is fetched again and swapped in, at most once a second; a page
+// task), the page's main part is fetched again and swapped in at once, then at most once a second; a page
 // with `data-poll` (the mission files, as staff save them) is fetched again every few seconds.
 (function () {
   'use strict';
@@ -7,9 +7,10 @@
   var url = script && script.getAttribute('data-events');
   var poll = script && Number(script.getAttribute('data-poll'));
   if ((!url && !poll) || !window.fetch || !window.DOMParser) return;
-  var pending = null;
+  var pending = null, last = 0;
   function refresh() {
     pending = null;
+    last = Date.now();
     fetch(location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
       .then(function (response) { return response.ok ? response.text() : null; })
       .then(function (html) {
@@ -29,9 +30,13 @@
   // A page without a feed of its own (the mission files) looks again every few seconds.
   if (poll) { setInterval(refresh, poll); return; }
   if (!window.EventSource) return;
+  // The first change is fetched at once; a burst of changes, at most once a second.
+  function schedule() {
+    if (!pending) pending = setTimeout(refresh, Math.max(0, last + 1000 - Date.now()));
+  }
   var source = new EventSource(url);
   ['member-joined', 'member-left', 'member-renamed', 'photo-added', 'photo-removed', 'task-done', 'task-undone',
    'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'group-closed'].forEach(function (type) {
-    source.addEventListener(type, function () { if (!pending) pending = setTimeout(refresh, 1000); });
+    source.addEventListener(type, schedule);
   });
 })();
