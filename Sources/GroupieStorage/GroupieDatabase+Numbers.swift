@@ -33,6 +33,29 @@ extension GroupieDatabase {
         }
     }
 
+    /// A `visit_mission` row's counts (`NEW`) added to the tally: its mission's histogram when
+    /// the group started it, and the quarter hour of its completion.
+    private static let missionCounted = """
+            INSERT INTO visit_tally (venue_id, kind, mission_id, value, count)
+                SELECT NEW.venue_id, 'mission', NEW.mission_id,
+                       CASE WHEN NEW.completed_at IS NULL THEN -1 ELSE CAST(round(NEW.completed_at - NEW.started_at) AS INTEGER) END, 1
+                WHERE NEW.started_at IS NOT NULL
+                ON CONFLICT DO UPDATE SET count = count + 1;
+            INSERT INTO visit_tally (venue_id, kind, value, count)
+                SELECT NEW.venue_id, 'completion', CAST(NEW.completed_at / 900 AS INTEGER), 1 WHERE NEW.completed_at IS NOT NULL
+                ON CONFLICT DO UPDATE SET count = count + 1;
+        """
+
+    /// The same counts of the row as it was (`OLD`) taken out again.
+    private static let missionUncounted = """
+            UPDATE visit_tally SET count = count - 1
+                WHERE OLD.started_at IS NOT NULL AND venue_id = OLD.venue_id AND kind = 'mission' AND mission_id = OLD.mission_id AND task_id = ''
+                  AND value = CASE WHEN OLD.completed_at IS NULL THEN -1 ELSE CAST(round(OLD.completed_at - OLD.started_at) AS INTEGER) END;
+            UPDATE visit_tally SET count = count - 1
+                WHERE OLD.completed_at IS NOT NULL AND venue_id = OLD.venue_id AND kind = 'completion' AND mission_id = '' AND task_id = ''
+                  AND value = CAST(OLD.completed_at / 900 AS INTEGER);
+        """
+
     /// The tables and triggers of migration v10, and the tally of what was stored before it.
     static let visitTallySchema = """
         ALTER TABLE play_group ADD COLUMN photos_added INTEGER NOT NULL DEFAULT 0;
@@ -93,38 +116,14 @@ extension GroupieDatabase {
         ) WITHOUT ROWID;
 
         CREATE TRIGGER tally_mission_added AFTER INSERT ON visit_mission BEGIN
-            INSERT INTO visit_tally (venue_id, kind, mission_id, value, count)
-                SELECT NEW.venue_id, 'mission', NEW.mission_id,
-                       CASE WHEN NEW.completed_at IS NULL THEN -1 ELSE CAST(round(NEW.completed_at - NEW.started_at) AS INTEGER) END, 1
-                WHERE NEW.started_at IS NOT NULL
-                ON CONFLICT DO UPDATE SET count = count + 1;
-            INSERT INTO visit_tally (venue_id, kind, value, count)
-                SELECT NEW.venue_id, 'completion', CAST(NEW.completed_at / 900 AS INTEGER), 1 WHERE NEW.completed_at IS NOT NULL
-                ON CONFLICT DO UPDATE SET count = count + 1;
+        \(missionCounted)
         END;
         CREATE TRIGGER tally_mission_gone AFTER DELETE ON visit_mission BEGIN
-            UPDATE visit_tally SET count = count - 1
-                WHERE OLD.started_at IS NOT NULL AND venue_id = OLD.venue_id AND kind = 'mission' AND mission_id = OLD.mission_id AND task_id = ''
-                  AND value = CASE WHEN OLD.completed_at IS NULL THEN -1 ELSE CAST(round(OLD.completed_at - OLD.started_at) AS INTEGER) END;
-            UPDATE visit_tally SET count = count - 1
-                WHERE OLD.completed_at IS NOT NULL AND venue_id = OLD.venue_id AND kind = 'completion' AND mission_id = '' AND task_id = ''
-                  AND value = CAST(OLD.completed_at / 900 AS INTEGER);
+        \(missionUncounted)
         END;
         CREATE TRIGGER tally_mission_changed AFTER UPDATE ON visit_mission BEGIN
-            UPDATE visit_tally SET count = count - 1
-                WHERE OLD.started_at IS NOT NULL AND venue_id = OLD.venue_id AND kind = 'mission' AND mission_id = OLD.mission_id AND task_id = ''
-                  AND value = CASE WHEN OLD.completed_at IS NULL THEN -1 ELSE CAST(round(OLD.completed_at - OLD.started_at) AS INTEGER) END;
-            UPDATE visit_tally SET count = count - 1
-                WHERE OLD.completed_at IS NOT NULL AND venue_id = OLD.venue_id AND kind = 'completion' AND mission_id = '' AND task_id = ''
-                  AND value = CAST(OLD.completed_at / 900 AS INTEGER);
-            INSERT INTO visit_tally (venue_id, kind, mission_id, value, count)
-                SELECT NEW.venue_id, 'mission', NEW.mission_id,
-                       CASE WHEN NEW.completed_at IS NULL THEN -1 ELSE CAST(round(NEW.completed_at - NEW.started_at) AS INTEGER) END, 1
-                WHERE NEW.started_at IS NOT NULL
-                ON CONFLICT DO UPDATE SET count = count + 1;
-            INSERT INTO visit_tally (venue_id, kind, value, count)
-                SELECT NEW.venue_id, 'completion', CAST(NEW.completed_at / 900 AS INTEGER), 1 WHERE NEW.completed_at IS NOT NULL
-                ON CONFLICT DO UPDATE SET count = count + 1;
+        \(missionUncounted)
+        \(missionCounted)
         END;
         CREATE TRIGGER tally_task_added AFTER INSERT ON visit_task BEGIN
             INSERT INTO visit_tally (venue_id, kind, mission_id, task_id, value, count)

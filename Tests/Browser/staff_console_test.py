@@ -41,6 +41,24 @@ def sign_in(b, base, password):
     b.click("button[type=submit]")
 
 
+def visitor(name, work, started, server, player):
+    """A visitor's phone that has started a group at the venue and opened its missions."""
+    v = Browser(name, work)
+    started.append(v)
+    v.d.get(server.base + f"/?venue={VENUE}")
+    v.type("#name", player)
+    v.click("#create")
+    v.click("#create-group")
+    v.click("#to-missions")
+    return v
+
+
+def take(v, task, picture):
+    v.js(f"location.hash = '#/m/{MISSION}'")
+    v.send_file(f"#take-{MISSION}-{task}", picture)
+    v.click("#accept-photo")
+
+
 def scenario(binary, work, started):
     photo = make_photo(work / "frog.jpg", (30, 160, 60))
     second = make_photo(work / "pose.jpg", (200, 60, 40))
@@ -52,16 +70,8 @@ def scenario(binary, work, started):
     log(f"server on {server.base}; {added.stdout.strip()}")
 
     # The visitor: a group and a photo, the album open.
-    v = Browser("staff-visitor", work)
-    started.append(v)
-    v.d.get(server.base + f"/?venue={VENUE}")
-    v.type("#name", "Ada")
-    v.click("#create")
-    v.click("#create-group")
-    v.click("#to-missions")
-    v.js(f"location.hash = '#/m/{MISSION}'")
-    v.send_file(f"#take-{MISSION}-{TASK}", photo)
-    v.click("#accept-photo")
+    v = visitor("staff-visitor", work, started, server, "Ada")
+    take(v, TASK, photo)
     token = v.token()
     group_id = server.api("/me", token)["group"]["id"]
     uploaded = lambda n: len(server.api(f"/groups/{group_id}/photos", token)["photos"]) == n  # noqa: E731
@@ -84,9 +94,7 @@ def scenario(binary, work, started):
     s.wait(lambda d: s.js("return document.querySelectorAll('.latest img').length") == 1, "the first photo among the latest")
 
     # A photo taken now reaches the open venue page by itself.
-    v.js(f"location.hash = '#/m/{MISSION}'")
-    v.send_file(f"#take-{MISSION}-{SECOND_TASK}", second)
-    v.click("#accept-photo")
+    take(v, SECOND_TASK, second)
     v.wait(lambda d: uploaded(2), "the second photo uploaded", timeout=30)
     s.wait(lambda d: s.js("return document.querySelectorAll('.latest img').length") == 2, "the new photo on the venue page, without a reload", timeout=20)
     s.wait(lambda d: s.img_loaded(".latest img"), "the new photo shown")
@@ -128,20 +136,12 @@ def review_queue(binary, work, started, photo, second):
                            input=PASSWORD + "\n", capture_output=True, text=True, timeout=60)
     check(added.returncode == 0, f"groupie staff add: {added.stderr}")
 
-    v = Browser("staff-review-visitor", folder)
-    started.append(v)
-    v.d.get(server.base + f"/?venue={VENUE}")
-    v.type("#name", "Bo")
-    v.click("#create")
-    v.click("#create-group")
-    v.click("#to-missions")
+    v = visitor("staff-review-visitor", folder, started, server, "Bo")
     token = v.token()
     group_id = server.api("/me", token)["group"]["id"]
     album = lambda: server.api(f"/groups/{group_id}/photos", token)  # noqa: E731
-    for task, picture in ((TASK, photo), (SECOND_TASK, second)):
-        v.js(f"location.hash = '#/m/{MISSION}'")
-        v.send_file(f"#take-{MISSION}-{task}", picture)
-        v.click("#accept-photo")
+    take(v, TASK, photo)
+    take(v, SECOND_TASK, second)
     v.wait(lambda d: len(album()["waitingForReview"]) == 2, "both photos held for review", timeout=30)
     check(album()["photos"] == [], "the group sees no held photo")
     v.js("location.hash = '#/album'")
