@@ -12,9 +12,9 @@ static void set_error(char *error, size_t size, const char *what, const char *de
 }
 
 /// Lays out `text` in `width` points at most, centred, starting at `size` points and shrinking
-/// until it fits `max_height`; draws it with its top at `y` and returns its height.
-static double draw_text(cairo_t *cr, const char *text, const char *language, const char *family, int bold, double size,
-                        double x, double y, double width, double max_height) {
+/// until it fits `max_height`. The caller draws it and releases it with g_object_unref.
+static PangoLayout *fit_text(cairo_t *cr, const char *text, const char *language, const char *family, int bold, double size,
+                             double width, double max_height) {
     PangoLayout *layout = pango_cairo_create_layout(cr);
     PangoFontDescription *font = pango_font_description_from_string(family);
     pango_font_description_set_weight(font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
@@ -35,11 +35,25 @@ static double draw_text(cairo_t *cr, const char *text, const char *language, con
         pango_layout_get_size(layout, &pixel_width, &pixel_height);
         if (pixel_height / (double)PANGO_SCALE <= max_height) break;
     }
+    pango_font_description_free(font);
+    return layout;
+}
+
+static double layout_height(PangoLayout *layout) {
+    int width = 0, height = 0;
+    pango_layout_get_size(layout, &width, &height);
+    return height / (double)PANGO_SCALE;
+}
+
+/// `fit_text`, drawn with its top at `y`; returns its height.
+static double draw_text(cairo_t *cr, const char *text, const char *language, const char *family, int bold, double size,
+                        double x, double y, double width, double max_height) {
+    PangoLayout *layout = fit_text(cr, text, language, family, bold, size, width, max_height);
+    double height = layout_height(layout);
     cairo_move_to(cr, x, y);
     pango_cairo_show_layout(cr, layout);
-    pango_font_description_free(font);
     g_object_unref(layout);
-    return pixel_height / (double)PANGO_SCALE;
+    return height;
 }
 
 /// A white disc behind the logo, so that any logo reads on the venue's colour.
@@ -247,6 +261,45 @@ int groupie_cards_render(const groupie_cards *sheet, const char *path, char *err
     cairo_surface_destroy(surface);
     if (status != CAIRO_STATUS_SUCCESS) {
         set_error(error, error_size, "cannot draw the cards", cairo_status_to_string(status));
+        return -1;
+    }
+    return 0;
+}
+
+int groupie_sample_photo_render(int width, int height, double red, double green, double blue, const char *label,
+                                const char *language, const char *path, char *error, size_t error_size) {
+    if (width < 64 || height < 64 || width > 4096 || height > 4096 || !label || !path) {
+        set_error(error, error_size, "invalid sample photo", NULL);
+        return -1;
+    }
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
+    cairo_t *cr = cairo_create(surface);
+    // The venue's colour fading to a lighter shade, so that the crop of each photo shows.
+    cairo_pattern_t *fade = cairo_pattern_create_linear(0, 0, width, height);
+    cairo_pattern_add_color_stop_rgb(fade, 0, red, green, blue);
+    cairo_pattern_add_color_stop_rgb(fade, 1, 0.55 + red * 0.45, 0.55 + green * 0.45, 0.55 + blue * 0.45);
+    cairo_set_source(cr, fade);
+    cairo_paint(cr);
+    cairo_pattern_destroy(fade);
+    double side = width < height ? width : height;
+    // A frame in the middle third: where the subject of a real photo would be.
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+    cairo_set_line_width(cr, side * 0.012);
+    cairo_rectangle(cr, width * 0.2, height * 0.2, width * 0.6, height * 0.6);
+    cairo_stroke(cr);
+    // The prompt, centred in the frame.
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    double box = width * 0.52;
+    PangoLayout *layout = fit_text(cr, label, language, "Noto Sans, DejaVu Sans", 1, side * 0.075, box, height * 0.5);
+    cairo_move_to(cr, (width - box) / 2, (height - layout_height(layout)) / 2);
+    pango_cairo_show_layout(cr, layout);
+    g_object_unref(layout);
+    cairo_status_t status = cairo_status(cr);
+    cairo_destroy(cr);
+    if (status == CAIRO_STATUS_SUCCESS) status = cairo_surface_write_to_png(surface, path);
+    cairo_surface_destroy(surface);
+    if (status != CAIRO_STATUS_SUCCESS) {
+        set_error(error, error_size, "cannot draw the sample photo", cairo_status_to_string(status));
         return -1;
     }
     return 0;

@@ -163,6 +163,18 @@ struct CollageRendererTests {
         #expect(try TestImages.header(out).width == layout.canvas.width)
     }
 
+    @Test("The date line's digits and punctuation are drawn by the text font, not by the emoji font")
+    func digitsInTextFont() throws {
+        func width(_ text: String, font: String) throws -> Int {
+            let path = TestImages.folder + "/\(UUID().uuidString).png"
+            try TestImages.vips(["text", path, text, "--font", "\(font) 40", "--dpi", "72", "--rgba"])
+            return try TestImages.header(path).width
+        }
+        for text in ["November 24, 2026", "23. November 2026 · 10:45", "Tabell 12"] {
+            #expect(try width(text, font: CollageRenderer.fontFamily) == width(text, font: "DejaVu Sans"), "\(text)")
+        }
+    }
+
     @Test("The caption fits whole at every length of names: a long one is set smaller, never cut; the date never breaks")
     func captionFits() throws {
         #expect(CaptionMarkup.unbroken("The Sharks · Akvariet · 23 november 2026") == "The\u{00A0}Sharks · Akvariet · 23\u{00A0}november\u{00A0}2026")

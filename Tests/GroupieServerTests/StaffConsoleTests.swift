@@ -76,6 +76,20 @@ struct StaffConsoleTests {
         return (response, StaffBrowser(cookie: session, csrf: try #require(hiddenToken(in: html))))
     }
 
+    /// The pixel size in a JPEG's frame header.
+    static func jpegSize(_ bytes: Data) -> (width: Int, height: Int)? {
+        let b = [UInt8](bytes)
+        var i = 2
+        while i + 9 < b.count, b[i] == 0xFF {
+            let marker = b[i + 1], length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+            if (0xC0...0xC3).contains(marker) {
+                return (Int(b[i + 7]) << 8 | Int(b[i + 8]), Int(b[i + 5]) << 8 | Int(b[i + 6]))
+            }
+            i += 2 + length
+        }
+        return nil
+    }
+
     static func addStaff(_ server: TestServer, _ email: String, _ role: StaffRole, venues: Set<String> = []) async throws {
         try await StaffAccounts(dataDirectory: server.configuration.dataDirectory).add(email: email, password: password, role: role, venueIds: venues)
     }
@@ -474,6 +488,7 @@ struct StaffConsoleTests {
     @Test("Editors see the mission file's loaded version, its problems as saved now with file:line:col, and each mission in each language")
     func missionFile() async throws {
         let server = try Self.server()
+        try server.write("aquarium.yaml", TestServer.aquarium(extraMission: CollageRouteTests.reef))
         try await Self.addStaff(server, "editor@aquarium.example", .editor, venues: ["aquarium"])
         try await Self.addStaff(server, "moderator@aquarium.example", .moderator, venues: ["aquarium"])
         try await Self.addStaff(server, "editor@museum.example", .editor, venues: ["museum"])
@@ -484,6 +499,22 @@ struct StaffConsoleTests {
             #expect(page.contains("No problems") && page.contains("aquarium.yaml"))
             #expect(page.contains("Fota en haj") && page.contains("Photograph a shark"), "the Swedish and the English preview")
             #expect(page.contains("Opens after: sharks"))
+
+            // Each mission's reward drawn from stand-in photos, in each language, as the collage
+            // engine lays out photos of those shapes.
+            #expect(page.contains("/staff/venues/aquarium/missions/reef/reward.jpg?lang=sv&amp;v="))
+            let shapes = (0..<3).map { StaffMissionsController.sampleShapes[$0 % StaffMissionsController.sampleShapes.count] }
+            let layout = CollageLayoutEngine.layout(photos: shapes.map { PixelSize(width: $0.0, height: $0.1) }, longEdge: 1024, style: .grid)
+            for language in ["sv", "en"] {
+                let (rewardStatus, reward) = try await client.execute(
+                    uri: "/staff/venues/aquarium/missions/reef/reward.jpg?lang=\(language)", method: .get, headers: editor.headers
+                ) { ($0.status, Data(buffer: $0.body)) }
+                #expect(rewardStatus == .ok)
+                let size = try #require(Self.jpegSize(reward))
+                #expect(size.width == layout.canvas.width && size.height == layout.canvas.height, "\(size) for \(layout.canvas)")
+            }
+            #expect(try await editor.page(client, "/staff/venues/aquarium/missions/reef/reward.jpg?lang=de").0 == .badRequest)
+            #expect(try await editor.page(client, "/staff/venues/aquarium/missions/nope/reward.jpg").0 == .notFound)
 
             // Saved with a mistake: the problem shows with its place; the last good version stays loaded.
             try server.write("aquarium.yaml", TestServer.aquarium(title: "Trasig") + "\n  - id: Broken Mission\n")
@@ -496,8 +527,10 @@ struct StaffConsoleTests {
 
             let moderator = try #require(try await Self.signIn(client, "moderator@aquarium.example").1)
             #expect(try await moderator.page(client, "/staff/venues/aquarium/missions").0 == .forbidden)
+            #expect(try await moderator.page(client, "/staff/venues/aquarium/missions/rays/reward.jpg").0 == .forbidden)
             let other = try #require(try await Self.signIn(client, "editor@museum.example").1)
             #expect(try await other.page(client, "/staff/venues/aquarium/missions").0 == .notFound)
+            #expect(try await other.page(client, "/staff/venues/aquarium/missions/rays/reward.jpg").0 == .notFound)
         }
     }
 

@@ -51,4 +51,10 @@ typedef struct {
 /// Draws the cards to `path` as a PDF of A4 pages. Returns 0, or -1 with a message in `error`.
 int groupie_cards_render(const groupie_cards *cards, const char *path, char *error, size_t error_size);
 
+/// A stand-in photo for previews of a mission's reward: `width` x `height` pixels in a shade of
+/// the venue's colour, with the task's prompt (`label`, in `language`) in the middle, as PNG.
+/// Returns 0, or -1 with a message in `error`.
+int groupie_sample_photo_render(int width, int height, double red, double green, double blue, const char *label,
+                                const char *language, const char *path, char *error, size_t error_size);
+
 #endif

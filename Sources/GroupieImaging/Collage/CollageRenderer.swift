@@ -73,9 +73,11 @@ public struct CollageRenderer: Sendable {
     }
 
     /// DejaVu for Latin, Greek, Cyrillic, Arabic and Hebrew, then Noto for the other scripts,
-    /// Chinese, Japanese and Korean, and emoji (fonts-noto-core, -cjk, -color-emoji): a name in
-    /// any script is drawn, never a row of boxes.
-    public static let fontFamily = "DejaVu Sans, Noto Sans, Noto Sans CJK SC, Noto Color Emoji"
+    /// Chinese, Japanese and Korean (fonts-noto-core, -cjk): a name in any script is drawn,
+    /// never a row of boxes. Emoji come from fontconfig's fallback (fonts-noto-color-emoji):
+    /// named here, the emoji font would also draw every digit and comma of the date line, as
+    /// the keycap emoji they can start.
+    public static let fontFamily = "DejaVu Sans, Noto Sans, Noto Sans CJK SC"
     public static let jpegQuality = 90
 
     public init() throws {

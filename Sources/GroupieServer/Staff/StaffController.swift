@@ -46,7 +46,7 @@ struct StaffController {
             database: database, catalog: catalog, links: links, assetsDirectory: assetsDirectory, fileIO: fileIO, clock: clock
         ).addRoutes(to: signedIn)
         StaffLiveController(database: database, catalog: catalog, hub: events.hub, heartbeat: heartbeat).addRoutes(to: signedIn)
-        StaffMissionsController(catalog: catalog, reloader: reloader).addRoutes(to: signedIn)
+        StaffMissionsController(catalog: catalog, reloader: reloader, work: collages.work, assetsDirectory: assetsDirectory).addRoutes(to: signedIn)
     }
 
     // MARK: Signing in and out
