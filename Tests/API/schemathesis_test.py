@@ -404,6 +404,9 @@ def main():
             {"include-operation-id": ["staffVenue", "staffNumbers", "staffNumbersCSV", "staffPosterPDF", "staffPosterPNG",
                                       "staffMissions", "staffTableCards", "staffReviewQueue"],
              "parameters": {"path.venueId": VENUE}},
+            # One mission, one language: each picture is drawn anew.
+            {"include-operation-id": "staffMissionReward",
+             "parameters": {"path.venueId": VENUE, "path.missionId": MISSION, "query.lang": "en"}},
             {"include-operation-id": ["staffGroup", "staffCloseGroup"], "parameters": {"path.groupId": ids["closable"]}},
             {"include-operation-id": ["staffPhotoThumb", "staffPhotoDisplay", "staffHidePhoto", "staffRestorePhoto"],
              "parameters": {"path.photoId": ids["staff-photo"]}},
