@@ -180,6 +180,23 @@ def review_queue(binary, work, started, photo, second):
     check("photo shared after review" in audit and "photo not shared after review" in audit, "the audit log records both")
     errors = s.errors()
     check(not errors, f"no errors in the review queue's browser log: {errors}")
+    phone_preview(s, server)
+
+
+def phone_preview(b, server):
+    """The mission page's phone preview: the client's own mission screen in Swedish, from the
+    venue's texts alone, with nothing to send and nothing kept."""
+    b.d.get(server.base + "/staff/audit")   # the origin's storage, as the console leaves it
+    stored = b.js("return localStorage.getItem('groupie.player')")
+    b.d.get(server.base + f"/?preview={VENUE}&lang=sv#/m/{MISSION}")
+    b.wait(lambda d: b.text("main h1") == "Små men giftiga", "the mission's Swedish title on the phone's own screen")
+    check(b.js(f"return document.getElementById('take-{MISSION}-{TASK}').disabled") is True, "the camera button sends nothing")
+    check(b.js("return document.getElementById('tabs').offsetParent") is None, "no tabs to other screens")
+    check(b.js("return localStorage.getItem('groupie.player')") == stored, "no player kept")
+    b.shot("phone-preview")
+    errors = b.errors()
+    check(not errors, f"no errors in the preview's browser log: {errors}")
+    log("the phone preview shows the mission as a phone does, in Swedish")
 
 
 def main():

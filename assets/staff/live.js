@@ -22,8 +22,15 @@
         // each list is copied before elements leave it.
         var copy = function (list) { return Array.prototype.slice.call(list); };
         copy(fresh.querySelectorAll('script')).forEach(function (s) { s.remove(); });
-        copy(main.children).forEach(function (child) { if (child !== script) child.remove(); });
-        copy(fresh.children).forEach(function (child) { main.insertBefore(child, script.parentNode === main ? script : null); });
+        var old = copy(main.children).filter(function (child) { return child !== script; });
+        var now = copy(fresh.children);
+        // Parts that did not change stay as they are (a phone preview is not loaded again).
+        if (old.length === now.length) {
+          old.forEach(function (child, i) { if (!child.isEqualNode(now[i])) main.replaceChild(now[i], child); });
+          return;
+        }
+        old.forEach(function (child) { child.remove(); });
+        now.forEach(function (child) { main.insertBefore(child, script.parentNode === main ? script : null); });
       })
       .catch(function () {});
   }

@@ -5,7 +5,7 @@
 import { api } from './api.js';
 import { t, setLang, tn } from './i18n.js';
 import { h, append, icon } from './ui.js';
-import { state, update, subscribe, loadPlayer, savePlayer } from './store.js';
+import { state, update, subscribe, loadPlayer, savePlayer, contentLang } from './store.js';
 import { setView, route, render } from './router.js';
 import { errorText } from './messages.js';
 import { queue, enterGroup, keepForOffline } from './session.js';
@@ -165,13 +165,38 @@ async function boot() {
   render(false);
 }
 
-boot();
+// A member of staff's preview of a venue's missions (`/?preview=<venue>&lang=<code>#/missions`,
+// shown by the staff console): the phone's own screens drawn from the venue's texts, as a new
+// group sees them. Nothing is kept, sent or uploaded, and no player is made.
+async function bootPreview(venueId, lang) {
+  document.documentElement.classList.add('is-preview');
+  update({ previewing: true });
+  if (lang) update({ lang, langChosen: true });
+  await setLang(state.lang);
+  try {
+    const venue = await api(`/venues/${encodeURIComponent(venueId)}`, { lang: contentLang() });
+    update({ venue, group: {
+      id: 'preview', venueId: venue.id, name: t('preview.group'), joinCode: '', members: [], closedReason: null,
+      missions: venue.missions.map((m) => ({
+        id: m.id, complete: false, unlocked: !(m.after && m.after.length), tasks: m.tasks.map((task) => ({ id: task.id, state: 'open' })),
+      })),
+    } });
+  } catch (e) {
+    main.replaceChildren(h('section', { class: 'screen' }, h('p', null, errorText(e))));
+    return;
+  }
+  if (!location.hash) location.replace('#/missions');
+  render(false);
+}
+
+const startup = new URLSearchParams(location.search);
+if (startup.has('preview')) bootPreview(startup.get('preview'), startup.get('lang')); else boot();
 
 // Offline support: the service worker keeps the client, the venue's texts and pictures and the
 // group's last answers. Browsers allow it on HTTPS and on localhost only.
 // On a first visit the worker takes charge only after the page has loaded its group: it is
 // asked for again then, so that the first visit is kept too.
-if ('serviceWorker' in navigator) {
+if ('serviceWorker' in navigator && !startup.has('preview')) {
   navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {});
   navigator.serviceWorker.addEventListener('controllerchange', keepForOffline);
 }

@@ -71,7 +71,7 @@ const D = {
     'album.photos': 'Photos', 'album.empty': 'No photos yet. Open a mission and take the first one!',
     'album.more': 'Show more photos', 'album.zip': 'Download the whole album (zip)', 'album.free': 'Free photo',
     'viewer.choose': 'Use this one for the task', 'viewer.chosen': 'Chosen for the task', 'viewer.chooseDone': 'Chosen for the task ✓', 'viewer.delete': 'Delete', 'viewer.deleteConfirm': 'Delete this photo for everyone in the group?', 'viewer.deleted': 'Photo deleted.', 'viewer.download': 'Download', 'viewer.prev': 'Previous photo', 'viewer.next': 'Next photo',
-    'group.unnamed': 'Group {code}', 'group.code': 'Code', 'group.members': 'Members', 'group.membersOf': 'Members ({n} of {max})',
+    'group.unnamed': 'Group {code}', 'preview.group': 'Preview', 'group.code': 'Code', 'group.members': 'Members', 'group.membersOf': 'Members ({n} of {max})',
     'group.you': '(you)', 'group.creator': 'started the group', 'group.tasks.one': '{n} task', 'group.tasks.other': '{n} tasks',
     'group.showQr': 'Show the QR code', 'group.change': 'Change group', 'group.leave': 'Leave the group',
     'group.leaveConfirm': 'Leave this group? Your photos stay in its album.', 'group.gone': 'You are no longer in this group.',

@@ -17,6 +17,7 @@ const S = {
   pendingFile: null,                                  // the photo taken but not yet accepted
   openHints: new Set(),                               // task hints opened, kept open across redraws
   celebrate: null,                                    // the mission whose completion is celebrated next
+  previewing: false,                                  // a member of staff's preview: nothing is kept or sent
 };
 
 // Read-only to everyone else: an assignment here is a bug, and says so at once.

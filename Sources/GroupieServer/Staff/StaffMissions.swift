@@ -105,7 +105,13 @@ extension StaffPages {
                     <img class="reward" src="\(picture)" alt="The reward of \(text(mission.title)), drawn from stand-in photos" loading="lazy" width="320"></li>
                     """
             }.joined()
-            return "<h3 lang=\"en\">\(escape(language))</h3><ul class=\"previews\">\(cards)</ul>"
+            let phone = "/?preview=\(escape(venue.id))&amp;lang=\(escape(language))#/missions"
+            return """
+                <h3 lang="en">\(escape(language))</h3>
+                <div class="phone-preview"><iframe src="\(phone)" title="The missions on a phone, in \(escape(language))" width="360" height="640" loading="lazy"></iframe>
+                <p class="muted">The phone's own screens, as a new group sees them: open a mission to see its tasks. Nothing is sent from here.</p></div>
+                <ul class="previews">\(cards)</ul>
+                """
         }.joined()
         return page(title: "Missions: \(name(venue))", session: session, """
             <p><a href="/staff/venues/\(escape(venue.id))">Groups playing now</a></p>

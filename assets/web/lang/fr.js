@@ -42,7 +42,7 @@ export default {
     'photo.replace': 'Montrer celle-ci pour la tâche à la place de la photo de {name}', 'photo.kept': 'Voici la photo que vous aviez prise avant que la page se ferme. Utilisez-la ou reprenez-la.', 'photo.title': 'Votre photo', 'photo.use': 'Garder cette photo', 'photo.retake': 'La reprendre',
     'photo.previewAlt': 'Aperçu de votre photo pour : {task}', 'photo.noPreview': 'Ce navigateur ne peut pas afficher {name}, mais la photo reste utilisable.', 'photo.saving': 'Enregistrement…',
     'photo.queued': 'Envoi de votre photo…', 'photo.queuedOffline': 'Pas de connexion : votre photo est gardée et partira toute seule.',
-    'photo.uploaded': 'Photo envoyée ✓', 'photo.waitingForReview': 'Photo envoyée ✓ L’équipe du musée la regarde avant que votre groupe la voie.',
+    'photo.uploaded': 'Photo envoyée ✓', 'preview.group': 'Aperçu', 'photo.waitingForReview': 'Photo envoyée ✓ L’équipe du musée la regarde avant que votre groupe la voie.',
     'album.waiting': 'En attente de vérification', 'album.waitingHelp': 'Vous seul voyez ces photos jusqu’à ce que l’équipe du musée les partage avec votre groupe.',
     'up.summaryOnline.one': 'Envoi de {n} photo', 'up.summaryOnline.other': 'Envoi de {n} photos', 'up.summary.one': '{n} photo en attente d’envoi', 'up.summary.other': '{n} photos en attente d’envoi',
     'up.whenOnline': 'elles partiront dès le retour de la connexion', 'up.failedCount.one': '{n} échec', 'up.failedCount.other': '{n} échecs',

@@ -42,7 +42,7 @@ export default {
     'photo.replace': 'Visa den här för uppgiften i stället för fotot av {name}', 'photo.kept': 'Här är fotot du tog innan sidan stängdes. Använd det eller ta om det.', 'photo.title': 'Ditt foto', 'photo.use': 'Använd fotot', 'photo.retake': 'Ta om',
     'photo.previewAlt': 'Förhandsvisning av ditt foto för: {task}', 'photo.noPreview': 'Webbläsaren kan inte visa {name}, men fotot går ändå att använda.', 'photo.saving': 'Sparar…',
     'photo.queued': 'Laddar upp ditt foto…', 'photo.queuedOffline': 'Ingen anslutning: fotot är sparat och laddas upp av sig självt.',
-    'photo.uploaded': 'Fotot är uppladdat ✓', 'photo.waitingForReview': 'Fotot är skickat ✓ Museets personal tittar på det innan din grupp ser det.',
+    'photo.uploaded': 'Fotot är uppladdat ✓', 'preview.group': 'Förhandsvisning', 'photo.waitingForReview': 'Fotot är skickat ✓ Museets personal tittar på det innan din grupp ser det.',
     'album.waiting': 'Väntar på personalens granskning', 'album.waitingHelp': 'Bara du ser de här fotona tills museets personal delar dem med din grupp.',
     'up.summaryOnline.one': 'Laddar upp {n} foto', 'up.summaryOnline.other': 'Laddar upp {n} foton', 'up.summary.one': '{n} foto väntar på att laddas upp', 'up.summary.other': '{n} foton väntar på att laddas upp',
     'up.whenOnline': 'de skickas när du är online igen', 'up.failedCount.one': '{n} misslyckades', 'up.failedCount.other': '{n} misslyckades',

@@ -10,6 +10,7 @@ import { toast } from '../messages.js';
 import { queue } from '../session.js';
 
 export function fileButton({ id, label, missionId, taskId, primary, disabled, describedBy, camera }) {
+  disabled = disabled || state.previewing;
   // A real <input type=file> inside a label: opens the camera on phones, keyboard-reachable.
   return h('label', { class: 'button file' + (primary ? ' primary' : ''), for: id, 'aria-disabled': disabled ? 'true' : null },
     h('input', {
