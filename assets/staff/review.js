@@ -24,6 +24,7 @@
   function say(text) { if (count) count.textContent = text; }
 
   function send(form) {
+    if (!form) return;   // a viewer's queue has no forms
     var item = form.closest('li.held');
     if (!item || item.classList.contains('sending')) return;
     if (!form.reportValidity()) return;
