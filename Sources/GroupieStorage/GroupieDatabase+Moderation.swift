@@ -199,21 +199,45 @@ extension GroupieDatabase {
 extension GroupieDatabase {
     /// The history of every group of a venue still stored: when each started, and its photo,
     /// task and mission events in order. No names: what the numbers and the research export read.
-    public func venueHistories(venueId: String) async throws -> [VisitNumbers.History] {
+    /// Where a page of `venueHistories` ends: the start and id of its last group.
+    public struct HistoryCursor: Sendable, Equatable {
+        public var startedAt: Double
+        public var groupId: String
+
+        public init(after history: VisitNumbers.History) {
+            startedAt = history.startedAt.timeIntervalSince1970
+            groupId = history.groupId
+        }
+    }
+
+    /// At most `limit` groups of a venue in the order they started, after `after`, with their
+    /// histories: the research export reads them a page at a time.
+    public func venueHistories(venueId: String, after: HistoryCursor? = nil, limit: Int = Int.max) async throws -> [VisitNumbers.History] {
         try await writer.read { db in
             var histories: [String: VisitNumbers.History] = [:]
             var order: [String] = []
-            for row in try Row.fetchAll(db, sql: "SELECT id, created_at FROM play_group WHERE venue_id = ? ORDER BY created_at, id", arguments: [venueId]) {
+            let groups = try Row.fetchAll(db, sql: """
+                SELECT id, created_at FROM play_group
+                WHERE venue_id = ? AND (? IS NULL OR created_at > ? OR (created_at = ? AND id > ?))
+                ORDER BY created_at, id LIMIT ?
+                """, arguments: [venueId, after?.startedAt, after?.startedAt, after?.startedAt, after?.groupId, limit])
+            for row in groups {
                 let id: String = row[0]
                 histories[id] = VisitNumbers.History(groupId: id, startedAt: Date(timeIntervalSince1970: row[1]), events: [])
                 order.append(id)
             }
+            guard !order.isEmpty else { return [] }
+            // A page's groups by id (a bounded list), or every group of the venue.
+            let chosen = limit == Int.max && after == nil
+                ? "e.group_id IN (SELECT id FROM play_group WHERE venue_id = ?)"
+                : "e.group_id IN (\(order.map { _ in "?" }.joined(separator: ",")))"
+            let arguments: StatementArguments = limit == Int.max && after == nil ? [venueId] : StatementArguments(order)
             let events = try Row.fetchCursor(db, sql: """
                 SELECT e.group_id, e.type, json_extract(e.data, '$.missionId'), json_extract(e.data, '$.taskId'), e.created_at
-                FROM group_event e JOIN play_group g ON g.id = e.group_id
-                WHERE g.venue_id = ? AND e.type IN ('photo-added', 'task-done', 'mission-completed')
+                FROM group_event e
+                WHERE \(chosen) AND e.type IN ('photo-added', 'task-done', 'mission-completed')
                 ORDER BY e.group_id, e.seq
-                """, arguments: [venueId])
+                """, arguments: arguments)
             while let row = try events.next() {
                 guard let kind = GroupEventKind(rawValue: row[1]) else { continue }
                 histories[row[0]]?.events.append(.init(kind: kind, missionId: row[2], taskId: row[3], at: Date(timeIntervalSince1970: row[4])))

@@ -135,5 +135,17 @@ struct HardeningStorageTests {
         #expect(tally.tasks[.init(missionId: "m", taskId: "b")] == [250: 1, 0: 1])
         #expect(tally.photosPerGroup == [3: 1, 1: 1, 0: 1])
         #expect(tally.groupsStarted.values.reduce(0, +) == 3 && tally.missionsCompleted == [2_000_000: 1])
+
+        // The research export's pages, a group at a time, are the whole history in order.
+        var pages: [VisitNumbers.History] = []
+        var after: GroupieDatabase.HistoryCursor?
+        while let page = Optional(try await database.venueHistories(venueId: "v", after: after, limit: 1)), let last = page.last {
+            #expect(page.count == 1)
+            pages += page
+            after = .init(after: last)
+        }
+        let whole = try await database.venueHistories(venueId: "v")
+        #expect(pages.map(\.groupId) == ["g1", "g3", "g2"] && pages.map(\.groupId) == whole.map(\.groupId))
+        #expect(pages.map(\.events.count) == whole.map(\.events.count) && whole.map(\.events.count) == [6, 0, 2])
     }
 }

@@ -83,6 +83,11 @@ def staff_session(port, data):
     return {"Cookie": session}
 
 
+def peak_rss_mib(process):
+    with open(f"/proc/{process.pid}/status") as status:
+        return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmHWM:"))
+
+
 def timed(port, path, headers, runs):
     times = []
     for _ in range(runs):
@@ -149,11 +154,14 @@ def numbers():
         timed(port, page, session, 3)                                   # warm-up
         p50, p99 = timed(port, page, session, 30)
         csv50, csv99 = timed(port, f"/staff/venues/{VENUE}/numbers/missions.csv", session, 10)
+        before = peak_rss_mib(process)
         ref50, ref99 = timed(port, f"/staff/venues/{VENUE}/numbers/research.csv", session, 3)
+        after = peak_rss_mib(process)
         bare50, bare99 = timed(port, "/healthz", {}, 30)
         print(f"  numbers page over {GROUPS:,} groups:        p50 {p50:7.1f} ms  p99 {p99:7.1f} ms  (target < 200 ms)")
         print(f"  missions.csv, same tally:                p50 {csv50:7.1f} ms  p99 {csv99:7.1f} ms")
-        print(f"  reference, research.csv (every event):   p50 {ref50:7.1f} ms  p99 {ref99:7.1f} ms")
+        print(f"  reference, research.csv (every event):   p50 {ref50:7.1f} ms  p99 {ref99:7.1f} ms"
+              f"  (server peak RSS {before:.0f} -> {after:.0f} MiB)")
         print(f"  reference, GET /healthz:                 p50 {bare50:7.1f} ms  p99 {bare99:7.1f} ms")
     finally:
         process.terminate()

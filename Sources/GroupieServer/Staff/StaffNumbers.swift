@@ -2,6 +2,7 @@ import Foundation
 import GroupieContent
 import GroupieCore
 import GroupieStorage
+import HTTPTypes
 import Hummingbird
 
 /// The numbers page of a venue, its tables as CSV, and the anonymised research export.
@@ -39,23 +40,35 @@ struct StaffNumbersController {
         guard name.hasSuffix(".csv"), let table = Table(rawValue: String(name.dropLast(4))) else {
             throw Problem.notFound("not-found", "The numbers come as days.csv, missions.csv, tasks.csv and research.csv.")
         }
-        let rows: [[String]]
-        switch table {
-        case .research:
-            rows = Self.research(try await database.venueHistories(venueId: venue.id))
-        default:
-            rows = Self.rows(table, VisitNumbers(venue: venue, tally: try await database.visitTally(venueId: venue.id)))
+        let headers: HTTPFields = [
+            .contentType: "text/csv; charset=utf-8; header=present",
+            .contentDisposition: "attachment; filename=\"\(venue.id)-\(table.rawValue).csv\"",
+        ]
+        guard table == .research else {
+            let rows = Self.rows(table, VisitNumbers(venue: venue, tally: try await database.visitTally(venueId: venue.id)))
+            try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "numbers exported", subject: name, reason: nil))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: Self.csv(rows))))
         }
         try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "numbers exported", subject: name, reason: nil))
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: "text/csv; charset=utf-8; header=present",
-                .contentDisposition: "attachment; filename=\"\(venue.id)-\(table.rawValue).csv\"",
-            ],
-            body: .init(byteBuffer: ByteBuffer(string: Self.csv(rows)))
-        )
+        // Every event of every stored group: written a page of groups at a time, so that the
+        // export's memory does not grow with the venue's history.
+        let database = self.database, venueId = venue.id
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: Self.csv([Self.researchHeader])))
+            var after: GroupieDatabase.HistoryCursor?
+            while true {
+                let page = try await database.venueHistories(venueId: venueId, after: after, limit: Self.researchPageGroups)
+                guard let last = page.last else { break }
+                try await writer.write(ByteBuffer(string: Self.csv(Self.research(page))))
+                after = .init(after: last)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
     }
+
+    static let researchHeader = ["group", "event", "mission", "task", "at"]
+    static let researchPageGroups = 2_000
 
     static func rows(_ table: Table, _ numbers: VisitNumbers) -> [[String]] {
         func minutes(_ seconds: Double?) -> String { seconds.map { String(format: "%.1f", $0 / 60) } ?? "" }
@@ -77,7 +90,7 @@ struct StaffNumbersController {
     /// One line per group start, photo, task done and mission completed: group id, event,
     /// mission, task and time. No names, no photos, no player ids.
     static func research(_ histories: [VisitNumbers.History]) -> [[String]] {
-        var rows = [["group", "event", "mission", "task", "at"]]
+        var rows: [[String]] = []
         for history in histories {
             rows.append([history.groupId, "group-started", "", "", Timestamp.string(history.startedAt)])
             for event in history.events {
