@@ -197,8 +197,6 @@ extension GroupieDatabase {
 }
 
 extension GroupieDatabase {
-    /// The history of every group of a venue still stored: when each started, and its photo,
-    /// task and mission events in order. No names: what the numbers and the research export read.
     /// Where a page of `venueHistories` ends: the start and id of its last group.
     public struct HistoryCursor: Sendable, Equatable {
         public var startedAt: Double
@@ -210,32 +208,30 @@ extension GroupieDatabase {
         }
     }
 
-    /// At most `limit` groups of a venue in the order they started, after `after`, with their
-    /// histories: the research export reads them a page at a time.
+    /// The history of the groups of a venue still stored, in the order they started: when each
+    /// started, and its photo, task and mission events in order. No names: what the research
+    /// export reads, `limit` groups after `after` at a time (every group by default).
     public func venueHistories(venueId: String, after: HistoryCursor? = nil, limit: Int = Int.max) async throws -> [VisitNumbers.History] {
         try await writer.read { db in
             var histories: [String: VisitNumbers.History] = [:]
             var order: [String] = []
-            let groups = try Row.fetchAll(db, sql: """
+            // The page's groups: the same for both queries.
+            let page = """
                 SELECT id, created_at FROM play_group
                 WHERE venue_id = ? AND (? IS NULL OR created_at > ? OR (created_at = ? AND id > ?))
                 ORDER BY created_at, id LIMIT ?
-                """, arguments: [venueId, after?.startedAt, after?.startedAt, after?.startedAt, after?.groupId, limit])
-            for row in groups {
+                """
+            let arguments: StatementArguments = [venueId, after?.startedAt, after?.startedAt, after?.startedAt, after?.groupId, limit]
+            for row in try Row.fetchAll(db, sql: page, arguments: arguments) {
                 let id: String = row[0]
                 histories[id] = VisitNumbers.History(groupId: id, startedAt: Date(timeIntervalSince1970: row[1]), events: [])
                 order.append(id)
             }
             guard !order.isEmpty else { return [] }
-            // A page's groups by id (a bounded list), or every group of the venue.
-            let chosen = limit == Int.max && after == nil
-                ? "e.group_id IN (SELECT id FROM play_group WHERE venue_id = ?)"
-                : "e.group_id IN (\(order.map { _ in "?" }.joined(separator: ",")))"
-            let arguments: StatementArguments = limit == Int.max && after == nil ? [venueId] : StatementArguments(order)
             let events = try Row.fetchCursor(db, sql: """
                 SELECT e.group_id, e.type, json_extract(e.data, '$.missionId'), json_extract(e.data, '$.taskId'), e.created_at
                 FROM group_event e
-                WHERE \(chosen) AND e.type IN ('photo-added', 'task-done', 'mission-completed')
+                WHERE e.group_id IN (SELECT id FROM (\(page))) AND e.type IN ('photo-added', 'task-done', 'mission-completed')
                 ORDER BY e.group_id, e.seq
                 """, arguments: arguments)
             while let row = try events.next() {

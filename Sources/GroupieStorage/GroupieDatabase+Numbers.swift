@@ -33,16 +33,20 @@ extension GroupieDatabase {
         }
     }
 
+    /// Core's units, written into the SQL: quarter hours, and the value of "not completed".
+    private static let quarter = Int(VisitNumbers.Tally.quarterHour)
+    private static let notCompleted = VisitNumbers.Tally.notCompleted
+
     /// A `visit_mission` row's counts (`NEW`) added to the tally: its mission's histogram when
     /// the group started it, and the quarter hour of its completion.
     private static let missionCounted = """
             INSERT INTO visit_tally (venue_id, kind, mission_id, value, count)
                 SELECT NEW.venue_id, 'mission', NEW.mission_id,
-                       CASE WHEN NEW.completed_at IS NULL THEN -1 ELSE CAST(round(NEW.completed_at - NEW.started_at) AS INTEGER) END, 1
+                       CASE WHEN NEW.completed_at IS NULL THEN \(notCompleted) ELSE CAST(round(NEW.completed_at - NEW.started_at) AS INTEGER) END, 1
                 WHERE NEW.started_at IS NOT NULL
                 ON CONFLICT DO UPDATE SET count = count + 1;
             INSERT INTO visit_tally (venue_id, kind, value, count)
-                SELECT NEW.venue_id, 'completion', CAST(NEW.completed_at / 900 AS INTEGER), 1 WHERE NEW.completed_at IS NOT NULL
+                SELECT NEW.venue_id, 'completion', CAST(NEW.completed_at / \(quarter) AS INTEGER), 1 WHERE NEW.completed_at IS NOT NULL
                 ON CONFLICT DO UPDATE SET count = count + 1;
         """
 
@@ -50,10 +54,10 @@ extension GroupieDatabase {
     private static let missionUncounted = """
             UPDATE visit_tally SET count = count - 1
                 WHERE OLD.started_at IS NOT NULL AND venue_id = OLD.venue_id AND kind = 'mission' AND mission_id = OLD.mission_id AND task_id = ''
-                  AND value = CASE WHEN OLD.completed_at IS NULL THEN -1 ELSE CAST(round(OLD.completed_at - OLD.started_at) AS INTEGER) END;
+                  AND value = CASE WHEN OLD.completed_at IS NULL THEN \(notCompleted) ELSE CAST(round(OLD.completed_at - OLD.started_at) AS INTEGER) END;
             UPDATE visit_tally SET count = count - 1
                 WHERE OLD.completed_at IS NOT NULL AND venue_id = OLD.venue_id AND kind = 'completion' AND mission_id = '' AND task_id = ''
-                  AND value = CAST(OLD.completed_at / 900 AS INTEGER);
+                  AND value = CAST(OLD.completed_at / \(quarter) AS INTEGER);
         """
 
     /// The tables and triggers of migration v10, and the tally of what was stored before it.
@@ -75,19 +79,19 @@ extension GroupieDatabase {
             PRIMARY KEY (venue_id, kind, mission_id, task_id, value)
         ) WITHOUT ROWID;
         INSERT INTO visit_tally (venue_id, kind, value, count)
-            SELECT venue_id, 'group', CAST(created_at / 900 AS INTEGER), COUNT(*) FROM play_group GROUP BY 1, 3;
+            SELECT venue_id, 'group', CAST(created_at / \(quarter) AS INTEGER), COUNT(*) FROM play_group GROUP BY 1, 3;
         INSERT INTO visit_tally (venue_id, kind, value, count)
             SELECT venue_id, 'photos', photos_added, COUNT(*) FROM play_group GROUP BY 1, 3;
 
         CREATE TRIGGER tally_group_added AFTER INSERT ON play_group BEGIN
-            INSERT INTO visit_tally (venue_id, kind, value, count) VALUES (NEW.venue_id, 'group', CAST(NEW.created_at / 900 AS INTEGER), 1)
+            INSERT INTO visit_tally (venue_id, kind, value, count) VALUES (NEW.venue_id, 'group', CAST(NEW.created_at / \(quarter) AS INTEGER), 1)
                 ON CONFLICT DO UPDATE SET count = count + 1;
             INSERT INTO visit_tally (venue_id, kind, value, count) VALUES (NEW.venue_id, 'photos', NEW.photos_added, 1)
                 ON CONFLICT DO UPDATE SET count = count + 1;
         END;
         CREATE TRIGGER tally_group_gone AFTER DELETE ON play_group BEGIN
             UPDATE visit_tally SET count = count - 1
-                WHERE venue_id = OLD.venue_id AND kind = 'group' AND mission_id = '' AND task_id = '' AND value = CAST(OLD.created_at / 900 AS INTEGER);
+                WHERE venue_id = OLD.venue_id AND kind = 'group' AND mission_id = '' AND task_id = '' AND value = CAST(OLD.created_at / \(quarter) AS INTEGER);
             UPDATE visit_tally SET count = count - 1
                 WHERE venue_id = OLD.venue_id AND kind = 'photos' AND mission_id = '' AND task_id = '' AND value = OLD.photos_added;
         END;
@@ -148,7 +152,7 @@ extension GroupieDatabase {
                 OR MIN(CASE WHEN e.type = 'mission-completed' THEN e.created_at END) IS NOT NULL;
         INSERT INTO visit_task (group_id, venue_id, mission_id, task_id, seconds)
             SELECT d.group_id, d.venue_id, d.mission_id, d.task_id,
-                   CASE WHEN m.started_at IS NOT NULL AND m.started_at <= d.done_at THEN CAST(round(d.done_at - m.started_at) AS INTEGER) ELSE -1 END
+                   CASE WHEN m.started_at IS NOT NULL AND m.started_at <= d.done_at THEN CAST(round(d.done_at - m.started_at) AS INTEGER) ELSE \(notCompleted) END
             FROM (SELECT e.group_id, g.venue_id, json_extract(e.data, '$.missionId') AS mission_id,
                          json_extract(e.data, '$.taskId') AS task_id, MIN(e.created_at) AS done_at
                   FROM group_event e JOIN play_group g ON g.id = e.group_id
@@ -169,7 +173,7 @@ extension GroupieDatabase {
                 SELECT NEW.group_id, g.venue_id, json_extract(NEW.data, '$.missionId'), json_extract(NEW.data, '$.taskId'),
                        COALESCE((SELECT CAST(round(NEW.created_at - m.started_at) AS INTEGER) FROM visit_mission m
                                  WHERE m.group_id = NEW.group_id AND m.mission_id = json_extract(NEW.data, '$.missionId')
-                                   AND m.started_at IS NOT NULL), -1)
+                                   AND m.started_at IS NOT NULL), \(notCompleted))
                 FROM play_group g
                 WHERE g.id = NEW.group_id AND json_extract(NEW.data, '$.missionId') IS NOT NULL AND json_extract(NEW.data, '$.taskId') IS NOT NULL;
         END;

@@ -10,6 +10,18 @@ struct HardeningStorageTests {
         FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString).sqlite").path
     }
 
+    /// A database written by an older Groupie: migrated up to `migration`, given `seed`, then
+    /// opened as the server opens it (which runs the migrations after it).
+    static func upgraded(from migration: String, _ seed: @escaping @Sendable (Database) throws -> Void) async throws -> GroupieDatabase {
+        let path = Self.path()
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try GroupieDatabase.migrator.migrate(queue, upTo: migration)
+            try await queue.write(seed)
+        }
+        return try GroupieDatabase.open(atPath: path)
+    }
+
     @Test("The writer really runs with synchronous=FULL, read back from the writer connection itself")
     func writerIsFull() async throws {
         let database = try GroupieDatabase.open(atPath: Self.path())
@@ -32,26 +44,20 @@ struct HardeningStorageTests {
 
     @Test("Names stored before the byte and mark bounds are shortened by a migration, with their copies in events")
     func migrationShortensNames() async throws {
-        let path = Self.path()
         let huge = "a" + String(repeating: "\u{0301}", count: 32_761)
         let long = String(repeating: "👨‍👩‍👧‍👦", count: 30)
-        do {
-            let queue = try DatabaseQueue(path: path)
-            try GroupieDatabase.migrator.migrate(queue, upTo: "v5 photo focus")
-            try await queue.write { db in
-                for (id, name) in [("p1", huge), ("p2", long), ("p3", "Ada")] {
-                    try db.execute(sql: "INSERT INTO player (id, name, token_hash, created_at) VALUES (?, ?, ?, 0)", arguments: [id, name, Data(id.utf8)])
-                }
-                try db.execute(sql: "INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until) VALUES ('g1', 'v', ?, 'ABCDEF', 'p3', 0, 1)", arguments: [huge])
-                for player in ["p1", "p2", "p3"] {
-                    try db.execute(sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES ('g1', ?, 0)", arguments: [player])
-                }
-                let event = String(decoding: try JSONSerialization.data(withJSONObject: ["playerId": "p1", "name": huge]), as: UTF8.self)
-                try db.execute(sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES ('g1', 1, 'member-joined', ?, 0)", arguments: [event])
-                try db.execute(sql: "INSERT INTO photo (id, group_id, photographer_id, blob, format, width, height, created_at, idempotency_key) VALUES ('f1', 'g1', 'p1', 'b', 'jpeg', 1, 1, 0, 'key-1')")
+        let database = try await Self.upgraded(from: "v5 photo focus") { db in
+            for (id, name) in [("p1", huge), ("p2", long), ("p3", "Ada")] {
+                try db.execute(sql: "INSERT INTO player (id, name, token_hash, created_at) VALUES (?, ?, ?, 0)", arguments: [id, name, Data(id.utf8)])
             }
+            try db.execute(sql: "INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until) VALUES ('g1', 'v', ?, 'ABCDEF', 'p3', 0, 1)", arguments: [huge])
+            for player in ["p1", "p2", "p3"] {
+                try db.execute(sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES ('g1', ?, 0)", arguments: [player])
+            }
+            let event = String(decoding: try JSONSerialization.data(withJSONObject: ["playerId": "p1", "name": huge]), as: UTF8.self)
+            try db.execute(sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES ('g1', 1, 'member-joined', ?, 0)", arguments: [event])
+            try db.execute(sql: "INSERT INTO photo (id, group_id, photographer_id, blob, format, width, height, created_at, idempotency_key) VALUES ('f1', 'g1', 'p1', 'b', 'jpeg', 1, 1, 0, 'key-1')")
         }
-        let database = try GroupieDatabase.open(atPath: path)
         let p1 = try #require(try await database.player(id: "p1"))
         let p2 = try #require(try await database.player(id: "p2"))
         #expect(try DisplayName.validated(p1.name).get() == p1.name)
@@ -71,24 +77,19 @@ struct HardeningStorageTests {
 
     @Test("Groups playing across the upgrade keep the chosen photos they saw: the latest of a task with several, unless picked")
     func migrationKeepsChosenPhotos() async throws {
-        let path = Self.path()
-        do {
-            let queue = try DatabaseQueue(path: path)
-            try GroupieDatabase.migrator.migrate(queue, upTo: "v6 bounded names, upload keys per group")
-            try await queue.write { db in
-                try db.execute(sql: "INSERT INTO player (id, name, token_hash, created_at) VALUES ('p1', 'Ada', x'01', 0)")
-                try db.execute(sql: "INSERT INTO play_group (id, venue_id, join_code, creator_id, created_at, joinable_until) VALUES ('g1', 'v', 'ABCDEF', 'p1', 0, 1)")
-                // Task a/1: three photos, no pick. Task a/2: one photo. Task b/1: two photos, the first picked.
-                for (id, mission, task, time) in [("x1", "a", "1", 1), ("x2", "a", "1", 3), ("x3", "a", "1", 2), ("y1", "a", "2", 1), ("z1", "b", "1", 1), ("z2", "b", "1", 2)] {
-                    try db.execute(
-                        sql: "INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at) VALUES (?, 'g1', 'p1', ?, ?, ?, 'jpeg', 1, 1, ?)",
-                        arguments: [id, mission, task, "b" + id, time]
-                    )
-                }
-                try db.execute(sql: "INSERT INTO task_choice (group_id, mission_id, task_id, photo_id) VALUES ('g1', 'b', '1', 'z1')")
+        let database = try await Self.upgraded(from: "v6 bounded names, upload keys per group") { db in
+            try db.execute(sql: "INSERT INTO player (id, name, token_hash, created_at) VALUES ('p1', 'Ada', x'01', 0)")
+            try db.execute(sql: "INSERT INTO play_group (id, venue_id, join_code, creator_id, created_at, joinable_until) VALUES ('g1', 'v', 'ABCDEF', 'p1', 0, 1)")
+            // Task a/1: three photos, no pick. Task a/2: one photo. Task b/1: two photos, the first picked.
+            for (id, mission, task, time) in [("x1", "a", "1", 1), ("x2", "a", "1", 3), ("x3", "a", "1", 2), ("y1", "a", "2", 1), ("z1", "b", "1", 1), ("z2", "b", "1", 2)] {
+                try db.execute(
+                    sql: "INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at) VALUES (?, 'g1', 'p1', ?, ?, ?, 'jpeg', 1, 1, ?)",
+                    arguments: [id, mission, task, "b" + id, time]
+                )
             }
+            try db.execute(sql: "INSERT INTO task_choice (group_id, mission_id, task_id, photo_id) VALUES ('g1', 'b', '1', 'z1')")
         }
-        let photos = try await GroupieDatabase.open(atPath: path).taskPhotos(groupId: "g1")
+        let photos = try await database.taskPhotos(groupId: "g1")
         #expect(photos.chosen[.init(missionId: "a", taskId: "1")]?.id == "x2", "the latest of three, as before the upgrade")
         #expect(photos.chosen[.init(missionId: "a", taskId: "2")]?.id == "y1")
         #expect(photos.chosen[.init(missionId: "b", taskId: "1")]?.id == "z1", "a member's pick stays")
@@ -97,38 +98,32 @@ struct HardeningStorageTests {
 
     @Test("The numbers of groups stored before the upgrade are tallied by the migration, as their events say")
     func migrationTalliesVisits() async throws {
-        let path = Self.path()
-        do {
-            let queue = try DatabaseQueue(path: path)
-            try GroupieDatabase.migrator.migrate(queue, upTo: "v9 photos held for review")
-            try await queue.write { db in
-                try db.execute(sql: "INSERT INTO player (id, name, token_hash, created_at) VALUES ('p1', 'Ada', x'01', 0)")
-                for (group, created) in [("g1", 1_800_000_000.0), ("g2", 1_800_090_000.0), ("g3", 1_800_000_100.0)] {
-                    try db.execute(
-                        sql: "INSERT INTO play_group (id, venue_id, join_code, creator_id, created_at, joinable_until) VALUES (?, 'v', ?, 'p1', ?, ?)",
-                        arguments: [group, "CODE" + group, created, created + 3600]
-                    )
-                }
-                // g1 completes mission m (two tasks) in 250 s, with a free photo; g2 starts it and stops; g3 plays nothing.
-                let events: [(String, String, String, Double)] = [
-                    ("g1", "photo-added", #"{"missionId":"m","taskId":"a","photoId":"x1"}"#, 1_800_000_010),
-                    ("g1", "task-done", #"{"missionId":"m","taskId":"a"}"#, 1_800_000_010),
-                    ("g1", "photo-added", #"{"photoId":"x2"}"#, 1_800_000_100),
-                    ("g1", "photo-added", #"{"missionId":"m","taskId":"b","photoId":"x3"}"#, 1_800_000_260),
-                    ("g1", "task-done", #"{"missionId":"m","taskId":"b"}"#, 1_800_000_260),
-                    ("g1", "mission-completed", #"{"missionId":"m"}"#, 1_800_000_260),
-                    ("g2", "photo-added", #"{"missionId":"m","taskId":"b","photoId":"y1"}"#, 1_800_090_050),
-                    ("g2", "task-done", #"{"missionId":"m","taskId":"b"}"#, 1_800_090_050),
-                ]
-                for (seq, event) in events.enumerated() {
-                    try db.execute(
-                        sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)",
-                        arguments: [event.0, seq + 1, event.1, event.2, event.3]
-                    )
-                }
+        let database = try await Self.upgraded(from: "v9 photos held for review") { db in
+            try db.execute(sql: "INSERT INTO player (id, name, token_hash, created_at) VALUES ('p1', 'Ada', x'01', 0)")
+            for (group, created) in [("g1", 1_800_000_000.0), ("g2", 1_800_090_000.0), ("g3", 1_800_000_100.0)] {
+                try db.execute(
+                    sql: "INSERT INTO play_group (id, venue_id, join_code, creator_id, created_at, joinable_until) VALUES (?, 'v', ?, 'p1', ?, ?)",
+                    arguments: [group, "CODE" + group, created, created + 3600]
+                )
+            }
+            // g1 completes mission m (two tasks) in 250 s, with a free photo; g2 starts it and stops; g3 plays nothing.
+            let events: [(String, String, String, Double)] = [
+                ("g1", "photo-added", #"{"missionId":"m","taskId":"a","photoId":"x1"}"#, 1_800_000_010),
+                ("g1", "task-done", #"{"missionId":"m","taskId":"a"}"#, 1_800_000_010),
+                ("g1", "photo-added", #"{"photoId":"x2"}"#, 1_800_000_100),
+                ("g1", "photo-added", #"{"missionId":"m","taskId":"b","photoId":"x3"}"#, 1_800_000_260),
+                ("g1", "task-done", #"{"missionId":"m","taskId":"b"}"#, 1_800_000_260),
+                ("g1", "mission-completed", #"{"missionId":"m"}"#, 1_800_000_260),
+                ("g2", "photo-added", #"{"missionId":"m","taskId":"b","photoId":"y1"}"#, 1_800_090_050),
+                ("g2", "task-done", #"{"missionId":"m","taskId":"b"}"#, 1_800_090_050),
+            ]
+            for (seq, event) in events.enumerated() {
+                try db.execute(
+                    sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [event.0, seq + 1, event.1, event.2, event.3]
+                )
             }
         }
-        let database = try GroupieDatabase.open(atPath: path)
         let tally = try await database.visitTally(venueId: "v")
         #expect(tally == VisitNumbers.Tally(histories: try await database.venueHistories(venueId: "v")))
         #expect(tally.missions["m"] == [250: 1, -1: 1])

@@ -224,14 +224,13 @@ struct VenueDays {
     /// Counts per quarter hour as counts per local day (`YYYY-MM-DD`).
     func perDay(_ quarters: [Int: Int]) -> [String: Int] {
         var days: [Int: Int] = [:]
-        var offset = 0.0
-        var validFrom = Double.infinity, validUntil = -Double.infinity
+        // In ascending order, so that each offset holds until the zone's next transition.
+        var offset = 0.0, validUntil = -Double.infinity
         for (quarter, count) in quarters.sorted(by: { $0.key < $1.key }) where count > 0 {
             let seconds = Double(quarter) * VisitNumbers.Tally.quarterHour
-            if seconds < validFrom || seconds >= validUntil {
+            if seconds >= validUntil {
                 let date = Date(timeIntervalSince1970: seconds)
                 offset = Double(timeZone.secondsFromGMT(for: date))
-                validFrom = seconds
                 validUntil = timeZone.nextDaylightSavingTimeTransition(after: date)?.timeIntervalSince1970 ?? .infinity
             }
             days[Int(((seconds + offset) / 86_400).rounded(.down)), default: 0] += count

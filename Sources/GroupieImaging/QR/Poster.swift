@@ -25,6 +25,11 @@ public struct Poster: Sendable {
 
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var description: String
+
+        /// The message the shim wrote into `error`, up to its NUL.
+        init(shimError error: [CChar]) {
+            description = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
     }
 
     public var title: String
@@ -75,7 +80,7 @@ public struct Poster: Sendable {
             }
         }
         guard status == 0 else {
-            throw Failure(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw Failure(shimError: error)
         }
     }
 

@@ -13,7 +13,7 @@ public enum SamplePhoto {
             Int32(clamping: width), Int32(clamping: height), rgb.0, rgb.1, rgb.2, label, language, path, &error, error.count
         )
         guard status == 0 else {
-            throw Poster.Failure(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw Poster.Failure(shimError: error)
         }
     }
 }

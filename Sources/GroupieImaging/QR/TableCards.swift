@@ -60,7 +60,7 @@ public struct TableCards: Sendable {
             return groupie_cards_render(&sheet, path, &error, error.count)
         }
         guard status == 0 else {
-            throw Poster.Failure(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw Poster.Failure(shimError: error)
         }
     }
 }

@@ -35,8 +35,8 @@ struct StaffController {
         signedIn.get("groups/{groupId}", use: group)
         signedIn.post("groups/{groupId}/close", use: close)
         signedIn.get("venues/{venueId}/review", use: review)
-        signedIn.get("photos/{photoId}/thumb", use: thumb)
-        signedIn.get("photos/{photoId}/display", use: thumb)
+        signedIn.get("photos/{photoId}/thumb") { try await photoImage($0, context: $1, variant: .thumb) }
+        signedIn.get("photos/{photoId}/display") { try await photoImage($0, context: $1, variant: .display) }
         signedIn.post("photos/{photoId}/hide", use: hide)
         signedIn.post("photos/{photoId}/restore", use: restore)
         signedIn.post("photos/{photoId}/delete", use: delete)
@@ -165,13 +165,13 @@ struct StaffController {
         return StaffPages.audit(try await database.auditLog(venueIds: venues, staffEmail: session.member.email, limit: 500), session: session)
     }
 
-    /// A photo's thumbnail, or its display size (`/display`, for the review queue).
-    func thumb(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+    /// A photo's thumbnail, or its display size (for the review queue).
+    func photoImage(_ request: Request, context: GroupieRequestContext, variant: PhotoVariant) async throws -> Response {
         let session = try context.staff
         guard let found = try await database.moderatedPhoto(id: try context.parameters.require("photoId")),
             session.member.may(.view, at: found.venueId)
         else { throw Self.photoNotFound }
-        let bytes = try await files.bytes(of: found.photo, request.uri.path.hasSuffix("/display") ? .display : .thumb)
+        let bytes = try await files.bytes(of: found.photo, variant)
         return Response(
             status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "private, no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes))

@@ -44,12 +44,11 @@ struct StaffNumbersController {
             .contentType: "text/csv; charset=utf-8; header=present",
             .contentDisposition: "attachment; filename=\"\(venue.id)-\(table.rawValue).csv\"",
         ]
+        try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "numbers exported", subject: name, reason: nil))
         guard table == .research else {
             let rows = Self.rows(table, VisitNumbers(venue: venue, tally: try await database.visitTally(venueId: venue.id)))
-            try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "numbers exported", subject: name, reason: nil))
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: Self.csv(rows))))
         }
-        try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "numbers exported", subject: name, reason: nil))
         // Every event of every stored group: written a page of groups at a time, so that the
         // export's memory does not grow with the venue's history.
         let database = self.database, venueId = venue.id

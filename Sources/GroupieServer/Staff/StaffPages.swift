@@ -99,9 +99,7 @@ enum StaffPages {
             title: name(venue), session: session,
             """
             \(venue.review == .beforeSharing || waiting > 0 ? """
-            <p class="card"><a href="/staff/venues/\(escape(venue.id))/review">Review queue</a>: \
-            \(waiting == 0 ? "no photo waits" : "\(waiting) photo\(waiting == 1 ? "" : "s") wait\(waiting == 1 ? "s" : "")") \
-            for review before the groups see \(waiting == 1 ? "it" : "them").</p>
+            <p class="card"><a href="/staff/venues/\(escape(venue.id))/review">Review queue</a>: \(waitingForReview(waiting))</p>
             """ : "")
             <p><a href="/staff/venues/\(escape(venue.id))/numbers">Numbers: missions completed and abandoned</a>\
             \(session.member.may(.editMissions, at: venue.id) ? " · <a href=\"/staff/venues/\(escape(venue.id))/missions\">Mission file and previews</a>" : "")</p>
@@ -187,6 +185,16 @@ enum StaffPages {
             """)
     }
 
+    /// "No photo waits for review.", "1 photo waits for review.", "3 photos wait for review."
+    /// (review.js says the same as it counts down).
+    static func waitingForReview(_ count: Int) -> String {
+        switch count {
+        case 0: "No photo waits for review."
+        case 1: "1 photo waits for review."
+        default: "\(count) photos wait for review."
+        }
+    }
+
     /// The review queue: the oldest waiting photo first, each with its share and hide forms.
     /// `review.js` adds the keys (S share, H hide, J and K or the arrows to move) and sends the
     /// forms without leaving the page; without it, each form comes back here.
@@ -217,7 +225,8 @@ enum StaffPages {
         return page(title: "Review queue · \(name(venue))", session: session, """
             <p><a href="/staff/venues/\(escape(venue.id))">\(escape(name(venue)))</a></p>
             <p>\(setting)</p>
-            <p id="queue-count" role="status" data-total="\(total)">\(total == 0 ? "No photo waits for review." : "\(total) photo\(total == 1 ? "" : "s") wait\(total == 1 ? "s" : "") for review\(total > photos.count ? "; the oldest \(photos.count) are here" : "").")</p>
+            <p id="queue-count" role="status" data-total="\(total)">\(waitingForReview(total))\
+            \(total > photos.count ? " The oldest \(photos.count) are here." : "")</p>
             \(mayModerate && !photos.isEmpty ? "<p class=\"muted\" id=\"queue-keys\">Keys: <kbd>S</kbd> share · <kbd>H</kbd> keep hidden · <kbd>J</kbd>/<kbd>↓</kbd> next · <kbd>K</kbd>/<kbd>↑</kbd> previous.</p>" : "")
             <ol class="queue" id="queue">\(items)</ol>
             <p><a href="/staff/venues/\(escape(venue.id))/review">Look for new photos</a></p>
