@@ -38,9 +38,9 @@ extension GroupieDatabase {
     /// Records a photo whose files are already stored, with the events `PhotoRules` says it causes
     /// at `venue`. With an idempotency key the photographer used in this group within a day, for
     /// the same task, the first photo comes back and nothing is added (`created` is false); the
-    /// same key for another task throws `PhotoError.keyReused`.
-    /// Stores a member's new photo. At a venue that reviews photos before sharing, the photo is
-    /// held: stored, but out of the album, the progress and the events until staff share it.
+    /// same key for another task throws `PhotoError.keyReused`. At a venue that reviews photos
+    /// before sharing, the photo is `held`: stored, but out of the album, the progress and the
+    /// events until staff share it.
     public func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> (photo: Photo, created: Bool, held: Bool, events: [GroupEvent]) {
         try await writer.write { db in
             if let key = new.idempotencyKey,
@@ -152,6 +152,13 @@ extension GroupieDatabase {
     /// the photo is not of the actor's group.
     public func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
         try await writer.write { db in
+            // A photo held for review: only its photographer knows of it, and may take it back.
+            if try Self.photo(db, id: id) == nil, let held = try Self.heldPhoto(db, id: id), held.photographerId == actorId,
+                try Self.activeGroupId(db, playerId: actorId) == held.groupId
+            {
+                try db.execute(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
+                return (held, try !Self.isBlobUsed(db, held.blob), [])
+            }
             guard let photo = try Self.photo(db, id: id), try Self.activeGroupId(db, playerId: actorId) == photo.groupId else {
                 throw MembershipError.groupNotFound
             }

@@ -372,6 +372,14 @@ struct StaffConsoleTests {
 
             let (_, audit) = try await browser.page(client, "/staff/audit")
             #expect(audit.contains("photo shared after review") && audit.contains("photo not shared after review"))
+
+            // A photographer may take back a photo still waiting; the group's creator cannot see it to.
+            let (_, third) = try await PhotoRouteTests.upload(client, other, as: bo, group: group.id)
+            let thirdId = try #require((third["photo"] as? [String: Any])?["id"] as? String)
+            #expect(try await client.send(.delete, "/api/v1/photos/\(thirdId)", headers: ada.auth).0.status == .notFound)
+            #expect(try await client.send(.delete, "/api/v1/photos/\(thirdId)", headers: bo.auth).0.status == .noContent)
+            #expect(try await album(bo) == ([photoId], []))
+            #expect(try await browser.page(client, "/staff/photos/\(thirdId)/thumb").0 == .notFound, "gone for staff too")
         }
     }
 
