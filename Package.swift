@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(name: "GroupieCore"),
@@ -54,6 +55,8 @@ let package = Package(
             dependencies: [
                 "GroupieCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -87,6 +90,7 @@ let package = Package(
                 "GroupieContent",
                 "GroupieCore",
                 "GroupieImaging",
+                "GroupieStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -96,7 +100,10 @@ let package = Package(
             name: "GroupieCoreTests",
             dependencies: ["GroupieCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "GroupieStorageTests", dependencies: ["GroupieStorage", "GroupieCore"]),
+        .testTarget(
+            name: "GroupieStorageTests",
+            dependencies: ["GroupieStorage", "GroupieCore", "GroupieTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")]
+        ),
         .target(name: "GroupieTestSupport", path: "Tests/GroupieTestSupport"),
         .testTarget(name: "GroupieImagingTests", dependencies: ["GroupieImaging", "GroupieTestSupport"]),
         .testTarget(

@@ -72,15 +72,6 @@ extension GroupieDatabase {
 }
 
 extension GroupieDatabase {
-    /// What a group's collages are made from: the group, its chosen photos, the language its
-    /// creator plays in, and the collages made so far.
-    public struct CollageSubject: Sendable {
-        public var group: Group
-        public var taskPhotos: TaskPhotos
-        public var creatorLanguage: String?
-        public var collages: [CollageRecord]
-    }
-
     public func collageSubject(groupId: String) async throws -> CollageSubject? {
         try await writer.read { db in
             guard let group = try Self.group(db, where: "id = ?", groupId) else { return nil }

@@ -104,21 +104,6 @@ extension GroupieDatabase {
         }
     }
 
-    /// A player's membership of a group, with the sequence number of the group's latest event:
-    /// every change of what a member sees of the group is announced by an event, so it names
-    /// the version of the group.
-    public struct Membership: Sendable {
-        public var group: Group
-        public var version: Int
-    }
-
-    /// What a member sees of a group beyond the group itself.
-    public struct GroupContents: Sendable {
-        public var members: [Member]
-        public var taskPhotos: TaskPhotos
-        public var collages: [CollageRecord]
-    }
-
     /// The group and its version, when `playerId` is a member; nil otherwise, so that a
     /// stranger cannot tell a group that exists from one that does not. One read: every
     /// request of a member to its group asks this first.

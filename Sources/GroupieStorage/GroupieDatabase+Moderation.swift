@@ -4,23 +4,6 @@ import GroupieCore
 
 /// What the venue's staff see of groups and do to them.
 extension GroupieDatabase {
-    /// A group as staff see it: members, every photo (hidden ones too) and progress.
-    public struct StaffGroupView: Sendable {
-        public var group: Group
-        public var members: [Member]
-        public var taskPhotos: TaskPhotos
-        /// Photos of the group, newest first.
-        public var photos: [Photo]
-        /// Photos staff hid, and photos held for review (`held`, with no reason yet), newest first.
-        public var hidden: [(photo: Photo, reason: String, at: Date, held: Bool)]
-    }
-
-    /// A photo hidden by staff: the row moves out of `photo`, so that no visitor route can serve it.
-    public enum ModerationError: Error, Sendable, Equatable {
-        case photoNotFound
-        case groupNotFound
-    }
-
     /// Groups of a venue with members now, newest first, at most `limit`.
     public func playingGroups(venueId: String, limit: Int) async throws -> [Group] {
         try await writer.read { db in
@@ -197,21 +180,10 @@ extension GroupieDatabase {
 }
 
 extension GroupieDatabase {
-    /// Where a page of `venueHistories` ends: the start and id of its last group.
-    public struct HistoryCursor: Sendable, Equatable {
-        public var startedAt: Double
-        public var groupId: String
-
-        public init(after history: VisitNumbers.History) {
-            startedAt = history.startedAt.timeIntervalSince1970
-            groupId = history.groupId
-        }
-    }
-
     /// The history of the groups of a venue still stored, in the order they started: when each
     /// started, and its photo, task and mission events in order. No names: what the research
     /// export reads, `limit` groups after `after` at a time (every group by default).
-    public func venueHistories(venueId: String, after: HistoryCursor? = nil, limit: Int = Int.max) async throws -> [VisitNumbers.History] {
+    public func venueHistories(venueId: String, after: HistoryCursor?, limit: Int) async throws -> [VisitNumbers.History] {
         try await writer.read { db in
             var histories: [String: VisitNumbers.History] = [:]
             var order: [String] = []

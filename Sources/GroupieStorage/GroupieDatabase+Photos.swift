@@ -3,38 +3,6 @@ import GRDB
 import GroupieCore
 
 extension GroupieDatabase {
-    public struct NewPhoto: Sendable {
-        public var groupId: String
-        public var photographerId: String
-        public var missionId: String?
-        public var taskId: String?
-        public var blob: String
-        public var format: String
-        public var width: Int
-        public var height: Int
-        public var idempotencyKey: String?
-        public var focus: Focus?
-        /// Whether the photographer makes it the task's chosen photo in place of the one before.
-        public var choose: Bool
-
-        public init(groupId: String, photographerId: String, missionId: String?, taskId: String?, blob: String, format: String, width: Int, height: Int, idempotencyKey: String?, focus: Focus? = nil, choose: Bool = false) {
-            self.groupId = groupId
-            self.photographerId = photographerId
-            self.missionId = missionId
-            self.taskId = taskId
-            self.blob = blob
-            self.format = format
-            self.width = width
-            self.height = height
-            self.idempotencyKey = idempotencyKey
-            self.focus = focus
-            self.choose = choose
-        }
-    }
-
-    /// How long an idempotency key answers for the photo it first made.
-    public static let idempotencyKeyLifetime: TimeInterval = 24 * 3600
-
     /// Records a photo whose files are already stored, with the events `PhotoRules` says it causes
     /// at `venue`. With an idempotency key the photographer used in this group within a day, for
     /// the same task, the first photo comes back and nothing is added (`created` is false); the

@@ -43,14 +43,6 @@ extension GroupieDatabase {
         }
     }
 
-    /// What an erasure leaves for the caller to do outside the database.
-    public struct Erasure: Sendable, Equatable {
-        /// Blobs no photo uses any more, whose files the caller removes.
-        public var unusedBlobs: [String]
-        /// Groups that lost photos, whose collages must be made again or withdrawn.
-        public var groupsWithPhotos: [String]
-    }
-
     /// Erases the player and every trace of them: their memberships and photos go with them,
     /// their name is blanked in every stored event of every group, and groups they created
     /// pass to their longest-standing member.

@@ -4,30 +4,6 @@ import GroupieCore
 
 /// Staff accounts, their sessions and the audit log of what they did.
 extension GroupieDatabase {
-    public enum StaffError: Error, Sendable, Equatable {
-        case emailTaken
-        case unknownStaff
-    }
-
-    /// One line of the audit log.
-    public struct AuditEntry: Sendable, Equatable {
-        public var at: Date
-        public var staffEmail: String
-        public var venueId: String?
-        public var action: String
-        public var subject: String?
-        public var reason: String?
-
-        public init(at: Date, staffEmail: String, venueId: String?, action: String, subject: String?, reason: String?) {
-            self.at = at
-            self.staffEmail = staffEmail
-            self.venueId = venueId
-            self.action = action
-            self.subject = subject
-            self.reason = reason
-        }
-    }
-
     /// Adds a member of staff with a password hash made by the caller.
     public func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date) async throws -> StaffMember {
         try await writer.write { db in

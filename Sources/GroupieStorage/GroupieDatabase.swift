@@ -4,8 +4,10 @@ import GroupieCore
 
 /// The game's state in SQLite. Every statement lives behind a method named for what it means,
 /// so that another backend can come later behind the same methods.
-public struct GroupieDatabase: Sendable {
+public struct GroupieDatabase: GroupieStore {
     let writer: any DatabaseWriter
+    /// Rate-limit state: one process writes the file, so memory is where it is shared.
+    let failureLog = FailureLog()
 
     /// Opens (or creates) the database file in WAL mode with `synchronous=FULL` on every
     /// connection (GRDB's pool would set its writer to NORMAL, which in WAL mode may lose the
@@ -45,7 +47,23 @@ public struct GroupieDatabase: Sendable {
         try Self.migrator.migrate(writer)
     }
 
-    /// Whether the database answers; what `/healthz` asks.
+    public var backend: String { "sqlite" }
+
+    /// One process writes the file: every job is exclusive already.
+    public func exclusively<T: Sendable>(_ name: String, _ body: @Sendable () async throws -> T) async throws -> T? {
+        try await body()
+    }
+
+    public func eventAnnouncements() -> AsyncStream<EventAnnouncement>? { nil }
+
+    public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
+        failureLog.failures(of: key, within: window, now: now)
+    }
+
+    public func recordFailure(of key: String, now: Date, window: TimeInterval) async throws {
+        failureLog.record(key, now: now, window: window)
+    }
+
     public func isReachable() async -> Bool {
         (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
     }
@@ -313,25 +331,9 @@ public struct GroupieDatabase: Sendable {
 }
 
 extension GroupieDatabase {
-    public struct Counts: Sendable, Equatable {
-        public var players: Int
-        public var groups: Int
-        public var memberships: Int
-        public var photos: Int
-
-        public init(players: Int, groups: Int, memberships: Int, photos: Int = 0) {
-            self.players = players
-            self.groups = groups
-            self.memberships = memberships
-            self.photos = photos
-        }
-    }
-
-    /// How many rows of each kind there are: for metrics, and for tests that check that a
-    /// refused request changed nothing.
-    public func counts() async throws -> Counts {
+    public func counts() async throws -> RowCounts {
         try await writer.read { db in
-            Counts(
+            RowCounts(
                 players: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player") ?? 0,
                 groups: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM play_group") ?? 0,
                 memberships: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM membership") ?? 0,

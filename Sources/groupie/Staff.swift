@@ -3,23 +3,12 @@ import Foundation
 import GroupieCore
 import GroupieServer
 
-/// `groupie staff`: the accounts of the venues' staff, on the data folder of `serve`.
+/// `groupie staff`: the accounts of the venues' staff, in the database of `serve`.
 struct Staff: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Add, list and remove the accounts of the staff console (/staff).",
         subcommands: [Add.self, List.self, Remove.self, ResetPassword.self]
     )
-
-    struct DataOption: ParsableArguments {
-        @Option(name: .customLong("data"), help: "The data folder of 'groupie serve' (default: GROUPIE_DATA, else ./data).")
-        var data: String?
-
-        func accounts() throws -> StaffAccounts {
-            let folder = data ?? ProcessInfo.processInfo.environment["GROUPIE_DATA"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? ServerConfiguration().dataDirectory
-            return try StaffAccounts(dataDirectory: folder)
-        }
-    }
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -31,10 +20,10 @@ struct Staff: AsyncParsableCommand {
         var venue: [String] = []
         @Option(help: "viewer, moderator, editor or admin (every venue).")
         var role: StaffRole
-        @OptionGroup var options: DataOption
+        @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            let accounts = try options.accounts()
+            let accounts = try await options.accounts()
             let password = try Password.read(confirm: true)
             do throws(StaffAccounts.Failure) {
                 let member = try await accounts.add(email: email, password: password, role: role, venueIds: Set(venue))
@@ -47,7 +36,7 @@ struct Staff: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the members of staff, their roles and venues.")
-        @OptionGroup var options: DataOption
+        @OptionGroup var options: StoreOptions
 
         func run() async throws {
             for member in try await options.accounts().list() {
@@ -59,10 +48,10 @@ struct Staff: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a member of staff and end their sessions.")
         @Argument var email: String
-        @OptionGroup var options: DataOption
+        @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            let accounts = try options.accounts()
+            let accounts = try await options.accounts()
             do throws(StaffAccounts.Failure) {
                 try await accounts.remove(email: email)
             } catch {
@@ -75,10 +64,10 @@ struct Staff: AsyncParsableCommand {
     struct ResetPassword: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Set a new password and end the member's sessions.")
         @Argument var email: String
-        @OptionGroup var options: DataOption
+        @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            let accounts = try options.accounts()
+            let accounts = try await options.accounts()
             let password = try Password.read(confirm: true)
             do throws(StaffAccounts.Failure) {
                 try await accounts.resetPassword(email: email, password: password)

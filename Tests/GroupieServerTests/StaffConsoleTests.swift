@@ -91,7 +91,7 @@ struct StaffConsoleTests {
     }
 
     static func addStaff(_ server: TestServer, _ email: String, _ role: StaffRole, venues: Set<String> = []) async throws {
-        try await StaffAccounts(dataDirectory: server.configuration.dataDirectory).add(email: email, password: password, role: role, venueIds: venues)
+        try await StaffAccounts.open(dataDirectory: server.configuration.dataDirectory, databaseURL: server.configuration.databaseURL).add(email: email, password: password, role: role, venueIds: venues)
     }
 
     @Test("Signing in: a session cookie that is HttpOnly, Secure, SameSite=Strict; wrong passwords and stale forms refused; sign-out ends it")

@@ -133,7 +133,7 @@ struct HardeningStorageTests {
 
         // The research export's pages, a group at a time, are the whole history in order.
         var pages: [VisitNumbers.History] = []
-        var after: GroupieDatabase.HistoryCursor?
+        var after: HistoryCursor?
         while let page = Optional(try await database.venueHistories(venueId: "v", after: after, limit: 1)), let last = page.last {
             #expect(page.count == 1)
             pages += page

@@ -9,7 +9,7 @@ import Logging
 
 /// `GET /groups/{groupId}/album.zip`: the whole album as one ZIP file.
 struct AlbumController {
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let catalog: VenueCatalog
     let collages: CollageService
     let files: PhotoFiles

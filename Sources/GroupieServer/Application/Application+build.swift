@@ -48,6 +48,7 @@ public func buildApplication(
             dependencies.background,
             reloadService,
             HeapService(fileIO: dependencies.fileIO),
+            EventRelay(database: dependencies.database, hub: dependencies.hub, logger: logger),
             RetentionService(
                 database: dependencies.database, files: dependencies.files, collages: dependencies.collages,
                 retention: TimeInterval(configuration.retention.components.seconds),
@@ -61,7 +62,7 @@ public func buildApplication(
 
 /// What the routes stand on: the database and the venues, opened and checked before listening.
 struct ServerDependencies: Sendable {
-    var database: GroupieDatabase
+    var database: any GroupieStore
     var catalog: VenueCatalog
     var reloader: MissionReloader
     var blobs: BlobStore
@@ -81,13 +82,7 @@ struct ServerDependencies: Sendable {
         try StartupCheck.requireFolder(configuration.assetsDirectory, role: "assets", option: "--assets")
         try StartupCheck.prepareDataFolder(configuration.dataDirectory)
 
-        let databasePath = configuration.dataDirectory + "/groupie.sqlite"
-        let database: GroupieDatabase
-        do {
-            database = try GroupieDatabase.open(atPath: databasePath)
-        } catch {
-            throw StartupError(description: "The database \(StartupCheck.absolute(databasePath)) cannot be opened: \(error)")
-        }
+        let database = try await GroupieStores.open(configuration, logger: logger)
 
         let blobs: BlobStore
         do {
@@ -157,7 +152,10 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let links = JoinLinks(baseURL: configuration.resolvedPublicBaseURL)
     let signer = ImageURLSigner(key: try ImageURLSigner.loadKey(dataDirectory: configuration.dataDirectory))
     let events = dependencies.events
-    let limiterByAddress = JoinRateLimiter(limit: configuration.failedJoinsPerAddress, window: configuration.failedJoinWindow)
+    let limiterByAddress = JoinRateLimiter(
+        store: dependencies.database, scope: "join-address", limit: configuration.failedJoinsPerAddress, window: configuration.failedJoinWindow,
+        logger: dependencies.logger
+    )
     let clientAddress = ClientAddress(trustForwardedFor: configuration.trustForwardedFor)
     JoinPageController(
         database: dependencies.database, catalog: dependencies.catalog, clock: clock,
@@ -173,7 +171,10 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     ).addRoutes(to: api)
     GroupController(
         database: dependencies.database, catalog: dependencies.catalog, links: links, clock: clock,
-        limiterByPlayer: JoinRateLimiter(limit: configuration.failedJoinsPerPlayer, window: configuration.failedJoinWindow),
+        limiterByPlayer: JoinRateLimiter(
+            store: dependencies.database, scope: "join-player", limit: configuration.failedJoinsPerPlayer, window: configuration.failedJoinWindow,
+            logger: dependencies.logger
+        ),
         limiterByAddress: limiterByAddress, clientAddress: clientAddress, signer: signer, events: events
     ).addRoutes(to: api)
     PhotoController(
@@ -198,11 +199,34 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     ).addRoutes(to: api)
     StaffController(
         database: dependencies.database, catalog: dependencies.catalog, reloader: dependencies.reloader, files: dependencies.files, events: events,
-        collages: dependencies.collages, logins: StaffLoginLimits(), clientAddress: clientAddress, fileIO: dependencies.fileIO,
+        collages: dependencies.collages, logins: StaffLoginLimits(store: dependencies.database, logger: dependencies.logger), clientAddress: clientAddress, fileIO: dependencies.fileIO,
         links: links, assetsDirectory: configuration.assetsDirectory, heartbeat: configuration.eventHeartbeat, clock: clock
     ).addRoutes(to: router)
     routes.set(router.routes.map { ($0.method, $0.path.description) })
     return router
+}
+
+/// Opens the store the configuration names: PostgreSQL for a `postgres://` URL, else SQLite in
+/// the data folder. `serve`, `migrate` and `staff` open it the same way.
+public enum GroupieStores {
+    public static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> any GroupieStore {
+        if let url = configuration.databaseURL {
+            let shown = (try? PostgresURL(url).redacted) ?? "postgres://"
+            do {
+                let store = try await PostgresStore.open(url: url, logger: logger)
+                logger.info("storing in PostgreSQL at \(shown)")
+                return store
+            } catch {
+                throw StartupError(description: "The PostgreSQL database \(shown) cannot be opened: \(String(reflecting: error))")
+            }
+        }
+        let path = configuration.dataDirectory + "/groupie.sqlite"
+        do {
+            return try GroupieDatabase.open(atPath: path)
+        } catch {
+            throw StartupError(description: "The database \(StartupCheck.absolute(path)) cannot be opened: \(error)")
+        }
+    }
 }
 
 /// The routes of the server, for the test that keeps the OpenAPI document honest.

@@ -14,7 +14,7 @@ public struct GroupieRequestContext: AuthRequestContext, RemoteAddressRequestCon
     /// The player of the bearer token, set by `PlayerAuthenticator`.
     public var identity: Player?
     /// The group of the route's `{groupId}`, set by `GroupMemberRequired` for its members.
-    public var membership: GroupieDatabase.Membership?
+    public var membership: Membership?
     /// The member of staff of the session cookie, set by `StaffAuthenticator` on `/staff` routes.
     var staffSession: StaffSession?
 
@@ -32,7 +32,7 @@ public struct GroupieRequestContext: AuthRequestContext, RemoteAddressRequestCon
     }
 
     /// The membership, on routes behind `GroupMemberRequired`.
-    var member: GroupieDatabase.Membership {
+    var member: Membership {
         get throws {
             guard let membership else { throw Problem.groupNotFound }
             return membership

@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// Deletes groups, their photos and files once they are older than the operator's retention
 /// period: visitors are often children, and nothing is kept longer than it is needed.
 struct RetentionService: Service {
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let files: PhotoFiles
     let collages: CollageService
     let retention: TimeInterval
@@ -26,17 +26,23 @@ struct RetentionService: Service {
     }
 
     /// One pass: what is older than the retention period goes, and idempotency keys past their day.
+    /// Several instances on one database take turns: one that finds a sweep running skips its own.
     func sweep() async {
         do {
-            try await database.forgetExpiredUploadKeys(now: clock())
-            let (groups, unusedBlobs) = try await database.deleteGroups(createdBefore: clock().addingTimeInterval(-retention))
-            try await files.removeFiles(of: unusedBlobs)
-            if groups > 0 { await collages.removeFilesOfDeletedGroups() }
-            if groups > 0 {
-                logger.info("retention: deleted old groups", metadata: ["groups": "\(groups)", "blobs": "\(unusedBlobs.count)"])
-            }
+            let swept: Void? = try await database.exclusively("retention") { try await sweepNow() }
+            if swept == nil { logger.debug("retention: another instance is sweeping") }
         } catch {
             logger.error("retention sweep failed: \(error)")
+        }
+    }
+
+    private func sweepNow() async throws {
+        try await database.forgetExpiredUploadKeys(now: clock())
+        let (groups, unusedBlobs) = try await database.deleteGroups(createdBefore: clock().addingTimeInterval(-retention))
+        try await files.removeFiles(of: unusedBlobs)
+        if groups > 0 {
+            await collages.removeFilesOfDeletedGroups()
+            logger.info("retention: deleted old groups", metadata: ["groups": "\(groups)", "blobs": "\(unusedBlobs.count)"])
         }
     }
 }

@@ -9,6 +9,9 @@ public struct ServerConfiguration: Sendable {
     /// 0 picks a free port (tests).
     public var port: Int
     public var dataDirectory: String
+    /// `postgres://…` for PostgreSQL, shared by several instances; nil keeps SQLite in the data
+    /// folder (`groupie.sqlite`).
+    public var databaseURL: String?
     public var missionsDirectory: String
     public var assetsDirectory: String
     /// What QR codes and join links start with; nil means `http://<host>:<port>`.
@@ -49,6 +52,7 @@ public struct ServerConfiguration: Sendable {
         host: String = "0.0.0.0",
         port: Int = 8080,
         dataDirectory: String = "./data",
+        databaseURL: String? = nil,
         missionsDirectory: String = "./missions",
         assetsDirectory: String = "./assets",
         publicBaseURL: String? = nil,
@@ -71,6 +75,7 @@ public struct ServerConfiguration: Sendable {
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
+        self.databaseURL = databaseURL
         self.missionsDirectory = missionsDirectory
         self.assetsDirectory = assetsDirectory
         self.publicBaseURL = publicBaseURL

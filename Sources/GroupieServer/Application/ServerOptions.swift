@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import GroupieStorage
 import Logging
 
 /// One setting of `groupie serve`. An operator gives it on the command line, in the environment
@@ -86,6 +87,21 @@ public enum ServerOptions {
         },
         ServerOption("data", .text, "folder", help: "Folder for the database and photos.", value: { $0.dataDirectory }) { text, configuration in
             configuration.dataDirectory = text
+        },
+        ServerOption(
+            "database", .text, "url", help: "postgres://user:password@host/database to share PostgreSQL between instances; default: SQLite in the data folder.",
+            value: { $0.databaseURL.map { (try? PostgresURL($0).redacted) ?? $0 } ?? "sqlite" }
+        ) { text, configuration in
+            if text == "sqlite" || text.isEmpty {
+                configuration.databaseURL = nil
+                return
+            }
+            do {
+                _ = try PostgresURL(text)
+            } catch {
+                throw SettingError("The database must be 'sqlite' or a URL like postgres://user:password@host:5432/groupie: \(error)")
+            }
+            configuration.databaseURL = text
         },
         ServerOption("missions", .text, "folder", help: "Folder of the venues' mission files.", value: { $0.missionsDirectory }) { text, configuration in
             configuration.missionsDirectory = text

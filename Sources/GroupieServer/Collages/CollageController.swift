@@ -9,7 +9,7 @@ import Logging
 
 /// A completed mission's collage.
 struct CollageController {
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let signer: ImageURLSigner
     let collages: CollageService
     let fileIO: FileIO

@@ -19,7 +19,7 @@ actor CollageService {
     /// Bumped when the renderer draws differently, so that cached pictures are made again.
     static let rendererVersion = "1"
 
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let catalog: VenueCatalog
     let blobs: BlobStore
     let renderer: CollageRenderer
@@ -41,7 +41,7 @@ actor CollageService {
     private var refreshAgain: Set<String> = []
 
     init(
-        database: GroupieDatabase, catalog: VenueCatalog, blobs: BlobStore, renderer: CollageRenderer, work: ImageWorkQueue,
+        database: any GroupieStore, catalog: VenueCatalog, blobs: BlobStore, renderer: CollageRenderer, work: ImageWorkQueue,
         events: GroupEvents, fileIO: FileIO, background: BackgroundWork, directory: String, assetsDirectory: String,
         clock: @escaping @Sendable () -> Date, logger: Logger
     ) throws {
@@ -104,7 +104,7 @@ actor CollageService {
     }
 
     /// What a mission's collage would be made of now; throws when it cannot be made.
-    func inputs(subject: GroupieDatabase.CollageSubject, missionId: String) throws -> Inputs {
+    func inputs(subject: CollageSubject, missionId: String) throws -> Inputs {
         guard let venue = catalog.venue(id: subject.group.venueId)?.venue, let mission = venue.missions.first(where: { $0.id == missionId }) else {
             throw Unavailable.unknownMission
         }
@@ -236,7 +236,18 @@ actor CollageService {
         defer { refreshing.remove(groupId) }
         repeat {
             refreshAgain.remove(groupId)
-            await refreshOnce(groupId: groupId)
+            // Instances sharing a database refresh a group one at a time: the one that waited
+            // finds the collage made (and its file in the shared folder) and draws nothing.
+            do {
+                let refreshed: Void? = try await database.exclusively("collages:" + groupId) { await self.refreshOnce(groupId: groupId) }
+                if refreshed == nil {
+                    try await Task.sleep(for: .milliseconds(200))
+                    refreshAgain.insert(groupId)
+                }
+            } catch {
+                logger.error("cannot refresh collages: \(error)", metadata: ["group": "\(groupId)"])
+                return
+            }
         } while refreshAgain.contains(groupId)
     }
 

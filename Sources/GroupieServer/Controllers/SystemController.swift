@@ -6,7 +6,7 @@ import Prometheus
 
 /// Routes for the operator and for client developers: liveness, metrics, the API description.
 struct SystemController {
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let catalog: VenueCatalog
     let metrics: PrometheusCollectorRegistry
     let openAPIDocument: ByteBuffer
@@ -19,6 +19,7 @@ struct SystemController {
 
     func addRoutes(to router: Router<GroupieRequestContext>) {
         router.get("healthz", use: health)
+        router.get("readyz", use: ready)
         router.get("metrics", use: prometheus)
         router.get("api/v1/openapi.yaml", use: openAPI)
     }
@@ -28,6 +29,27 @@ struct SystemController {
         let health = Health(status: databaseUp ? "ok" : "failing", database: databaseUp ? "ok" : "unreachable", venues: catalog.count)
         var response = try context.responseEncoder.encode(health, from: request, context: context)
         response.status = databaseUp ? .ok : .serviceUnavailable
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    struct Readiness: Encodable {
+        var status: String
+        var backend: String
+        var database: String
+        var venues: Int
+    }
+
+    /// Whether this instance should get visitors: its database answers and it serves venues.
+    /// A load balancer sends requests elsewhere while it answers 503.
+    func ready(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+        let databaseUp = await database.isReachable()
+        let ready = databaseUp && catalog.count > 0
+        let readiness = Readiness(
+            status: ready ? "ready" : "not ready", backend: database.backend, database: databaseUp ? "ok" : "unreachable", venues: catalog.count
+        )
+        var response = try context.responseEncoder.encode(readiness, from: request, context: context)
+        response.status = ready ? .ok : .serviceUnavailable
         response.headers[.cacheControl] = "no-store"
         return response
     }

@@ -12,7 +12,7 @@ struct EventController {
     static let tokenLifetime: TimeInterval = 300
     static let replayBatch = 500
 
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let hub: EventHub
     let signer: ImageURLSigner
     let streamTokens: StreamTokens
@@ -70,6 +70,14 @@ struct EventController {
                     for await message in subscription.stream {
                         switch message {
                         case .event(let event) where event.seq > sent:
+                            // Events of concurrent changes, or of another instance, can be handed
+                            // over out of order: what is missing before this one is read first.
+                            if event.seq > sent + 1 {
+                                for missed in try await database.events(groupId: groupId, after: sent, limit: event.seq - sent - 1) {
+                                    try await writer.write(Self.frame(missed))
+                                    sent = missed.seq
+                                }
+                            }
                             try await writer.write(Self.frame(event))
                             sent = event.seq
                         case .event:

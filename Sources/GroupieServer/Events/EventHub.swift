@@ -42,6 +42,9 @@ final class EventHub: Sendable {
     }
 
     private let subscriptions = Mutex<[String: [UUID: Subscription]]>([:])
+    /// The newest event of each group handed to subscribers here, so that an announcement from
+    /// the database of an event already delivered costs nothing.
+    private let published = Mutex<[String: Int]>([:])
 
     /// The key under which a subscription gets every group's events: the staff console's, which
     /// picks those of its venue.
@@ -83,6 +86,13 @@ final class EventHub: Sendable {
     func publish(_ events: [GroupEvent]) {
         guard let groupId = events.first?.groupId else { return }
         let targets = subscriptions.withLock { Array(($0[groupId] ?? [:]).values) + Array(($0[Self.everyGroup] ?? [:]).values) }
+        if let newest = events.last?.seq, !targets.isEmpty {
+            published.withLock { marks in
+                // Bounded: a mark only saves a fetch, and a forgotten one costs one.
+                if marks.count > 100_000 { marks.removeAll() }
+                marks[groupId] = max(marks[groupId] ?? 0, newest)
+            }
+        }
         let departed = Set(events.compactMap(Self.departedPlayer))
         for subscription in targets {
             for event in events { subscription.deliver(.event(event)) }
@@ -102,6 +112,22 @@ final class EventHub: Sendable {
         struct Departure: Decodable { var playerId: String }
         guard event.kind == .memberLeft else { return nil }
         return try? JSONDecoder().decode(Departure.self, from: Data(event.data.utf8)).playerId
+    }
+
+    /// Whether a stream here would be given the group's events: what an announcement from
+    /// another instance asks before the events are read.
+    func isListening(to groupId: String) -> Bool {
+        subscriptions.withLock { $0[groupId] != nil || $0[Self.everyGroup] != nil }
+    }
+
+    /// The newest event of the group handed to subscribers here, 0 when none was.
+    func newestPublished(groupId: String) -> Int {
+        published.withLock { $0[groupId] ?? 0 }
+    }
+
+    /// The groups that have streams here now.
+    var listenedGroups: [String] {
+        subscriptions.withLock { $0.keys.filter { $0 != Self.everyGroup } }
     }
 
     var subscriberCount: Int {

@@ -7,7 +7,7 @@ import Logging
 /// was drawn) and hands them to the hub. Events of photos and picks are stored by the
 /// database in the change's own transaction instead (`PhotoRules`).
 struct GroupEvents: Sendable {
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let hub: EventHub
     let clock: @Sendable () -> Date
     let logger: Logger

@@ -11,7 +11,7 @@ struct GroupController {
     static let qrSizes = 64...2048
     static let qrDefaultSize = 512
 
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let catalog: VenueCatalog
     let links: JoinLinks
     let clock: @Sendable () -> Date
@@ -54,7 +54,7 @@ struct GroupController {
         let now = clock()
         let address = clientAddress.of(request, context: context)
         for (limiter, key) in [(limiterByPlayer, player.id), (limiterByAddress, address)] {
-            if let seconds = limiter.retryAfter(key, now: now) {
+            if let seconds = await limiter.retryAfter(key, now: now) {
                 throw Problem(
                     .tooManyRequests, code: "too-many-attempts",
                     detail: "Too many wrong codes; try again in \(seconds) seconds.",
@@ -63,12 +63,12 @@ struct GroupController {
             }
         }
         let body = try await request.decode(as: JoinRequest.self, context: context)
-        func failed() {
-            limiterByPlayer.recordFailure(player.id, now: now)
-            limiterByAddress.recordFailure(address, now: now)
+        func failed() async {
+            await limiterByPlayer.recordFailure(player.id, now: now)
+            await limiterByAddress.recordFailure(address, now: now)
         }
         guard let code = JoinCode(typed: body.code) else {
-            failed()
+            await failed()
             throw Problem.badRequest("invalid-code", "A group code has 6 to 8 letters and digits (no 0, O, 1, I or L).")
         }
         let previous = try await database.currentGroup(of: player.id)
@@ -78,7 +78,7 @@ struct GroupController {
                 catalog.venue(id: venueId)?.venue.rules.maxGroupSize ?? VenueRules.defaultMaxGroupSize
             }
         } catch MembershipError.unknownCode {
-            failed()
+            await failed()
             throw Problem.notFound("unknown-code", "No group has the code \(code.value).")
         } catch MembershipError.groupFull(let maximum) {
             throw Problem(.conflict, code: "group-full", detail: "The group is full: it has \(maximum) members, as many as the venue allows.")
@@ -151,7 +151,7 @@ struct GroupController {
         return try await document(player, membership: membership, request: request)
     }
 
-    private func document(_ player: Player, membership: GroupieDatabase.Membership, request: Request) async throws -> GroupEnvelope {
+    private func document(_ player: Player, membership: Membership, request: Request) async throws -> GroupEnvelope {
         let group = membership.group, version = membership.version
         let entry = catalog.venue(id: group.venueId)
         let venue = entry?.venue

@@ -9,7 +9,7 @@ import Hummingbird
 /// joining before the scripts have loaded, and link previews in chat apps read well.
 /// `GET /sw.js`: the client's service worker, served at the root so that it looks after every page.
 struct JoinPageController {
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let catalog: VenueCatalog
     let clock: @Sendable () -> Date
     let fileIO: FileIO
@@ -51,7 +51,7 @@ struct JoinPageController {
         let typed = try context.parameters.require("code")
         let address = clientAddress.of(request, context: context)
         let now = clock()
-        if let seconds = limiterByAddress.retryAfter(address, now: now) {
+        if let seconds = await limiterByAddress.retryAfter(address, now: now) {
             var response = try await render(status: .tooManyRequests, title: "Too many wrong codes", preview: """
                 <section class="preview" data-state="limited">
                 <h1>Too many wrong codes</h1>
@@ -63,7 +63,7 @@ struct JoinPageController {
         }
         let group = try await JoinCode(typed: typed).asyncFlatMap { try await database.group(code: $0) }
         guard let group else {
-            limiterByAddress.recordFailure(address, now: now)
+            await limiterByAddress.recordFailure(address, now: now)
             return try await render(status: .notFound, title: "Unknown group code", preview: """
                 <section class="preview" data-state="unknown">
                 <h1>Unknown group code</h1>

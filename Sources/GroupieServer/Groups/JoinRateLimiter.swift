@@ -1,7 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Synchronization
+import GroupieStorage
+import Logging
 
 /// Counts failed joins per key (a player, a client address) in a sliding window, so that
 /// guessing join codes does not pay. Successful joins are not counted.
@@ -10,35 +11,42 @@ import Synchronization
 /// down alone, and a high one per client address (a school class shares the museum's Wi-Fi
 /// address; its mistakes together stay far below it), which stops guessing with a stream of
 /// new players from one machine. `/j/{code}` pages count unknown codes against the address.
-final class JoinRateLimiter: Sendable {
-    private let limit: Int
-    private let window: TimeInterval
-    private let failures = Mutex<[String: [Date]]>([:])
+///
+/// The failures are kept by the store, so that instances sharing a database share the limits.
+/// A store that cannot be asked lets the attempt through: the request itself then fails.
+struct JoinRateLimiter: Sendable {
+    let store: any GroupieStore
+    /// What the keys count: "join-player", "join-address", "staff-account"…
+    let scope: String
+    let limit: Int
+    let window: TimeInterval
+    let logger: Logger
 
-    init(limit: Int, window: Duration) {
+    init(store: any GroupieStore, scope: String, limit: Int, window: Duration, logger: Logger) {
+        self.store = store
+        self.scope = scope
         self.limit = limit
         self.window = TimeInterval(window.components.seconds)
+        self.logger = logger
     }
 
     /// Seconds until `key` may try again, or nil when it may try now.
-    func retryAfter(_ key: String, now: Date) -> Int? {
-        failures.withLock { failures in
-            let recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
-            failures[key] = recent.isEmpty ? nil : recent
+    func retryAfter(_ key: String, now: Date) async -> Int? {
+        do {
+            let recent = try await store.failures(of: scope + ":" + key, within: window, now: now)
             guard recent.count >= limit, let oldest = recent.first else { return nil }
             return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
+        } catch {
+            logger.error("cannot read the failed attempts of a rate limit: \(error)", metadata: ["scope": "\(scope)"])
+            return nil
         }
     }
 
-    func recordFailure(_ key: String, now: Date) {
-        failures.withLock { failures in
-            var recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
-            recent.append(now)
-            failures[key] = recent
-            // Forget keys that went quiet, so that the table does not grow without bound.
-            if failures.count > 10_000 {
-                failures = failures.filter { $0.value.contains { now.timeIntervalSince($0) < window } }
-            }
+    func recordFailure(_ key: String, now: Date) async {
+        do {
+            try await store.recordFailure(of: scope + ":" + key, now: now, window: window)
+        } catch {
+            logger.error("cannot count a failed attempt: \(error)", metadata: ["scope": "\(scope)"])
         }
     }
 }

@@ -10,7 +10,7 @@ import Hummingbird
 struct PhotoController {
     static let pageSizes = 1...100
 
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let catalog: VenueCatalog
     let ingest: PhotoIngest
     let files: PhotoFiles
@@ -54,7 +54,7 @@ struct PhotoController {
             throw Self.problem(for: error)
         }
         let (blob, header) = (received.blob, received.header)
-        let new = GroupieDatabase.NewPhoto(
+        let new = NewPhoto(
             groupId: group.id, photographerId: player.id, missionId: task?.missionId, taskId: task?.taskId,
             blob: blob, format: header.format.rawValue, width: header.orientedWidth, height: header.orientedHeight,
             idempotencyKey: idempotencyKey, choose: choose

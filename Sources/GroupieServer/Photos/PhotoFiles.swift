@@ -27,7 +27,7 @@ struct PhotoFiles: Sendable {
     }
 
     /// Removes a blob's files when no photo uses them any more.
-    func removeUnused(_ blob: String, database: GroupieDatabase) async throws {
+    func removeUnused(_ blob: String, database: any GroupieStore) async throws {
         if try await !database.isBlobUsed(blob) { try await removeFiles(of: [blob]) }
     }
 

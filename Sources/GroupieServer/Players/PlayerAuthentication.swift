@@ -9,7 +9,7 @@ import HummingbirdAuth
 /// `PlayerRequired`; those that also take a signed URL or a stream token decide themselves.
 struct PlayerAuthenticator: AuthenticatorMiddleware {
     typealias Context = GroupieRequestContext
-    let database: GroupieDatabase
+    let database: any GroupieStore
 
     func authenticate(request: Request, context: Context) async throws -> Player? {
         guard case .wellFormed(let hash) = BearerToken.read(request.headers) else { return nil }
@@ -41,7 +41,7 @@ struct PlayerRequired: RouterMiddleware {
 /// context. Comes after `PlayerRequired`.
 struct GroupMemberRequired: RouterMiddleware {
     typealias Context = GroupieRequestContext
-    let database: GroupieDatabase
+    let database: any GroupieStore
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let groupId = try context.parameters.require("groupId")
@@ -65,17 +65,17 @@ extension GroupieRequestContext {
 extension RouterMethods<GroupieRequestContext> {
     /// Routes that know the player when the request has a good token, and work without one
     /// (signed URLs, stream tokens).
-    func identified(_ database: GroupieDatabase) -> RouterGroup<GroupieRequestContext> {
+    func identified(_ database: any GroupieStore) -> RouterGroup<GroupieRequestContext> {
         group().add(middleware: PlayerAuthenticator(database: database))
     }
 
     /// Routes for a player with a known token.
-    func players(_ database: GroupieDatabase) -> RouterGroup<GroupieRequestContext> {
+    func players(_ database: any GroupieStore) -> RouterGroup<GroupieRequestContext> {
         identified(database).add(middleware: PlayerRequired())
     }
 
     /// Routes under `groups/{groupId}` for the group's members.
-    func members(_ database: GroupieDatabase) -> RouterGroup<GroupieRequestContext> {
+    func members(_ database: any GroupieStore) -> RouterGroup<GroupieRequestContext> {
         group("groups/{groupId}").add(middleware: PlayerAuthenticator(database: database)).add(middleware: PlayerRequired())
             .add(middleware: GroupMemberRequired(database: database))
     }

@@ -6,7 +6,7 @@ import Hummingbird
 
 /// `POST /players` and `GET/PATCH/DELETE /me`.
 struct PlayerController {
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let links: JoinLinks
     let files: PhotoFiles
     let events: GroupEvents

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import GroupieCore
 import GroupieStorage
 import HummingbirdBcrypt
@@ -28,16 +29,20 @@ public struct StaffAccounts: Sendable {
     /// bcrypt's cost: about a tenth of a second per sign-in on a small server.
     static let cost: UInt8 = 11
 
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let clock: @Sendable () -> Date
 
-    /// Opens the database of the data folder, creating it like `serve` would.
-    public init(dataDirectory: String, clock: @escaping @Sendable () -> Date = Date.init) throws {
+    /// Opens the database `serve` would: PostgreSQL at `databaseURL`, else SQLite in the data
+    /// folder, creating it like `serve` would.
+    public static func open(dataDirectory: String, databaseURL: String?, clock: @escaping @Sendable () -> Date = Date.init) async throws -> StaffAccounts {
         try StartupCheck.prepareDataFolder(dataDirectory)
-        self.init(database: try GroupieDatabase.open(atPath: dataDirectory + "/groupie.sqlite"), clock: clock)
+        let configuration = ServerConfiguration(dataDirectory: dataDirectory, databaseURL: databaseURL)
+        var logger = Logger(label: "groupie-staff")
+        logger.logLevel = .warning
+        return StaffAccounts(database: try await GroupieStores.open(configuration, logger: logger), clock: clock)
     }
 
-    init(database: GroupieDatabase, clock: @escaping @Sendable () -> Date) {
+    init(database: any GroupieStore, clock: @escaping @Sendable () -> Date) {
         self.database = database
         self.clock = clock
     }

@@ -41,7 +41,7 @@ struct StaffSession: Sendable {
 /// Finds the member of staff behind the session cookie; requests without one go on without.
 struct StaffAuthenticator: RouterMiddleware {
     typealias Context = GroupieRequestContext
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let clock: @Sendable () -> Date
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

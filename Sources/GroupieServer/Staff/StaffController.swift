@@ -10,7 +10,7 @@ import Logging
 /// groups playing now, a group's album with moderation, and the audit log. A venue that is not
 /// the member's answers 404 as if it did not exist; an action their role does not allow, 403.
 struct StaffController {
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let catalog: VenueCatalog
     let reloader: MissionReloader
     let files: PhotoFiles
@@ -65,7 +65,7 @@ struct StaffController {
         }
         let email = StaffMember.normalisedEmail(form["email"] ?? "") ?? ""
         let address = clientAddress.of(request, context: context)
-        if let wait = logins.retryAfter(email: email, address: address, now: clock()) {
+        if let wait = await logins.retryAfter(email: email, address: address, now: clock()) {
             context.logger.notice("staff sign-in refused: too many attempts", metadata: ["address": "\(address)"])
             return Self.withLoginToken {
                 var response = StaffPages.login(
@@ -81,7 +81,7 @@ struct StaffController {
         let hash = credentials?.passwordHash ?? StaffLoginLimits.unknownAccountHash
         let matches = try await fileIO.run { StaffAccounts.verify(password, hash: hash) }
         guard let member = credentials?.member, matches else {
-            logins.recordFailure(email: email, address: address, now: clock())
+            await logins.recordFailure(email: email, address: address, now: clock())
             context.logger.notice("staff sign-in failed", metadata: ["address": "\(address)"])
             return Self.withLoginToken { StaffPages.login(csrf: $0, email: email, message: "Wrong e-mail address or password.", status: .unauthorized) }
         }
@@ -131,7 +131,7 @@ struct StaffController {
         guard session.member.may(.view, at: venueId), let venue = catalog.venue(id: venueId)?.venue else { throw Self.venueNotFound }
         var groups: [(group: Group, members: [Member], progress: GroupProgress)] = []
         for group in try await database.playingGroups(venueId: venueId, limit: 500) {
-            guard let view = try await database.groupContents(group) as GroupieDatabase.GroupContents? else { continue }
+            guard let view = try await database.groupContents(group) as GroupContents? else { continue }
             groups.append((group, view.members, GroupProgress(venue: venue, doneTasks: view.taskPhotos.done)))
         }
         let latest = try await database.latestPhotos(venueId: venueId, limit: 12)

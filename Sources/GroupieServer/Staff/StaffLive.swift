@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// same hub that feeds the phones. Events are not replayed: the page is drawn from the database
 /// and only needs to know that something changed.
 struct StaffLiveController {
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let catalog: VenueCatalog
     let hub: EventHub
     let heartbeat: Duration

@@ -1,4 +1,6 @@
 import Foundation
+import GroupieStorage
+import Logging
 import HummingbirdBcrypt
 
 /// Failed sign-ins, counted per e-mail address and per client address in a sliding window:
@@ -9,18 +11,23 @@ struct StaffLoginLimits: Sendable {
     static let perAddress = 50
     static let window: Duration = .seconds(15 * 60)
 
-    private let byAccount = JoinRateLimiter(limit: perAccount, window: window)
-    private let byAddress = JoinRateLimiter(limit: perAddress, window: window)
+    private let byAccount: JoinRateLimiter
+    private let byAddress: JoinRateLimiter
+
+    init(store: any GroupieStore, logger: Logger) {
+        byAccount = JoinRateLimiter(store: store, scope: "staff-account", limit: Self.perAccount, window: Self.window, logger: logger)
+        byAddress = JoinRateLimiter(store: store, scope: "staff-address", limit: Self.perAddress, window: Self.window, logger: logger)
+    }
 
     /// Seconds to wait, or nil when a sign-in may be tried now.
-    func retryAfter(email: String, address: String, now: Date) -> Int? {
-        let waits = [byAccount.retryAfter("staff:" + email, now: now), byAddress.retryAfter("staff:" + address, now: now)].compactMap { $0 }
+    func retryAfter(email: String, address: String, now: Date) async -> Int? {
+        let waits = [await byAccount.retryAfter(email, now: now), await byAddress.retryAfter(address, now: now)].compactMap { $0 }
         return waits.max()
     }
 
-    func recordFailure(email: String, address: String, now: Date) {
-        byAccount.recordFailure("staff:" + email, now: now)
-        byAddress.recordFailure("staff:" + address, now: now)
+    func recordFailure(email: String, address: String, now: Date) async {
+        await byAccount.recordFailure(email, now: now)
+        await byAddress.recordFailure(address, now: now)
     }
 
     /// What an unknown address is checked against, so that it costs as long as a known one.

@@ -7,7 +7,7 @@ import Hummingbird
 
 /// The numbers page of a venue, its tables as CSV, and the anonymised research export.
 struct StaffNumbersController {
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let catalog: VenueCatalog
     let clock: @Sendable () -> Date
 
@@ -54,7 +54,7 @@ struct StaffNumbersController {
         let database = self.database, venueId = venue.id
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: Self.csv([Self.researchHeader])))
-            var after: GroupieDatabase.HistoryCursor?
+            var after: HistoryCursor?
             while true {
                 let page = try await database.venueHistories(venueId: venueId, after: after, limit: Self.researchPageGroups)
                 guard let last = page.last else { break }

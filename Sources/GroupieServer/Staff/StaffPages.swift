@@ -125,7 +125,7 @@ enum StaffPages {
         )
     }
 
-    static func group(_ view: GroupieDatabase.StaffGroupView, venue: Venue?, session: StaffSession) -> Response {
+    static func group(_ view: StaffGroupView, venue: Venue?, session: StaffSession) -> Response {
         let mayModerate = session.member.may(.moderate, at: view.group.venueId)
         let members = view.members.map { (member: Member) -> String in "<li>\(escape(member.name))\(member.isCreator ? " <span class=\"muted\">(started the group)</span>" : "")</li>" }
             .joined()
@@ -234,7 +234,7 @@ enum StaffPages {
             """)
     }
 
-    static func audit(_ entries: [GroupieDatabase.AuditEntry], session: StaffSession) -> Response {
+    static func audit(_ entries: [AuditEntry], session: StaffSession) -> Response {
         let rows = entries.map { entry -> String in
             """
             <tr><td>\(Timestamp.string(entry.at))</td><td>\(escape(entry.staffEmail))</td><td>\(escape(entry.venueId ?? ""))</td>

@@ -7,7 +7,7 @@ import Hummingbird
 
 /// A venue's start poster, as PDF or PNG, in A4 or A3: what staff print and put at the entrance.
 struct StaffPosterController {
-    let database: GroupieDatabase
+    let database: any GroupieStore
     let catalog: VenueCatalog
     let links: JoinLinks
     let assetsDirectory: String

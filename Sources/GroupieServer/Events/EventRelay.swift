@@ -1,0 +1,42 @@
+import Foundation
+import GroupieStorage
+import Logging
+import ServiceLifecycle
+
+/// Hands the hub the events that other instances commit: the store announces each group's
+/// newest sequence number, and the events this instance has streams for and has not handed
+/// over yet are read from the database. Only a shared store (PostgreSQL) announces anything.
+///
+/// Streams drop what they already sent and read what they are missing, so an announcement that
+/// comes twice or late changes nothing; after `.resumed` every listened group is looked at.
+struct EventRelay: Service {
+    let database: any GroupieStore
+    let hub: EventHub
+    let logger: Logger
+    /// Events read per announcement at most; a stream reads a longer gap itself.
+    static let batch = 64
+
+    func run() async throws {
+        guard let announcements = database.eventAnnouncements() else { return }
+        for await announcement in announcements.cancelOnGracefulShutdown() {
+            switch announcement {
+            case .committed(let groupId, let seq):
+                await relay(groupId: groupId, upTo: seq)
+            case .resumed:
+                for groupId in hub.listenedGroups { await relay(groupId: groupId, upTo: Int.max) }
+            }
+        }
+    }
+
+    func relay(groupId: String, upTo seq: Int) async {
+        guard hub.isListening(to: groupId) else { return }
+        let newest = hub.newestPublished(groupId: groupId)
+        guard seq > newest else { return }
+        do {
+            let after = seq == Int.max ? newest : max(newest, seq - Self.batch)
+            hub.publish(try await database.events(groupId: groupId, after: after, limit: Self.batch))
+        } catch {
+            logger.warning("cannot read the events another instance stored: \(error)", metadata: ["group": "\(groupId)"])
+        }
+    }
+}

@@ -1,0 +1,284 @@
+import Foundation
+import GroupieCore
+import Synchronization
+
+/// Everything the server asks of storage: one contract, kept by `GroupieDatabase` (SQLite, the
+/// embedded default) and `PostgresStore` (several instances on one PostgreSQL). The contract
+/// tests in `GroupieStorageTests` run every behaviour against both.
+///
+/// Every method that changes a group and returns events commits them with the change, numbered
+/// in the group's gapless sequence; a backend shared by several instances announces them to the
+/// others (`StoreEvents`).
+public protocol GroupieStore: Sendable {
+    /// Which backend this is, for logs and `/readyz`: "sqlite" or "postgresql".
+    var backend: String { get }
+    /// Whether the database answers now; what `/healthz` and `/readyz` ask.
+    func isReachable() async -> Bool
+    /// How many rows of each kind there are: for metrics, and for tests that check that a
+    /// refused request changed nothing.
+    func counts() async throws -> RowCounts
+    /// Runs `body` when no other instance runs the job `name` now, and returns its result;
+    /// nil, without running it, when another does (retention sweeps run on one instance at a time).
+    func exclusively<T: Sendable>(_ name: String, _ body: @Sendable () async throws -> T) async throws -> T?
+    /// Events committed by any instance, as each group's newest sequence number, for as long
+    /// as the stream is read; nil when this process is the only writer (SQLite), whose events
+    /// the server hands to its streams itself.
+    func eventAnnouncements() -> AsyncStream<EventAnnouncement>?
+
+    // MARK: Players
+    func createPlayer(name: String, language: String?, tokenHash: Data, now: Date) async throws -> Player
+    func player(id: String) async throws -> Player?
+    func player(tokenHash: Data) async throws -> Player?
+    func updatePlayer(id: String, name: String?, language: String??) async throws -> Player?
+    @discardableResult
+    func erasePlayer(id: String, now: Date) async throws -> Erasure
+
+    // MARK: Groups
+    func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Group
+    func createGroupsInAdvance(venueId: String, names: [String], joinableFor: TimeInterval, now: Date) async throws -> [Group]
+    func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @Sendable (String) -> Int) async throws -> Group
+    func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws
+    func membership(playerId: String, groupId: String) async throws -> Membership?
+    func groupContents(_ group: Group) async throws -> GroupContents
+    func currentGroup(of playerId: String) async throws -> Group?
+    func group(code: JoinCode) async throws -> Group?
+    func group(id: String) async throws -> Group?
+    func groupExists(id: String) async throws -> Bool
+    func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)]
+    func deleteGroups(createdBefore cutoff: Date) async throws -> (groups: Int, unusedBlobs: [String])
+
+    // MARK: Events
+    func appendEvents(groupId: String, _ events: [GroupEventPayload], now: Date) async throws -> [GroupEvent]
+    func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent]
+    func activeGroupIds(venueId: String) async throws -> [String]
+
+    // MARK: Photos
+    func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> (photo: Photo, created: Bool, held: Bool, events: [GroupEvent])
+    func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> (photo: Photo, held: Bool)?
+    @discardableResult
+    func forgetExpiredUploadKeys(now: Date) async throws -> Int
+    func photos(groupId: String, missionId: String?, before: String?, limit: Int) async throws -> [Photo]
+    func photo(id: String, seenBy playerId: String) async throws -> Photo?
+    func photo(id: String) async throws -> Photo?
+    func heldPhoto(id: String) async throws -> Photo?
+    func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent])
+    func setFocus(photoId: String, _ focus: Focus) async throws
+    func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> [GroupEvent]
+    func taskPhotos(groupId: String) async throws -> TaskPhotos
+    func isBlobUsed(_ blob: String) async throws -> Bool
+
+    // MARK: Collages
+    func saveCollage(_ record: CollageRecord) async throws -> String?
+    func collages(groupId: String) async throws -> [CollageRecord]
+    func collageSubject(groupId: String) async throws -> CollageSubject?
+    func deleteCollage(groupId: String, missionId: String) async throws
+
+    // MARK: Staff
+    func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date) async throws -> StaffMember
+    func allStaff() async throws -> [StaffMember]
+    func staffCredentials(email: String) async throws -> (member: StaffMember, passwordHash: String)?
+    func removeStaff(email: String) async throws
+    func setStaffPassword(email: String, passwordHash: String) async throws
+    func startStaffSession(staffId: String, tokenHash: Data, csrfToken: String, now: Date, lifetime: TimeInterval) async throws
+    func staffSession(tokenHash: Data, now: Date) async throws -> (member: StaffMember, csrfToken: String)?
+    func endStaffSession(tokenHash: Data) async throws
+    func audit(_ entry: AuditEntry) async throws
+    func auditLog(venueIds: Set<String>?, staffEmail: String, limit: Int) async throws -> [AuditEntry]
+
+    // MARK: Moderation
+    func playingGroups(venueId: String, limit: Int) async throws -> [Group]
+    func latestPhotos(venueId: String, limit: Int) async throws -> [Photo]
+    func staffView(groupId: String) async throws -> StaffGroupView?
+    func moderatedPhoto(id: String) async throws -> (photo: Photo, venueId: String, hidden: Bool, held: Bool)?
+    func heldPhotos(venueId: String, limit: Int) async throws -> (photos: [Photo], total: Int)
+    func heldPhotos(groupId: String, photographerId: String) async throws -> [Photo]
+    func hidePhoto(id: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent]
+    func restorePhoto(id: String, venue: Venue?, now: Date) async throws -> [GroupEvent]
+    func deletePhotoByStaff(id: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent])
+    func closeGroup(id: String, reason: String, now: Date) async throws -> (group: Group, events: [GroupEvent])
+
+    // MARK: Rate limits
+    /// When `key` failed within the `window` seconds before `now`, oldest first.
+    func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date]
+    /// Counts a failure of `key` at `now`; failures older than `window` may be forgotten.
+    func recordFailure(of key: String, now: Date, window: TimeInterval) async throws
+
+    // MARK: Numbers
+    func visitTally(venueId: String) async throws -> VisitNumbers.Tally
+    func venueHistories(venueId: String, after: HistoryCursor?, limit: Int) async throws -> [VisitNumbers.History]
+}
+
+extension GroupieStore {
+    /// How long an idempotency key answers for the photo it first made.
+    public static var idempotencyKeyLifetime: TimeInterval { 24 * 3600 }
+
+    /// Every stored group of the venue, in the order they started.
+    public func venueHistories(venueId: String) async throws -> [VisitNumbers.History] {
+        try await venueHistories(venueId: venueId, after: nil, limit: Int.max)
+    }
+}
+
+// MARK: - What the contract passes in and out
+
+/// What a shared store tells every instance about stored events.
+public enum EventAnnouncement: Sendable, Equatable {
+    /// The group's events up to `seq` are committed.
+    case committed(groupId: String, seq: Int)
+    /// The announcements were cut off for a while and may have missed some: every stream
+    /// should look at what was stored meanwhile.
+    case resumed
+}
+
+/// What a group's collages are made from: the group, its chosen photos, the language its
+/// creator plays in, and the collages made so far.
+public struct CollageSubject: Sendable {
+    public var group: Group
+    public var taskPhotos: TaskPhotos
+    public var creatorLanguage: String?
+    public var collages: [CollageRecord]
+}
+
+/// A player's membership of a group, with the sequence number of the group's latest event:
+/// every change of what a member sees of the group is announced by an event, so it names
+/// the version of the group.
+public struct Membership: Sendable {
+    public var group: Group
+    public var version: Int
+}
+
+/// What a member sees of a group beyond the group itself.
+public struct GroupContents: Sendable {
+    public var members: [Member]
+    public var taskPhotos: TaskPhotos
+    public var collages: [CollageRecord]
+}
+
+/// A group as staff see it: members, every photo (hidden ones too) and progress.
+public struct StaffGroupView: Sendable {
+    public var group: Group
+    public var members: [Member]
+    public var taskPhotos: TaskPhotos
+    /// Photos of the group, newest first.
+    public var photos: [Photo]
+    /// Photos staff hid, and photos held for review (`held`, with no reason yet), newest first.
+    public var hidden: [(photo: Photo, reason: String, at: Date, held: Bool)]
+}
+
+/// A photo hidden by staff: the row moves out of `photo`, so that no visitor route can serve it.
+public enum ModerationError: Error, Sendable, Equatable {
+    case photoNotFound
+    case groupNotFound
+}
+
+/// Where a page of `venueHistories` ends: the start and id of its last group.
+public struct HistoryCursor: Sendable, Equatable {
+    public var startedAt: Double
+    public var groupId: String
+
+    public init(after history: VisitNumbers.History) {
+        startedAt = history.startedAt.timeIntervalSince1970
+        groupId = history.groupId
+    }
+}
+
+public struct NewPhoto: Sendable {
+    public var groupId: String
+    public var photographerId: String
+    public var missionId: String?
+    public var taskId: String?
+    public var blob: String
+    public var format: String
+    public var width: Int
+    public var height: Int
+    public var idempotencyKey: String?
+    public var focus: Focus?
+    /// Whether the photographer makes it the task's chosen photo in place of the one before.
+    public var choose: Bool
+
+    public init(groupId: String, photographerId: String, missionId: String?, taskId: String?, blob: String, format: String, width: Int, height: Int, idempotencyKey: String?, focus: Focus? = nil, choose: Bool = false) {
+        self.groupId = groupId
+        self.photographerId = photographerId
+        self.missionId = missionId
+        self.taskId = taskId
+        self.blob = blob
+        self.format = format
+        self.width = width
+        self.height = height
+        self.idempotencyKey = idempotencyKey
+        self.focus = focus
+        self.choose = choose
+    }
+}
+
+/// What an erasure leaves for the caller to do outside the database.
+public struct Erasure: Sendable, Equatable {
+    /// Blobs no photo uses any more, whose files the caller removes.
+    public var unusedBlobs: [String]
+    /// Groups that lost photos, whose collages must be made again or withdrawn.
+    public var groupsWithPhotos: [String]
+}
+
+public enum StaffError: Error, Sendable, Equatable {
+    case emailTaken
+    case unknownStaff
+}
+
+/// One line of the audit log.
+public struct AuditEntry: Sendable, Equatable {
+    public var at: Date
+    public var staffEmail: String
+    public var venueId: String?
+    public var action: String
+    public var subject: String?
+    public var reason: String?
+
+    public init(at: Date, staffEmail: String, venueId: String?, action: String, subject: String?, reason: String?) {
+        self.at = at
+        self.staffEmail = staffEmail
+        self.venueId = venueId
+        self.action = action
+        self.subject = subject
+        self.reason = reason
+    }
+}
+
+/// How many rows of each kind there are.
+public struct RowCounts: Sendable, Equatable {
+    public var players: Int
+    public var groups: Int
+    public var memberships: Int
+    public var photos: Int
+
+    public init(players: Int, groups: Int, memberships: Int, photos: Int = 0) {
+        self.players = players
+        self.groups = groups
+        self.memberships = memberships
+        self.photos = photos
+    }
+}
+
+/// Failed attempts per key in memory: the rate-limit state of a store that one process uses
+/// alone, which a restart may forget.
+final class FailureLog: Sendable {
+    private let failures = Mutex<[String: [Date]]>([:])
+
+    func failures(of key: String, within window: TimeInterval, now: Date) -> [Date] {
+        failures.withLock { failures in
+            let recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
+            failures[key] = recent.isEmpty ? nil : recent
+            return recent
+        }
+    }
+
+    func record(_ key: String, now: Date, window: TimeInterval) {
+        failures.withLock { failures in
+            var recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
+            recent.append(now)
+            failures[key] = recent
+            // Forget keys that went quiet, so that the table does not grow without bound.
+            if failures.count > 10_000 {
+                failures = failures.filter { $0.value.contains { now.timeIntervalSince($0) < window } }
+            }
+        }
+    }
+}

@@ -1,0 +1,341 @@
+import Foundation
+import GroupieCore
+import PostgresNIO
+
+// Players, groups, memberships and events: the same rules as `GroupieDatabase`'s, statement by
+// statement, with the group's row locked by each change to it.
+extension PostgresStore {
+    // MARK: Players
+
+    public func createPlayer(name: String, language: String?, tokenHash: Data, now: Date) async throws -> Player {
+        let player = Player(id: Self.newId(), name: name, language: language, createdAt: now)
+        try await client.query("""
+            INSERT INTO player (id, name, language, token_hash, created_at) VALUES (\(player.id), \(name), \(language), \(tokenHash), \(now.timeIntervalSince1970))
+            """, logger: logger)
+        return player
+    }
+
+    public func player(id: String) async throws -> Player? {
+        try await read { try await Self.player($0, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger) }
+    }
+
+    public func player(tokenHash: Data) async throws -> Player? {
+        try await read { try await Self.player($0, "SELECT id, name, language, created_at FROM player WHERE token_hash = \(tokenHash)", logger: logger) }
+    }
+
+    public func updatePlayer(id: String, name: String?, language: String??) async throws -> Player? {
+        try await write { connection in
+            if let name {
+                try await connection.query("UPDATE player SET name = \(name) WHERE id = \(id)", logger: logger)
+            }
+            if let language {
+                try await connection.query("UPDATE player SET language = \(language) WHERE id = \(id)", logger: logger)
+            }
+            return try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger)
+        }
+    }
+
+    @discardableResult
+    public func erasePlayer(id: String, now: Date) async throws -> Erasure {
+        try await write { connection in
+            let blobs = try await connection.column(
+                "SELECT blob FROM photo WHERE photographer_id = \(id) UNION SELECT blob FROM hidden_photo WHERE photographer_id = \(id)",
+                as: String.self, logger: logger
+            )
+            let groups = try await connection.column("SELECT DISTINCT group_id FROM photo WHERE photographer_id = \(id)", as: String.self, logger: logger)
+            if let groupId = try await Self.activeGroupId(connection, playerId: id, logger: logger) {
+                _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
+                try await Self.leave(connection, groupId: groupId, playerId: id, now: now, logger: logger)
+            }
+            try await Self.renameInEvents(connection, playerId: id, to: "", logger: logger)
+            try await connection.query("UPDATE play_group SET creator_id = NULL WHERE creator_id = \(id)", logger: logger)
+            try await connection.query("DELETE FROM player WHERE id = \(id)", logger: logger)
+            var unused: [String] = []
+            for blob in blobs where try await !Self.isBlobUsed(connection, blob, logger: logger) { unused.append(blob) }
+            return Erasure(unusedBlobs: unused, groupsWithPhotos: groups)
+        }
+    }
+
+    static func player(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> Player? {
+        try await connection.one(query, logger: logger).map { row in
+            Player(id: try row.get(0), name: try row.get(1), language: try row.get(2), createdAt: Date(timeIntervalSince1970: try row.get(3)))
+        }
+    }
+
+    /// Writes `name` over the copies of a player's name in the stored events of their groups.
+    static func renameInEvents(_ connection: PostgresConnection, playerId: String, to name: String, logger: Logger) async throws {
+        for (idField, nameField) in [("playerId", "name"), ("photographerId", "photographerName")] {
+            try await connection.query("""
+                UPDATE group_event SET data = jsonb_set(data::jsonb, ARRAY[\(nameField)], to_jsonb(\(name)::text))::text
+                WHERE group_id IN (SELECT group_id FROM membership WHERE player_id = \(playerId))
+                  AND data::jsonb ->> \(idField) = \(playerId) AND data::jsonb ? \(nameField)
+                """, logger: logger)
+        }
+    }
+
+    // MARK: Groups
+
+    public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Group {
+        try await write { connection in
+            if let current = try await Self.activeGroupId(connection, playerId: creatorId, logger: logger) {
+                _ = try await Self.lockGroup(connection, id: current, logger: logger)
+                try await Self.leave(connection, groupId: current, playerId: creatorId, now: now, logger: logger)
+            }
+            let group = try await Self.insertGroup(connection, venueId: venueId, name: name, creatorId: creatorId, joinableFor: joinableFor, now: now, logger: logger)
+            try await connection.query(
+                "INSERT INTO membership (group_id, player_id, joined_at) VALUES (\(group.id), \(creatorId), \(now.timeIntervalSince1970))", logger: logger
+            )
+            return group
+        }
+    }
+
+    public func createGroupsInAdvance(venueId: String, names: [String], joinableFor: TimeInterval, now: Date) async throws -> [Group] {
+        try await write { connection in
+            var groups: [Group] = []
+            for name in names {
+                groups.append(try await Self.insertGroup(connection, venueId: venueId, name: name, creatorId: nil, joinableFor: joinableFor, now: now, logger: logger))
+            }
+            return groups
+        }
+    }
+
+    /// A new group row with a join code no group has; `ON CONFLICT DO NOTHING` keeps a code
+    /// another instance takes at the same moment from failing the transaction.
+    static func insertGroup(
+        _ connection: PostgresConnection, venueId: String, name: String?, creatorId: String?, joinableFor: TimeInterval, now: Date, logger: Logger
+    ) async throws -> Group {
+        let id = newId()
+        for attempt in 0..<30 {
+            let code = JoinCode.random(length: 6 + attempt / 10)
+            let group = Group(
+                id: id, venueId: venueId, name: name, joinCode: code, creatorId: creatorId,
+                createdAt: now, joinableUntil: now.addingTimeInterval(joinableFor)
+            )
+            let inserted = try await connection.rows("""
+                INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until)
+                VALUES (\(id), \(venueId), \(name), \(code.value), \(creatorId), \(now.timeIntervalSince1970), \(group.joinableUntil.timeIntervalSince1970))
+                ON CONFLICT (join_code) DO NOTHING RETURNING 1
+                """, logger: logger)
+            if !inserted.isEmpty { return group }
+        }
+        throw PostgresStoreError.noFreeJoinCode
+    }
+
+    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @Sendable (String) -> Int) async throws -> Group {
+        try await write { connection in
+            // The group's row stays locked until commit: concurrent joiners count one at a time.
+            guard let group = try await Self.group(connection, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE join_code = \(code.value) FOR UPDATE", logger: logger) else {
+                throw MembershipError.unknownCode
+            }
+            let current = try await Self.activeGroupId(connection, playerId: playerId, logger: logger)
+            if current == group.id { return group }
+            if let closed = group.closed { throw MembershipError.groupClosed(closed) }
+            guard group.isJoinable(at: now) else { throw MembershipError.notJoinable }
+            let maximum = maximumSize(group.venueId)
+            let count = try await connection.value(
+                "SELECT COUNT(*) FROM membership WHERE group_id = \(group.id) AND left_at IS NULL", as: Int.self, logger: logger
+            ) ?? 0
+            guard count < maximum else { throw MembershipError.groupFull(maximum: maximum) }
+            if let current {
+                _ = try await Self.lockGroup(connection, id: current, logger: logger)
+                try await Self.leave(connection, groupId: current, playerId: playerId, now: now, logger: logger)
+            }
+            try await connection.query(
+                "INSERT INTO membership (group_id, player_id, joined_at) VALUES (\(group.id), \(playerId), \(now.timeIntervalSince1970))", logger: logger
+            )
+            if group.creatorId == nil {
+                try await connection.query("UPDATE play_group SET creator_id = \(playerId) WHERE id = \(group.id) AND creator_id IS NULL", logger: logger)
+                return try await Self.lockGroup(connection, id: group.id, logger: logger) ?? group
+            }
+            return group
+        }
+    }
+
+    public func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws {
+        try await write { connection in
+            guard let group = try await Self.lockGroup(connection, id: groupId, logger: logger) else { throw MembershipError.groupNotFound }
+            guard try await Self.activeGroupId(connection, playerId: actorId, logger: logger) == groupId else { throw MembershipError.groupNotFound }
+            if playerId != actorId, group.creatorId != actorId { throw MembershipError.notTheCreator }
+            guard try await Self.activeGroupId(connection, playerId: playerId, logger: logger) == groupId else { throw MembershipError.notAMember }
+            try await Self.leave(connection, groupId: groupId, playerId: playerId, now: now, logger: logger)
+        }
+    }
+
+    public func membership(playerId: String, groupId: String) async throws -> Membership? {
+        try await read { connection in
+            guard let row = try await connection.one("""
+                SELECT \(unescaped: Self.qualifiedGroupColumns), (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id)
+                FROM play_group JOIN membership ON membership.group_id = play_group.id
+                WHERE play_group.id = \(groupId) AND membership.player_id = \(playerId) AND membership.left_at IS NULL
+                """, logger: logger)
+            else { return nil }
+            return Membership(group: try Self.group(from: row), version: try row.get(9))
+        }
+    }
+
+    public func groupContents(_ group: Group) async throws -> GroupContents {
+        try await read { connection in
+            GroupContents(
+                members: try await Self.members(connection, group: group, logger: logger),
+                taskPhotos: try await Self.taskPhotos(connection, groupId: group.id, logger: logger),
+                collages: try await Self.collages(connection, groupId: group.id, logger: logger)
+            )
+        }
+    }
+
+    public func currentGroup(of playerId: String) async throws -> Group? {
+        try await read { connection in
+            try await Self.group(connection, """
+                SELECT \(unescaped: Self.qualifiedGroupColumns) FROM play_group JOIN membership ON membership.group_id = play_group.id
+                WHERE membership.player_id = \(playerId) AND membership.left_at IS NULL
+                """, logger: logger)
+        }
+    }
+
+    public func group(code: JoinCode) async throws -> Group? {
+        try await read { try await Self.group($0, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE join_code = \(code.value)", logger: logger) }
+    }
+
+    public func group(id: String) async throws -> Group? {
+        try await read { try await Self.group($0, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE id = \(id)", logger: logger) }
+    }
+
+    public func groupExists(id: String) async throws -> Bool {
+        try await client.query("SELECT 1 FROM play_group WHERE id = \(id)", logger: logger).collect().isEmpty == false
+    }
+
+    public func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)] {
+        try await read { connection in
+            try await connection.rows("SELECT group_id, joined_at, left_at FROM membership WHERE player_id = \(playerId) ORDER BY id", logger: logger).map { row in
+                (try row.get(0), Date(timeIntervalSince1970: try row.get(1)), try row.get(2, as: Double?.self).map(Date.init(timeIntervalSince1970:)))
+            }
+        }
+    }
+
+    public func deleteGroups(createdBefore cutoff: Date) async throws -> (groups: Int, unusedBlobs: [String]) {
+        try await write { connection in
+            let blobs = try await connection.column("""
+                SELECT DISTINCT p.blob FROM (SELECT blob, group_id FROM photo UNION ALL SELECT blob, group_id FROM hidden_photo) p
+                JOIN play_group ON play_group.id = p.group_id
+                WHERE play_group.created_at < \(cutoff.timeIntervalSince1970)
+                """, as: String.self, logger: logger)
+            let count = try await connection.value("""
+                WITH gone AS (DELETE FROM play_group WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING 1) SELECT COUNT(*) FROM gone
+                """, as: Int.self, logger: logger) ?? 0
+            var unused: [String] = []
+            for blob in blobs where try await !Self.isBlobUsed(connection, blob, logger: logger) { unused.append(blob) }
+            return (count, unused)
+        }
+    }
+
+    // MARK: Events
+
+    public func appendEvents(groupId: String, _ events: [GroupEventPayload], now: Date) async throws -> [GroupEvent] {
+        guard !events.isEmpty else { return [] }
+        return try await write { connection in
+            _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
+            return try await Self.appendEvents(connection, groupId: groupId, events, now: now, logger: logger)
+        }
+    }
+
+    /// Inside a transaction that holds the group's row: the events commit with the change they
+    /// tell of, and are announced to every instance when they do.
+    static func appendEvents(_ connection: PostgresConnection, groupId: String, _ events: [GroupEventPayload], now: Date, logger: Logger) async throws -> [GroupEvent] {
+        guard !events.isEmpty else { return [] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var seq = try await connection.value("SELECT MAX(seq) FROM group_event WHERE group_id = \(groupId)", as: Int.self, logger: logger) ?? 0
+        var stored: [GroupEvent] = []
+        for event in events {
+            seq += 1
+            let data = String(decoding: try encoder.encode(event), as: UTF8.self)
+            try await connection.query("""
+                INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (\(groupId), \(seq), \(event.kind.rawValue), \(data), \(now.timeIntervalSince1970))
+                """, logger: logger)
+            stored.append(GroupEvent(groupId: groupId, seq: seq, kind: event.kind, data: data))
+        }
+        // An event written after its player was erased keeps no name.
+        let first = stored.first?.seq ?? 0
+        try await connection.query("""
+            UPDATE group_event SET data = jsonb_set(data::jsonb, '{name}', '""')::text
+            WHERE group_id = \(groupId) AND seq >= \(first) AND data::jsonb ? 'name' AND data::jsonb ? 'playerId'
+              AND NOT EXISTS (SELECT 1 FROM player WHERE player.id = group_event.data::jsonb ->> 'playerId')
+            """, logger: logger)
+        try await connection.query("SELECT pg_notify(\(eventChannel), \(groupId + " \(seq)"))", logger: logger)
+        return stored
+    }
+
+    public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {
+        let kinds = GroupEventKind.allCases.map(\.rawValue)
+        return try await client.query("""
+            SELECT seq, type, data FROM group_event WHERE group_id = \(groupId) AND seq > \(seq) AND type = ANY(\(kinds)) ORDER BY seq LIMIT \(limit)
+            """, logger: logger).collect().compactMap { row in
+            let row = row.makeRandomAccess()
+            return try GroupEventKind(rawValue: try row.get(1)).map { GroupEvent(groupId: groupId, seq: try row.get(0), kind: $0, data: try row.get(2)) }
+        }
+    }
+
+    public func activeGroupIds(venueId: String) async throws -> [String] {
+        try await read { connection in
+            try await connection.column("""
+                SELECT DISTINCT play_group.id FROM play_group JOIN membership ON membership.group_id = play_group.id
+                WHERE play_group.venue_id = \(venueId) AND membership.left_at IS NULL
+                """, as: String.self, logger: logger)
+        }
+    }
+
+    // MARK: - Inside transactions
+
+    static let groupColumns = GroupieDatabase.groupColumns
+    static let qualifiedGroupColumns = groupColumns.split(separator: ", ").map { "play_group.\($0)" }.joined(separator: ", ")
+
+    static func activeGroupId(_ connection: PostgresConnection, playerId: String, logger: Logger) async throws -> String? {
+        try await connection.value("SELECT group_id FROM membership WHERE player_id = \(playerId) AND left_at IS NULL", as: String.self, logger: logger)
+    }
+
+    /// The group, its row locked until the transaction ends.
+    static func lockGroup(_ connection: PostgresConnection, id: String, logger: Logger) async throws -> Group? {
+        try await group(connection, "SELECT \(unescaped: groupColumns) FROM play_group WHERE id = \(id) FOR UPDATE", logger: logger)
+    }
+
+    static func group(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> Group? {
+        try await connection.one(query, logger: logger).map(group(from:))
+    }
+
+    /// A row whose first columns are `groupColumns`.
+    static func group(from row: PostgresRandomAccessRow) throws -> Group {
+        let closedAt = try row.get(7, as: Double?.self)
+        return Group(
+            id: try row.get(0), venueId: try row.get(1), name: try row.get(2),
+            joinCode: JoinCode(typed: try row.get(3))!, creatorId: try row.get(4),
+            createdAt: Date(timeIntervalSince1970: try row.get(5)),
+            joinableUntil: Date(timeIntervalSince1970: try row.get(6)),
+            closed: try closedAt.map { Group.Closure(at: Date(timeIntervalSince1970: $0), reason: try row.get(8, as: String?.self) ?? "") }
+        )
+    }
+
+    static func members(_ connection: PostgresConnection, group: Group, logger: Logger) async throws -> [Member] {
+        try await connection.rows("""
+            SELECT player.id, player.name, membership.joined_at FROM membership
+            JOIN player ON player.id = membership.player_id
+            WHERE membership.group_id = \(group.id) AND membership.left_at IS NULL
+            ORDER BY membership.joined_at, membership.id
+            """, logger: logger).map { row in
+            let id: String = try row.get(0)
+            return Member(playerId: id, name: try row.get(1), joinedAt: Date(timeIntervalSince1970: try row.get(2)), isCreator: id == group.creatorId)
+        }
+    }
+
+    /// Ends a membership and hands the group to its longest-standing member if the creator left.
+    static func leave(_ connection: PostgresConnection, groupId: String, playerId: String, now: Date, logger: Logger) async throws {
+        try await connection.query("""
+            UPDATE membership SET left_at = \(now.timeIntervalSince1970) WHERE group_id = \(groupId) AND player_id = \(playerId) AND left_at IS NULL
+            """, logger: logger)
+        let creator = try await connection.value("SELECT creator_id FROM play_group WHERE id = \(groupId)", as: String.self, logger: logger)
+        guard creator == playerId || creator == nil else { return }
+        let successor = try await connection.value("""
+            SELECT player_id FROM membership WHERE group_id = \(groupId) AND left_at IS NULL ORDER BY joined_at, id LIMIT 1
+            """, as: String.self, logger: logger)
+        try await connection.query("UPDATE play_group SET creator_id = \(successor) WHERE id = \(groupId)", logger: logger)
+    }
+}

@@ -1,0 +1,349 @@
+import Foundation
+import GroupieCore
+import Logging
+import PostgresNIO
+
+/// The game's state in PostgreSQL, shared by several Groupie instances: the same contract as
+/// `GroupieDatabase`, on postgres-nio's connection pool.
+///
+/// Every change runs in one transaction on one leased connection. A change to a group locks the
+/// group's row first (`FOR UPDATE`), so that joins under the size cap and the group's event
+/// sequence stay right whichever instance writes; a deadlock or serialization failure that this
+/// can cause is retried. Events are announced on commit with `NOTIFY groupie_events`, carrying
+/// only the group and the sequence number; `PostgresEventListener` hears them.
+public final class PostgresStore: GroupieStore {
+    let client: PostgresClient
+    let logger: Logger
+    private let running: Task<Void, Never>
+
+    /// The channel of `NOTIFY`: a payload is `<group id> <seq>`, the group's newest event.
+    public static let eventChannel = "groupie_events"
+
+    public var backend: String { "postgresql" }
+
+    /// Connects to `url` (`postgres://user:password@host:port/database`, with `?sslmode=disable`,
+    /// `prefer` (the default) or `require`, and `?host=/socket/folder` for a Unix socket) and
+    /// migrates the database to the current schema; two instances starting at once take turns.
+    public static func open(url: String, logger: Logger) async throws -> PostgresStore {
+        let store = PostgresStore(configuration: try PostgresURL(url).configuration, logger: logger)
+        do {
+            try await store.migrate()
+        } catch {
+            store.close()
+            throw error
+        }
+        return store
+    }
+
+    init(configuration: PostgresClient.Configuration, logger: Logger) {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        running = Task { await client.run() }
+    }
+
+    /// Ends the pool's connections; the store cannot be used after.
+    public func close() {
+        running.cancel()
+    }
+
+    deinit {
+        running.cancel()
+    }
+
+    // MARK: - Migrations
+
+    /// Any constant shared by every instance: the advisory lock migrations hold.
+    static let migrationLock: Int64 = 0x67_72_6F_75_70_69_65
+
+    /// Applies the migrations the database has not seen, each in its own transaction, while
+    /// holding an advisory lock: a second instance starting at the same moment waits, then finds
+    /// nothing left to do. Returns the versions applied.
+    @discardableResult
+    public func migrate() async throws -> [Int] {
+        try await client.withConnection { connection in
+            try await connection.query("SELECT pg_advisory_lock(\(Self.migrationLock))", logger: logger)
+            do {
+                let applied = try await applyMigrations(connection)
+                try await connection.query("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
+                return applied
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    private func applyMigrations(_ connection: PostgresConnection) async throws -> [Int] {
+        try await connection.query("""
+            CREATE TABLE IF NOT EXISTS groupie_migration (
+                version bigint PRIMARY KEY, name text NOT NULL, applied_at double precision NOT NULL
+            )
+            """, logger: logger)
+        let done = Set(try await connection.column("SELECT version FROM groupie_migration", as: Int.self, logger: logger))
+        if let unknown = done.max(), unknown > PostgresSchema.migrations.map({ $0.version }).max() ?? 0 {
+            throw PostgresStoreError.schemaTooNew(version: unknown)
+        }
+        var applied: [Int] = []
+        for migration in PostgresSchema.migrations where !done.contains(migration.version) {
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                for statement in PostgresSchema.statements(of: migration.sql) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("""
+                    INSERT INTO groupie_migration (version, name, applied_at) VALUES (\(migration.version), \(migration.name), \(Date().timeIntervalSince1970))
+                    """, logger: logger)
+                try await connection.query("COMMIT", logger: logger)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+            logger.info("applied PostgreSQL migration \(migration.version): \(migration.name)")
+            applied.append(migration.version)
+        }
+        return applied
+    }
+
+    /// The migrations applied so far, for `groupie migrate --status` and the tests.
+    public func appliedMigrations() async throws -> [Int] {
+        try await client.withConnection { try await $0.column("SELECT version FROM groupie_migration ORDER BY version", as: Int.self, logger: logger) }
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a transaction, committed when it returns and rolled back when it throws
+    /// (its error comes out as it was). A deadlock or serialization failure, which concurrent
+    /// changes of the same groups can cause, runs it again, a few times.
+    func write<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await transaction("BEGIN", body)
+            } catch let error as PSQLError where attempt < 8 && Self.isRetryable(error) {
+                logger.debug("PostgreSQL transaction retried after \(error.serverInfo?[.sqlState] ?? "?")")
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))
+            }
+        }
+    }
+
+    /// Runs `body` on one snapshot of the database: reads of several statements agree.
+    func read<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    private func transaction<T: Sendable>(_ begin: PostgresQuery, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            try await connection.query(begin, logger: logger)
+            let value: T
+            do {
+                value = try await body(connection)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+            try await connection.query("COMMIT", logger: logger)
+            return value
+        }
+    }
+
+    static func isRetryable(_ error: PSQLError) -> Bool {
+        // serialization_failure, deadlock_detected, and a unique key taken by a concurrent insert
+        // of the same row (a join code, a tally row).
+        ["40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "")
+    }
+
+    // MARK: - The contract's odds and ends
+
+    public func isReachable() async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                (try? await self.client.withConnection { try await $0.column("SELECT 1", as: Int.self, logger: self.logger) }) == [1]
+            }
+            // A load balancer asks often: a database that does not answer within a second is down.
+            group.addTask {
+                try? await Task.sleep(for: .seconds(1))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    public func counts() async throws -> RowCounts {
+        try await read { connection in
+            let row = try await connection.one("""
+                SELECT (SELECT COUNT(*) FROM player), (SELECT COUNT(*) FROM play_group), (SELECT COUNT(*) FROM membership),
+                       (SELECT COUNT(*) FROM photo)
+                """, logger: logger)!
+            return RowCounts(players: try row.get(0), groups: try row.get(1), memberships: try row.get(2), photos: try row.get(3))
+        }
+    }
+
+    /// Holds a session advisory lock named for the job while `body` runs; another instance
+    /// that asks meanwhile gets nil at once.
+    public func exclusively<T: Sendable>(_ name: String, _ body: @Sendable () async throws -> T) async throws -> T? {
+        try await client.withConnection { connection in
+            let key = "groupie:" + name
+            guard try await connection.one("SELECT pg_try_advisory_lock(hashtext(\(key)))", logger: logger)?.get(0) == true else {
+                return nil
+            }
+            do {
+                let value = try await body()
+                try await connection.query("SELECT pg_advisory_unlock(hashtext(\(key)))", logger: logger)
+                return value
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(hashtext(\(key)))", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// Listens on `eventChannel` on a connection of its own, for as long as the stream is read;
+    /// a lost connection is made again a second later, and `.resumed` says so.
+    public func eventAnnouncements() -> AsyncStream<EventAnnouncement>? {
+        let (stream, continuation) = AsyncStream.makeStream(of: EventAnnouncement.self, bufferingPolicy: .bufferingNewest(65_536))
+        let client = self.client, logger = self.logger
+        let listening = Task {
+            while !Task.isCancelled {
+                do {
+                    try await client.withConnection { connection in
+                        try await connection.listen(on: Self.eventChannel) { notifications in
+                            continuation.yield(.resumed)
+                            for try await notification in notifications {
+                                let parts = notification.payload.split(separator: " ")
+                                guard parts.count == 2, let seq = Int(parts[1]) else { continue }
+                                continuation.yield(.committed(groupId: String(parts[0]), seq: seq))
+                            }
+                        }
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                    logger.warning("listening for events of other instances failed, again in a second: \(error)")
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in listening.cancel() }
+        return stream
+    }
+
+    public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
+        try await client.withConnection { connection in
+            try await connection.column(
+                "SELECT at FROM rate_failure WHERE key = \(key) AND at > \(now.timeIntervalSince1970 - window) ORDER BY at", as: Double.self, logger: logger
+            ).map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    public func recordFailure(of key: String, now: Date, window: TimeInterval) async throws {
+        let cutoff = now.timeIntervalSince1970 - window
+        try await write { connection in
+            try await connection.query("INSERT INTO rate_failure (key, at) VALUES (\(key), \(now.timeIntervalSince1970))", logger: logger)
+            try await connection.query("DELETE FROM rate_failure WHERE key = \(key) AND at <= \(cutoff)", logger: logger)
+            // Keys that went quiet go now and then, after a day: no limit counts further back.
+            if Int.random(in: 0..<100) == 0 {
+                try await connection.query("DELETE FROM rate_failure WHERE at <= \(now.timeIntervalSince1970 - 86_400)", logger: logger)
+            }
+        }
+    }
+
+    /// 128 random bits, as lowercase hex, as `GroupieDatabase` makes them.
+    static func newId() -> String { GroupieDatabase.newId() }
+}
+
+public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
+    case invalidURL(String)
+    case schemaTooNew(version: Int)
+    case noFreeJoinCode
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let why): "The PostgreSQL URL cannot be used: \(why)"
+        case .schemaTooNew(let version):
+            "The database has migration \(version), newer than this Groupie knows: upgrade Groupie before starting it on this database."
+        case .noFreeJoinCode: "no free join code after 30 attempts"
+        }
+    }
+}
+
+/// A `postgres://` URL, read the way libpq reads one, as far as Groupie needs.
+public struct PostgresURL: Sendable {
+    public let configuration: PostgresClient.Configuration
+    /// The URL without its password: what logs and `/readyz` may show.
+    public let redacted: String
+
+    public static func isPostgres(_ text: String) -> Bool {
+        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+    }
+
+    public init(_ text: String) throws {
+        guard Self.isPostgres(text), let components = URLComponents(string: text) else {
+            throw PostgresStoreError.invalidURL("it must look like postgres://user:password@host:5432/database")
+        }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        guard let user = components.user.flatMap({ $0.removingPercentEncoding }), !user.isEmpty else {
+            throw PostgresStoreError.invalidURL("it names no user (postgres://USER@host/database)")
+        }
+        let password = components.password.flatMap { $0.removingPercentEncoding }
+        var database = String(components.path.dropFirst())
+        database = database.removingPercentEncoding ?? database
+        let port = components.port ?? 5432
+        var configuration: PostgresClient.Configuration
+        if let socketFolder = query["host"], socketFolder.hasPrefix("/") {
+            configuration = .init(
+                unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database.isEmpty ? nil : database
+            )
+        } else {
+            guard let host = components.host, !host.isEmpty else { throw PostgresStoreError.invalidURL("it names no host") }
+            let tls: PostgresClient.Configuration.TLS
+            switch query["sslmode"] ?? "prefer" {
+            case "disable": tls = .disable
+            case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
+            case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
+            case let mode: throw PostgresStoreError.invalidURL("sslmode must be disable, prefer or require, not '\(mode)'")
+            }
+            configuration = .init(host: host, port: port, username: user, password: password, database: database.isEmpty ? nil : database, tls: tls)
+        }
+        configuration.options.maximumConnections = Int(query["pool"] ?? "") ?? 20
+        configuration.options.connectTimeout = .seconds(5)
+        self.configuration = configuration
+        var shown = components
+        if shown.password != nil { shown.password = "***" }
+        redacted = shown.string ?? "postgres://"
+    }
+}
+
+// MARK: - Reading rows
+
+extension PostgresConnection {
+    /// Every row of the query, for reading by position.
+    func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRandomAccessRow] {
+        try await self.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+    }
+
+    /// The first row of the query, if any.
+    func one(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRandomAccessRow? {
+        try await rows(query, logger: logger).first
+    }
+
+    /// The first column of the first row, if any row; an SQL NULL is nil too.
+    func value<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self, logger: Logger) async throws -> T? {
+        guard let cell = try await one(query, logger: logger)?[0], cell.bytes != nil else { return nil }
+        return try cell.decode(T.self)
+    }
+
+    /// The first column of every row.
+    func column<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self, logger: Logger) async throws -> [T] {
+        try await rows(query, logger: logger).map { try $0.get(0) }
+    }
+}
+
+extension PostgresRandomAccessRow {
+    func get<T: PostgresDecodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
+        try self[index].decode(T.self)
+    }
+}

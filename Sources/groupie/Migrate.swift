@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import GroupieServer
+import GroupieStorage
+
+/// `groupie migrate`: brings the database to this version's schema without serving, so that an
+/// upgrade of several instances can migrate once before they restart. `serve` migrates at start
+/// too; two instances starting at once on PostgreSQL take turns under an advisory lock.
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Bring the database to the current schema, then exit.")
+
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        let configuration = try options.configuration
+        guard let url = configuration.databaseURL else {
+            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+            _ = try GroupieDatabase.open(atPath: configuration.dataDirectory + "/groupie.sqlite")
+            print("SQLite database \(configuration.dataDirectory)/groupie.sqlite is at the current schema")
+            return
+        }
+        let shown = try PostgresURL(url).redacted
+        let store: PostgresStore
+        do {
+            store = try await PostgresStore.open(url: url, logger: StoreOptions.logger)
+        } catch {
+            throw ValidationError("The PostgreSQL database \(shown) cannot be migrated: \(String(reflecting: error))")
+        }
+        defer { store.close() }
+        let versions = try await store.appliedMigrations()
+        print("PostgreSQL database \(shown) is at the current schema (migrations \(versions.map(String.init).joined(separator: ", ")))")
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import GroupieServer
+import GroupieStorage
+import Logging
+
+/// Where `serve` keeps its state, for the commands that work on it without serving:
+/// `--data` and `--database`, or `GROUPIE_DATA` and `GROUPIE_DATABASE`, as `serve` reads them.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .customLong("data"), help: "The data folder of 'groupie serve' (default: GROUPIE_DATA, else ./data).")
+    var data: String?
+    @Option(name: .customLong("database"), help: "postgres://… when 'serve' uses PostgreSQL (default: GROUPIE_DATABASE, else SQLite in the data folder).")
+    var database: String?
+
+    var configuration: ServerConfiguration {
+        get throws {
+            let environment = ProcessInfo.processInfo.environment
+            func given(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
+            var configuration = ServerConfiguration()
+            configuration.dataDirectory = given(data) ?? given(environment["GROUPIE_DATA"]) ?? configuration.dataDirectory
+            if let url = given(database) ?? given(environment["GROUPIE_DATABASE"]), url != "sqlite" {
+                guard PostgresURL.isPostgres(url) else { throw ValidationError("The database must be 'sqlite' or a postgres:// URL.") }
+                configuration.databaseURL = url
+            }
+            return configuration
+        }
+    }
+
+    func accounts() async throws -> StaffAccounts {
+        let configuration = try configuration
+        return try await StaffAccounts.open(dataDirectory: configuration.dataDirectory, databaseURL: configuration.databaseURL)
+    }
+
+    /// A logger for these commands: warnings and errors only.
+    static var logger: Logger {
+        var logger = Logger(label: "groupie")
+        logger.logLevel = .warning
+        return logger
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import GRDB
+@testable import GroupieStorage
+import GroupieTestSupport
+import Logging
+import PostgresNIO
+import Testing
+
+/// The backends the contract tests run on: every test that takes a `Backend` runs on both.
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgresql
+
+    var testDescription: String { rawValue }
+
+    /// A new, empty store of this kind: a SQLite file in a temporary folder, or a database of
+    /// its own on the test cluster.
+    func open() async throws -> any GroupieStore {
+        switch self {
+        case .sqlite:
+            return try GroupieDatabase.open(atPath: FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString).sqlite").path)
+        case .postgresql:
+            return try await PostgresStore.open(url: try TestPostgres.freshDatabase(), logger: Self.logger)
+        }
+    }
+
+    static var logger: Logger {
+        var logger = Logger(label: "groupie-test")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// Runs a statement behind the store's back, as a broken or hostile client could.
+    static func execute(_ sql: String, on store: any GroupieStore) async throws {
+        switch store {
+        case let database as GroupieDatabase:
+            try await database.writer.write { try $0.execute(sql: sql) }
+        case let postgres as PostgresStore:
+            try await postgres.client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        default:
+            Issue.record("unknown store \(type(of: store))")
+        }
+    }
+}
