@@ -22,7 +22,8 @@ run: release
 test: bootstrap
 	scripts/check-architecture
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/with-postgres $(SWIFT) test --skip-build
+	scripts/with-postgres python3 Tests/EndToEnd/two_instances_test.py .build/debug/groupie
 	python3 Tests/Browser/web_client_test.py .build/debug/groupie
 	python3 Tests/Browser/visitor_path_test.py .build/debug/groupie
 	python3 Tests/Browser/offline_test.py .build/debug/groupie

@@ -172,7 +172,7 @@ struct CommandLineTests {
 struct SettingsTests {
     /// A valid value for every setting, none of them its default.
     static let samples = [
-        "host": "127.0.0.1", "port": "9090", "data": "/srv/data", "missions": "/srv/missions", "assets": "/srv/assets",
+        "host": "127.0.0.1", "port": "9090", "data": "/srv/data", "database": "postgres://groupie@db.example:5432/groupie", "missions": "/srv/missions", "assets": "/srv/assets",
         "publicURL": "https://groupie.example", "retentionDays": "7", "headerTimeout": "5", "bodyTimeout": "6",
         "idleTimeout": "7", "maxConnections": "99", "fileWorkers": "3", "trustProxy": "true", "logLevel": "debug",
     ]

@@ -16,18 +16,19 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start(binary, workdir, log_level, wait_seconds, failure, missions=None, port=None):
+def start(binary, workdir, log_level, wait_seconds, failure, missions=None, port=None, extra=(), log_name="server.log"):
     """Returns (process, port, base URL, log path, open log file); raises `failure(message)`.
     `missions` is another missions folder than the repository's; `port` a port to listen on
-    again (a server started anew on the same data folder)."""
+    again (a server started anew on the same data folder); `extra` further settings, such as
+    `--database`; `log_name` the log's file in `workdir` (one per instance)."""
     port = port or free_port()
     base = f"http://127.0.0.1:{port}"
-    logpath = workdir / "server.log"
+    logpath = workdir / log_name
     logfile = open(logpath, "a")
     process = subprocess.Popen(
         [binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", str(workdir / "data"),
          "--missions", str(missions or REPO / "missions"), "--assets", str(REPO / "assets"),
-         "--public-url", base, "--log-level", log_level],
+         "--public-url", base, "--log-level", log_level, *extra],
         stdout=logfile, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + wait_seconds
     while time.monotonic() < deadline:

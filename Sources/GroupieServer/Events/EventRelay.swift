@@ -17,7 +17,11 @@ struct EventRelay: Service {
     static let batch = 64
 
     func run() async throws {
-        guard let announcements = database.eventAnnouncements() else { return }
+        guard let announcements = database.eventAnnouncements() else {
+            // Nothing to relay: this process is the only writer. A service runs until shutdown.
+            try await gracefulShutdown()
+            return
+        }
         for await announcement in announcements.cancelOnGracefulShutdown() {
             switch announcement {
             case .committed(let groupId, let seq):
