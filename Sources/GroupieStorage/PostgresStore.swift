@@ -259,6 +259,7 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
     case invalidURL(String)
     case schemaTooNew(version: Int)
     case noFreeJoinCode
+    case notEmpty
 
     public var description: String {
         switch self {
@@ -266,6 +267,7 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
         case .schemaTooNew(let version):
             "The database has migration \(version), newer than this Groupie knows: upgrade Groupie before starting it on this database."
         case .noFreeJoinCode: "no free join code after 30 attempts"
+        case .notEmpty: "The PostgreSQL database already holds players, groups or staff: import into a new, empty database."
         }
     }
 }

@@ -240,3 +240,38 @@ struct StoreContractTests {
         }
     }
 }
+
+@Suite("From SQLite to PostgreSQL")
+struct ImportTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("Every row of a SQLite database moves to PostgreSQL: groups, photos, events, staff, and numbers made again from the events")
+    func importEverything() async throws {
+        let contract = StoreContractTests()
+        let source = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
+        let ada = try await contract.player("Ada", in: source), bo = try await contract.player("Bo", in: source)
+        let group = try await source.createGroup(venueId: "v", name: "G", creatorId: ada.id, joinableFor: 3600, now: now)
+        _ = try await source.joinGroup(code: group.joinCode, playerId: bo.id, now: now.addingTimeInterval(5)) { _ in 5 }
+        let first = try await source.addPhoto(contract.photo(group, by: ada, "a", "1", key: "k"), venue: contract.venue, now: now.addingTimeInterval(60))
+        _ = try await source.addPhoto(contract.photo(group, by: bo, "a", "2"), venue: contract.venue, now: now.addingTimeInterval(125.5))
+        _ = try await source.hidePhoto(id: first.photo.id, reason: "blurred", venue: contract.venue, now: now.addingTimeInterval(200))
+        _ = try await source.addStaff(email: "s@museum.org", passwordHash: "h", role: .editor, venueIds: ["v"], now: now)
+        try await source.audit(AuditEntry(at: now, staffEmail: "s@museum.org", venueId: "v", action: "photo hidden", subject: first.photo.id, reason: "blurred"))
+
+        let target = try #require(try await Backend.postgresql.open() as? PostgresStore)
+        let copied = try await target.importRows(from: source)
+        #expect(copied.first { $0.table == "group_event" }?.rows == (try await source.events(groupId: group.id, after: 0, limit: 100).count))
+        #expect(try await target.counts() == (try await source.counts()))
+        #expect(try await target.events(groupId: group.id, after: 0, limit: 100) == (try await source.events(groupId: group.id, after: 0, limit: 100)))
+        #expect(try await target.visitTally(venueId: "v") == (try await source.visitTally(venueId: "v")))
+        #expect(try await target.staffView(groupId: group.id)?.hidden.map(\.reason) == ["blurred"])
+        #expect(try await target.membershipHistory(of: bo.id).map(\.groupId) == [group.id])
+        #expect(try await target.allStaff() == (try await source.allStaff()))
+        #expect(try await target.auditLog(venueIds: nil, staffEmail: "", limit: 10) == (try await source.auditLog(venueIds: nil, staffEmail: "", limit: 10)))
+        #expect(try await target.uploadedPhoto(playerId: ada.id, groupId: group.id, key: "k", now: now) == nil, "the hidden photo's key answers nothing, as before")
+        // The sequence goes on where SQLite left it.
+        let next = try await target.appendEvents(groupId: group.id, [.memberRenamed(playerId: bo.id, name: "Bo B")], now: now)
+        #expect(next.first?.seq == (try await source.membership(playerId: ada.id, groupId: group.id)?.version ?? 0) + 1)
+        await #expect(throws: PostgresStoreError.notEmpty) { try await target.importRows(from: source) }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import GroupieServer
+import GroupieStorage
+
+/// `groupie import`: the move from one instance on SQLite to several on PostgreSQL. Copies every
+/// row of the SQLite database of a data folder into a new PostgreSQL database, in one transaction;
+/// the photo files stay where they are, in the data folder the instances share.
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy a SQLite database (groupie.sqlite) into a new, empty PostgreSQL database.",
+        discussion: "Stop the SQLite instance first. The PostgreSQL database is named by --database or GROUPIE_DATABASE."
+    )
+
+    @Option(name: .customLong("from"), help: "The SQLite file, such as ./data/groupie.sqlite.")
+    var from: String
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        let configuration = try options.configuration
+        guard let url = configuration.databaseURL else {
+            throw ValidationError("Name the PostgreSQL database to import into with --database postgres://… (or GROUPIE_DATABASE).")
+        }
+        guard FileManager.default.fileExists(atPath: from) else { throw ValidationError("There is no SQLite database at \(from).") }
+        let source = try GroupieDatabase.open(atPath: from)
+        let shown = try PostgresURL(url).redacted
+        let store: PostgresStore
+        do {
+            store = try await PostgresStore.open(url: url, logger: StoreOptions.logger)
+        } catch {
+            throw ValidationError("The PostgreSQL database \(shown) cannot be opened: \(String(reflecting: error))")
+        }
+        defer { store.close() }
+        do {
+            for (table, rows) in try await store.importRows(from: source) where rows > 0 {
+                print("\(table): \(rows) row\(rows == 1 ? "" : "s")")
+            }
+        } catch let error as PostgresStoreError {
+            throw ValidationError(error.description)
+        }
+        let counts = try await store.counts()
+        print("imported into \(shown): \(counts.players) players, \(counts.groups) groups, \(counts.photos) photos")
+    }
+}
