@@ -16,11 +16,11 @@ extension PostgresStore {
     }
 
     public func player(id: String) async throws -> Player? {
-        try await read { try await Self.player($0, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger) }
+        try await once { try await Self.player($0, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger) }
     }
 
     public func player(tokenHash: Data) async throws -> Player? {
-        try await read { try await Self.player($0, "SELECT id, name, language, created_at FROM player WHERE token_hash = \(tokenHash)", logger: logger) }
+        try await once { try await Self.player($0, "SELECT id, name, language, created_at FROM player WHERE token_hash = \(tokenHash)", logger: logger) }
     }
 
     public func updatePlayer(id: String, name: String?, language: String??) async throws -> Player? {
@@ -162,7 +162,7 @@ extension PostgresStore {
     }
 
     public func membership(playerId: String, groupId: String) async throws -> Membership? {
-        try await read { connection in
+        try await once { connection in
             guard let row = try await connection.one("""
                 SELECT \(unescaped: Self.qualifiedGroupColumns), (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id)
                 FROM play_group JOIN membership ON membership.group_id = play_group.id
@@ -184,7 +184,7 @@ extension PostgresStore {
     }
 
     public func currentGroup(of playerId: String) async throws -> Group? {
-        try await read { connection in
+        try await once { connection in
             try await Self.group(connection, """
                 SELECT \(unescaped: Self.qualifiedGroupColumns) FROM play_group JOIN membership ON membership.group_id = play_group.id
                 WHERE membership.player_id = \(playerId) AND membership.left_at IS NULL
@@ -193,11 +193,11 @@ extension PostgresStore {
     }
 
     public func group(code: JoinCode) async throws -> Group? {
-        try await read { try await Self.group($0, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE join_code = \(code.value)", logger: logger) }
+        try await once { try await Self.group($0, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE join_code = \(code.value)", logger: logger) }
     }
 
     public func group(id: String) async throws -> Group? {
-        try await read { try await Self.group($0, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE id = \(id)", logger: logger) }
+        try await once { try await Self.group($0, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE id = \(id)", logger: logger) }
     }
 
     public func groupExists(id: String) async throws -> Bool {
@@ -205,7 +205,7 @@ extension PostgresStore {
     }
 
     public func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)] {
-        try await read { connection in
+        try await once { connection in
             try await connection.rows("SELECT group_id, joined_at, left_at FROM membership WHERE player_id = \(playerId) ORDER BY id", logger: logger).map { row in
                 (try row.get(0), Date(timeIntervalSince1970: try row.get(1)), try row.get(2, as: Double?.self).map(Date.init(timeIntervalSince1970:)))
             }
@@ -276,7 +276,7 @@ extension PostgresStore {
     }
 
     public func activeGroupIds(venueId: String) async throws -> [String] {
-        try await read { connection in
+        try await once { connection in
             try await connection.column("""
                 SELECT DISTINCT play_group.id FROM play_group JOIN membership ON membership.group_id = play_group.id
                 WHERE play_group.venue_id = \(venueId) AND membership.left_at IS NULL

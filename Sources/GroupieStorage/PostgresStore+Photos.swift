@@ -94,11 +94,11 @@ extension PostgresStore {
     }
 
     public func photo(id: String) async throws -> Photo? {
-        try await read { try await Self.photo($0, id: id, logger: logger) }
+        try await once { try await Self.photo($0, id: id, logger: logger) }
     }
 
     public func heldPhoto(id: String) async throws -> Photo? {
-        try await read { try await Self.heldPhoto($0, id: id, logger: logger) }
+        try await once { try await Self.heldPhoto($0, id: id, logger: logger) }
     }
 
     public func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
@@ -153,7 +153,7 @@ extension PostgresStore {
     }
 
     public func isBlobUsed(_ blob: String) async throws -> Bool {
-        try await read { try await Self.isBlobUsed($0, blob, logger: logger) }
+        try await once { try await Self.isBlobUsed($0, blob, logger: logger) }
     }
 
     // MARK: Collages
@@ -176,7 +176,7 @@ extension PostgresStore {
     }
 
     public func collages(groupId: String) async throws -> [CollageRecord] {
-        try await read { try await Self.collages($0, groupId: groupId, logger: logger) }
+        try await once { try await Self.collages($0, groupId: groupId, logger: logger) }
     }
 
     public func collageSubject(groupId: String) async throws -> CollageSubject? {

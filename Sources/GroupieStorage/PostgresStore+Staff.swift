@@ -118,7 +118,7 @@ extension PostgresStore {
     // MARK: Moderation
 
     public func playingGroups(venueId: String, limit: Int) async throws -> [Group] {
-        try await read { connection in
+        try await once { connection in
             try await connection.rows("""
                 SELECT \(unescaped: Self.groupColumns) FROM play_group
                 WHERE venue_id = \(venueId) AND EXISTS (SELECT 1 FROM membership WHERE group_id = play_group.id AND left_at IS NULL)
@@ -128,7 +128,7 @@ extension PostgresStore {
     }
 
     public func latestPhotos(venueId: String, limit: Int) async throws -> [Photo] {
-        try await read { connection in
+        try await once { connection in
             try await connection.rows("""
                 \(unescaped: Self.photoSelect) JOIN play_group ON play_group.id = photo.group_id WHERE play_group.venue_id = \(venueId)
                 ORDER BY photo.created_at DESC, photo.id DESC LIMIT \(limit)
@@ -185,7 +185,7 @@ extension PostgresStore {
     }
 
     public func heldPhotos(groupId: String, photographerId: String) async throws -> [Photo] {
-        try await read { connection in
+        try await once { connection in
             try await connection.rows("""
                 \(unescaped: Self.hiddenSelect) WHERE hidden_photo.held AND hidden_photo.group_id = \(groupId) AND hidden_photo.photographer_id = \(photographerId)
                 ORDER BY hidden_photo.created_at, hidden_photo.id
@@ -269,7 +269,7 @@ extension PostgresStore {
     // MARK: Numbers
 
     public func visitTally(venueId: String) async throws -> VisitNumbers.Tally {
-        try await read { connection in
+        try await once { connection in
             var tally = VisitNumbers.Tally()
             for row in try await connection.rows(
                 "SELECT kind, mission_id, task_id, value, count FROM visit_tally WHERE venue_id = \(venueId) AND count > 0", logger: logger

@@ -15,6 +15,7 @@ public final class PostgresStore: GroupieStore {
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
+    private let exclusiveSlots = Slots(4)
 
     /// The channel of `NOTIFY`: a payload is `<group id> <seq>`, the group's newest event.
     public static let eventChannel = "groupie_events"
@@ -128,6 +129,11 @@ public final class PostgresStore: GroupieStore {
         }
     }
 
+    /// Runs `body`, one statement, on a leased connection, outside a transaction.
+    func once<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await client.withConnection { try await body($0) }
+    }
+
     /// Runs `body` on one snapshot of the database: reads of several statements agree.
     func read<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
@@ -185,9 +191,22 @@ public final class PostgresStore: GroupieStore {
     /// Holds a session advisory lock named for the job while `body` runs; another instance
     /// that asks meanwhile gets nil at once.
     public func exclusively<T: Sendable>(_ name: String, _ body: @Sendable () async throws -> T) async throws -> T? {
+        // The lock's connection stays leased while `body` leases others: a few jobs at a time,
+        // so that they cannot take the whole pool and wait on one another for a connection.
+        await exclusiveSlots.acquire()
+        do {
+            let value = try await holdingLock("groupie:" + name, body)
+            await exclusiveSlots.release()
+            return value
+        } catch {
+            await exclusiveSlots.release()
+            throw error
+        }
+    }
+
+    private func holdingLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T? {
         try await client.withConnection { connection in
-            let key = "groupie:" + name
-            guard try await connection.one("SELECT pg_try_advisory_lock(hashtext(\(key)))", logger: logger)?.get(0) == true else {
+            guard try await connection.value("SELECT pg_try_advisory_lock(hashtext(\(key)))", as: Bool.self, logger: logger) == true else {
                 return nil
             }
             do {
@@ -253,6 +272,32 @@ public final class PostgresStore: GroupieStore {
 
     /// 128 random bits, as lowercase hex, as `GroupieDatabase` makes them.
     static func newId() -> String { GroupieDatabase.newId() }
+}
+
+/// A counting semaphore for tasks: `acquire` waits while every slot is taken.
+actor Slots {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ count: Int) {
+        free = count
+    }
+
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            free += 1
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
 }
 
 public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {

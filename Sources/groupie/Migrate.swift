@@ -14,7 +14,7 @@ struct Migrate: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.configuration
         guard let url = configuration.databaseURL else {
-            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             _ = try GroupieDatabase.open(atPath: configuration.dataDirectory + "/groupie.sqlite")
             print("SQLite database \(configuration.dataDirectory)/groupie.sqlite is at the current schema")
             return

@@ -24,6 +24,19 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// Two stores on one new database, as two instances of the server hold them; SQLite has
+    /// one writer process, so there it is one store twice.
+    func openTwo() async throws -> (any GroupieStore, any GroupieStore) {
+        switch self {
+        case .sqlite:
+            let store = try await open()
+            return (store, store)
+        case .postgresql:
+            let url = try TestPostgres.freshDatabase()
+            return (try await PostgresStore.open(url: url, logger: Self.logger), try await PostgresStore.open(url: url, logger: Self.logger))
+        }
+    }
+
     static var logger: Logger {
         var logger = Logger(label: "groupie-test")
         logger.logLevel = .warning

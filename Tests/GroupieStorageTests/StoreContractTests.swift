@@ -1,6 +1,7 @@
 import Foundation
 import GroupieCore
 @testable import GroupieStorage
+import GroupieTestSupport
 import Testing
 
 /// What the server asks of storage, checked on SQLite and on PostgreSQL alike: each test runs
@@ -193,6 +194,38 @@ struct StoreContractTests {
         #expect(try await store.exclusively("retention") { "again" } == "again")
         await #expect(throws: PhotoError.keyReused) { try await store.exclusively("retention") { throw PhotoError.keyReused } }
         #expect(try await store.exclusively("retention") { true } == true, "a job that failed lets the next run")
+    }
+
+    @Test("Events committed by one instance are announced to the others; a job one instance holds is skipped by the others", arguments: Backend.allCases)
+    func severalInstances(_ backend: Backend) async throws {
+        let (first, second) = try await backend.openTwo()
+        guard let announcements = second.eventAnnouncements() else {
+            // SQLite: the process is the only writer and hands its events to its streams itself.
+            #expect(backend == .sqlite)
+            return
+        }
+        var iterator = announcements.makeAsyncIterator()
+        #expect(await iterator.next() == .resumed, "listening starts by saying that earlier events may have been missed")
+        let ada = try await player("Ada", in: first)
+        let group = try await first.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now)
+        let added = try await first.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now)
+        #expect(await iterator.next() == .committed(groupId: group.id, seq: try #require(added.events.last).seq))
+        let stored = try await second.events(groupId: group.id, after: 0, limit: 10)
+        #expect(stored == added.events, "the other instance reads the announced events from the table")
+
+        let (holding, release) = AsyncStream.makeStream(of: Void.self)
+        let (started, start) = AsyncStream.makeStream(of: Void.self)
+        let held = Task {
+            try await first.exclusively("retention") {
+                start.finish()
+                for await _ in holding {}
+            }
+        }
+        for await _ in started {}
+        #expect(try await second.exclusively("retention") { true } == nil, "the second instance skips a job the first holds")
+        release.finish()
+        #expect(try await held.value != nil)
+        #expect(try await second.exclusively("retention") { true } == true, "and runs it once the first is done")
     }
 
     @Test("Staff accounts, sessions and the audit log", arguments: Backend.allCases)

@@ -18,12 +18,13 @@ def free_port():
 class Server:
     """`groupie serve` on a free port with a data folder under `work`, ready when constructed."""
 
-    def __init__(self, binary, work):
+    def __init__(self, binary, work, data=None, extra=()):
+        """`data`: a data folder to share with another instance; `extra`: further settings."""
         self.port = free_port()
-        self.data = f"{work}/data-{self.port}"
+        self.data = data or f"{work}/data-{self.port}"
         self.process = subprocess.Popen(
             [binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data,
-             "--missions", f"{REPOSITORY}/missions", "--assets", f"{REPOSITORY}/assets", "--log-level", "error"],
+             "--missions", f"{REPOSITORY}/missions", "--assets", f"{REPOSITORY}/assets", "--log-level", "error", *extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(400):
             try:
