@@ -19,15 +19,7 @@ extension GroupieDatabase {
                 db, sql: "SELECT kind, mission_id, task_id, value, count FROM visit_tally WHERE venue_id = ? AND count > 0", arguments: [venueId]
             )
             while let row = try rows.next() {
-                let kind: String = row[0], missionId: String = row[1], taskId: String = row[2], value: Int = row[3], count: Int = row[4]
-                switch kind {
-                case "group": tally.groupsStarted[value, default: 0] += count
-                case "completion": tally.missionsCompleted[value, default: 0] += count
-                case "photos": tally.photosPerGroup[value, default: 0] += count
-                case "mission": tally.missions[missionId, default: [:]][value, default: 0] += count
-                case "task": tally.tasks[.init(missionId: missionId, taskId: taskId), default: [:]][value, default: 0] += count
-                default: continue
-                }
+                tally.add(kind: row[0], missionId: row[1], taskId: row[2], value: row[3], count: row[4])
             }
             return tally
         }
@@ -184,4 +176,18 @@ extension GroupieDatabase {
                 ON CONFLICT (group_id, mission_id) DO UPDATE SET completed_at = excluded.completed_at WHERE completed_at IS NULL;
         END;
         """
+}
+
+extension VisitNumbers.Tally {
+    /// Adds a row of `visit_tally`, as either backend stores it; a kind no version writes is passed over.
+    mutating func add(kind: String, missionId: String, taskId: String, value: Int, count: Int) {
+        switch kind {
+        case "group": groupsStarted[value, default: 0] += count
+        case "completion": missionsCompleted[value, default: 0] += count
+        case "photos": photosPerGroup[value, default: 0] += count
+        case "mission": missions[missionId, default: [:]][value, default: 0] += count
+        case "task": tasks[.init(missionId: missionId, taskId: taskId), default: [:]][value, default: 0] += count
+        default: break
+        }
+    }
 }

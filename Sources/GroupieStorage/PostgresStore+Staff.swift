@@ -274,16 +274,7 @@ extension PostgresStore {
             for row in try await connection.rows(
                 "SELECT kind, mission_id, task_id, value, count FROM visit_tally WHERE venue_id = \(venueId) AND count > 0", logger: logger
             ) {
-                let kind: String = try row.get(0), missionId: String = try row.get(1), taskId: String = try row.get(2)
-                let value: Int = try row.get(3), count: Int = try row.get(4)
-                switch kind {
-                case "group": tally.groupsStarted[value, default: 0] += count
-                case "completion": tally.missionsCompleted[value, default: 0] += count
-                case "photos": tally.photosPerGroup[value, default: 0] += count
-                case "mission": tally.missions[missionId, default: [:]][value, default: 0] += count
-                case "task": tally.tasks[.init(missionId: missionId, taskId: taskId), default: [:]][value, default: 0] += count
-                default: continue
-                }
+                tally.add(kind: try row.get(0), missionId: try row.get(1), taskId: try row.get(2), value: try row.get(3), count: try row.get(4))
             }
             return tally
         }

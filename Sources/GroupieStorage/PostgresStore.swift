@@ -15,6 +15,7 @@ public final class PostgresStore: GroupieStore {
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
+    private let started: AsyncStream<Void>
     private let exclusiveSlots = Slots(4)
 
     /// The channel of `NOTIFY`: a payload is `<group id> <seq>`, the group's newest event.
@@ -27,6 +28,9 @@ public final class PostgresStore: GroupieStore {
     /// migrates the database to the current schema; two instances starting at once take turns.
     public static func open(url: String, logger: Logger) async throws -> PostgresStore {
         let store = PostgresStore(configuration: try PostgresURL(url).configuration, logger: logger)
+        // The pool takes no lease before its `run` has begun.
+        for await _ in store.started {}
+        await Task.yield()
         do {
             try await store.migrate()
         } catch {
@@ -40,7 +44,12 @@ public final class PostgresStore: GroupieStore {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
-        running = Task { await client.run() }
+        let (started, start) = AsyncStream.makeStream(of: Void.self)
+        self.started = started
+        running = Task {
+            start.finish()
+            await client.run()
+        }
     }
 
     /// Ends the pool's connections; the store cannot be used after.

@@ -23,13 +23,7 @@ struct Import: AsyncParsableCommand {
         }
         guard FileManager.default.fileExists(atPath: from) else { throw ValidationError("There is no SQLite database at \(from).") }
         let source = try GroupieDatabase.open(atPath: from)
-        let shown = try PostgresURL(url).redacted
-        let store: PostgresStore
-        do {
-            store = try await PostgresStore.open(url: url, logger: StoreOptions.logger)
-        } catch {
-            throw ValidationError("The PostgreSQL database \(shown) cannot be opened: \(String(reflecting: error))")
-        }
+        let (store, shown) = try await StoreOptions.openPostgres(url, doing: "opened")
         defer { store.close() }
         do {
             for (table, rows) in try await store.importRows(from: source) where rows > 0 {

@@ -19,13 +19,7 @@ struct Migrate: AsyncParsableCommand {
             print("SQLite database \(configuration.dataDirectory)/groupie.sqlite is at the current schema")
             return
         }
-        let shown = try PostgresURL(url).redacted
-        let store: PostgresStore
-        do {
-            store = try await PostgresStore.open(url: url, logger: StoreOptions.logger)
-        } catch {
-            throw ValidationError("The PostgreSQL database \(shown) cannot be migrated: \(String(reflecting: error))")
-        }
+        let (store, shown) = try await StoreOptions.openPostgres(url, doing: "migrated")
         defer { store.close() }
         let versions = try await store.appliedMigrations()
         print("PostgreSQL database \(shown) is at the current schema (migrations \(versions.map(String.init).joined(separator: ", ")))")

@@ -31,6 +31,16 @@ struct StoreOptions: ParsableArguments {
         return try await StaffAccounts.open(dataDirectory: configuration.dataDirectory, databaseURL: configuration.databaseURL)
     }
 
+    /// The PostgreSQL store at `url`, migrated; what cannot be opened is said without the password.
+    static func openPostgres(_ url: String, doing what: String) async throws -> (store: PostgresStore, shown: String) {
+        let shown = try PostgresURL(url).redacted
+        do {
+            return (try await PostgresStore.open(url: url, logger: logger), shown)
+        } catch {
+            throw ValidationError("The PostgreSQL database \(shown) cannot be \(what): \(String(reflecting: error))")
+        }
+    }
+
     /// A logger for these commands: warnings and errors only.
     static var logger: Logger {
         var logger = Logger(label: "groupie")
