@@ -2,11 +2,12 @@
 """Events and small writes across instances: one Groupie on SQLite beside two on one PostgreSQL.
 
 In each setup, 20 groups have a member whose event stream is open on the first instance and a
-teammate who renames themselves on the second (the same instance on SQLite), from 8 threads
-at once. Printed: writes per second, and the time from a write's request to the event on the
-other member's stream (p50, p99; target under 50 ms across instances on PostgreSQL), all
-events delivered. pgbench's own update-only run at 8 clients gives PostgreSQL's ceiling on this
-machine for comparison.
+teammate who renames themselves on the second (the same instance on SQLite): one write at a
+time, then from 8 threads at once. Printed: writes per second, and the time from a write's
+request to the event on the other member's stream (p50, p99; target under 50 ms across
+instances on PostgreSQL), all events delivered. The load client is Python: with 8 writers
+its own threads take part of the time measured. pgbench's own update-only run at 8 clients
+gives PostgreSQL's ceiling on this machine for comparison.
 
 Usage: instances.py path/to/groupie   (GROUPIE_TEST_POSTGRES: a PostgreSQL server, as
 `scripts/with-postgres` gives it)
@@ -47,7 +48,7 @@ def listen(server, group_id, token, arrivals, opened):
             arrivals[name] = time.monotonic()
 
 
-def run(label, reader, writer):
+def run(label, reader, writer, threads):
     arrivals, sent, opened = {}, {}, threading.Semaphore(0)
     teammates = []
     for _ in range(GROUPS):
@@ -62,16 +63,16 @@ def run(label, reader, writer):
 
     def write(index):
         for round in range(WRITES):
-            mate = teammates[(index + round * THREADS) % GROUPS]
-            name = f"bench-{index}-{round}"
+            mate = teammates[(index + round * threads) % GROUPS]
+            name = f"bench-{uuid.uuid4().hex[:8]}-{index}-{round}"
             sent[name] = time.monotonic()
             writer.call("PATCH", "/api/v1/me", {"name": name}, mate)
 
     started = time.monotonic()
-    threads = [threading.Thread(target=write, args=(index,)) for index in range(THREADS)]
-    for thread in threads:
+    writers = [threading.Thread(target=write, args=(index,)) for index in range(threads)]
+    for thread in writers:
         thread.start()
-    for thread in threads:
+    for thread in writers:
         thread.join()
     elapsed = time.monotonic() - started
     deadline = time.monotonic() + 10
@@ -79,7 +80,7 @@ def run(label, reader, writer):
         time.sleep(0.05)
     latencies = [(arrivals[n] - sent[n]) * 1000 for n in sent if n in arrivals]
     delivered = len(latencies)
-    print(f"  {label:<44} {len(sent) / elapsed:7.0f} writes/s   write to event p50 {percentile(latencies, 0.5):6.1f} ms"
+    print(f"  {label + f', {threads} writer' + ('s' if threads > 1 else ''):<56} {len(sent) / elapsed:6.0f} writes/s   write to event p50 {percentile(latencies, 0.5):6.1f} ms"
           f"  p99 {percentile(latencies, 0.99):6.1f} ms   delivered {delivered}/{len(sent)}", flush=True)
 
 
@@ -91,7 +92,8 @@ def main():
 
     sqlite = Server(binary, work)
     try:
-        run("one instance, SQLite", sqlite, sqlite)
+        for threads in (1, THREADS):
+            run("one instance, SQLite", sqlite, sqlite, threads)
     finally:
         sqlite.stop()
 
@@ -102,8 +104,9 @@ def main():
     first = Server(binary, work, data=f"{work}/shared", extra=("--database", database))
     second = Server(binary, work, data=f"{work}/shared", extra=("--database", database))
     try:
-        run("one instance, PostgreSQL", first, first)
-        run("two instances, PostgreSQL: A's streams, B's writes", first, second)
+        for threads in (1, THREADS):
+            run("one instance, PostgreSQL", first, first, threads)
+            run("two on PostgreSQL, A's streams, B's writes", first, second, threads)
     finally:
         first.stop()
         second.stop()
@@ -114,7 +117,7 @@ def main():
     subprocess.run(["pgbench", "-q", "-i", "-s", "1", bench_url], check=True, capture_output=True)
     result = subprocess.run(["pgbench", "-N", "-c", "8", "-j", "2", "-T", "10", bench_url], capture_output=True, text=True)
     tps = next((line for line in result.stdout.splitlines() if line.startswith("tps")), "tps = ?")
-    print(f"  {'reference: pgbench -N (update-only), 8 clients':<44} {tps}")
+    print(f"  {'reference: pgbench -N (update-only), 8 clients':<56} {tps}")
 
 
 if __name__ == "__main__":
