@@ -29,7 +29,7 @@ extension GroupieDatabase {
     /// Records a finished collage, replacing the mission's previous one; returns the previous
     /// key, whose files the caller removes. Nothing is stored when the group is gone.
     public func saveCollage(_ record: CollageRecord) async throws -> String? {
-        try await writer.write { db in
+        try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM play_group WHERE id = ?)", arguments: [record.groupId]) == true else {
                 return nil
             }
@@ -87,7 +87,7 @@ extension GroupieDatabase {
 
     /// Forgets a mission's collage (its photos changed and it is no longer complete).
     public func deleteCollage(groupId: String, missionId: String) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "DELETE FROM collage WHERE group_id = ? AND mission_id = ?", arguments: [groupId, missionId])
         }
     }

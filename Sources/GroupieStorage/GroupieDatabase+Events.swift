@@ -22,7 +22,7 @@ extension GroupieDatabase {
     /// Stores events of a group with its next sequence numbers; returns them numbered.
     public func appendEvents(groupId: String, _ events: [GroupEventPayload], now: Date) async throws -> [GroupEvent] {
         guard !events.isEmpty else { return [] }
-        return try await writer.write { db in try Self.appendEvents(db, groupId: groupId, events, now: now) }
+        return try await commits.write { db in try Self.appendEvents(db, groupId: groupId, events, now: now) }
     }
 
     /// Inside a transaction: the events commit with the change they tell of, or not at all.

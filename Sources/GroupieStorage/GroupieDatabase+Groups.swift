@@ -17,7 +17,7 @@ public enum MembershipError: Error, Sendable, Equatable {
 extension GroupieDatabase {
     /// Creates a group with a fresh join code; its creator leaves any group they are in and joins it.
     public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Group {
-        try await writer.write { db in
+        try await commits.write { db in
             if let current = try Self.activeGroupId(db, playerId: creatorId) {
                 try Self.leave(db, groupId: current, playerId: creatorId, now: now)
             }
@@ -33,7 +33,7 @@ extension GroupieDatabase {
     /// Groups made in advance by the venue's staff (a class's table cards): no members yet;
     /// the first to join becomes the group's creator.
     public func createGroupsInAdvance(venueId: String, names: [String], joinableFor: TimeInterval, now: Date) async throws -> [Group] {
-        try await writer.write { db in
+        try await commits.write { db in
             try names.map { try Self.insertGroup(db, venueId: venueId, name: $0, creatorId: nil, joinableFor: joinableFor, now: now) }
         }
     }
@@ -64,8 +64,8 @@ extension GroupieDatabase {
 
     /// Joins the group with `code`, leaving the player's current group. Joining the group one
     /// is already in changes nothing. `maximumSize` gives the venue's limit for a venue id.
-    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @Sendable (String) -> Int) async throws -> Group {
-        try await writer.write { db in
+    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Group {
+        try await commits.write { db in
             guard let group = try Self.group(db, where: "join_code = ?", code.value) else {
                 throw MembershipError.unknownCode
             }
@@ -95,7 +95,7 @@ extension GroupieDatabase {
     /// Ends `playerId`'s membership of the group. Anyone may leave; only the creator may
     /// remove someone else. When the creator leaves, the longest-standing member takes over.
     public func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             guard let group = try Self.group(db, where: "id = ?", groupId) else { throw MembershipError.groupNotFound }
             guard try Self.activeGroupId(db, playerId: actorId) == groupId else { throw MembershipError.groupNotFound }
             if playerId != actorId, group.creatorId != actorId { throw MembershipError.notTheCreator }
@@ -210,7 +210,7 @@ extension GroupieDatabase {
     /// Deletes groups created before `cutoff` with their memberships, photos and events;
     /// returns how many went and the blobs no photo uses any more, whose files the caller removes.
     public func deleteGroups(createdBefore cutoff: Date) async throws -> (groups: Int, unusedBlobs: [String]) {
-        try await writer.write { db in
+        try await commits.write { db in
             let blobs = try String.fetchAll(db, sql: """
                 SELECT DISTINCT p.blob FROM (SELECT blob, group_id FROM photo UNION ALL SELECT blob, group_id FROM hidden_photo) p
                 JOIN play_group ON play_group.id = p.group_id

@@ -93,7 +93,7 @@ extension GroupieDatabase {
     /// collages and the ZIP, with the events that causes at `venue`. A photo held for review
     /// stays hidden, with the reason. Hiding a hidden photo changes nothing.
     public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
-        try await writer.write { db in
+        try await commits.write { db in
             guard let photo = try Self.photo(db, id: id) else {
                 try db.execute(
                     sql: "UPDATE hidden_photo SET held = 0, hidden_reason = ?, hidden_at = ? WHERE id = ? AND held = 1",
@@ -117,7 +117,7 @@ extension GroupieDatabase {
     /// Shows a hidden photo again, or shares one held for review, as a new photo of the album
     /// (it does not take back the choice it had). Restoring a shown photo changes nothing.
     public func restorePhoto(id: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
-        try await writer.write { db in
+        try await commits.write { db in
             guard let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) else {
                 if try Self.photo(db, id: id) != nil { return [] }
                 throw ModerationError.photoNotFound
@@ -137,7 +137,7 @@ extension GroupieDatabase {
     /// Deletes a photo, shown or hidden, for good; returns it, whether its files can go, and
     /// the events its leaving the album causes.
     public func deletePhotoByStaff(id: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
-        try await writer.write { db in
+        try await commits.write { db in
             var events: [GroupEvent] = []
             let photo: Photo
             if let shown = try Self.photo(db, id: id) {
@@ -157,7 +157,7 @@ extension GroupieDatabase {
 
     /// Closes a group: no more joins or photos. Closing a closed group changes nothing.
     public func closeGroup(id: String, reason: String, now: Date) async throws -> (group: Group, events: [GroupEvent]) {
-        try await writer.write { db in
+        try await commits.write { db in
             guard var group = try Self.group(db, where: "id = ?", id) else { throw ModerationError.groupNotFound }
             if group.closed != nil { return (group, []) }
             try db.execute(

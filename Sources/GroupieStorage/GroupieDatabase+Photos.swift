@@ -10,7 +10,7 @@ extension GroupieDatabase {
     /// before sharing, the photo is `held`: stored, but out of the album, the progress and the
     /// events until staff share it.
     public func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> (photo: Photo, created: Bool, held: Bool, events: [GroupEvent]) {
-        try await writer.write { db in
+        try await commits.write { db in
             if let key = new.idempotencyKey,
                 let (existing, held) = try Self.uploaded(db, playerId: new.photographerId, groupId: new.groupId, key: key, now: now)
             {
@@ -68,7 +68,7 @@ extension GroupieDatabase {
     /// Forgets idempotency keys older than their lifetime; the retention sweep calls it.
     @discardableResult
     public func forgetExpiredUploadKeys(now: Date) async throws -> Int {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "DELETE FROM upload_key WHERE created_at < ?", arguments: [now.timeIntervalSince1970 - Self.idempotencyKeyLifetime])
             return db.changesCount
         }
@@ -119,7 +119,7 @@ extension GroupieDatabase {
     /// Throws `PhotoRules.Refusal.notAllowedToDelete`, or `MembershipError.groupNotFound` when
     /// the photo is not of the actor's group.
     public func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
-        try await writer.write { db in
+        try await commits.write { db in
             // A photo held for review: only its photographer knows of it, and may take it back.
             if try Self.photo(db, id: id) == nil, let held = try Self.heldPhoto(db, id: id), held.photographerId == actorId,
                 try Self.activeGroupId(db, playerId: actorId) == held.groupId
@@ -141,7 +141,7 @@ extension GroupieDatabase {
 
     /// Records where a photo's subject is, found after the photo was stored.
     public func setFocus(photoId: String, _ focus: Focus) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "UPDATE photo SET focus_x = ?, focus_y = ? WHERE id = ?", arguments: [focus.x, focus.y, photoId])
             try db.execute(sql: "UPDATE hidden_photo SET focus_x = ?, focus_y = ? WHERE id = ?", arguments: [focus.x, focus.y, photoId])
         }
@@ -150,7 +150,7 @@ extension GroupieDatabase {
     /// Makes `photoId` the chosen photo of `task`, with the events it causes at `venue`. Throws
     /// `PhotoRules.Refusal.notOfThisTask`, or `MembershipError.groupNotFound` for an outsider.
     public func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> [GroupEvent] {
-        try await writer.write { db in
+        try await commits.write { db in
             guard try Self.activeGroupId(db, playerId: member.id) == groupId else { throw MembershipError.groupNotFound }
             guard let photo = try Self.photo(db, id: photoId) else { throw PhotoRules.Refusal.notOfThisTask }
             let change = try PhotoRules.change(.choose(photo, for: task, groupId: groupId, by: member), before: try Self.taskPhotos(db, groupId: groupId), venue: venue)

@@ -6,7 +6,7 @@ extension GroupieDatabase {
     /// Creates an anonymous player whose token hashes to `tokenHash`.
     public func createPlayer(name: String, language: String?, tokenHash: Data, now: Date) async throws -> Player {
         let player = Player(id: Self.newId(), name: name, language: language, createdAt: now)
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(
                 sql: "INSERT INTO player (id, name, language, token_hash, created_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [player.id, player.name, player.language, tokenHash, now.timeIntervalSince1970]
@@ -31,7 +31,7 @@ extension GroupieDatabase {
 
     /// Changes what is given; returns the player as it is now.
     public func updatePlayer(id: String, name: String?, language: String??) async throws -> Player? {
-        try await writer.write { db in
+        try await commits.write { db in
             if let name {
                 try db.execute(sql: "UPDATE player SET name = ? WHERE id = ?", arguments: [name, id])
             }
@@ -48,7 +48,7 @@ extension GroupieDatabase {
     /// pass to their longest-standing member.
     @discardableResult
     public func erasePlayer(id: String, now: Date) async throws -> Erasure {
-        try await writer.write { db in
+        try await commits.write { db in
             let blobs = try String.fetchAll(
                 db, sql: "SELECT blob FROM photo WHERE photographer_id = ? UNION SELECT blob FROM hidden_photo WHERE photographer_id = ?",
                 arguments: [id, id]

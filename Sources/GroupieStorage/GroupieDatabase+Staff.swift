@@ -6,7 +6,7 @@ import GroupieCore
 extension GroupieDatabase {
     /// Adds a member of staff with a password hash made by the caller.
     public func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date) async throws -> StaffMember {
-        try await writer.write { db in
+        try await commits.write { db in
             guard try Row.fetchOne(db, sql: "SELECT 1 FROM staff WHERE email = ?", arguments: [email]) == nil else { throw StaffError.emailTaken }
             let member = StaffMember(id: Self.newId(), email: email, role: role, venueIds: venueIds)
             try db.execute(
@@ -39,7 +39,7 @@ extension GroupieDatabase {
 
     /// Removes a member of staff and ends their sessions; the audit log keeps their address.
     public func removeStaff(email: String) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "DELETE FROM staff WHERE email = ?", arguments: [email])
             guard db.changesCount == 1 else { throw StaffError.unknownStaff }
         }
@@ -47,7 +47,7 @@ extension GroupieDatabase {
 
     /// Sets a new password hash and ends every session of the member.
     public func setStaffPassword(email: String, passwordHash: String) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM staff WHERE email = ?", arguments: [email]) else {
                 throw StaffError.unknownStaff
             }
@@ -58,7 +58,7 @@ extension GroupieDatabase {
 
     /// Starts a session whose cookie hashes to `tokenHash`.
     public func startStaffSession(staffId: String, tokenHash: Data, csrfToken: String, now: Date, lifetime: TimeInterval) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "DELETE FROM staff_session WHERE expires_at <= ?", arguments: [now.timeIntervalSince1970])
             try db.execute(
                 sql: "INSERT INTO staff_session (token_hash, staff_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
@@ -79,14 +79,14 @@ extension GroupieDatabase {
     }
 
     public func endStaffSession(tokenHash: Data) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "DELETE FROM staff_session WHERE token_hash = ?", arguments: [tokenHash])
         }
     }
 
     /// Writes one line of the audit log.
     public func audit(_ entry: AuditEntry) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(
                 sql: "INSERT INTO staff_audit (at, staff_email, venue_id, action, subject, reason) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [entry.at.timeIntervalSince1970, entry.staffEmail, entry.venueId, entry.action, entry.subject, entry.reason]

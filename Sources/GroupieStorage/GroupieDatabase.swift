@@ -6,6 +6,8 @@ import GroupieCore
 /// so that another backend can come later behind the same methods.
 public struct GroupieDatabase: GroupieStore {
     let writer: any DatabaseWriter
+    /// Concurrent writes share a transaction and its flush to disk.
+    let commits: GroupCommit
     /// Rate-limit state: one process writes the file, so memory is where it is shared.
     let failureLog = FailureLog()
 
@@ -44,6 +46,7 @@ public struct GroupieDatabase: GroupieStore {
 
     init(writer: any DatabaseWriter) throws {
         self.writer = writer
+        self.commits = GroupCommit(writer: writer)
         try Self.migrator.migrate(writer)
     }
 

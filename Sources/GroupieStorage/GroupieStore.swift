@@ -36,7 +36,7 @@ public protocol GroupieStore: Sendable {
     // MARK: Groups
     func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Group
     func createGroupsInAdvance(venueId: String, names: [String], joinableFor: TimeInterval, now: Date) async throws -> [Group]
-    func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @Sendable (String) -> Int) async throws -> Group
+    func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Group
     func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws
     func membership(playerId: String, groupId: String) async throws -> Membership?
     func groupContents(_ group: Group) async throws -> GroupContents

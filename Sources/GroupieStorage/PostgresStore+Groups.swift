@@ -121,7 +121,7 @@ extension PostgresStore {
         throw PostgresStoreError.noFreeJoinCode
     }
 
-    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @Sendable (String) -> Int) async throws -> Group {
+    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Group {
         try await write { connection in
             // The group's row stays locked until commit: concurrent joiners count one at a time.
             guard let group = try await Self.group(connection, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE join_code = \(code.value) FOR UPDATE", logger: logger) else {

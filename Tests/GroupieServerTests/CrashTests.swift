@@ -145,7 +145,7 @@ struct MemoryTests {
             }
             return await uploads.reduce(into: [Int]()) { $0.append($1) }
         }
-        #expect(statuses.filter { $0 == 201 }.count == 50)
+        #expect(statuses.filter { $0 == 201 }.count == 50, "\(statuses)")
         let peak = Self.peakRSSMiB(server.process.processIdentifier)
         #expect(peak > 0 && peak < 1024, "peak RSS \(peak) MiB")
     }

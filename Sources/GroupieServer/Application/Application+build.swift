@@ -49,6 +49,7 @@ public func buildApplication(
             reloadService,
             HeapService(fileIO: dependencies.fileIO),
             EventRelay(database: dependencies.database, hub: dependencies.hub, logger: logger),
+            dependencies.hub,
             RetentionService(
                 database: dependencies.database, files: dependencies.files, collages: dependencies.collages,
                 retention: TimeInterval(configuration.retention.components.seconds),
@@ -109,7 +110,7 @@ struct ServerDependencies: Sendable {
         logger.info("serving \(catalog.count) venue(s) from \(StartupCheck.absolute(configuration.missionsDirectory))")
         let imageWork = ImageWorkQueue(width: configuration.imageWorkers)
         let background = BackgroundWork()
-        let hub = EventHub()
+        let hub = EventHub(heartbeat: configuration.eventHeartbeat)
         let events = GroupEvents(database: database, hub: hub, clock: configuration.clock, logger: logger)
         let collages: CollageService
         do {
@@ -194,13 +195,12 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         fileIO: dependencies.fileIO, streamTokens: streamTokens
     ).addRoutes(to: api)
     EventController(
-        database: dependencies.database, hub: dependencies.hub, signer: signer, streamTokens: streamTokens,
-        heartbeat: configuration.eventHeartbeat, clock: clock
+        database: dependencies.database, hub: dependencies.hub, signer: signer, streamTokens: streamTokens, clock: clock
     ).addRoutes(to: api)
     StaffController(
         database: dependencies.database, catalog: dependencies.catalog, reloader: dependencies.reloader, files: dependencies.files, events: events,
         collages: dependencies.collages, logins: StaffLoginLimits(store: dependencies.database, logger: dependencies.logger), clientAddress: clientAddress, fileIO: dependencies.fileIO,
-        links: links, assetsDirectory: configuration.assetsDirectory, heartbeat: configuration.eventHeartbeat, clock: clock
+        links: links, assetsDirectory: configuration.assetsDirectory, clock: clock
     ).addRoutes(to: router)
     routes.set(router.routes.map { ($0.method, $0.path.description) })
     return router

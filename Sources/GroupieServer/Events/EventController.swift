@@ -16,7 +16,6 @@ struct EventController {
     let hub: EventHub
     let signer: ImageURLSigner
     let streamTokens: StreamTokens
-    let heartbeat: Duration
     let clock: @Sendable () -> Date
 
     struct StreamToken: ResponseEncodable, Sendable {
@@ -45,10 +44,10 @@ struct EventController {
         guard try await database.membership(playerId: playerId, groupId: groupId) != nil else { throw Problem.groupNotFound }
         let lastId = (request.headers[.lastEventId] ?? request.uri.queryParameters["lastEventId"].map(String.init)).flatMap { Int($0) } ?? 0
 
-        let database = self.database, hub = self.hub, heartbeat = self.heartbeat
+        let database = self.database, hub = self.hub
         let body = ResponseBody { writer in
             // Subscribe before reading what is stored, so that nothing falls between the two.
-            try await hub.withSubscription(groupId: groupId, playerId: playerId, heartbeat: heartbeat) { subscription in
+            try await hub.withSubscription(groupId: groupId, playerId: playerId) { subscription in
                 // A membership that ended between the check above and the subscription ends the stream now.
                 guard try await database.membership(playerId: playerId, groupId: groupId) != nil else {
                     try await writer.finish(nil)

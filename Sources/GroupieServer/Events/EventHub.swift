@@ -1,5 +1,6 @@
 import Foundation
 import GroupieStorage
+import ServiceLifecycle
 import Synchronization
 
 /// Fans a group's events out to the streams of its members' phones. Publishing never waits
@@ -9,8 +10,14 @@ import Synchronization
 /// A stream belongs to a member: when the hub publishes the `member-left` event of a player
 /// (who left, was removed, joined another group or erased themselves), that player's streams
 /// of the group end after delivering it, so nothing more of the group reaches them.
-final class EventHub: Sendable {
+///
+/// Heartbeats come from the hub's one clock (`run`), not a timer per stream: ten thousand
+/// open streams cost ten thousand subscriptions, not ten thousand more tasks. The streams are
+/// spread over `heartbeatSlots` ticks of each period, so their heartbeats do not all fall due
+/// at the same instant.
+final class EventHub: Service, Sendable {
     static let bufferSize = 256
+    static let heartbeatSlots = 16
 
     enum Message: Sendable {
         case event(GroupEvent)
@@ -21,13 +28,16 @@ final class EventHub: Sendable {
         let id = UUID()
         let groupId: String
         let playerId: String
+        /// Which tick of each heartbeat period beats this stream.
+        let heartbeatSlot: Int
         let stream: AsyncStream<Message>
         let continuation: AsyncStream<Message>.Continuation
         private let overflow = Mutex(false)
 
-        init(groupId: String, playerId: String) {
+        init(groupId: String, playerId: String, heartbeatSlot: Int) {
             self.groupId = groupId
             self.playerId = playerId
+            self.heartbeatSlot = heartbeatSlot
             (stream, continuation) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .bufferingOldest(EventHub.bufferSize))
         }
 
@@ -41,7 +51,9 @@ final class EventHub: Sendable {
         }
     }
 
+    let heartbeat: Duration
     private let subscriptions = Mutex<[String: [UUID: Subscription]]>([:])
+    private let nextSlot = Atomic<Int>(0)
     /// The newest event of each group handed to subscribers here, so that an announcement from
     /// the database of an event already delivered costs nothing.
     private let published = Mutex<[String: Int]>([:])
@@ -50,29 +62,48 @@ final class EventHub: Sendable {
     /// picks those of its venue.
     static let everyGroup = "*"
 
+    /// `heartbeat`: how often each stream hears that it is still open, when nothing happens.
+    init(heartbeat: Duration = .seconds(15)) {
+        self.heartbeat = heartbeat
+    }
+
     func subscribe(groupId: String, playerId: String) -> Subscription {
-        let subscription = Subscription(groupId: groupId, playerId: playerId)
+        let slot = nextSlot.wrappingAdd(1, ordering: .relaxed).oldValue % Self.heartbeatSlots
+        let subscription = Subscription(groupId: groupId, playerId: playerId, heartbeatSlot: slot)
         subscriptions.withLock { $0[groupId, default: [:]][subscription.id] = subscription }
         return subscription
     }
 
-    /// Runs `body` with a subscription that also hears a heartbeat every `heartbeat`, and ends
-    /// both when `body` returns: what every event stream does around its writing.
-    func withSubscription<T>(
-        groupId: String, playerId: String, heartbeat: Duration, _ body: (Subscription) async throws -> T
-    ) async rethrows -> T {
+    /// Runs `body` with a subscription, which hears the hub's heartbeats too, and ends it when
+    /// `body` returns: what every event stream does around its writing.
+    func withSubscription<T>(groupId: String, playerId: String, _ body: (Subscription) async throws -> T) async rethrows -> T {
         let subscription = subscribe(groupId: groupId, playerId: playerId)
-        let beat = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: heartbeat)
-                subscription.continuation.yield(.heartbeat)
-            }
-        }
-        defer {
-            beat.cancel()
-            unsubscribe(subscription)
-        }
+        defer { unsubscribe(subscription) }
         return try await body(subscription)
+    }
+
+    /// The heartbeat clock: each tick beats the streams of one slot, so every stream hears one
+    /// heartbeat per period.
+    func run() async throws {
+        let tick = heartbeat / Self.heartbeatSlots
+        var slot = 0
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: tick) }
+            } catch {
+                return
+            }
+            beat(slot: slot)
+            slot = (slot + 1) % Self.heartbeatSlots
+        }
+    }
+
+    /// Hands a heartbeat to the streams of `slot`.
+    func beat(slot: Int) {
+        let due = subscriptions.withLock { all in
+            all.values.flatMap { $0.values.filter { $0.heartbeatSlot == slot } }
+        }
+        for subscription in due { subscription.continuation.yield(.heartbeat) }
     }
 
     func unsubscribe(_ subscription: Subscription) {

@@ -21,7 +21,6 @@ struct StaffController {
     let fileIO: FileIO
     let links: JoinLinks
     let assetsDirectory: String
-    let heartbeat: Duration
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
@@ -45,7 +44,7 @@ struct StaffController {
         StaffPosterController(
             database: database, catalog: catalog, links: links, assetsDirectory: assetsDirectory, fileIO: fileIO, clock: clock
         ).addRoutes(to: signedIn)
-        StaffLiveController(database: database, catalog: catalog, hub: events.hub, heartbeat: heartbeat).addRoutes(to: signedIn)
+        StaffLiveController(database: database, catalog: catalog, hub: events.hub).addRoutes(to: signedIn)
         StaffMissionsController(catalog: catalog, reloader: reloader, work: collages.work, assetsDirectory: assetsDirectory).addRoutes(to: signedIn)
     }
 

@@ -12,7 +12,6 @@ struct StaffLiveController {
     let database: any GroupieStore
     let catalog: VenueCatalog
     let hub: EventHub
-    let heartbeat: Duration
 
     func addRoutes(to staff: RouterGroup<GroupieRequestContext>) {
         staff.get("venues/{venueId}/events", use: stream)
@@ -22,9 +21,9 @@ struct StaffLiveController {
         let session = try context.staff
         let venueId = try context.parameters.require("venueId")
         guard session.member.may(.view, at: venueId), catalog.venue(id: venueId) != nil else { throw StaffController.venueNotFound }
-        let database = self.database, hub = self.hub, heartbeat = self.heartbeat
+        let database = self.database, hub = self.hub
         let body = ResponseBody { writer in
-            try await hub.withSubscription(groupId: EventHub.everyGroup, playerId: "staff:" + session.member.id, heartbeat: heartbeat) { subscription in
+            try await hub.withSubscription(groupId: EventHub.everyGroup, playerId: "staff:" + session.member.id) { subscription in
                 // Which venue each group plays, asked once per group.
                 var venues: [String: String] = [:]
                 try await writer.write(ByteBuffer(string: "retry: 5000\n\n"))

@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+@testable import GroupieStorage
+import Synchronization
+import Testing
+
+/// SQLite's group commit: writes that wait together share one transaction, and each keeps its
+/// own outcome. (On PostgreSQL every request has a connection and a transaction of its own.)
+@Suite("Group commit on SQLite")
+struct GroupCommitTests {
+    /// Counts the transactions that commit on a database.
+    final class CommitCounter: TransactionObserver, Sendable {
+        let commits = Mutex(0)
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+        func databaseDidChange(with event: DatabaseEvent) {}
+        func databaseDidCommit(_ db: Database) { commits.withLock { $0 += 1 } }
+        func databaseDidRollback(_ db: Database) {}
+    }
+
+    static func pool() throws -> DatabasePool {
+        let pool = try DatabasePool(path: FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString).sqlite").path)
+        try pool.write { try $0.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT NOT NULL)") }
+        return pool
+    }
+
+    struct Refused: Error, Equatable { var id: Int }
+
+    @Test("Writes that wait while the writer is busy commit in one transaction; a failed one changes nothing and the others stand")
+    func batches() async throws {
+        let pool = try Self.pool()
+        let commits = GroupCommit(writer: pool)
+        let counter = CommitCounter()
+        pool.add(transactionObserver: counter, extent: .databaseLifetime)
+
+        // Hold the writer until twenty writes wait behind it.
+        let release = DispatchSemaphore(value: 0)
+        let holder = Task { try await pool.writeWithoutTransaction { _ in release.wait() } }
+        try await Task.sleep(for: .milliseconds(50))
+        let outcomes = Task {
+            await withTaskGroup(of: (Int, Result<Int, Error>).self) { group in
+                for id in 1...20 {
+                    group.addTask {
+                        do {
+                            let value = try await commits.write { db in
+                                try db.execute(sql: "INSERT INTO note (id, text) VALUES (?, ?)", arguments: [id, "note \(id)"])
+                                if id % 5 == 0 { throw Refused(id: id) }
+                                return id * 10
+                            }
+                            return (id, .success(value))
+                        } catch {
+                            return (id, .failure(error))
+                        }
+                    }
+                }
+                return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+        }
+        while commits.waitingCount < 20 { try await Task.sleep(for: .milliseconds(5)) }
+        let before = counter.commits.withLock { $0 }
+        release.signal()
+        try await holder.value
+        let results = await outcomes.value
+
+        #expect(counter.commits.withLock { $0 } - before == 1, "twenty waiting writes, one commit")
+        for id in 1...20 {
+            if id % 5 == 0 {
+                #expect(throws: Refused(id: id)) { try results[id]?.get() }
+            } else {
+                #expect(try results[id]?.get() == id * 10)
+            }
+        }
+        let stored = try await pool.read { db in try Int.fetchAll(db, sql: "SELECT id FROM note ORDER BY id") }
+        #expect(stored == (1...20).filter { $0 % 5 != 0 })
+    }
+
+    @Test("A write whose batch cannot commit hears the failure and leaves nothing behind")
+    func failedCommit() async throws {
+        let pool = try Self.pool()
+        let commits = GroupCommit(writer: pool)
+        // A deferred foreign key is checked at commit: the write inserts a row that breaks it.
+        try await pool.write { db in
+            try db.execute(sql: """
+                CREATE TABLE parent (id INTEGER PRIMARY KEY);
+                CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+                """)
+        }
+        await #expect(throws: DatabaseError.self) {
+            try await commits.write { db in
+                try db.execute(sql: "INSERT INTO child (id, parent_id) VALUES (1, 42)")
+                return 1
+            }
+        }
+        #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM child") } == 0)
+        // The writer is fine afterwards.
+        #expect(try await commits.write { db in try db.execute(sql: "INSERT INTO parent (id) VALUES (42)"); return 2 } == 2)
+    }
+}
