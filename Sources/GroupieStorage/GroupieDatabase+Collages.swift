@@ -35,7 +35,7 @@ extension GroupieDatabase {
             }
             let previous = try String.fetchOne(
                 db, sql: "SELECT key FROM collage WHERE group_id = ? AND mission_id = ?", arguments: [record.groupId, record.missionId])
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT OR REPLACE INTO collage (group_id, mission_id, photo_ids, key, width, height, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -88,7 +88,7 @@ extension GroupieDatabase {
     /// Forgets a mission's collage (its photos changed and it is no longer complete).
     public func deleteCollage(groupId: String, missionId: String) async throws {
         try await commits.write { db in
-            try db.execute(sql: "DELETE FROM collage WHERE group_id = ? AND mission_id = ?", arguments: [groupId, missionId])
+            try db.executeCached(sql: "DELETE FROM collage WHERE group_id = ? AND mission_id = ?", arguments: [groupId, missionId])
         }
     }
 }

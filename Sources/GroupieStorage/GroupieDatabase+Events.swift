@@ -35,7 +35,7 @@ extension GroupieDatabase {
         for event in events {
             seq += 1
             let data = String(decoding: try encoder.encode(event), as: UTF8.self)
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [groupId, seq, event.kind.rawValue, data, now.timeIntervalSince1970]
             )
@@ -43,7 +43,7 @@ extension GroupieDatabase {
         }
         // An event written after its player was erased (a rename racing the erasure) keeps no name.
         let first = stored.first?.seq ?? 0
-        try db.execute(sql: """
+        try db.executeCached(sql: """
             UPDATE group_event SET data = json_set(data, '$.name', '')
             WHERE group_id = ? AND seq >= ? AND json_type(data, '$.name') IS NOT NULL AND json_type(data, '$.playerId') IS NOT NULL
               AND NOT EXISTS (SELECT 1 FROM player WHERE player.id = json_extract(group_event.data, '$.playerId'))

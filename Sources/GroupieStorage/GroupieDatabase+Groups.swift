@@ -22,7 +22,7 @@ extension GroupieDatabase {
                 try Self.leave(db, groupId: current, playerId: creatorId, now: now)
             }
             let group = try Self.insertGroup(db, venueId: venueId, name: name, creatorId: creatorId, joinableFor: joinableFor, now: now)
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)",
                 arguments: [group.id, creatorId, now.timeIntervalSince1970]
             )
@@ -50,7 +50,7 @@ extension GroupieDatabase {
                 id: id, venueId: venueId, name: name, joinCode: code, creatorId: creatorId,
                 createdAt: now, joinableUntil: now.addingTimeInterval(joinableFor)
             )
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -62,33 +62,35 @@ extension GroupieDatabase {
         throw DatabaseError(message: "no free join code after 30 attempts")
     }
 
-    /// Joins the group with `code`, leaving the player's current group. Joining the group one
-    /// is already in changes nothing. `maximumSize` gives the venue's limit for a venue id.
-    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Group {
+    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Join {
         try await commits.write { db in
-            guard let group = try Self.group(db, where: "join_code = ?", code.value) else {
+            guard var group = try Self.group(db, where: "join_code = ?", code.value) else {
                 throw MembershipError.unknownCode
             }
             let current = try Self.activeGroupId(db, playerId: playerId)
-            if current == group.id { return group }
+            if current == group.id { return Join(group: group, left: [], joined: []) }
             if let closed = group.closed { throw MembershipError.groupClosed(closed) }
             guard group.isJoinable(at: now) else { throw MembershipError.notJoinable }
             let maximum = maximumSize(group.venueId)
             let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM membership WHERE group_id = ? AND left_at IS NULL"), arguments: [group.id]) ?? 0
             guard count < maximum else { throw MembershipError.groupFull(maximum: maximum) }
+            var left: [GroupEvent] = []
             if let current {
                 try Self.leave(db, groupId: current, playerId: playerId, now: now)
+                left = try Self.appendEvents(db, groupId: current, [.memberLeft(playerId: playerId)], now: now)
             }
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)",
                 arguments: [group.id, playerId, now.timeIntervalSince1970]
             )
             // A group made in advance, or left by everyone, passes to whoever joins it first.
             if group.creatorId == nil {
-                try db.execute(sql: "UPDATE play_group SET creator_id = ? WHERE id = ? AND creator_id IS NULL", arguments: [playerId, group.id])
-                return try Self.group(db, where: "id = ?", group.id) ?? group
+                try db.executeCached(sql: "UPDATE play_group SET creator_id = ? WHERE id = ? AND creator_id IS NULL", arguments: [playerId, group.id])
+                group = try Self.group(db, where: "id = ?", group.id) ?? group
             }
-            return group
+            let name = try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM player WHERE id = ?"), arguments: [playerId]) ?? ""
+            let joined = try Self.appendEvents(db, groupId: group.id, [.memberJoined(playerId: playerId, name: name)], now: now)
+            return Join(group: group, left: left, joined: joined)
         }
     }
 
@@ -108,15 +110,24 @@ extension GroupieDatabase {
     /// stranger cannot tell a group that exists from one that does not. One read: every
     /// request of a member to its group asks this first.
     public func membership(playerId: String, groupId: String) async throws -> Membership? {
+        try await writer.read { db in try Self.membership(db, playerId: playerId, groupId: groupId) }
+    }
+
+    public func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)? {
         try await writer.read { db in
-            guard try Self.activeGroupId(db, playerId: playerId) == groupId,
-                let group = try Self.group(db, where: "id = ?", groupId)
-            else { return nil }
-            let version = try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = ?"), arguments: [groupId]
-            ) ?? 0
-            return Membership(group: group, version: version)
+            guard let player = try Self.player(db, tokenHash: tokenHash) else { return nil }
+            return (player, try Self.membership(db, playerId: player.id, groupId: groupId))
         }
+    }
+
+    static func membership(_ db: Database, playerId: String, groupId: String) throws -> Membership? {
+        guard try activeGroupId(db, playerId: playerId) == groupId,
+            let group = try group(db, where: "id = ?", groupId)
+        else { return nil }
+        let version = try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = ?"), arguments: [groupId]
+        ) ?? 0
+        return Membership(group: group, version: version)
     }
 
     /// The members, chosen photos and collages of a group, in one read.
@@ -193,7 +204,7 @@ extension GroupieDatabase {
 
     /// Ends a membership and hands the group to its longest-standing member if the creator left.
     static func leave(_ db: Database, groupId: String, playerId: String, now: Date) throws {
-        try db.execute(
+        try db.executeCached(
             sql: "UPDATE membership SET left_at = ? WHERE group_id = ? AND player_id = ? AND left_at IS NULL",
             arguments: [now.timeIntervalSince1970, groupId, playerId]
         )
@@ -202,7 +213,7 @@ extension GroupieDatabase {
         let successor = try String.fetchOne(db.cachedStatement(sql: "SELECT player_id FROM membership WHERE group_id = ? AND left_at IS NULL ORDER BY joined_at, id LIMIT 1"),
             arguments: [groupId]
         )
-        try db.execute(sql: "UPDATE play_group SET creator_id = ? WHERE id = ?", arguments: [successor, groupId])
+        try db.executeCached(sql: "UPDATE play_group SET creator_id = ? WHERE id = ?", arguments: [successor, groupId])
     }
 }
 
@@ -216,7 +227,7 @@ extension GroupieDatabase {
                 JOIN play_group ON play_group.id = p.group_id
                 WHERE play_group.created_at < ?
                 """, arguments: [cutoff.timeIntervalSince1970])
-            try db.execute(sql: "DELETE FROM play_group WHERE created_at < ?", arguments: [cutoff.timeIntervalSince1970])
+            try db.executeCached(sql: "DELETE FROM play_group WHERE created_at < ?", arguments: [cutoff.timeIntervalSince1970])
             let count = db.changesCount
             return (count, try blobs.filter { try !Self.isBlobUsed(db, $0) })
         }

@@ -95,7 +95,7 @@ extension GroupieDatabase {
     public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
         try await commits.write { db in
             guard let photo = try Self.photo(db, id: id) else {
-                try db.execute(
+                try db.executeCached(
                     sql: "UPDATE hidden_photo SET held = 0, hidden_reason = ?, hidden_at = ? WHERE id = ? AND held = 1",
                     arguments: [reason, now.timeIntervalSince1970, id]
                 )
@@ -103,13 +103,13 @@ extension GroupieDatabase {
                 throw ModerationError.photoNotFound
             }
             let change = try PhotoRules.change(.withdraw(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
-            try db.execute(sql: """
+            try db.executeCached(sql: """
                 INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
                                           focus_x, focus_y, hidden_at, hidden_reason)
                 SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y, ?, ?
                 FROM photo WHERE id = ?
                 """, arguments: [now.timeIntervalSince1970, reason, id])
-            try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
+            try db.executeCached(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
             return try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
         }
     }
@@ -124,12 +124,12 @@ extension GroupieDatabase {
             }
             let photo = Self.photo(from: row)
             let change = try PhotoRules.change(.add(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
-            try db.execute(sql: """
+            try db.executeCached(sql: """
                 INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
                 SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y
                 FROM hidden_photo WHERE id = ?
                 """, arguments: [id])
-            try db.execute(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
+            try db.executeCached(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
             return try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
         }
     }
@@ -143,11 +143,11 @@ extension GroupieDatabase {
             if let shown = try Self.photo(db, id: id) {
                 photo = shown
                 let change = try PhotoRules.change(.withdraw(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
-                try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
+                try db.executeCached(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
                 events = try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
             } else if let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) {
                 photo = Self.photo(from: row)
-                try db.execute(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
+                try db.executeCached(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
             } else {
                 throw ModerationError.photoNotFound
             }
@@ -160,7 +160,7 @@ extension GroupieDatabase {
         try await commits.write { db in
             guard var group = try Self.group(db, where: "id = ?", id) else { throw ModerationError.groupNotFound }
             if group.closed != nil { return (group, []) }
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE play_group SET closed_at = ?, closed_reason = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, reason, id]
             )
             group.closed = Group.Closure(at: now, reason: reason)

@@ -24,7 +24,7 @@ extension GroupieDatabase {
             let before = try Self.taskPhotos(db, groupId: new.groupId)
             let id = Self.newId()
             let hold = venue?.review == .beforeSharing
-            try db.execute(
+            try db.executeCached(
                 sql: hold
                     ? """
                     INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
@@ -39,7 +39,7 @@ extension GroupieDatabase {
                     + (hold ? [now.timeIntervalSince1970] : [])
             )
             if let key = new.idempotencyKey {
-                try db.execute(
+                try db.executeCached(
                     sql: """
                         INSERT OR REPLACE INTO upload_key (player_id, group_id, key, photo_id, mission_id, task_id, created_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -69,7 +69,7 @@ extension GroupieDatabase {
     @discardableResult
     public func forgetExpiredUploadKeys(now: Date) async throws -> Int {
         try await commits.write { db in
-            try db.execute(sql: "DELETE FROM upload_key WHERE created_at < ?", arguments: [now.timeIntervalSince1970 - Self.idempotencyKeyLifetime])
+            try db.executeCached(sql: "DELETE FROM upload_key WHERE created_at < ?", arguments: [now.timeIntervalSince1970 - Self.idempotencyKeyLifetime])
             return db.changesCount
         }
     }
@@ -124,7 +124,7 @@ extension GroupieDatabase {
             if try Self.photo(db, id: id) == nil, let held = try Self.heldPhoto(db, id: id), held.photographerId == actorId,
                 try Self.activeGroupId(db, playerId: actorId) == held.groupId
             {
-                try db.execute(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
+                try db.executeCached(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
                 return (held, try !Self.isBlobUsed(db, held.blob), [])
             }
             guard let photo = try Self.photo(db, id: id), try Self.activeGroupId(db, playerId: actorId) == photo.groupId else {
@@ -134,7 +134,7 @@ extension GroupieDatabase {
             let change = try PhotoRules.change(
                 .remove(photo, actorId: actorId, creatorId: creatorId), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue
             )
-            try db.execute(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
+            try db.executeCached(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
             return (photo, try !Self.isBlobUsed(db, photo.blob), try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now))
         }
     }
@@ -142,8 +142,8 @@ extension GroupieDatabase {
     /// Records where a photo's subject is, found after the photo was stored.
     public func setFocus(photoId: String, _ focus: Focus) async throws {
         try await commits.write { db in
-            try db.execute(sql: "UPDATE photo SET focus_x = ?, focus_y = ? WHERE id = ?", arguments: [focus.x, focus.y, photoId])
-            try db.execute(sql: "UPDATE hidden_photo SET focus_x = ?, focus_y = ? WHERE id = ?", arguments: [focus.x, focus.y, photoId])
+            try db.executeCached(sql: "UPDATE photo SET focus_x = ?, focus_y = ? WHERE id = ?", arguments: [focus.x, focus.y, photoId])
+            try db.executeCached(sql: "UPDATE hidden_photo SET focus_x = ?, focus_y = ? WHERE id = ?", arguments: [focus.x, focus.y, photoId])
         }
     }
 
@@ -160,7 +160,7 @@ extension GroupieDatabase {
     }
 
     static func pick(_ db: Database, groupId: String, task: GroupProgress.TaskKey, photoId: String) throws {
-        try db.execute(
+        try db.executeCached(
             sql: "INSERT OR REPLACE INTO task_choice (group_id, mission_id, task_id, photo_id) VALUES (?, ?, ?, ?)",
             arguments: [groupId, task.missionId, task.taskId, photoId]
         )

@@ -7,7 +7,7 @@ extension GroupieDatabase {
     public func createPlayer(name: String, language: String?, tokenHash: Data, now: Date) async throws -> Player {
         let player = Player(id: Self.newId(), name: name, language: language, createdAt: now)
         try await commits.write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO player (id, name, language, token_hash, created_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [player.id, player.name, player.language, tokenHash, now.timeIntervalSince1970]
             )
@@ -23,20 +23,22 @@ extension GroupieDatabase {
 
     /// The player a bearer token belongs to.
     public func player(tokenHash: Data) async throws -> Player? {
-        try await writer.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE token_hash = ?"), arguments: [tokenHash])
-                .map(Self.player(from:))
-        }
+        try await writer.read { db in try Self.player(db, tokenHash: tokenHash) }
+    }
+
+    static func player(_ db: Database, tokenHash: Data) throws -> Player? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE token_hash = ?"), arguments: [tokenHash])
+            .map(Self.player(from:))
     }
 
     /// Changes what is given; returns the player as it is now.
     public func updatePlayer(id: String, name: String?, language: String??) async throws -> Player? {
         try await commits.write { db in
             if let name {
-                try db.execute(sql: "UPDATE player SET name = ? WHERE id = ?", arguments: [name, id])
+                try db.executeCached(sql: "UPDATE player SET name = ? WHERE id = ?", arguments: [name, id])
             }
             if let language {
-                try db.execute(sql: "UPDATE player SET language = ? WHERE id = ?", arguments: [language, id])
+                try db.executeCached(sql: "UPDATE player SET language = ? WHERE id = ?", arguments: [language, id])
             }
             return try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE id = ?"), arguments: [id])
                 .map(Self.player(from:))
@@ -58,8 +60,8 @@ extension GroupieDatabase {
                 try Self.leave(db, groupId: groupId, playerId: id, now: now)
             }
             try Self.renameInEvents(db, playerId: id, to: "")
-            try db.execute(sql: "UPDATE play_group SET creator_id = NULL WHERE creator_id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM player WHERE id = ?", arguments: [id])
+            try db.executeCached(sql: "UPDATE play_group SET creator_id = NULL WHERE creator_id = ?", arguments: [id])
+            try db.executeCached(sql: "DELETE FROM player WHERE id = ?", arguments: [id])
             return Erasure(unusedBlobs: try blobs.filter { try !Self.isBlobUsed(db, $0) }, groupsWithPhotos: groups)
         }
     }

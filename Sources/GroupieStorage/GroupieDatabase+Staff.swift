@@ -9,12 +9,12 @@ extension GroupieDatabase {
         try await commits.write { db in
             guard try Row.fetchOne(db, sql: "SELECT 1 FROM staff WHERE email = ?", arguments: [email]) == nil else { throw StaffError.emailTaken }
             let member = StaffMember(id: Self.newId(), email: email, role: role, venueIds: venueIds)
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO staff (id, email, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [member.id, email, passwordHash, role.rawValue, now.timeIntervalSince1970]
             )
             for venueId in venueIds.sorted() {
-                try db.execute(sql: "INSERT INTO staff_venue (staff_id, venue_id) VALUES (?, ?)", arguments: [member.id, venueId])
+                try db.executeCached(sql: "INSERT INTO staff_venue (staff_id, venue_id) VALUES (?, ?)", arguments: [member.id, venueId])
             }
             return member
         }
@@ -40,7 +40,7 @@ extension GroupieDatabase {
     /// Removes a member of staff and ends their sessions; the audit log keeps their address.
     public func removeStaff(email: String) async throws {
         try await commits.write { db in
-            try db.execute(sql: "DELETE FROM staff WHERE email = ?", arguments: [email])
+            try db.executeCached(sql: "DELETE FROM staff WHERE email = ?", arguments: [email])
             guard db.changesCount == 1 else { throw StaffError.unknownStaff }
         }
     }
@@ -51,16 +51,16 @@ extension GroupieDatabase {
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM staff WHERE email = ?", arguments: [email]) else {
                 throw StaffError.unknownStaff
             }
-            try db.execute(sql: "UPDATE staff SET password_hash = ? WHERE id = ?", arguments: [passwordHash, id])
-            try db.execute(sql: "DELETE FROM staff_session WHERE staff_id = ?", arguments: [id])
+            try db.executeCached(sql: "UPDATE staff SET password_hash = ? WHERE id = ?", arguments: [passwordHash, id])
+            try db.executeCached(sql: "DELETE FROM staff_session WHERE staff_id = ?", arguments: [id])
         }
     }
 
     /// Starts a session whose cookie hashes to `tokenHash`.
     public func startStaffSession(staffId: String, tokenHash: Data, csrfToken: String, now: Date, lifetime: TimeInterval) async throws {
         try await commits.write { db in
-            try db.execute(sql: "DELETE FROM staff_session WHERE expires_at <= ?", arguments: [now.timeIntervalSince1970])
-            try db.execute(
+            try db.executeCached(sql: "DELETE FROM staff_session WHERE expires_at <= ?", arguments: [now.timeIntervalSince1970])
+            try db.executeCached(
                 sql: "INSERT INTO staff_session (token_hash, staff_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
                 arguments: [tokenHash, staffId, csrfToken, now.timeIntervalSince1970, now.timeIntervalSince1970 + lifetime]
             )
@@ -80,14 +80,14 @@ extension GroupieDatabase {
 
     public func endStaffSession(tokenHash: Data) async throws {
         try await commits.write { db in
-            try db.execute(sql: "DELETE FROM staff_session WHERE token_hash = ?", arguments: [tokenHash])
+            try db.executeCached(sql: "DELETE FROM staff_session WHERE token_hash = ?", arguments: [tokenHash])
         }
     }
 
     /// Writes one line of the audit log.
     public func audit(_ entry: AuditEntry) async throws {
         try await commits.write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO staff_audit (at, staff_email, venue_id, action, subject, reason) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [entry.at.timeIntervalSince1970, entry.staffEmail, entry.venueId, entry.action, entry.subject, entry.reason]
             )

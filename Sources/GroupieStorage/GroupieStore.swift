@@ -36,9 +36,14 @@ public protocol GroupieStore: Sendable {
     // MARK: Groups
     func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Group
     func createGroupsInAdvance(venueId: String, names: [String], joinableFor: TimeInterval, now: Date) async throws -> [Group]
-    func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Group
+    /// Joins the group with `code`, leaving the player's current group, and stores the events of
+    /// both in the same transaction. `maximumSize` gives the venue's limit for a venue id.
+    func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Join
     func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws
     func membership(playerId: String, groupId: String) async throws -> Membership?
+    /// The player of a token and, when they are a member of `groupId`, that membership: one
+    /// read for what every request of a member to its group asks first. Nil for an unknown token.
+    func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)?
     func groupContents(_ group: Group) async throws -> GroupContents
     func currentGroup(of playerId: String) async throws -> Group?
     func group(code: JoinCode) async throws -> Group?
@@ -141,6 +146,15 @@ public struct CollageSubject: Sendable {
 /// A player's membership of a group, with the sequence number of the group's latest event:
 /// every change of what a member sees of the group is announced by an event, so it names
 /// the version of the group.
+/// A join as stored: the group, and the events committed with it: `left` in the group the
+/// player was in before (none if they were in none), `joined` in this one. Both are empty when
+/// the player was in the group already, which changes nothing.
+public struct Join: Sendable {
+    public var group: Group
+    public var left: [GroupEvent]
+    public var joined: [GroupEvent]
+}
+
 public struct Membership: Sendable {
     public var group: Group
     public var version: Int

@@ -121,14 +121,14 @@ extension PostgresStore {
         throw PostgresStoreError.noFreeJoinCode
     }
 
-    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Group {
+    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Join {
         try await write { connection in
             // The group's row stays locked until commit: concurrent joiners count one at a time.
-            guard let group = try await Self.group(connection, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE join_code = \(code.value) FOR UPDATE", logger: logger) else {
+            guard var group = try await Self.group(connection, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE join_code = \(code.value) FOR UPDATE", logger: logger) else {
                 throw MembershipError.unknownCode
             }
             let current = try await Self.activeGroupId(connection, playerId: playerId, logger: logger)
-            if current == group.id { return group }
+            if current == group.id { return Join(group: group, left: [], joined: []) }
             if let closed = group.closed { throw MembershipError.groupClosed(closed) }
             guard group.isJoinable(at: now) else { throw MembershipError.notJoinable }
             let maximum = maximumSize(group.venueId)
@@ -136,18 +136,22 @@ extension PostgresStore {
                 "SELECT COUNT(*) FROM membership WHERE group_id = \(group.id) AND left_at IS NULL", as: Int.self, logger: logger
             ) ?? 0
             guard count < maximum else { throw MembershipError.groupFull(maximum: maximum) }
+            var left: [GroupEvent] = []
             if let current {
                 _ = try await Self.lockGroup(connection, id: current, logger: logger)
                 try await Self.leave(connection, groupId: current, playerId: playerId, now: now, logger: logger)
+                left = try await Self.appendEvents(connection, groupId: current, [.memberLeft(playerId: playerId)], now: now, logger: logger)
             }
             try await connection.query(
                 "INSERT INTO membership (group_id, player_id, joined_at) VALUES (\(group.id), \(playerId), \(now.timeIntervalSince1970))", logger: logger
             )
             if group.creatorId == nil {
                 try await connection.query("UPDATE play_group SET creator_id = \(playerId) WHERE id = \(group.id) AND creator_id IS NULL", logger: logger)
-                return try await Self.lockGroup(connection, id: group.id, logger: logger) ?? group
+                group = try await Self.lockGroup(connection, id: group.id, logger: logger) ?? group
             }
-            return group
+            let name = try await connection.value("SELECT name FROM player WHERE id = \(playerId)", as: String.self, logger: logger) ?? ""
+            let joined = try await Self.appendEvents(connection, groupId: group.id, [.memberJoined(playerId: playerId, name: name)], now: now, logger: logger)
+            return Join(group: group, left: left, joined: joined)
         }
     }
 
@@ -170,6 +174,24 @@ extension PostgresStore {
                 """, logger: logger)
             else { return nil }
             return Membership(group: try Self.group(from: row), version: try row.get(9))
+        }
+    }
+
+    /// One statement: the player, and the group's columns and version where the membership holds.
+    public func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)? {
+        try await once { connection in
+            guard let row = try await connection.one("""
+                SELECT \(unescaped: Self.qualifiedGroupColumns), (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id),
+                       player.id, player.name, player.language, player.created_at
+                FROM player
+                LEFT JOIN membership ON membership.player_id = player.id AND membership.left_at IS NULL AND membership.group_id = \(groupId)
+                LEFT JOIN play_group ON play_group.id = membership.group_id
+                WHERE player.token_hash = \(tokenHash)
+                """, logger: logger)
+            else { return nil }
+            let player = Player(id: try row.get(10), name: try row.get(11), language: try row.get(12), createdAt: Date(timeIntervalSince1970: try row.get(13)))
+            guard try row.get(0, as: String?.self) != nil else { return (player, nil) }
+            return (player, Membership(group: try Self.group(from: row), version: try row.get(9)))
         }
     }
 

@@ -23,6 +23,31 @@ struct MembershipTests {
         #expect(seen.members[0].isCreator)
     }
 
+    @Test("A token and a group id give the player and, for a member only, the group at its version", arguments: Backend.allCases)
+    func memberByToken(_ backend: Backend) async throws {
+        let database = try await backend.open()
+        let aliceToken = Data("alice-token".utf8), bobToken = Data("bob-token".utf8)
+        let alice = try await database.createPlayer(name: "Alice", language: "fr", tokenHash: aliceToken, now: now)
+        let bob = try await database.createPlayer(name: "Bob", language: nil, tokenHash: bobToken, now: now)
+        let group = try await database.createGroup(venueId: "v", name: "G", creatorId: alice.id, joinableFor: 3600, now: now)
+        _ = try await database.appendEvents(groupId: group.id, [.memberJoined(playerId: alice.id, name: "Alice")], now: now)
+
+        let member = try #require(try await database.member(tokenHash: aliceToken, groupId: group.id))
+        #expect(member.player == alice)
+        #expect(member.membership?.group == group)
+        #expect(member.membership?.version == 1)
+        #expect(member.membership?.version == (try await database.membership(playerId: alice.id, groupId: group.id))?.version)
+
+        let stranger = try #require(try await database.member(tokenHash: bobToken, groupId: group.id))
+        #expect(stranger.player == bob)
+        #expect(stranger.membership == nil)
+        #expect(try await database.member(tokenHash: Data("nobody".utf8), groupId: group.id) == nil)
+        #expect(try await database.member(tokenHash: aliceToken, groupId: "no-such-group")?.membership == nil)
+
+        try await database.removeMember(groupId: group.id, playerId: alice.id, by: alice.id, now: now)
+        #expect(try await database.member(tokenHash: aliceToken, groupId: group.id)?.membership == nil, "a former member is a stranger")
+    }
+
     @Test("Joining leaves the current group; history is kept", arguments: Backend.allCases)
     func changeGroup(_ backend: Backend) async throws {
         let database = try await backend.open()
@@ -32,8 +57,16 @@ struct MembershipTests {
         let alice = try await player("Alice"), bob = try await player("Bob")
         let first = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
         let second = try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now)
-        _ = try await database.joinGroup(code: second.joinCode, playerId: alice.id, now: now.addingTimeInterval(5)) { _ in 5 }
+        let join = try await database.joinGroup(code: second.joinCode, playerId: alice.id, now: now.addingTimeInterval(5)) { _ in 5 }
         #expect(try await database.currentGroup(of: alice.id)?.id == second.id)
+        // The events of both groups commit with the join, and are what is stored.
+        #expect(join.left.map(\.kind) == [.memberLeft] && join.left.allSatisfy { $0.groupId == first.id })
+        #expect(join.joined.map(\.kind) == [.memberJoined] && join.joined.allSatisfy { $0.groupId == second.id })
+        #expect(join.joined.first?.data.contains("\"name\":\"Alice\"") == true)
+        #expect(try await database.events(groupId: first.id, after: 0, limit: 10) == join.left)
+        #expect(try await database.events(groupId: second.id, after: 0, limit: 10) == join.joined)
+        let again = try await database.joinGroup(code: second.joinCode, playerId: alice.id, now: now.addingTimeInterval(6)) { _ in 5 }
+        #expect(again.left.isEmpty && again.joined.isEmpty, "joining one's own group changes nothing")
         let history = try await database.membershipHistory(of: alice.id)
         #expect(history.map(\.groupId) == [first.id, second.id])
         #expect(history[0].leftAt == now.addingTimeInterval(5))

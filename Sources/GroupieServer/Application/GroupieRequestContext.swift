@@ -11,7 +11,7 @@ public struct GroupieRequestContext: AuthRequestContext, RemoteAddressRequestCon
     public var coreContext: CoreRequestContextStorage
     /// The peer of the connection: the phone, or the reverse proxy in front of Groupie.
     public let remoteAddress: SocketAddress?
-    /// The player of the bearer token, set by `PlayerAuthenticator`.
+    /// The player of the bearer token, set by `PlayerAuthenticator` or `GroupMemberRequired`.
     public var identity: Player?
     /// The group of the route's `{groupId}`, set by `GroupMemberRequired` for its members.
     public var membership: Membership?

@@ -71,10 +71,9 @@ struct GroupController {
             await failed()
             throw Problem.badRequest("invalid-code", "A group code has 6 to 8 letters and digits (no 0, O, 1, I or L).")
         }
-        let previous = try await database.currentGroup(of: player.id)
-        let group: Group
+        let joined: Join
         do {
-            group = try await database.joinGroup(code: code, playerId: player.id, now: now) { venueId in
+            joined = try await database.joinGroup(code: code, playerId: player.id, now: now) { venueId in
                 catalog.venue(id: venueId)?.venue.rules.maxGroupSize ?? VenueRules.defaultMaxGroupSize
             }
         } catch MembershipError.unknownCode {
@@ -87,14 +86,13 @@ struct GroupController {
         } catch MembershipError.notJoinable {
             throw Problem(.gone, code: "group-closed", detail: "The group can no longer be joined; start a new group instead.")
         }
+        let group = joined.group
         context.logger.info("group joined", metadata: ["group": "\(group.id)", "player": "\(player.id)"])
-        if previous?.id != group.id {
-            if let previous {
-                events.hub.endStreams(groupId: previous.id, playerId: player.id)
-                await events.emit(groupId: previous.id, [.memberLeft(playerId: player.id)])
-            }
-            await events.emit(groupId: group.id, [.memberJoined(playerId: player.id, name: player.name)])
+        if let previous = joined.left.first?.groupId {
+            events.hub.endStreams(groupId: previous, playerId: player.id)
         }
+        events.hub.publish(joined.left)
+        events.hub.publish(joined.joined)
         return try await document(groupId: group.id, player: player, request: request)
     }
 

@@ -36,19 +36,22 @@ struct PlayerRequired: RouterMiddleware {
     }
 }
 
-/// For routes under `groups/{groupId}`: 404 unless the player is a member of the group, as for
-/// a group that does not exist, so that group ids reveal nothing. Puts the membership in the
-/// context. Comes after `PlayerRequired`.
+/// For routes under `groups/{groupId}`: the player of the bearer token (401 as `PlayerRequired`
+/// says without one) and their membership of the group, found in one read; 404 unless the
+/// player is a member, as for a group that does not exist, so that group ids reveal nothing.
+/// Puts both in the context.
 struct GroupMemberRequired: RouterMiddleware {
     typealias Context = GroupieRequestContext
     let database: any GroupieStore
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let groupId = try context.parameters.require("groupId")
-        guard let player = context.identity, let membership = try await database.membership(playerId: player.id, groupId: groupId) else {
-            throw Problem.groupNotFound
-        }
+        guard case .wellFormed(let hash) = BearerToken.read(request.headers),
+            let found = try await database.member(tokenHash: hash, groupId: groupId)
+        else { throw PlayerRequired.refusal(request.headers) }
+        guard let membership = found.membership else { throw Problem.groupNotFound }
         var context = context
+        context.identity = found.player
         context.membership = membership
         return try await next(request, context)
     }
@@ -76,7 +79,6 @@ extension RouterMethods<GroupieRequestContext> {
 
     /// Routes under `groups/{groupId}` for the group's members.
     func members(_ database: any GroupieStore) -> RouterGroup<GroupieRequestContext> {
-        group("groups/{groupId}").add(middleware: PlayerAuthenticator(database: database)).add(middleware: PlayerRequired())
-            .add(middleware: GroupMemberRequired(database: database))
+        group("groups/{groupId}").add(middleware: GroupMemberRequired(database: database))
     }
 }
