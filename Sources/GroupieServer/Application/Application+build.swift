@@ -133,12 +133,9 @@ struct ServerDependencies: Sendable {
 
 func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfiguration) throws -> Router<GroupieRequestContext> {
     let router = Router(context: GroupieRequestContext.self)
-    router.add(middleware: RequestIdMiddleware())
-    router.add(middleware: LogRequestsMiddleware(.debug))
+    let routes = KnownRoutes()
     router.add(middleware: MetricsMiddleware())
-    router.add(middleware: ProblemMiddleware())
-    let routes = MethodNotAllowedMiddleware<GroupieRequestContext>.Routes()
-    router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
+    router.add(middleware: ProblemMiddleware(routes: routes))
     router.add(middleware: AssetPathMiddleware(prefix: "/assets"))
     router.add(middleware: FileMiddleware(
         configuration.assetsDirectory, urlBasePath: "/assets",

@@ -27,8 +27,9 @@ struct EventController {
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
         router.members(database).post("events/token", use: token)
-        // A stream token or the bearer token.
-        router.identified(database).get("groups/{groupId}/events", use: stream)
+        // A stream token or the bearer token, read by the route itself: no authenticator
+        // middleware, whose frame every open stream's task would keep.
+        router.get("groups/{groupId}/events", use: stream)
     }
 
     func token(_ request: Request, context: GroupieRequestContext) async throws -> StreamToken {
@@ -40,8 +41,13 @@ struct EventController {
 
     func stream(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let groupId = try context.parameters.require("groupId")
-        let playerId = try streamTokens.player(request, context: context, groupId: groupId)
-        guard try await database.membership(playerId: playerId, groupId: groupId) != nil else { throw Problem.groupNotFound }
+        let playerId: String
+        if let signed = try streamTokens.signedPlayer(request, groupId: groupId) {
+            guard try await database.membership(playerId: signed, groupId: groupId) != nil else { throw Problem.groupNotFound }
+            playerId = signed
+        } else {
+            playerId = try await GroupMemberRequired.member(request, groupId: groupId, database: database).0.id
+        }
         let lastId = (request.headers[.lastEventId] ?? request.uri.queryParameters["lastEventId"].map(String.init)).flatMap { Int($0) } ?? 0
 
         let database = self.database, hub = self.hub
@@ -114,9 +120,12 @@ struct StreamTokens: Sendable {
 
     /// The player, from a stream token (`?token=`) or the bearer header.
     func player(_ request: Request, context: GroupieRequestContext, groupId: String) throws -> String {
-        guard let token = request.uri.queryParameters["token"].map(String.init) else {
-            return try context.player(of: request).id
-        }
+        try signedPlayer(request, groupId: groupId) ?? context.player(of: request).id
+    }
+
+    /// The player of the request's stream token (`?token=`); nil when it has none.
+    func signedPlayer(_ request: Request, groupId: String) throws -> String? {
+        guard let token = request.uri.queryParameters["token"].map(String.init) else { return nil }
         let parts = token.split(separator: ".")
         guard parts.count == 3, let expires = Int(parts[1]), Double(expires) > clock().timeIntervalSince1970,
             ImageURLSigner.same(signer.mac("stream/\(groupId)/\(parts[0])/\(expires)"), String(parts[2]))

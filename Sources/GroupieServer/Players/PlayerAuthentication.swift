@@ -45,15 +45,21 @@ struct GroupMemberRequired: RouterMiddleware {
     let database: any GroupieStore
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let groupId = try context.parameters.require("groupId")
+        let (player, membership) = try await Self.member(request, groupId: try context.parameters.require("groupId"), database: database)
+        var context = context
+        context.identity = player
+        context.membership = membership
+        return try await next(request, context)
+    }
+
+    /// The player of the request's bearer token and their membership of the group, or the
+    /// refusal: 401 without a known token, 404 for anyone but a member.
+    static func member(_ request: Request, groupId: String, database: any GroupieStore) async throws -> (Player, Membership) {
         guard case .wellFormed(let hash) = BearerToken.read(request.headers),
             let found = try await database.member(tokenHash: hash, groupId: groupId)
         else { throw PlayerRequired.refusal(request.headers) }
         guard let membership = found.membership else { throw Problem.groupNotFound }
-        var context = context
-        context.identity = found.player
-        context.membership = membership
-        return try await next(request, context)
+        return (found.player, membership)
     }
 }
 

@@ -3,28 +3,66 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// Turns every error into a problem document and logs it: client mistakes at notice level
-/// with their code, server faults at error level without leaking details to the client.
+/// What every request passes through: its answer carries the request id that every log line
+/// of the request carries too (`X-Request-Id`), so that a report from a phone can be matched
+/// with the server's log; every error becomes a problem document and is logged, client
+/// mistakes at notice level with their code, server faults at error level without leaking
+/// details to the client; and a path the server has under other methods (TRACE and OPTIONS
+/// included) answers 405 with `Allow` instead of 404, as HTTP asks and the API document promises.
+///
+/// One middleware rather than one for each: every layer of middleware is an async frame that a
+/// connection's task keeps for as long as the connection lives, which for an open event stream
+/// is the whole visit.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The routes, filled in once they are all registered (the middleware comes before them).
+    let routes: KnownRoutes
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
         do {
-            return try await next(request, context)
-        } catch let problem as Problem {
+            response = try await next(request, context)
+        } catch {
+            response = try answer(methodNotAllowed(error, request: request) ?? error, request: request, context: context)
+        }
+        response.headers[.requestId] = context.id
+        context.logger.debug("\(request.method) \(request.uri.path) \(response.status.code)")
+        return response
+    }
+
+    private func answer(_ error: any Error, request: Request, context: Context) throws -> Response {
+        switch error {
+        case let problem as Problem:
             log(problem, request: request, context: context)
             return try problem.response(from: request, context: context)
-        } catch let error as HTTPError {
-            let problem = Problem(error.status, code: Self.code(for: error.status), detail: error.body ?? Self.detail(for: error.status, request: request), headers: error.headers)
+        case let error as HTTPError:
+            let problem = Self.problem(error, request: request)
             log(problem, request: request, context: context)
             return try problem.response(from: request, context: context)
-        } catch let error as any HTTPResponseError where error.status.code < 500 {
+        case let error as any HTTPResponseError where error.status.code < 500:
             let problem = Problem(error.status, code: Self.code(for: error.status), detail: "\(error)")
             log(problem, request: request, context: context)
             return try problem.response(from: request, context: context)
-        } catch {
+        default:
             context.logger.error("request failed: \(error)", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
             let problem = Problem(.internalServerError, code: "internal-error", detail: "Something went wrong on the server; it has been logged with this request's id.")
             return try problem.response(from: request, context: context)
         }
+    }
+
+    /// 405 for a 404 whose path the server has under other methods.
+    private func methodNotAllowed(_ error: any Error, request: Request) -> Problem? {
+        guard let error = error as? HTTPError, error.status == .notFound else { return nil }
+        let methods = routes.methods(for: request.uri.path)
+        guard !methods.isEmpty, !methods.contains(request.method) else { return nil }
+        let allowed = methods.map(\.rawValue).joined(separator: ", ")
+        return Problem(
+            .methodNotAllowed, code: "method-not-allowed", detail: "\(request.uri.path) answers \(allowed), not \(request.method.rawValue).",
+            headers: [.allow: allowed]
+        )
+    }
+
+    static func problem(_ error: HTTPError, request: Request) -> Problem {
+        Problem(error.status, code: code(for: error.status), detail: error.body ?? detail(for: error.status, request: request), headers: error.headers)
     }
 
     private func log(_ problem: Problem, request: Request, context: Context) {
@@ -52,4 +90,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     static func detail(for status: HTTPResponse.Status, request: Request) -> String {
         status == .notFound ? "There is nothing at \(request.uri.path)." : status.reasonPhrase
     }
+}
+
+extension HTTPField.Name {
+    static let requestId = Self("X-Request-Id")!
 }
