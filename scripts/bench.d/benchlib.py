@@ -9,6 +9,12 @@ import urllib.request
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
+def percentile(values, share):
+    """The value below which `share` of `values` fall (nan when there are none)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

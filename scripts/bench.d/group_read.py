@@ -1,7 +1,10 @@
 """Throughput of an authenticated GET /api/v1/groups/{id} beside GET /healthz on the same server.
 
-Target (issue: players and groups): at least half the bare route's requests per second,
-and p99 under 10 ms, at 64 connections on 2 cores. Measured with wrk from Debian.
+Targets: at least half the bare route's requests per second, and p99 under 5 ms, at 64
+connections on 2 cores. Measured with wrk from Debian, which shares the 2 cores. Beside it:
+`/healthz` (which asks the database once, as the group read does) and the OpenAPI document (a
+route that answers from memory through the same middleware): what the HTTP stack itself
+reaches here.
 """
 import json
 import os
@@ -89,11 +92,13 @@ def main():
         base = f"http://127.0.0.1:{port}"
         wrk(f"{base}/healthz")  # warm-up
         bare_rps, bare_p99 = wrk(f"{base}/healthz")
+        static_rps, static_p99 = wrk(f"{base}/api/v1/openapi.yaml")
         group_rps, group_p99 = wrk(f"{base}/api/v1/groups/{group['id']}", players[0]["token"])
         print(f"group read: wrk, 64 connections, {DURATION}, 2 threads, on the same 2 cores as the server")
         print(f"  GET /api/v1/groups/{{id}} (authenticated, 5 members, {uploaded} chosen photos, {ready} collages): {group_rps:9.0f} req/s  p99 {group_p99:6.2f} ms")
         print(f"  reference GET /healthz:                            {bare_rps:9.0f} req/s  p99 {bare_p99:6.2f} ms")
-        print(f"  ratio {group_rps / bare_rps:.2f} (target >= 0.5); p99 target < 10 ms")
+        print(f"  reference GET /api/v1/openapi.yaml (from memory):  {static_rps:9.0f} req/s  p99 {static_p99:6.2f} ms")
+        print(f"  ratio {group_rps / bare_rps:.2f} (target >= 0.5); p99 target < 5 ms")
     finally:
         server.terminate()
         server.wait()

@@ -24,14 +24,9 @@ import urllib.parse
 import uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import Server  # noqa: E402
+from benchlib import Server, percentile  # noqa: E402
 
 GROUPS, THREADS, WRITES = 20, 8, 60
-
-
-def percentile(values, share):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def listen(server, group_id, token, arrivals, opened):
