@@ -136,10 +136,12 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let routes = KnownRoutes()
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ProblemMiddleware(routes: routes))
-    router.add(middleware: AssetPathMiddleware(prefix: "/assets"))
-    router.add(middleware: FileMiddleware(
-        configuration.assetsDirectory, urlBasePath: "/assets",
-        cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: dependencies.logger
+    router.add(middleware: AssetPathMiddleware(
+        prefix: "/assets",
+        files: FileMiddleware(
+            configuration.assetsDirectory, urlBasePath: "/assets",
+            cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: dependencies.logger
+        )
     ))
 
     SystemController(

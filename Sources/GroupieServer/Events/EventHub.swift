@@ -83,25 +83,29 @@ final class EventHub: Service, Sendable {
     }
 
     /// The heartbeat clock: each tick beats the streams of one slot, so every stream hears one
-    /// heartbeat per period.
+    /// heartbeat per period. The slots due are counted from the clock, not from the wake-ups,
+    /// so a tick that comes late (a busy machine) beats every slot it was late for.
     func run() async throws {
         let tick = heartbeat / Self.heartbeatSlots
-        var slot = 0
+        let start = ContinuousClock.now
+        var ticked = 0
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: tick) }
             } catch {
                 return
             }
-            beat(slot: slot)
-            slot = (slot + 1) % Self.heartbeatSlots
+            let due = Int((ContinuousClock.now - start) / tick)
+            guard due > ticked else { continue }
+            beat(slots: Set((ticked..<min(due, ticked + Self.heartbeatSlots)).map { $0 % Self.heartbeatSlots }))
+            ticked = due
         }
     }
 
-    /// Hands a heartbeat to the streams of `slot`.
-    func beat(slot: Int) {
+    /// Hands a heartbeat to the streams of `slots`.
+    func beat(slots: Set<Int>) {
         let due = subscriptions.withLock { all in
-            all.values.flatMap { $0.values.filter { $0.heartbeatSlot == slot } }
+            all.values.flatMap { $0.values.filter { slots.contains($0.heartbeatSlot) } }
         }
         for subscription in due { subscription.continuation.yield(.heartbeat) }
     }
