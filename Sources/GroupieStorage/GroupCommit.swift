@@ -19,6 +19,7 @@ final class GroupCommit: Sendable {
         let fail: @Sendable (Error) -> Void
     }
 
+    static let batchLimit = 64
     private let writer: any DatabaseWriter
     private let queue = Mutex<(next: UInt64, waiting: [Waiting])>((0, []))
 
@@ -63,10 +64,13 @@ final class GroupCommit: Sendable {
             return queue.next
         }
         do {
-            try await writer.writeWithoutTransaction { db in try self.drain(db) }
+            // In a task of its own: GRDB interrupts the statements of a task that is cancelled,
+            // and this drain may run the writes of other requests too.
+            let writer = self.writer
+            try await Task { try await writer.writeWithoutTransaction { db in self.drain(db, until: id) } }.value
         } catch {
-            // This drain never ran (cancelled, or the database is gone): a write still waiting
-            // is withdrawn, so that no later batch commits what nobody will be told of.
+            // This drain never ran (the database is gone): a write still waiting is withdrawn,
+            // so that no later batch commits what nobody will be told of.
             let withdrawn = queue.withLock { queue in
                 guard let index = queue.waiting.firstIndex(where: { $0.id == id }) else { return false }
                 queue.waiting.remove(at: index)
@@ -84,13 +88,22 @@ final class GroupCommit: Sendable {
     /// How many writes wait for the next drain: for tests.
     var waitingCount: Int { queue.withLock { $0.waiting.count } }
 
-    /// On the writer: runs every write waiting now in one transaction and answers each.
-    private func drain(_ db: Database) throws {
-        let batch = queue.withLock { queue in
-            defer { queue.waiting.removeAll(keepingCapacity: true) }
-            return queue.waiting
+    /// On the writer: commits the waiting writes, oldest first, in batches of at most
+    /// `batchLimit` (each write waits for the slowest of its batch), until the write `id` is
+    /// done; nothing when an earlier drain did it.
+    private func drain(_ db: Database, until id: UInt64) {
+        while let batch = queue.withLock({ queue -> [Waiting]? in
+            guard queue.waiting.contains(where: { $0.id == id }) else { return nil }
+            let taken = Array(queue.waiting.prefix(Self.batchLimit))
+            queue.waiting.removeFirst(taken.count)
+            return taken
+        }) {
+            commit(batch, db)
         }
-        guard !batch.isEmpty else { return }
+    }
+
+    /// Runs `batch` in one transaction and answers each of its writes.
+    private func commit(_ batch: [Waiting], _ db: Database) {
         var answers: [@Sendable (Error?) -> Void] = []
         answers.reserveCapacity(batch.count)
         do {

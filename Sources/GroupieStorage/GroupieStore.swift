@@ -42,7 +42,8 @@ public protocol GroupieStore: Sendable {
     func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws
     func membership(playerId: String, groupId: String) async throws -> Membership?
     /// The player of a token and, when they are a member of `groupId`, that membership: one
-    /// read for what every request of a member to its group asks first. Nil for an unknown token.
+    /// read (one statement on PostgreSQL) for what every request of a member to its group asks
+    /// first. Nil for an unknown token.
     func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)?
     func groupContents(_ group: Group) async throws -> GroupContents
     func currentGroup(of playerId: String) async throws -> Group?
@@ -143,9 +144,6 @@ public struct CollageSubject: Sendable {
     public var collages: [CollageRecord]
 }
 
-/// A player's membership of a group, with the sequence number of the group's latest event:
-/// every change of what a member sees of the group is announced by an event, so it names
-/// the version of the group.
 /// A join as stored: the group, and the events committed with it: `left` in the group the
 /// player was in before (none if they were in none), `joined` in this one. Both are empty when
 /// the player was in the group already, which changes nothing.
@@ -155,6 +153,9 @@ public struct Join: Sendable {
     public var joined: [GroupEvent]
 }
 
+/// A player's membership of a group, with the sequence number of the group's latest event:
+/// every change of what a member sees of the group is announced by an event, so it names
+/// the version of the group.
 public struct Membership: Sendable {
     public var group: Group
     public var version: Int

@@ -73,6 +73,38 @@ struct GroupCommitTests {
         #expect(stored == (1...20).filter { $0 % 5 != 0 })
     }
 
+    @Test("More writes than a batch holds commit in batches of the limit, oldest first, and every one is answered")
+    func batchLimit() async throws {
+        let pool = try Self.pool()
+        let commits = GroupCommit(writer: pool)
+        let counter = CommitCounter()
+        pool.add(transactionObserver: counter, extent: .databaseLifetime)
+        let count = GroupCommit.batchLimit + 36
+        let release = DispatchSemaphore(value: 0)
+        let holder = Task { try await pool.writeWithoutTransaction { _ in release.wait() } }
+        try await Task.sleep(for: .milliseconds(50))
+        let writes = Task {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for id in 1...count {
+                    group.addTask {
+                        try await commits.write { db in
+                            try db.execute(sql: "INSERT INTO note (id, text) VALUES (?, ?)", arguments: [id, "note"])
+                            return id
+                        }
+                    }
+                }
+                return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
+            }
+        }
+        while commits.waitingCount < count { try await Task.sleep(for: .milliseconds(5)) }
+        let before = counter.commits.withLock { $0 }
+        release.signal()
+        try await holder.value
+        #expect(try await writes.value == Set(1...count))
+        #expect(counter.commits.withLock { $0 } - before == 2)
+        #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note") } == count)
+    }
+
     @Test("A write whose batch cannot commit hears the failure and leaves nothing behind")
     func failedCommit() async throws {
         let pool = try Self.pool()

@@ -1,6 +1,7 @@
 """What the benchmarks share: a free port, and a Groupie server on the sample venues."""
 import json
 import os
+import shutil
 import socket
 import subprocess
 import time
@@ -13,6 +14,14 @@ def percentile(values, share):
     """The value below which `share` of `values` fall (nan when there are none)."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def ensure_wrk():
+    """Installs Debian's wrk when it is missing (updating the package lists if need be)."""
+    if shutil.which("wrk") is None:
+        if subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"]).returncode != 0:
+            subprocess.run(["apt-get", "update", "-qq"], check=True)
+            subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
 
 
 def free_port():
@@ -38,6 +47,8 @@ class Server:
                 return
             except OSError:
                 time.sleep(0.025)
+        self.process.kill()
+        self.process.wait()
         raise RuntimeError("the server did not start")
 
     def call(self, method, path, body=None, token=None, content_type="application/json"):

@@ -48,8 +48,7 @@ def wrk(url, token=None):
 
 
 def main():
-    if shutil.which("wrk") is None:
-        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
+    benchlib.ensure_wrk()
     data = tempfile.mkdtemp(prefix="groupie-bench-")
     port = benchlib.free_port()
     server = subprocess.Popen(

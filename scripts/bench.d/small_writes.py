@@ -54,19 +54,6 @@ PHOTO = "chelsea.jpg"  # the smallest fixture: uploads are slow (both derivative
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-class Server(benchlib.Server):
-    """benchlib's server, stopped again when it does not come up."""
-
-    def __init__(self, *arguments, **settings):
-        try:
-            super().__init__(*arguments, **settings)
-        except BaseException:
-            if getattr(self, "process", None):
-                self.process.kill()
-                self.process.wait()
-            raise
-
-
 def parallel(function, items, workers=8):
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         return list(pool.map(function, items))
@@ -412,7 +399,7 @@ def seconds_of(duration):
 
 def sqlite_part(work):
     """One instance on SQLite, beside /healthz and fsync; returns the mission and task chosen in."""
-    server = Server(BINARY, work)
+    server = benchlib.Server(BINARY, work)
     try:
         mission, task = choice_task(server)
         started = time.monotonic()
@@ -452,14 +439,14 @@ def postgres_part(work, mission, task):
     database = urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + name, "sslmode=disable", ""))
     first = second = None
     try:
-        first = Server(BINARY, work, data=f"{work}/shared", extra=("--database", database))
+        first = benchlib.Server(BINARY, work, data=f"{work}/shared", extra=("--database", database))
         joiners = prepare_joiners(first, JOINERS)
         choosers = prepare_choosers(first, CHOOSERS, mission, task)
         next_choice_first(first, choosers, mission, task)
         script = write_script(work, "postgres-one", joiners, choosers, mission, task)
         run(f"one instance, PostgreSQL, {CONNECTIONS} connections", [(first, script, CONNECTIONS)], postgres=parts.port)
 
-        second = Server(BINARY, work, data=f"{work}/shared", extra=("--database", database))
+        second = benchlib.Server(BINARY, work, data=f"{work}/shared", extra=("--database", database))
         joiners = prepare_joiners(first, JOINERS)  # fresh: each is in its second group again
         next_choice_first(first, choosers, mission, task)
         half, quarter = JOINERS // 2, CHOOSERS // 2
@@ -492,10 +479,7 @@ def postgres_part(work, mission, task):
 
 def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    if shutil.which("wrk") is None:
-        if subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"]).returncode != 0:
-            subprocess.run(["apt-get", "update", "-qq"], check=True)
-            subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
+    benchlib.ensure_wrk()
     work = tempfile.mkdtemp(prefix="groupie-bench-small-writes-")
     try:
         postgres_part(work, *sqlite_part(work))

@@ -36,7 +36,7 @@ public func buildApplication(
     let timeouts = configuration.timeouts
     let maxConnections = ConnectionLimit.allowed(configuration.maxConnections, logger: logger)
     return Application(
-        router: router,
+        responder: StreamResponder(inner: router.buildResponder()),
         server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionTimeoutHandler(timeouts: timeouts)])),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "Groupie",

@@ -64,11 +64,12 @@ final class EventHub: Service, Sendable {
 
     /// `heartbeat`: how often each stream hears that it is still open, when nothing happens.
     init(heartbeat: Duration = .seconds(15)) {
+        precondition(heartbeat > .zero, "a heartbeat needs a period")
         self.heartbeat = heartbeat
     }
 
     func subscribe(groupId: String, playerId: String) -> Subscription {
-        let slot = nextSlot.wrappingAdd(1, ordering: .relaxed).oldValue % Self.heartbeatSlots
+        let slot = Int(UInt(bitPattern: nextSlot.wrappingAdd(1, ordering: .relaxed).oldValue) % UInt(Self.heartbeatSlots))
         let subscription = Subscription(groupId: groupId, playerId: playerId, heartbeatSlot: slot)
         subscriptions.withLock { $0[groupId, default: [:]][subscription.id] = subscription }
         return subscription

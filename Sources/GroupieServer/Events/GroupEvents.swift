@@ -3,9 +3,9 @@ import GroupieCore
 import GroupieStorage
 import Logging
 
-/// Stores events of a group that follow a change already made (a member joined, a collage
-/// was drawn) and hands them to the hub. Events of photos and picks are stored by the
-/// database in the change's own transaction instead (`PhotoRules`).
+/// Stores events of a group that follow a change already made (a member left, a collage was
+/// drawn) and hands them to the hub. Events of photos, picks and joins are stored by the
+/// database in the change's own transaction instead (`PhotoRules`, `joinGroup`).
 struct GroupEvents: Sendable {
     let database: any GroupieStore
     let hub: EventHub

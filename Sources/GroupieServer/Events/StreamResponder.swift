@@ -1,0 +1,29 @@
+import Hummingbird
+
+/// Answers the requests for event streams (a group's, or a venue's in the staff console) in a
+/// task of their own, and every other request in the connection's task as usual.
+///
+/// Swift's task allocator keeps, for the whole life of a task, the slabs that its deepest call
+/// needed. A connection's task lives as long as its stream, which is a whole visit, while the
+/// deepest calls (the router, the middleware, the checks that read the database) are over once
+/// the stream's head is answered. Run there, they leave their frames' memory behind for every
+/// open stream; run in a task that ends with the answer, they leave nothing, and the connection's
+/// task keeps only what writing the stream needs.
+struct StreamResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context: Sendable {
+    let inner: Inner
+
+    @Sendable func respond(to request: Request, context: Inner.Context) async throws -> Response {
+        guard request.method == .get, request.uri.path.hasSuffix("/events") else {
+            return try await inner.respond(to: request, context: context)
+        }
+        let inner = self.inner
+        return try await inTaskOfItsOwn { try await inner.respond(to: request, context: context) }
+    }
+}
+
+/// Runs `body` in a task of its own and waits for it: for the database reads of an open stream,
+/// whose frames the stream's task would otherwise keep for the rest of the visit.
+func inTaskOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let running = Task { try await body() }
+    return try await withTaskCancellationHandler { try await running.value } onCancel: { running.cancel() }
+}
