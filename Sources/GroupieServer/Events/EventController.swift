@@ -55,15 +55,14 @@ struct EventController {
             // Subscribe before reading what is stored, so that nothing falls between the two.
             try await hub.withSubscription(groupId: groupId, playerId: playerId) { subscription in
                 // A membership that ended between the check above and the subscription ends the stream now.
-                guard try await inTaskOfItsOwn({ try await database.membership(playerId: playerId, groupId: groupId) }) != nil else {
+                guard try await database.membership(playerId: playerId, groupId: groupId) != nil else {
                     try await writer.finish(nil)
                     return
                 }
                 var sent = lastId
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 while true {
-                    let after = sent
-                    let missed = try await inTaskOfItsOwn { try await database.events(groupId: groupId, after: after, limit: Self.replayBatch) }
+                    let missed = try await database.events(groupId: groupId, after: sent, limit: Self.replayBatch)
                     for event in missed {
                         try await writer.write(Self.frame(event))
                         sent = event.seq
@@ -79,8 +78,7 @@ struct EventController {
                             // Events of concurrent changes, or of another instance, can be handed
                             // over out of order: what is missing before this one is read first.
                             if event.seq > sent + 1 {
-                                let after = sent
-                                for missed in try await inTaskOfItsOwn({ try await database.events(groupId: groupId, after: after, limit: event.seq - after - 1) }) {
+                                for missed in try await database.events(groupId: groupId, after: sent, limit: event.seq - sent - 1) {
                                     try await writer.write(Self.frame(missed))
                                     sent = missed.seq
                                 }

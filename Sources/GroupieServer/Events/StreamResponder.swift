@@ -17,13 +17,7 @@ struct StreamResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context:
             return try await inner.respond(to: request, context: context)
         }
         let inner = self.inner
-        return try await inTaskOfItsOwn { try await inner.respond(to: request, context: context) }
+        let answering = Task { try await inner.respond(to: request, context: context) }
+        return try await withTaskCancellationHandler { try await answering.value } onCancel: { answering.cancel() }
     }
-}
-
-/// Runs `body` in a task of its own and waits for it: for the database reads of an open stream,
-/// whose frames the stream's task would otherwise keep for the rest of the visit.
-func inTaskOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    let running = Task { try await body() }
-    return try await withTaskCancellationHandler { try await running.value } onCancel: { running.cancel() }
 }

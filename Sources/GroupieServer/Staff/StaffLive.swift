@@ -32,8 +32,7 @@ struct StaffLiveController {
                         switch message {
                         case .event(let event):
                             if venues[event.groupId] == nil {
-                                let groupId = event.groupId
-                                venues[groupId] = try await inTaskOfItsOwn { try await database.group(id: groupId)?.venueId } ?? ""
+                                venues[event.groupId] = try await database.group(id: event.groupId)?.venueId ?? ""
                             }
                             guard venues[event.groupId] == venueId else { continue }
                             try await writer.write(ByteBuffer(string: "event: \(event.kind.rawValue)\ndata: {\"groupId\":\"\(event.groupId)\"}\n\n"))
