@@ -15,18 +15,19 @@ public enum MembershipError: Error, Sendable, Equatable {
 }
 
 extension GroupieDatabase {
-    /// Creates a group with a fresh join code; its creator leaves any group they are in and joins it.
-    public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Group {
+    public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Join {
         try await commits.write { db in
+            var left: [GroupEvent] = []
             if let current = try Self.activeGroupId(db, playerId: creatorId) {
                 try Self.leave(db, groupId: current, playerId: creatorId, now: now)
+                left = try Self.appendEvents(db, groupId: current, [.memberLeft(playerId: creatorId)], now: now)
             }
             let group = try Self.insertGroup(db, venueId: venueId, name: name, creatorId: creatorId, joinableFor: joinableFor, now: now)
             try db.executeCached(
                 sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)",
                 arguments: [group.id, creatorId, now.timeIntervalSince1970]
             )
-            return group
+            return Join(group: group, left: left, joined: [])
         }
     }
 

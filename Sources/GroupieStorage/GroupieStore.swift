@@ -34,7 +34,9 @@ public protocol GroupieStore: Sendable {
     func erasePlayer(id: String, now: Date) async throws -> Erasure
 
     // MARK: Groups
-    func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Group
+    /// A new group with a fresh join code; its creator leaves any group they are in (that
+    /// group's `member-left` is stored in the same transaction, in `left`) and is its first member.
+    func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Join
     func createGroupsInAdvance(venueId: String, names: [String], joinableFor: TimeInterval, now: Date) async throws -> [Group]
     /// Joins the group with `code`, leaving the player's current group, and stores the events of
     /// both in the same transaction. `maximumSize` gives the venue's limit for a venue id.
@@ -144,9 +146,9 @@ public struct CollageSubject: Sendable {
     public var collages: [CollageRecord]
 }
 
-/// A join as stored: the group, and the events committed with it: `left` in the group the
-/// player was in before (none if they were in none), `joined` in this one. Both are empty when
-/// the player was in the group already, which changes nothing.
+/// A join (or a group's creation) as stored: the group, and the events committed with it: `left`
+/// in the group the player was in before (none if they were in none), `joined` in this one (none
+/// for a creator). Both are empty when the player was in the group already, which changes nothing.
 public struct Join: Sendable {
     public var group: Group
     public var left: [GroupEvent]

@@ -75,17 +75,19 @@ extension PostgresStore {
 
     // MARK: Groups
 
-    public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Group {
+    public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Join {
         try await write { connection in
+            var left: [GroupEvent] = []
             if let current = try await Self.activeGroupId(connection, playerId: creatorId, logger: logger) {
                 _ = try await Self.lockGroup(connection, id: current, logger: logger)
                 try await Self.leave(connection, groupId: current, playerId: creatorId, now: now, logger: logger)
+                left = try await Self.appendEvents(connection, groupId: current, [.memberLeft(playerId: creatorId)], now: now, logger: logger)
             }
             let group = try await Self.insertGroup(connection, venueId: venueId, name: name, creatorId: creatorId, joinableFor: joinableFor, now: now, logger: logger)
             try await connection.query(
                 "INSERT INTO membership (group_id, player_id, joined_at) VALUES (\(group.id), \(creatorId), \(now.timeIntervalSince1970))", logger: logger
             )
-            return group
+            return Join(group: group, left: left, joined: [])
         }
     }
 

@@ -15,7 +15,7 @@ struct MembershipTests {
             try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
         }
         let alice = try await player("Alice")
-        let group = try await database.createGroup(venueId: "aquarium", name: "Sharks", creatorId: alice.id, joinableFor: 3600, now: now)
+        let group = try await database.createGroup(venueId: "aquarium", name: "Sharks", creatorId: alice.id, joinableFor: 3600, now: now).group
         #expect(group.joinCode.value.count == 6)
         #expect(group.joinCode.value.allSatisfy(JoinCode.alphabet.contains))
         let seen = try await database.groupContents(try #require(try await database.membership(playerId: alice.id, groupId: group.id)).group)
@@ -29,7 +29,7 @@ struct MembershipTests {
         let aliceToken = Data("alice-token".utf8), bobToken = Data("bob-token".utf8)
         let alice = try await database.createPlayer(name: "Alice", language: "fr", tokenHash: aliceToken, now: now)
         let bob = try await database.createPlayer(name: "Bob", language: nil, tokenHash: bobToken, now: now)
-        let group = try await database.createGroup(venueId: "v", name: "G", creatorId: alice.id, joinableFor: 3600, now: now)
+        let group = try await database.createGroup(venueId: "v", name: "G", creatorId: alice.id, joinableFor: 3600, now: now).group
         _ = try await database.appendEvents(groupId: group.id, [.memberJoined(playerId: alice.id, name: "Alice")], now: now)
 
         let member = try #require(try await database.member(tokenHash: aliceToken, groupId: group.id))
@@ -55,8 +55,8 @@ struct MembershipTests {
             try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
         }
         let alice = try await player("Alice"), bob = try await player("Bob")
-        let first = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
-        let second = try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now)
+        let first = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now).group
+        let second = try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now).group
         let join = try await database.joinGroup(code: second.joinCode, playerId: alice.id, now: now.addingTimeInterval(5)) { _ in 5 }
         #expect(try await database.currentGroup(of: alice.id)?.id == second.id)
         // The events of both groups commit with the join, and are what is stored.
@@ -71,6 +71,11 @@ struct MembershipTests {
         #expect(history.map(\.groupId) == [first.id, second.id])
         #expect(history[0].leftAt == now.addingTimeInterval(5))
         #expect(history[1].leftAt == nil)
+        // Starting a group of one's own leaves the current one the same way.
+        let third = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now.addingTimeInterval(7))
+        #expect(third.left.map(\.kind) == [.memberLeft] && third.left.allSatisfy { $0.groupId == second.id } && third.joined.isEmpty)
+        #expect(try await database.events(groupId: second.id, after: 0, limit: 10) == join.joined + third.left)
+        #expect(try await database.currentGroup(of: alice.id)?.id == third.group.id)
     }
 
     @Test("A full group refuses; a closed group refuses; an unknown code is unknown", arguments: Backend.allCases)
@@ -80,7 +85,7 @@ struct MembershipTests {
             try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
         }
         let alice = try await player("Alice"), bob = try await player("Bob"), carol = try await player("Carol")
-        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 60, now: now)
+        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 60, now: now).group
         _ = try await database.joinGroup(code: group.joinCode, playerId: bob.id, now: now) { _ in 2 }
         await #expect(throws: MembershipError.groupFull(maximum: 2)) {
             try await database.joinGroup(code: group.joinCode, playerId: carol.id, now: now) { _ in 2 }
@@ -101,7 +106,7 @@ struct MembershipTests {
             try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
         }
         let alice = try await player("Alice")
-        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
+        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now).group
         for round in 0..<10 {
             var racers: [Player] = []
             for index in 0..<2 { racers.append(try await player("Racer \(round)-\(index)")) }
@@ -126,8 +131,8 @@ struct MembershipTests {
             try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
         }
         let alice = try await player("Alice"), bob = try await player("Bob"), carol = try await player("Carol")
-        let first = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
-        let second = try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now)
+        let first = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now).group
+        let second = try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now).group
         await withTaskGroup(of: Void.self) { tasks in
             for code in [first.joinCode, second.joinCode] {
                 tasks.addTask { _ = try? await database.joinGroup(code: code, playerId: carol.id, now: now) { _ in 9 } }
@@ -144,8 +149,8 @@ struct MembershipTests {
             try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
         }
         let alice = try await player("Alice"), bob = try await player("Bob")
-        let other = try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now)
-        _ = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
+        let other = try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now).group
+        _ = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now).group
         await #expect(throws: (any Error).self) {
             try await Backend.execute("INSERT INTO membership (group_id, player_id, joined_at) VALUES ('\(other.id)', '\(alice.id)', 0)", on: database)
         }
@@ -158,7 +163,7 @@ struct MembershipTests {
             try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
         }
         let alice = try await player("Alice"), bob = try await player("Bob"), carol = try await player("Carol")
-        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
+        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now).group
         _ = try await database.joinGroup(code: group.joinCode, playerId: bob.id, now: now.addingTimeInterval(1)) { _ in 5 }
         _ = try await database.joinGroup(code: group.joinCode, playerId: carol.id, now: now.addingTimeInterval(2)) { _ in 5 }
         await #expect(throws: MembershipError.notTheCreator) {
@@ -179,7 +184,7 @@ struct MembershipTests {
             try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
         }
         let alice = try await player("Alice"), bob = try await player("Bob")
-        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now)
+        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now).group
         _ = try await database.joinGroup(code: group.joinCode, playerId: bob.id, now: now.addingTimeInterval(1)) { _ in 5 }
         try await database.erasePlayer(id: alice.id, now: now.addingTimeInterval(2))
         #expect(try await database.membershipHistory(of: alice.id).isEmpty)

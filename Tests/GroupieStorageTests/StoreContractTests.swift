@@ -35,7 +35,7 @@ struct StoreContractTests {
     func concurrentJoiners(_ backend: Backend) async throws {
         let store = try await backend.open()
         let creator = try await player("Creator", in: store)
-        let group = try await store.createGroup(venueId: "v", name: "G", creatorId: creator.id, joinableFor: 3600, now: now)
+        let group = try await store.createGroup(venueId: "v", name: "G", creatorId: creator.id, joinableFor: 3600, now: now).group
         var joiners: [Player] = []
         for index in 0..<12 { joiners.append(try await player("Joiner \(index)", in: store)) }
         let joined = await withTaskGroup(of: Bool.self) { tasks in
@@ -53,7 +53,7 @@ struct StoreContractTests {
     func idempotentUploads(_ backend: Backend) async throws {
         let store = try await backend.open()
         let ada = try await player("Ada", in: store)
-        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now)
+        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now).group
         let first = try await store.addPhoto(photo(group, by: ada, "a", "1", key: "k1"), venue: venue, now: now)
         #expect(first.created && !first.held)
         let retries = try await withThrowingTaskGroup(of: Bool.self) { tasks in
@@ -77,7 +77,7 @@ struct StoreContractTests {
     func progressAndChoices(_ backend: Backend) async throws {
         let store = try await backend.open()
         let ada = try await player("Ada", in: store), bo = try await player("Bo", in: store)
-        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now)
+        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now).group
         _ = try await store.joinGroup(code: group.joinCode, playerId: bo.id, now: now) { _ in 5 }
         let one = try await store.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now)
         #expect(one.events.map(\.kind) == [.photoAdded, .taskDone])
@@ -108,7 +108,7 @@ struct StoreContractTests {
         let store = try await backend.open()
         var members: [Player] = []
         for index in 0..<4 { members.append(try await player("M\(index)", in: store)) }
-        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: members[0].id, joinableFor: 3600, now: now)
+        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: members[0].id, joinableFor: 3600, now: now).group
         for member in members.dropFirst() { _ = try await store.joinGroup(code: group.joinCode, playerId: member.id, now: now) { _ in 9 } }
         let returned = try await withThrowingTaskGroup(of: [Int].self) { tasks in
             for (index, member) in members.enumerated() {
@@ -136,8 +136,8 @@ struct StoreContractTests {
     func retention(_ backend: Backend) async throws {
         let store = try await backend.open()
         let old = try await player("Old", in: store), new = try await player("New", in: store)
-        let oldGroup = try await store.createGroup(venueId: "v", name: nil, creatorId: old.id, joinableFor: 3600, now: now)
-        let newGroup = try await store.createGroup(venueId: "v", name: nil, creatorId: new.id, joinableFor: 3600, now: now.addingTimeInterval(86_400))
+        let oldGroup = try await store.createGroup(venueId: "v", name: nil, creatorId: old.id, joinableFor: 3600, now: now).group
+        let newGroup = try await store.createGroup(venueId: "v", name: nil, creatorId: new.id, joinableFor: 3600, now: now.addingTimeInterval(86_400)).group
         _ = try await store.addPhoto(photo(oldGroup, by: old, "a", "1", blob: "shared"), venue: venue, now: now)
         _ = try await store.addPhoto(photo(oldGroup, by: old, "a", "2", blob: "only-old"), venue: venue, now: now)
         _ = try await store.addPhoto(photo(newGroup, by: new, "a", "1", blob: "shared"), venue: venue, now: now.addingTimeInterval(86_400))
@@ -159,7 +159,7 @@ struct StoreContractTests {
     func erasure(_ backend: Backend) async throws {
         let store = try await backend.open()
         let ada = try await player("Ada Lovelace", in: store), bo = try await player("Bo", in: store)
-        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now)
+        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now).group
         _ = try await store.joinGroup(code: group.joinCode, playerId: bo.id, now: now) { _ in 5 }
         _ = try await store.appendEvents(groupId: group.id, [.memberJoined(playerId: ada.id, name: ada.name)], now: now)
         let added = try await store.addPhoto(photo(group, by: ada, "a", "1", blob: "ada-photo"), venue: venue, now: now)
@@ -207,7 +207,7 @@ struct StoreContractTests {
         var iterator = announcements.makeAsyncIterator()
         #expect(await iterator.next() == .resumed, "listening starts by saying that earlier events may have been missed")
         let ada = try await player("Ada", in: first)
-        let group = try await first.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now)
+        let group = try await first.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now).group
         let added = try await first.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now)
         #expect(await iterator.next() == .committed(groupId: group.id, seq: try #require(added.events.last).seq))
         let stored = try await second.events(groupId: group.id, after: 0, limit: 10)
@@ -253,7 +253,7 @@ struct StoreContractTests {
     func moderation(_ backend: Backend) async throws {
         let store = try await backend.open()
         let ada = try await player("Ada", in: store)
-        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now)
+        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now).group
         let shown = try await store.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now)
         #expect(try await store.hidePhoto(id: shown.photo.id, reason: "blurry face", venue: venue, now: now).map(\.kind) == [.photoRemoved, .taskUndone])
         #expect(try await store.photo(id: shown.photo.id) == nil)
@@ -283,7 +283,7 @@ struct ImportTests {
         let contract = StoreContractTests()
         let source = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
         let ada = try await contract.player("Ada", in: source), bo = try await contract.player("Bo", in: source)
-        let group = try await source.createGroup(venueId: "v", name: "G", creatorId: ada.id, joinableFor: 3600, now: now)
+        let group = try await source.createGroup(venueId: "v", name: "G", creatorId: ada.id, joinableFor: 3600, now: now).group
         _ = try await source.joinGroup(code: group.joinCode, playerId: bo.id, now: now.addingTimeInterval(5)) { _ in 5 }
         let first = try await source.addPhoto(contract.photo(group, by: ada, "a", "1", key: "k"), venue: contract.venue, now: now.addingTimeInterval(60))
         _ = try await source.addPhoto(contract.photo(group, by: bo, "a", "2"), venue: contract.venue, now: now.addingTimeInterval(125.5))

@@ -35,17 +35,13 @@ struct GroupController {
             throw Problem.notFound("venue-not-found", "There is no venue '\(body.venueId.prefix(64))'.")
         }
         let name = try body.name.map { try PlayerInput.name($0, field: "name", limits: DisplayName.group) }
-        let previous = try await database.currentGroup(of: player.id)
-        let now = clock()
-        let group = try await database.createGroup(
+        let created = try await database.createGroup(
             venueId: venue.id, name: name, creatorId: player.id,
-            joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: now
+            joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: clock()
         )
+        let group = created.group
         context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(venue.id)"])
-        if let previous {
-            events.hub.endStreams(groupId: previous.id, playerId: player.id)
-            await events.emit(groupId: previous.id, [.memberLeft(playerId: player.id)])
-        }
+        publish(created, by: player)
         return EditedResponse(status: .created, response: try await document(groupId: group.id, player: player, request: request))
     }
 
@@ -88,12 +84,17 @@ struct GroupController {
         }
         let group = joined.group
         context.logger.info("group joined", metadata: ["group": "\(group.id)", "player": "\(player.id)"])
-        if let previous = joined.left.first?.groupId {
+        publish(joined, by: player)
+        return try await document(groupId: group.id, player: player, request: request)
+    }
+
+    /// Hands a join's events to the streams, and ends the player's streams of the group they left.
+    private func publish(_ join: Join, by player: Player) {
+        if let previous = join.left.first?.groupId {
             events.hub.endStreams(groupId: previous, playerId: player.id)
         }
-        events.hub.publish(joined.left)
-        events.hub.publish(joined.joined)
-        return try await document(groupId: group.id, player: player, request: request)
+        events.hub.publish(join.left)
+        events.hub.publish(join.joined)
     }
 
     func show(_ request: Request, context: GroupieRequestContext) async throws -> GroupEnvelope {
