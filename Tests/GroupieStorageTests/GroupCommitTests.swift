@@ -25,17 +25,22 @@ struct GroupCommitTests {
 
     struct Refused: Error, Equatable { var id: Int }
 
-    @Test("Writes that wait while the writer is busy commit in one transaction; a failed one changes nothing and the others stand")
-    func batches() async throws {
+    /// A database whose writer is busy until `release` is signalled, its group commit and a
+    /// count of its commits: writes sent meanwhile wait together.
+    static func heldWriter() async throws -> (DatabasePool, GroupCommit, CommitCounter, DispatchSemaphore, Task<Void, Error>) {
         let pool = try Self.pool()
-        let commits = GroupCommit(writer: pool)
         let counter = CommitCounter()
         pool.add(transactionObserver: counter, extent: .databaseLifetime)
-
-        // Hold the writer until twenty writes wait behind it.
         let release = DispatchSemaphore(value: 0)
         let holder = Task { try await pool.writeWithoutTransaction { _ in release.wait() } }
         try await Task.sleep(for: .milliseconds(50))
+        return (pool, GroupCommit(writer: pool), counter, release, holder)
+    }
+
+    @Test("Writes that wait while the writer is busy commit in one transaction; a failed one changes nothing and the others stand")
+    func batches() async throws {
+        // Hold the writer until twenty writes wait behind it.
+        let (pool, commits, counter, release, holder) = try await Self.heldWriter()
         let outcomes = Task {
             await withTaskGroup(of: (Int, Result<Int, Error>).self) { group in
                 for id in 1...20 {
@@ -75,14 +80,8 @@ struct GroupCommitTests {
 
     @Test("More writes than a batch holds commit in batches of the limit, oldest first, and every one is answered")
     func batchLimit() async throws {
-        let pool = try Self.pool()
-        let commits = GroupCommit(writer: pool)
-        let counter = CommitCounter()
-        pool.add(transactionObserver: counter, extent: .databaseLifetime)
+        let (pool, commits, counter, release, holder) = try await Self.heldWriter()
         let count = GroupCommit.batchLimit + 36
-        let release = DispatchSemaphore(value: 0)
-        let holder = Task { try await pool.writeWithoutTransaction { _ in release.wait() } }
-        try await Task.sleep(for: .milliseconds(50))
         let writes = Task {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for id in 1...count {
