@@ -313,7 +313,8 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
     case invalidURL(String)
     case schemaTooNew(version: Int)
     case noFreeJoinCode
-    case notEmpty
+    /// Some of the groups to import are in the database already.
+    case alreadyImported(groups: Int)
 
     public var description: String {
         switch self {
@@ -321,7 +322,8 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
         case .schemaTooNew(let version):
             "The database has migration \(version), newer than this Groupie knows: upgrade Groupie before starting it on this database."
         case .noFreeJoinCode: "no free join code after 30 attempts"
-        case .notEmpty: "The PostgreSQL database already holds players, groups or staff: import into a new, empty database."
+        case .alreadyImported(let groups):
+            "The PostgreSQL database already holds \(groups) of these groups: this database, or this venue's export, was imported before."
         }
     }
 }

@@ -4,12 +4,13 @@ import GroupieServer
 import GroupieStorage
 
 /// `groupie import`: the move from one instance on SQLite to several on PostgreSQL. Copies every
-/// row of the SQLite database of a data folder into a new PostgreSQL database, in one transaction;
-/// the photo files stay where they are, in the data folder the instances share.
+/// row of a SQLite database (a data folder's, or one venue's from `groupie export`) into a
+/// PostgreSQL database, in one transaction; the photo files stay where they are, in the data
+/// folder the instances share.
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Copy a SQLite database (groupie.sqlite) into a new, empty PostgreSQL database.",
-        discussion: "Stop the SQLite instance first. The PostgreSQL database is named by --database or GROUPIE_DATABASE."
+        abstract: "Copy a SQLite database (groupie.sqlite, or a venue's export) into a PostgreSQL database.",
+        discussion: "Stop the SQLite instance first. The PostgreSQL database is named by --database or GROUPIE_DATABASE; it may hold other venues already, but none of these groups."
     )
 
     @Option(name: .customLong("from"), help: "The SQLite file, such as ./data/groupie.sqlite.")

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import GroupieServer
+import GroupieStorage
 import Testing
 
 /// The `groupie` executable as an operator runs it.
@@ -63,6 +64,24 @@ struct CommandLineTests {
         #expect(result.status == 1)
         #expect(result.output.contains("\(folder)/science-centre.yml:1:1: error: mission files end in '.yaml'; this file is not read until it is renamed to 'science-centre.yaml'"))
         #expect(result.errors.contains("1 file(s) checked: 1 error(s)"))
+    }
+
+    @Test("`export` writes one venue to a new file, and says in one sentence what it cannot do")
+    func export() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-export-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
+        let noDatabase = try Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
+        #expect(noDatabase.status != 0 && noDatabase.errors.contains("There is no SQLite database at"))
+        let store = try GroupieDatabase.open(atPath: folder + "/data/groupie.sqlite")
+        let player = try await store.createPlayer(name: "Ada", language: nil, tokenHash: Data("t".utf8), now: Date())
+        _ = try await store.createGroup(venueId: "aquarium", name: nil, creatorId: player.id, joinableFor: 3600, now: Date())
+        let exported = try Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
+        #expect(exported.status == 0, "\(exported.errors)")
+        #expect(exported.output.contains("exported aquarium to \(folder)/a.sqlite: 1 players, 1 groups, 0 photos"))
+        let again = try Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
+        #expect(again.status != 0 && again.errors.contains("exists already: name a new file to export to"))
+        let postgres = try Self.run(["export", "--database", "postgres://localhost/x", "--venue", "aquarium", "--to", folder + "/b.sqlite"])
+        #expect(postgres.status != 0 && postgres.errors.contains("Export reads the SQLite database of a data folder"))
     }
 
     @Test("`serve` with a missing folder says so in one sentence and exits")

@@ -305,6 +305,48 @@ struct ImportTests {
         // The sequence goes on where SQLite left it.
         let next = try await target.appendEvents(groupId: group.id, [.memberRenamed(playerId: bo.id, name: "Bo B")], now: now)
         #expect(next.first?.seq == (try await source.membership(playerId: ada.id, groupId: group.id)?.version ?? 0) + 1)
-        await #expect(throws: PostgresStoreError.notEmpty) { try await target.importRows(from: source) }
+        await #expect(throws: PostgresStoreError.alreadyImported(groups: 1)) { try await target.importRows(from: source) }
+    }
+
+    @Test("A venue at a time: each venue's export imports into one PostgreSQL database, and together they are the whole")
+    func venueByVenue() async throws {
+        let contract = StoreContractTests()
+        let source = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
+        let ada = try await contract.player("Ada", in: source), bo = try await contract.player("Bo", in: source)
+        // Ada plays at both venues: first `v`, then `w`.
+        let atV = try await source.createGroup(venueId: "v", name: "V", creatorId: ada.id, joinableFor: 3600, now: now).group
+        _ = try await source.joinGroup(code: atV.joinCode, playerId: bo.id, now: now) { _ in 5 }
+        _ = try await source.addPhoto(contract.photo(atV, by: bo, "a", "1"), venue: contract.venue, now: now.addingTimeInterval(60))
+        let atW = try await source.createGroup(venueId: "w", name: "W", creatorId: ada.id, joinableFor: 3600, now: now.addingTimeInterval(600)).group
+        _ = try await source.addStaff(email: "v@museum.org", passwordHash: "h", role: .editor, venueIds: ["v"], now: now)
+        _ = try await source.addStaff(email: "both@museum.org", passwordHash: "h", role: .moderator, venueIds: ["v", "w"], now: now)
+        _ = try await source.addStaff(email: "admin@museum.org", passwordHash: "h", role: .admin, venueIds: [], now: now)
+        try await source.audit(AuditEntry(at: now, staffEmail: "v@museum.org", venueId: "v", action: "group closed", subject: atV.id, reason: nil))
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-export-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let exportedV = try await source.exportVenue("v", to: folder + "/v.sqlite")
+        let exportedW = try await source.exportVenue("w", to: folder + "/w.sqlite")
+        #expect(exportedV == RowCounts(players: 2, groups: 1, memberships: 2, photos: 1))
+        #expect(exportedW == RowCounts(players: 1, groups: 1, memberships: 1, photos: 0))
+        await #expect(throws: ExportError.fileExists(folder + "/v.sqlite")) { try await source.exportVenue("v", to: folder + "/v.sqlite") }
+        let onlyW = try GroupieDatabase.open(atPath: folder + "/w.sqlite")
+        #expect(try await onlyW.allStaff().map(\.email).sorted() == ["admin@museum.org", "both@museum.org"])
+        #expect(try await onlyW.auditLog(venueIds: nil, staffEmail: "", limit: 10).isEmpty)
+        #expect(try await onlyW.allStaff().first { $0.email == "both@museum.org" }?.venueIds == ["w"])
+
+        let target = try #require(try await Backend.postgresql.open() as? PostgresStore)
+        _ = try await target.importRows(from: try GroupieDatabase.open(atPath: folder + "/v.sqlite"))
+        _ = try await target.importRows(from: onlyW)
+        #expect(try await target.counts() == (try await source.counts()))
+        #expect(try await target.allStaff() == (try await source.allStaff()))
+        #expect(try await target.membershipHistory(of: ada.id).map(\.groupId) == [atV.id, atW.id])
+        #expect(try await target.currentGroup(of: ada.id)?.id == atW.id)
+        for group in [atV, atW] {
+            #expect(try await target.events(groupId: group.id, after: 0, limit: 100) == (try await source.events(groupId: group.id, after: 0, limit: 100)))
+        }
+        #expect(try await target.visitTally(venueId: "v") == (try await source.visitTally(venueId: "v")))
+        await #expect(throws: PostgresStoreError.alreadyImported(groups: 1)) { try await target.importRows(from: onlyW) }
+        #expect(try await target.counts() == (try await source.counts()), "a refused import changes nothing")
     }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import GRDB
+import GroupieCore
+
+/// Moving a venue at a time: one venue's visits as a SQLite database of their own, for
+/// `groupie import` into a PostgreSQL database that other venues may already use.
+extension GroupieDatabase {
+    /// Writes a copy of the database to `path` (a new file) that holds the venue `venueId` only:
+    /// its groups with everything that hangs on them (memberships, photos, hidden and held
+    /// photos, chosen photos, upload keys, events, collages, numbers), the players who were ever
+    /// in one of them, the venue's staff and the admins (with no other venue), and the venue's
+    /// audit entries; no staff sessions. The copy is taken in one read (`VACUUM INTO`), so a
+    /// server may keep serving meanwhile. Returns what the copy holds.
+    public func exportVenue(_ venueId: String, to path: String) async throws -> RowCounts {
+        guard !FileManager.default.fileExists(atPath: path) else { throw ExportError.fileExists(path) }
+        try await writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
+        _ = chmod(path, 0o600)
+        let copy = try GroupieDatabase(writer: DatabaseQueue(path: path))
+        try await copy.writer.write { db in
+            // Foreign keys take the rest of each other venue's group with it, and the tally's
+            // triggers its numbers.
+            try db.execute(sql: "DELETE FROM play_group WHERE venue_id <> ?", arguments: [venueId])
+            try db.execute(sql: "DELETE FROM player WHERE id NOT IN (SELECT player_id FROM membership)")
+            try db.execute(sql: "DELETE FROM staff_venue WHERE venue_id <> ?", arguments: [venueId])
+            try db.execute(sql: "DELETE FROM staff WHERE role <> ? AND id NOT IN (SELECT staff_id FROM staff_venue)", arguments: [StaffRole.admin.rawValue])
+            try db.execute(sql: "DELETE FROM staff_session")
+            try db.execute(sql: "DELETE FROM staff_audit WHERE venue_id IS NOT ?", arguments: [venueId])
+        }
+        try await copy.writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+        return try await copy.counts()
+    }
+}
+
+public enum ExportError: Error, CustomStringConvertible, Equatable {
+    case fileExists(String)
+
+    public var description: String {
+        switch self {
+        case .fileExists(let path): "\(path) exists already: name a new file to export to."
+        }
+    }
+}

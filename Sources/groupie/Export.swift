@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import GroupieServer
+import GroupieStorage
+
+/// `groupie export`: one venue's visits from the SQLite database of a data folder, as a SQLite
+/// file of their own, for `groupie import` into a PostgreSQL database that other venues may use
+/// already: the move to several instances, a venue at a time.
+struct Export: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write one venue's groups, players, photos, events and staff to a new SQLite file.",
+        discussion: "Reads the SQLite database of the data folder (--data or GROUPIE_DATA), which a server may keep serving meanwhile. The photo files stay in the data folder."
+    )
+
+    @Option(name: .customLong("venue"), help: "The venue's id, as its mission file is named.")
+    var venue: String
+    @Option(name: .customLong("to"), help: "The new SQLite file to write, such as ./aquarium.sqlite.")
+    var to: String
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        let configuration = try options.configuration
+        guard configuration.databaseURL == nil else {
+            throw ValidationError("Export reads the SQLite database of a data folder; leave out --database (and GROUPIE_DATABASE).")
+        }
+        let path = configuration.dataDirectory + "/groupie.sqlite"
+        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("There is no SQLite database at \(path).") }
+        let source = try GroupieDatabase.open(atPath: path)
+        let counts: RowCounts
+        do {
+            counts = try await source.exportVenue(venue, to: to)
+        } catch let error as ExportError {
+            throw ValidationError(error.description)
+        }
+        print("exported \(venue) to \(to): \(counts.players) players, \(counts.groups) groups, \(counts.photos) photos")
+    }
+}
