@@ -27,8 +27,8 @@ struct EventController {
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
         router.members(database).post("events/token", use: token)
-        // A stream token or the bearer token, read by the route itself: no authenticator
-        // middleware, whose frame every open stream's task would keep.
+        // A stream token or the bearer token, read by the route itself (a bearer token with the
+        // membership, in one read).
         router.get("groups/{groupId}/events", use: stream)
     }
 
