@@ -80,6 +80,11 @@ struct CommandLineTests {
         #expect(exported.output.contains("exported aquarium to \(folder)/a.sqlite: 1 players, 1 groups, 0 photos"))
         let again = try Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
         #expect(again.status != 0 && again.errors.contains("exists already: name a new file to export to"))
+        let mistyped = try Self.run(["export", "--data", folder + "/data", "--venue", "aquarim", "--to", folder + "/c.sqlite"])
+        #expect(mistyped.status != 0 && mistyped.errors.contains("No group of the venue 'aquarim' is stored"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/c.sqlite"), "a refused export leaves no file")
+        let mode = try FileManager.default.attributesOfItem(atPath: folder + "/a.sqlite")[.posixPermissions] as? Int
+        #expect(mode == 0o600, "names and token hashes are for the service user only")
         let postgres = try Self.run(["export", "--database", "postgres://localhost/x", "--venue", "aquarium", "--to", folder + "/b.sqlite"])
         #expect(postgres.status != 0 && postgres.errors.contains("Export reads the SQLite database of a data folder"))
     }
