@@ -12,16 +12,22 @@ import Synchronization
 /// it is on disk, so an acknowledged change survives a power cut as it did one at a time.
 final class GroupCommit: Sendable {
     private struct Waiting: Sendable {
-        let id: UInt64
         /// Runs the write inside the batch's transaction; returns what to answer once committed.
         let run: @Sendable (Database) -> @Sendable (Error?) -> Void
         /// Answers a write that never ran.
         let fail: @Sendable (Error) -> Void
     }
 
+    private struct Queue: Sendable {
+        var waiting: [Waiting] = []
+        /// Whether a drain is under way: it takes every write that arrives before it finds the
+        /// queue empty, so a write that finds one running only waits to be answered.
+        var draining = false
+    }
+
     static let batchLimit = 64
     private let writer: any DatabaseWriter
-    private let queue = Mutex<(next: UInt64, waiting: [Waiting])>((0, []))
+    private let queue = Mutex(Queue())
 
     init(writer: any DatabaseWriter) {
         self.writer = writer
@@ -30,75 +36,87 @@ final class GroupCommit: Sendable {
     /// Runs `body` in a transaction shared with the writes waiting now, and returns its result
     /// once that transaction has committed.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let outcome = Mutex<Result<T, Error>?>(nil)
-        let id = queue.withLock { queue in
-            queue.next += 1
-            queue.waiting.append(
-                Waiting(id: queue.next, run: { db in
-                    let result: Result<T, Error>
-                    if !db.isInsideTransaction {
-                        // SQLite ended the batch's transaction after a failure (a full disk, an
-                        // I/O error): a write now would commit on its own, unseen by the batch.
-                        result = .failure(DatabaseError(resultCode: .SQLITE_ABORT, message: "the batch's transaction ended before this write ran"))
-                    } else {
-                        result = Result {
-                            var value: T?
-                            try db.inSavepoint {
-                                value = try body(db)
-                                return .commit
-                            }
-                            guard let value else { throw DatabaseError(resultCode: .SQLITE_INTERNAL) }
-                            return value
-                        }
-                    }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+            let startsDrain = queue.withLock { queue in
+                queue.waiting.append(Waiting(run: { db in
+                    let result = Self.run(body, db)
                     return { commitError in
-                        outcome.withLock { stored in
-                            if let commitError, case .success = result {
-                                stored = .failure(commitError)
-                            } else {
-                                stored = result
-                            }
+                        if let commitError, case .success = result {
+                            continuation.resume(throwing: commitError)
+                        } else {
+                            continuation.resume(with: result)
                         }
                     }
-                }, fail: { error in outcome.withLock { $0 = .failure(error) } }))
-            return queue.next
-        }
-        do {
-            // In a task of its own: GRDB interrupts the statements of a task that is cancelled,
-            // and this drain may run the writes of other requests too.
-            let writer = self.writer
-            try await Task { try await writer.writeWithoutTransaction { db in self.drain(db, until: id) } }.value
-        } catch {
-            // This drain never ran (the database is gone): a write still waiting is withdrawn,
-            // so that no later batch commits what nobody will be told of.
-            let withdrawn = queue.withLock { queue in
-                guard let index = queue.waiting.firstIndex(where: { $0.id == id }) else { return false }
-                queue.waiting.remove(at: index)
-                return true
+                }, fail: { continuation.resume(throwing: $0) }))
+                defer { queue.draining = true }
+                return !queue.draining
             }
-            if withdrawn { throw error }
+            // In a task of its own: GRDB interrupts the statements of a task that is cancelled,
+            // and a drain runs the writes of many requests.
+            if startsDrain { Task { await self.drain() } }
         }
-        // Drains run one at a time on the writer, so the one that took this write has finished.
-        guard let result = outcome.withLock({ $0 }) else {
-            throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "a batched write was not run")
-        }
-        return try result.get()
     }
 
-    /// How many writes wait for the next drain: for tests.
+    /// One write in its savepoint of the batch's transaction.
+    private static func run<T>(_ body: (Database) throws -> T, _ db: Database) -> Result<T, Error> {
+        guard db.isInsideTransaction else {
+            // SQLite ended the batch's transaction after a failure (a full disk, an I/O error):
+            // a write now would commit on its own, unseen by the batch.
+            return .failure(DatabaseError(resultCode: .SQLITE_ABORT, message: "the batch's transaction ended before this write ran"))
+        }
+        return Result {
+            var value: T?
+            try db.inSavepoint {
+                value = try body(db)
+                return .commit
+            }
+            guard let value else { throw DatabaseError(resultCode: .SQLITE_INTERNAL) }
+            return value
+        }
+    }
+
+    /// How many writes wait for the next batch: for tests.
     var waitingCount: Int { queue.withLock { $0.waiting.count } }
 
-    /// On the writer: commits the waiting writes, oldest first, in batches of at most
-    /// `batchLimit` (each write waits for the slowest of its batch), until the write `id` is
-    /// done; nothing when an earlier drain did it.
-    private func drain(_ db: Database, until id: UInt64) {
-        while let batch = queue.withLock({ queue -> [Waiting]? in
-            guard queue.waiting.contains(where: { $0.id == id }) else { return nil }
+    /// Commits the waiting writes, oldest first, in batches of at most `batchLimit` (each write
+    /// waits for the slowest of its batch), until none waits. A batch is taken on the writer, at
+    /// the last moment, so that it holds every write that arrived during the previous commit;
+    /// after a few batches the drain gives the writer up, so that other writes take their turn.
+    private func drain() async {
+        while true {
+            do {
+                let more = try await writer.writeWithoutTransaction { db in
+                    for _ in 0..<Self.batchesPerTurn {
+                        guard let batch = self.nextBatch() else { return false }
+                        self.commit(batch, db)
+                    }
+                    return true
+                }
+                if !more { return }
+            } catch {
+                // The writer cannot be reached (the database is gone): every waiting write hears why.
+                let waiting = queue.withLock { queue in
+                    defer { queue.waiting = []; queue.draining = false }
+                    return queue.waiting
+                }
+                for write in waiting { write.fail(error) }
+                return
+            }
+        }
+    }
+
+    private static let batchesPerTurn = 4
+
+    /// The oldest waiting writes, at most `batchLimit`; nil, and the drain over, when none waits.
+    private func nextBatch() -> [Waiting]? {
+        queue.withLock { queue in
+            guard !queue.waiting.isEmpty else {
+                queue.draining = false
+                return nil
+            }
             let taken = Array(queue.waiting.prefix(Self.batchLimit))
             queue.waiting.removeFirst(taken.count)
             return taken
-        }) {
-            commit(batch, db)
         }
     }
 
