@@ -48,12 +48,12 @@ extension GroupieDatabase {
 
     /// The group's collages, in the order they were made.
     public func collages(groupId: String) async throws -> [CollageRecord] {
-        try lookup { db in try Self.collages(db, groupId: groupId) }
+        try await lookup { db in try Self.collages(db, groupId: groupId) }
     }
 
     /// Whether the group still exists: collage files of groups that are gone are removed.
     public func groupExists(id: String) async throws -> Bool {
-        try lookup { db in
+        try await lookup { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM play_group WHERE id = ?)", arguments: [id]) ?? false
         }
     }
@@ -73,7 +73,7 @@ extension GroupieDatabase {
 
 extension GroupieDatabase {
     public func collageSubject(groupId: String) async throws -> CollageSubject? {
-        try lookup { db in
+        try await lookup { db in
             guard let group = try Self.group(db, where: "id = ?", groupId) else { return nil }
             let language = try group.creatorId.flatMap {
                 try String.fetchOne(db, sql: "SELECT language FROM player WHERE id = ?", arguments: [$0])

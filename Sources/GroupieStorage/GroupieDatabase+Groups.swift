@@ -111,11 +111,11 @@ extension GroupieDatabase {
     /// stranger cannot tell a group that exists from one that does not. One read: every
     /// request of a member to its group asks this first.
     public func membership(playerId: String, groupId: String) async throws -> Membership? {
-        try lookup { db in try Self.membership(db, playerId: playerId, groupId: groupId) }
+        try await lookup { db in try Self.membership(db, playerId: playerId, groupId: groupId) }
     }
 
     public func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)? {
-        try lookup { db in
+        try await lookup { db in
             guard let player = try Self.player(db, tokenHash: tokenHash) else { return nil }
             return (player, try Self.membership(db, playerId: player.id, groupId: groupId))
         }
@@ -133,7 +133,7 @@ extension GroupieDatabase {
 
     /// The members, chosen photos and collages of a group, in one read.
     public func groupContents(_ group: Group) async throws -> GroupContents {
-        try lookup { db in
+        try await lookup { db in
             GroupContents(
                 members: try Self.members(db, group: group), taskPhotos: try Self.taskPhotos(db, groupId: group.id),
                 collages: try Self.collages(db, groupId: group.id)
@@ -143,7 +143,7 @@ extension GroupieDatabase {
 
     /// The group `playerId` is in now, if any.
     public func currentGroup(of playerId: String) async throws -> Group? {
-        try lookup { db in
+        try await lookup { db in
             guard let groupId = try Self.activeGroupId(db, playerId: playerId) else { return nil }
             return try Self.group(db, where: "id = ?", groupId)
         }
@@ -151,12 +151,12 @@ extension GroupieDatabase {
 
     /// The group a join code opens, for the page a QR code leads to.
     public func group(code: JoinCode) async throws -> Group? {
-        try lookup { db in try Self.group(db, where: "join_code = ?", code.value) }
+        try await lookup { db in try Self.group(db, where: "join_code = ?", code.value) }
     }
 
     /// Every membership a player ever had, oldest first: (group id, joined, left).
     public func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)] {
-        try lookup { db in
+        try await lookup { db in
             try Row.fetchAll(db.cachedStatement(sql: "SELECT group_id, joined_at, left_at FROM membership WHERE player_id = ? ORDER BY id"), arguments: [playerId])
                 .map { row in
                     (row["group_id"], Date(timeIntervalSince1970: row["joined_at"]), (row["left_at"] as Double?).map(Date.init(timeIntervalSince1970:)))

@@ -62,7 +62,7 @@ extension GroupieDatabase {
     /// The photo a player already uploaded to a group with `key` within a day, if any: a retry
     /// answered from this needs no second upload processed. The caller compares the task.
     public func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> (photo: Photo, held: Bool)? {
-        try lookup { db in try Self.uploaded(db, playerId: playerId, groupId: groupId, key: key, now: now) }
+        try await lookup { db in try Self.uploaded(db, playerId: playerId, groupId: groupId, key: key, now: now) }
     }
 
     /// Forgets idempotency keys older than their lifetime; the retention sweep calls it.
@@ -76,7 +76,7 @@ extension GroupieDatabase {
 
     /// The group's photos, newest first, `limit` at most, older than the photo `before` when given.
     public func photos(groupId: String, missionId: String?, before: String?, limit: Int) async throws -> [Photo] {
-        try lookup { db in
+        try await lookup { db in
             var conditions = ["photo.group_id = ?"]
             var arguments: StatementArguments = [groupId]
             if let missionId {
@@ -98,7 +98,7 @@ extension GroupieDatabase {
 
     /// A photo, when `playerId` is a member of its group.
     public func photo(id: String, seenBy playerId: String) async throws -> Photo? {
-        try lookup { db in
+        try await lookup { db in
             guard let photo = try Self.photo(db, id: id), try Self.activeGroupId(db, playerId: playerId) == photo.groupId else { return nil }
             return photo
         }
@@ -106,12 +106,12 @@ extension GroupieDatabase {
 
     /// A photo by id alone, for image requests that carry a signature instead of a token.
     public func photo(id: String) async throws -> Photo? {
-        try lookup { db in try Self.photo(db, id: id) }
+        try await lookup { db in try Self.photo(db, id: id) }
     }
 
     /// A photo waiting for review: only its photographer is shown it.
     public func heldPhoto(id: String) async throws -> Photo? {
-        try lookup { db in try Self.heldPhoto(db, id: id) }
+        try await lookup { db in try Self.heldPhoto(db, id: id) }
     }
 
     /// Deletes a photo when `PhotoRules` allows `actorId` to, with the events it causes at
@@ -168,12 +168,12 @@ extension GroupieDatabase {
 
     /// The photos of the group's tasks and its members' picks.
     public func taskPhotos(groupId: String) async throws -> TaskPhotos {
-        try lookup { db in try Self.taskPhotos(db, groupId: groupId) }
+        try await lookup { db in try Self.taskPhotos(db, groupId: groupId) }
     }
 
     /// Blobs that no photo uses; what a crash between a delete and its file removal leaves.
     public func isBlobUsed(_ blob: String) async throws -> Bool {
-        try lookup { db in try Self.isBlobUsed(db, blob) }
+        try await lookup { db in try Self.isBlobUsed(db, blob) }
     }
 
     // MARK: - Inside transactions

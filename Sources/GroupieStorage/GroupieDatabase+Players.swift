@@ -16,14 +16,14 @@ extension GroupieDatabase {
     }
 
     public func player(id: String) async throws -> Player? {
-        try lookup { db in
+        try await lookup { db in
             try Row.fetchOne(db, sql: "SELECT id, name, language, created_at FROM player WHERE id = ?", arguments: [id]).map(Self.player(from:))
         }
     }
 
     /// The player a bearer token belongs to.
     public func player(tokenHash: Data) async throws -> Player? {
-        try lookup { db in try Self.player(db, tokenHash: tokenHash) }
+        try await lookup { db in try Self.player(db, tokenHash: tokenHash) }
     }
 
     static func player(_ db: Database, tokenHash: Data) throws -> Player? {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import GroupieCore
 
 /// The game's state in SQLite. Every statement lives behind a method named for what it means,
@@ -10,6 +11,8 @@ public struct GroupieDatabase: GroupieStore {
     let commits: GroupCommit
     /// Rate-limit state: one process writes the file, so memory is where it is shared.
     let failureLog = FailureLog()
+    /// Read-only connections for `lookup`; none for a database that is not a file.
+    let lookups: LookupConnections?
 
     /// Opens (or creates) the database file in WAL mode with `synchronous=FULL` on every
     /// connection (GRDB's pool would set its writer to NORMAL, which in WAL mode may lose the
@@ -35,7 +38,7 @@ public struct GroupieDatabase: GroupieStore {
         for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
             _ = chmod(file, 0o600)
         }
-        return try GroupieDatabase(writer: pool)
+        return try GroupieDatabase(writer: pool, lookups: { LookupConnections(path: path) })
     }
 
     /// The writer's `PRAGMA synchronous`, as SQLite reports it (2 is FULL): what the durability
@@ -44,10 +47,12 @@ public struct GroupieDatabase: GroupieStore {
         try await writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
-    init(writer: any DatabaseWriter) throws {
+    /// `lookups` opens the read-only connections once the schema is migrated.
+    init(writer: any DatabaseWriter, lookups: () throws -> LookupConnections? = { nil }) throws {
         self.writer = writer
         self.commits = GroupCommit(writer: writer)
         try Self.migrator.migrate(writer)
+        self.lookups = try lookups()
     }
 
     public var backend: String { "sqlite" }
@@ -67,14 +72,20 @@ public struct GroupieDatabase: GroupieStore {
         failureLog.record(key, now: now, window: window)
     }
 
-    /// A short read (a lookup by key, a bounded page) on the calling thread. GRDB's asynchronous
-    /// read hands the work to a reader's queue and back, two thread switches that cost more
-    /// than such a read itself: in `make bench` (small writes) a join or a choice made twice as
-    /// many thread switches and took a fifth more CPU that way. In WAL mode a read never waits
-    /// for the writer, so the caller's thread is held for the read alone. Scans and reports
-    /// keep the asynchronous read.
-    func lookup<T>(_ body: (Database) throws -> T) throws -> T {
-        try writer.read(body)
+    /// A short read (a lookup by key, a bounded page) on the calling thread, through one of the
+    /// lookup connections. GRDB's asynchronous read hands the work to a reader's queue and back,
+    /// two thread switches that cost more than such a read itself: in `make bench` (small
+    /// writes) a join or a choice made twice as many thread switches and took a fifth more CPU
+    /// that way. In WAL mode a read never waits for the writer. A lookup never waits for a
+    /// connection either: when all are busy it reads asynchronously. (Waiting for one of the
+    /// pool's readers instead would block the threads that the asynchronous reads need to hand
+    /// their readers back: `make bench` (streams) hung that way.)
+    func lookup<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        if let lookups, let connection = lookups.take() {
+            defer { lookups.give(connection) }
+            return try LookupConnections.read(connection, body)
+        }
+        return try await writer.read(body)
     }
 
     public func isReachable() async -> Bool {
@@ -362,5 +373,42 @@ extension Database {
     /// authorizer walk every table the triggers touch, which cost more than the write itself.
     func executeCached(sql: String, arguments: StatementArguments = StatementArguments()) throws {
         try cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+}
+
+/// The read-only connections of `GroupieDatabase.lookup`, taken and given back without waiting.
+/// They are opened as lookups need them, up to `count`.
+final class LookupConnections: Sendable {
+    /// As many as the cooperative threads that run requests on this machine.
+    static let count = 2
+    private let path: String
+    private let state = Mutex<(idle: [DatabaseQueue], opened: Int)>(([], 0))
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// An idle connection, a new one while fewer than `count` are open, or nil.
+    func take() -> DatabaseQueue? {
+        let taken = state.withLock { state -> (DatabaseQueue?, opens: Bool) in
+            if let idle = state.idle.popLast() { return (idle, false) }
+            guard state.opened < Self.count else { return (nil, false) }
+            state.opened += 1
+            return (nil, true)
+        }
+        guard taken.opens else { return taken.0 }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "lookup"
+        if let connection = try? DatabaseQueue(path: path, configuration: configuration) { return connection }
+        state.withLock { $0.opened -= 1 }
+        return nil
+    }
+
+    func give(_ connection: DatabaseQueue) { state.withLock { $0.idle.append(connection) } }
+
+    /// GRDB's synchronous read, which an asynchronous caller cannot name directly.
+    static func read<T>(_ connection: DatabaseQueue, _ body: (Database) throws -> T) throws -> T {
+        try connection.read(body)
     }
 }

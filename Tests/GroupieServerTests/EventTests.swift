@@ -136,6 +136,25 @@ struct EventTests {
         }
     }
 
+    @Test("An open stream counts in groupie_event_streams_open and stays out of the request metrics")
+    func streamMetrics() async throws {
+        let server = try Self.server()
+        try await server.test(.live) { client in
+            let port = try #require(client.port)
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            _ = try await Self.streamToken(client, group: group.id, player: ada)
+            let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events", headers: ["Authorization": "Bearer \(ada.token)"])
+            _ = await stream.read(for: 10) { $0.contains("retry:") }
+            let lines = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }.split(separator: "\n")
+            let open = lines.first { $0.hasPrefix("groupie_event_streams_open ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+            // Other tests of the process may have streams open too.
+            #expect((open ?? 0) >= 1)
+            #expect(lines.contains { $0.hasPrefix("hb_requests") && $0.contains("/events/token\"") })
+            #expect(!lines.contains { $0.contains("http_route=\"") && $0.contains("/events\"") }, "a stream is not a request duration")
+        }
+    }
+
     @Test("Streams need a valid token of a member")
     func authentication() async throws {
         let server = try Self.server()

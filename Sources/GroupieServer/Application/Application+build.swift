@@ -134,7 +134,7 @@ struct ServerDependencies: Sendable {
 func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfiguration) throws -> Router<GroupieRequestContext> {
     let router = Router(context: GroupieRequestContext.self)
     let routes = KnownRoutes()
-    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: RequestMetricsMiddleware())
     router.add(middleware: ProblemMiddleware(routes: routes))
     router.add(middleware: AssetPathMiddleware(
         prefix: "/assets",

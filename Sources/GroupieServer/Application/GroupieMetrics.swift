@@ -25,6 +25,10 @@ enum VenueMetrics {
     }
 }
 
+enum EventStreamMetrics {
+    static let open: Metrics.Meter = { _ = GroupieMetrics.registry; return Metrics.Meter(label: "groupie_event_streams_open") }()
+}
+
 enum CollageMetrics {
     static let renders: Metrics.Counter = { _ = GroupieMetrics.registry; return Metrics.Counter(label: "groupie_collages_rendered_total") }()
     static let renderTime: Metrics.Timer = { _ = GroupieMetrics.registry; return Metrics.Timer(label: "groupie_collage_render_seconds") }()

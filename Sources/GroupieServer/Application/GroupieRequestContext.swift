@@ -12,15 +12,18 @@ public struct GroupieRequestContext: AuthRequestContext, RemoteAddressRequestCon
     /// The peer of the connection: the phone, or the reverse proxy in front of Groupie.
     public let remoteAddress: SocketAddress?
     /// The player of the bearer token, set by `PlayerAuthenticator` or `GroupMemberRequired`.
-    public var identity: Player?
+    @Boxed public var identity: Player?
     /// The group of the route's `{groupId}`, set by `GroupMemberRequired` for its members.
-    public var membership: Membership?
+    @Boxed public var membership: Membership?
     /// The member of staff of the session cookie, set by `StaffAuthenticator` on `/staff` routes.
-    var staffSession: StaffSession?
+    @Boxed var staffSession: StaffSession?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.identity = nil
+        self.membership = nil
+        self.staffSession = nil
     }
 
     /// The player, on routes behind `PlayerRequired`.
@@ -57,5 +60,28 @@ public struct GroupieRequestContext: AuthRequestContext, RemoteAddressRequestCon
             try container.encode(Timestamp.string(date))
         }
         return encoder
+    }
+}
+
+/// An optional value kept behind one reference, so that the request context stays small. The
+/// context is copied into many of a request's async frames, and for an event stream the
+/// connection's task keeps the memory of those frames for as long as the stream is open:
+/// with the player and the membership inline, the context took 304 bytes.
+@propertyWrapper
+public struct Boxed<Value: Sendable>: Sendable {
+    private final class Box: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    private var box: Box?
+
+    public init(wrappedValue: Value?) {
+        box = wrappedValue.map(Box.init)
+    }
+
+    public var wrappedValue: Value? {
+        get { box?.value }
+        set { box = newValue.map(Box.init) }
     }
 }

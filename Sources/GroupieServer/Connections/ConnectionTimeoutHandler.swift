@@ -53,7 +53,16 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
         self.timeouts = timeouts
     }
 
+    /// The receive buffer of a connection starts at 256 bytes, and grows (to NIO's usual 64 KiB
+    /// at most) for connections that send more, such as uploads. SwiftNIO keeps a connection's
+    /// receive buffer for the connection's life, 2 KiB by default: with 10,000 open event
+    /// streams, whose only request is a few hundred bytes, that was 1.7 KiB more per stream.
+    static let receiveBuffer = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 65536)
+
     func handlerAdded(context: ChannelHandlerContext) {
+        // Every connection passes here first, before anything is read: the handler that sees
+        // each connection arrive sets its receive buffer too.
+        try? context.channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.receiveBuffer)
         // A new connection has the header timeout to send its first request.
         if context.channel.isActive { startTimer(timeouts.header, context: context) }
     }

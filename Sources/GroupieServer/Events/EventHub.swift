@@ -79,7 +79,11 @@ final class EventHub: Service, Sendable {
     /// `body` returns: what every event stream does around its writing.
     func withSubscription<T>(groupId: String, playerId: String, _ body: (Subscription) async throws -> T) async rethrows -> T {
         let subscription = subscribe(groupId: groupId, playerId: playerId)
-        defer { unsubscribe(subscription) }
+        EventStreamMetrics.open.increment()
+        defer {
+            unsubscribe(subscription)
+            EventStreamMetrics.open.decrement()
+        }
         return try await body(subscription)
     }
 

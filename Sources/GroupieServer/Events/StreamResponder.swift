@@ -13,11 +13,32 @@ struct StreamResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context:
     let inner: Inner
 
     @Sendable func respond(to request: Request, context: Inner.Context) async throws -> Response {
-        guard request.method == .get, request.uri.path.hasSuffix("/events") else {
+        guard EventStreamRequest.matches(request) else {
             return try await inner.respond(to: request, context: context)
         }
         let inner = self.inner
         let answering = Task { try await inner.respond(to: request, context: context) }
         return try await withTaskCancellationHandler { try await answering.value } onCancel: { answering.cancel() }
+    }
+}
+
+enum EventStreamRequest {
+    /// A request for an event stream: a GET of a path that ends in `/events`.
+    static func matches(_ request: Request) -> Bool {
+        request.method == .get && request.uri.path.hasSuffix("/events")
+    }
+}
+
+/// Hummingbird's request metrics for every request but those for event streams, which are
+/// counted as they open and close instead (`groupie_event_streams_open`). A stream lasts as
+/// long as a visit: as a request duration it would swamp the figures of every other request,
+/// and the metrics middleware holds on to the whole request and its context until the
+/// response ends, about 2 KiB for each open stream.
+struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics = MetricsMiddleware<Context>()
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if EventStreamRequest.matches(request) { return try await next(request, context) }
+        return try await metrics.handle(request, context: context, next: next)
     }
 }
