@@ -400,6 +400,8 @@ final class LookupConnections: Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "lookup"
+        // As the pool's connections: a read that meets WAL recovery waits for it, not fails.
+        configuration.busyMode = .timeout(5)
         if let connection = try? DatabaseQueue(path: path, configuration: configuration) { return connection }
         state.withLock { $0.opened -= 1 }
         return nil
