@@ -150,8 +150,12 @@ struct EventTests {
             let open = lines.first { $0.hasPrefix("groupie_event_streams_open ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
             // Other tests of the process may have streams open too.
             #expect((open ?? 0) >= 1)
-            #expect(lines.contains { $0.hasPrefix("hb_requests") && $0.contains("/events/token\"") })
-            #expect(!lines.contains { $0.contains("http_route=\"") && $0.contains("/events\"") }, "a stream is not a request duration")
+            // Leaving the group ends the stream: the metrics middleware would record it now.
+            #expect(try await client.send(.delete, "/api/v1/groups/\(group.id)/members/\(ada.id)", headers: ada.auth).0.status == .noContent)
+            #expect(await stream.read(for: 10) { $0.contains("0\r\n\r\n") }.contains("0\r\n\r\n"), "the stream ended")
+            let after = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }.split(separator: "\n")
+            #expect(after.contains { $0.hasPrefix("hb_requests") && $0.contains("/events/token\"") })
+            #expect(!after.contains { $0.contains("http_route=\"") && $0.contains("/events\"") }, "a stream is not a request duration")
         }
     }
 
