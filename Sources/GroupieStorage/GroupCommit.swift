@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// Writes that arrive together commit together: each waits in a queue, and whichever drain
-/// reaches SQLite's single writer first runs every waiting write in one transaction, each in a
+/// Writes that arrive together commit together: each waits in a queue, and one drain at a
+/// time runs the waiting writes on SQLite's single writer in one transaction, each in a
 /// savepoint of its own, and commits once. With `synchronous=FULL` a commit costs a flush of
 /// the WAL to disk; sixteen phones joining at once then pay for one flush, not sixteen.
 ///

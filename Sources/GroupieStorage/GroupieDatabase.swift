@@ -38,7 +38,7 @@ public struct GroupieDatabase: GroupieStore {
         for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
             _ = chmod(file, 0o600)
         }
-        return try GroupieDatabase(writer: pool, lookups: { LookupConnections(path: path) })
+        return try GroupieDatabase(writer: pool, lookups: LookupConnections(path: path))
     }
 
     /// The writer's `PRAGMA synchronous`, as SQLite reports it (2 is FULL): what the durability
@@ -47,12 +47,11 @@ public struct GroupieDatabase: GroupieStore {
         try await writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
-    /// `lookups` opens the read-only connections once the schema is migrated.
-    init(writer: any DatabaseWriter, lookups: () throws -> LookupConnections? = { nil }) throws {
+    init(writer: any DatabaseWriter, lookups: LookupConnections? = nil) throws {
         self.writer = writer
         self.commits = GroupCommit(writer: writer)
+        self.lookups = lookups
         try Self.migrator.migrate(writer)
-        self.lookups = try lookups()
     }
 
     public var backend: String { "sqlite" }
@@ -76,14 +75,17 @@ public struct GroupieDatabase: GroupieStore {
     /// lookup connections. GRDB's asynchronous read hands the work to a reader's queue and back,
     /// two thread switches that cost more than such a read itself: in `make bench` (small
     /// writes) a join or a choice made twice as many thread switches and took a fifth more CPU
-    /// that way. In WAL mode a read never waits for the writer. A lookup never waits for a
-    /// connection either: when all are busy it reads asynchronously. (Waiting for one of the
-    /// pool's readers instead would block the threads that the asynchronous reads need to hand
-    /// their readers back: `make bench` (streams) hung that way.)
+    /// that way. A lookup never waits on the caller's thread: when every lookup connection is
+    /// busy, or SQLite answers busy (in WAL mode a read waits only for the rare recovery of the
+    /// WAL index), it reads asynchronously. (Waiting for one of the pool's readers instead would
+    /// block the threads that the asynchronous reads need to hand their readers back: `make
+    /// bench` (streams) hung that way.) Connections are opened lazily, on the first lookups.
     func lookup<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if let lookups, let connection = lookups.take() {
             defer { lookups.give(connection) }
-            return try LookupConnections.read(connection, body)
+            do {
+                return try LookupConnections.read(connection, body)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {}
         }
         return try await writer.read(body)
     }
@@ -400,8 +402,6 @@ final class LookupConnections: Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "lookup"
-        // As the pool's connections: a read that meets WAL recovery waits for it, not fails.
-        configuration.busyMode = .timeout(5)
         if let connection = try? DatabaseQueue(path: path, configuration: configuration) { return connection }
         state.withLock { $0.opened -= 1 }
         return nil

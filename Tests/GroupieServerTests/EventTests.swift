@@ -155,7 +155,11 @@ struct EventTests {
             #expect(await stream.read(for: 10) { $0.contains("0\r\n\r\n") }.contains("0\r\n\r\n"), "the stream ended")
             let after = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }.split(separator: "\n")
             #expect(after.contains { $0.hasPrefix("hb_requests") && $0.contains("/events/token\"") })
-            #expect(!after.contains { $0.contains("http_route=\"") && $0.contains("/events\"") }, "a stream is not a request duration")
+            #expect(!after.contains { $0.contains("http_route=\"") && $0.contains("/events\"") && $0.contains("\"200\"") }, "a stream is not a request duration")
+            // A refused request for a stream is a request like any other.
+            #expect(try await client.send(.get, "/api/v1/groups/\(group.id)/events").0.status == .unauthorized)
+            let refused = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }.split(separator: "\n")
+            #expect(refused.contains { $0.hasPrefix("hb_requests") && $0.contains("/events\"") && $0.contains("\"401\"") })
         }
     }
 
