@@ -169,32 +169,40 @@ extension PostgresStore {
 
     public func membership(playerId: String, groupId: String) async throws -> Membership? {
         try await once { connection in
-            guard let row = try await connection.one("""
-                SELECT \(unescaped: Self.qualifiedGroupColumns), (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id)
-                FROM play_group JOIN membership ON membership.group_id = play_group.id
-                WHERE play_group.id = \(groupId) AND membership.player_id = \(playerId) AND membership.left_at IS NULL
-                """, logger: logger)
-            else { return nil }
+            guard let row = try await connection.one(Prepared<MembershipOfPlayer>(groupId, playerId), logger: logger) else { return nil }
             return Membership(group: try Self.group(from: row), version: try row.get(9))
         }
+    }
+
+    enum MembershipOfPlayer: PreparedSQL {
+        static let types: [PostgresDataType] = [.text, .text]
+        static let sql = """
+            SELECT \(qualifiedGroupColumns), (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id)
+            FROM play_group JOIN membership ON membership.group_id = play_group.id
+            WHERE play_group.id = $1 AND membership.player_id = $2 AND membership.left_at IS NULL
+            """
     }
 
     /// One statement: the player, and the group's columns and version where the membership holds.
     public func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)? {
         try await once { connection in
-            guard let row = try await connection.one("""
-                SELECT \(unescaped: Self.qualifiedGroupColumns), (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id),
-                       player.id, player.name, player.language, player.created_at
-                FROM player
-                LEFT JOIN membership ON membership.player_id = player.id AND membership.left_at IS NULL AND membership.group_id = \(groupId)
-                LEFT JOIN play_group ON play_group.id = membership.group_id
-                WHERE player.token_hash = \(tokenHash)
-                """, logger: logger)
-            else { return nil }
+            guard let row = try await connection.one(Prepared<MemberByToken>(groupId, tokenHash), logger: logger) else { return nil }
             let player = Player(id: try row.get(10), name: try row.get(11), language: try row.get(12), createdAt: Date(timeIntervalSince1970: try row.get(13)))
             guard try row.get(0, as: String?.self) != nil else { return (player, nil) }
             return (player, Membership(group: try Self.group(from: row), version: try row.get(9)))
         }
+    }
+
+    enum MemberByToken: PreparedSQL {
+        static let types: [PostgresDataType] = [.text, .bytea]
+        static let sql = """
+            SELECT \(qualifiedGroupColumns), (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id),
+                   player.id, player.name, player.language, player.created_at
+            FROM player
+            LEFT JOIN membership ON membership.player_id = player.id AND membership.left_at IS NULL AND membership.group_id = $1
+            LEFT JOIN play_group ON play_group.id = membership.group_id
+            WHERE player.token_hash = $2
+            """
     }
 
     public func groupContents(_ group: Group) async throws -> GroupContents {
@@ -263,30 +271,41 @@ extension PostgresStore {
     }
 
     /// Inside a transaction that holds the group's row: the events commit with the change they
-    /// tell of, and are announced to every instance when they do.
+    /// tell of, and are announced to every instance when they do. One prepared statement, one
+    /// round trip, whatever the number of events.
     static func appendEvents(_ connection: PostgresConnection, groupId: String, _ events: [GroupEventPayload], now: Date, logger: Logger) async throws -> [GroupEvent] {
         guard !events.isEmpty else { return [] }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var seq = try await connection.value("SELECT MAX(seq) FROM group_event WHERE group_id = \(groupId)", as: Int.self, logger: logger) ?? 0
-        var stored: [GroupEvent] = []
-        for event in events {
-            seq += 1
-            let data = String(decoding: try encoder.encode(event), as: UTF8.self)
-            try await connection.query("""
-                INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (\(groupId), \(seq), \(event.kind.rawValue), \(data), \(now.timeIntervalSince1970))
-                """, logger: logger)
-            stored.append(GroupEvent(groupId: groupId, seq: seq, kind: event.kind, data: data))
+        let data = try events.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        let statement = try Prepared<AppendEvents>(groupId, events.map(\.kind.rawValue), data, now.timeIntervalSince1970)
+        return try await connection.rows(statement, logger: logger).map { row in
+            let kind: String = try row.get(1)
+            return GroupEvent(groupId: groupId, seq: try row.get(0), kind: GroupEventKind(rawValue: kind)!, data: try row.get(2))
         }
-        // An event written after its player was erased keeps no name.
-        let first = stored.first?.seq ?? 0
-        try await connection.query("""
-            UPDATE group_event SET data = jsonb_set(data::jsonb, '{name}', '""')::text
-            WHERE group_id = \(groupId) AND seq >= \(first) AND data::jsonb ? 'name' AND data::jsonb ? 'playerId'
-              AND NOT EXISTS (SELECT 1 FROM player WHERE player.id = group_event.data::jsonb ->> 'playerId')
-            """, logger: logger)
-        try await connection.query("SELECT pg_notify(\(eventChannel), \(groupId + " \(seq)"))", logger: logger)
-        return stored
+    }
+
+    /// Numbers the events after the group's newest, stores them and announces the last one.
+    /// An event that names a player erased meanwhile keeps no name.
+    enum AppendEvents: PreparedSQL {
+        static let types: [PostgresDataType] = [.text, .textArray, .textArray, .float8]
+        static let sql = """
+            WITH newest AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM group_event WHERE group_id = $1),
+            stored AS (
+                INSERT INTO group_event (group_id, seq, type, data, created_at)
+                SELECT $1, newest.seq + event.position, event.type,
+                       CASE WHEN event.data::jsonb ? 'name' AND event.data::jsonb ? 'playerId'
+                                 AND NOT EXISTS (SELECT 1 FROM player WHERE player.id = event.data::jsonb ->> 'playerId')
+                            THEN jsonb_set(event.data::jsonb, '{name}', '""')::text
+                            ELSE event.data END,
+                       $4
+                FROM newest, unnest($2::text[], $3::text[]) WITH ORDINALITY AS event(type, data, position)
+                RETURNING seq, type, data
+            )
+            SELECT stored.seq, stored.type, stored.data
+            FROM stored, (SELECT pg_notify('\(eventChannel)', $1 || ' ' || MAX(seq)) FROM stored) AS announced
+            ORDER BY stored.seq
+            """
     }
 
     public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {
@@ -314,12 +333,22 @@ extension PostgresStore {
     static let qualifiedGroupColumns = groupColumns.split(separator: ", ").map { "play_group.\($0)" }.joined(separator: ", ")
 
     static func activeGroupId(_ connection: PostgresConnection, playerId: String, logger: Logger) async throws -> String? {
-        try await connection.value("SELECT group_id FROM membership WHERE player_id = \(playerId) AND left_at IS NULL", as: String.self, logger: logger)
+        try await connection.one(Prepared<ActiveGroup>(playerId), logger: logger)?.get(0)
+    }
+
+    enum ActiveGroup: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "SELECT group_id FROM membership WHERE player_id = $1 AND left_at IS NULL"
     }
 
     /// The group, its row locked until the transaction ends.
     static func lockGroup(_ connection: PostgresConnection, id: String, logger: Logger) async throws -> Group? {
-        try await group(connection, "SELECT \(unescaped: groupColumns) FROM play_group WHERE id = \(id) FOR UPDATE", logger: logger)
+        try await connection.one(Prepared<LockGroup>(id), logger: logger).map(group(from:))
+    }
+
+    enum LockGroup: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "SELECT \(groupColumns) FROM play_group WHERE id = $1 FOR UPDATE"
     }
 
     static func group(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> Group? {
@@ -339,15 +368,20 @@ extension PostgresStore {
     }
 
     static func members(_ connection: PostgresConnection, group: Group, logger: Logger) async throws -> [Member] {
-        try await connection.rows("""
-            SELECT player.id, player.name, membership.joined_at FROM membership
-            JOIN player ON player.id = membership.player_id
-            WHERE membership.group_id = \(group.id) AND membership.left_at IS NULL
-            ORDER BY membership.joined_at, membership.id
-            """, logger: logger).map { row in
+        try await connection.rows(Prepared<Members>(group.id), logger: logger).map { row in
             let id: String = try row.get(0)
             return Member(playerId: id, name: try row.get(1), joinedAt: Date(timeIntervalSince1970: try row.get(2)), isCreator: id == group.creatorId)
         }
+    }
+
+    enum Members: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = """
+            SELECT player.id, player.name, membership.joined_at FROM membership
+            JOIN player ON player.id = membership.player_id
+            WHERE membership.group_id = $1 AND membership.left_at IS NULL
+            ORDER BY membership.joined_at, membership.id
+            """
     }
 
     /// Ends a membership and hands the group to its longest-standing member if the creator left.

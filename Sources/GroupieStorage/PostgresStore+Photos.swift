@@ -201,15 +201,18 @@ extension PostgresStore {
     // MARK: - Inside transactions
 
     static func collages(_ connection: PostgresConnection, groupId: String, logger: Logger) async throws -> [CollageRecord] {
-        try await connection.rows("""
-            SELECT group_id, mission_id, photo_ids, key, width, height, created_at FROM collage WHERE group_id = \(groupId) ORDER BY created_at, mission_id
-            """, logger: logger).map { row in
+        try await connection.rows(Prepared<CollagesOfGroup>(groupId), logger: logger).map { row in
             let ids: String = try row.get(2)
             return CollageRecord(
                 groupId: try row.get(0), missionId: try row.get(1), photoIds: ids.split(separator: ",").map(String.init),
                 key: try row.get(3), width: try row.get(4), height: try row.get(5), createdAt: Date(timeIntervalSince1970: try row.get(6))
             )
         }
+    }
+
+    enum CollagesOfGroup: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "SELECT group_id, mission_id, photo_ids, key, width, height, created_at FROM collage WHERE group_id = $1 ORDER BY created_at, mission_id"
     }
 
     static func isBlobUsed(_ connection: PostgresConnection, _ blob: String, logger: Logger) async throws -> Bool {
@@ -223,7 +226,12 @@ extension PostgresStore {
     static let hiddenSelect = GroupieDatabase.hiddenSelect
 
     static func photo(_ connection: PostgresConnection, id: String, logger: Logger) async throws -> Photo? {
-        try await connection.one("\(unescaped: photoSelect) WHERE photo.id = \(id)", logger: logger).map(photo(from:))
+        try await connection.one(Prepared<PhotoById>(id), logger: logger).map(photo(from:))
+    }
+
+    enum PhotoById: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "\(photoSelect) WHERE photo.id = $1"
     }
 
     static func heldPhoto(_ connection: PostgresConnection, id: String, logger: Logger) async throws -> Photo? {
@@ -268,12 +276,21 @@ extension PostgresStore {
     }
 
     static func taskPhotos(_ connection: PostgresConnection, groupId: String, logger: Logger) async throws -> TaskPhotos {
-        let photos = try await connection.rows("\(unescaped: photoSelect) WHERE photo.group_id = \(groupId) AND photo.task_id IS NOT NULL", logger: logger)
-            .map(photo(from:))
+        let photos = try await connection.rows(Prepared<TaskPhotosOfGroup>(groupId), logger: logger).map(photo(from:))
         var picks: [GroupProgress.TaskKey: String] = [:]
-        for row in try await connection.rows("SELECT mission_id, task_id, photo_id FROM task_choice WHERE group_id = \(groupId)", logger: logger) {
+        for row in try await connection.rows(Prepared<ChoicesOfGroup>(groupId), logger: logger) {
             picks[GroupProgress.TaskKey(missionId: try row.get(0), taskId: try row.get(1))] = try row.get(2)
         }
         return TaskPhotos(photos: photos, picks: picks)
+    }
+
+    enum TaskPhotosOfGroup: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "\(photoSelect) WHERE photo.group_id = $1 AND photo.task_id IS NOT NULL"
+    }
+
+    enum ChoicesOfGroup: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "SELECT mission_id, task_id, photo_id FROM task_choice WHERE group_id = $1"
     }
 }

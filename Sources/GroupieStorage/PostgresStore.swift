@@ -261,10 +261,15 @@ public final class PostgresStore: GroupieStore {
 
     public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
         try await client.withConnection { connection in
-            try await connection.column(
-                "SELECT at FROM rate_failure WHERE key = \(key) AND at > \(now.timeIntervalSince1970 - window) ORDER BY at", as: Double.self, logger: logger
-            ).map(Date.init(timeIntervalSince1970:))
+            try await connection.rows(Prepared<RecentFailures>(key, now.timeIntervalSince1970 - window), logger: logger).map {
+                Date(timeIntervalSince1970: try $0.get(0))
+            }
         }
+    }
+
+    enum RecentFailures: PreparedSQL {
+        static let types: [PostgresDataType] = [.text, .float8]
+        static let sql = "SELECT at FROM rate_failure WHERE key = $1 AND at > $2 ORDER BY at"
     }
 
     public func recordFailure(of key: String, now: Date, window: TimeInterval) async throws {
@@ -368,6 +373,10 @@ public struct PostgresURL: Sendable {
         }
         configuration.options.maximumConnections = Int(query["pool"] ?? "") ?? 20
         configuration.options.connectTimeout = .seconds(5)
+        // Groupie's prepared statements (`Prepared`) are planned once, not at every use: their
+        // plans hold for any values, as they are lookups by key. Statements sent unnamed are
+        // planned at each use either way.
+        configuration.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")]
         self.configuration = configuration
         var shown = components
         if shown.password != nil { shown.password = "***" }

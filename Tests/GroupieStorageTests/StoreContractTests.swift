@@ -350,3 +350,36 @@ struct ImportTests {
         #expect(try await target.counts() == (try await source.counts()), "a refused import changes nothing")
     }
 }
+
+@Suite("PostgreSQL's statements")
+struct PreparedStatementTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("A write's statements are prepared once per connection and planned once, whatever the values")
+    func preparedOnce() async throws {
+        let store = try #require(try await Backend.postgresql.open() as? PostgresStore)
+        let ada = try await StoreContractTests().player("Ada", in: store)
+        let group = try await store.createGroup(venueId: "v", name: "G", creatorId: ada.id, joinableFor: 3600, now: now).group
+        try await store.client.withConnection { connection in
+            // Read back from the server, not from the configuration that asked for it.
+            let mode = try await connection.value("SHOW plan_cache_mode", as: String.self, logger: Backend.logger)
+            #expect(mode == "force_generic_plan")
+            for round in 1...3 {
+                let stored = try await PostgresStore.appendEvents(
+                    connection, groupId: group.id, Array(repeating: .memberRenamed(playerId: ada.id, name: "Ada \(round)"), count: round),
+                    now: now, logger: Backend.logger
+                )
+                #expect(stored.map(\.seq).count == round)
+            }
+            let rows = try await connection.rows("""
+                SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name = \(Prepared<PostgresStore.AppendEvents>.name)
+                """, logger: Backend.logger)
+            #expect(rows.count == 1)
+            #expect(try rows.first?.get(1, as: Int.self) == 3, "one generic plan, used three times")
+            #expect(try rows.first?.get(2, as: Int.self) == 0, "no plan made for particular values")
+        }
+        // Three rounds of one, two and three events: numbered without gaps after the creation's own.
+        let seqs = try await store.events(groupId: group.id, after: 0, limit: 100).map(\.seq)
+        #expect(seqs == Array(1...seqs.count) && seqs.count >= 6)
+    }
+}
