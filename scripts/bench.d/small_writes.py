@@ -318,6 +318,77 @@ class CPU:
         return "CPU in cores: " + ", ".join(f"{name} {value:.2f}" for name, value in cores.items())
 
 
+class PostgresWatch:
+    """Where PostgreSQL's part of a run goes, from the server's own statistics: statements a write
+    and the time planning and running them (pg_stat_statements, which `scripts/postgres-cluster`
+    loads), and what its connections in a transaction were doing, sampled from pg_stat_activity
+    every 20 ms: waiting for Groupie's next statement, working, waiting on a lock or on the WAL."""
+
+    OWN = ("query NOT LIKE '%pg_stat%' AND query NOT LIKE 'DO %' AND query NOT LIKE 'CREATE TEMP%'"
+           " AND query NOT LIKE 'SELECT pg_sleep%' AND query NOT LIKE '%FROM sample%'")
+    SAMPLE = """
+        CREATE TEMP TABLE sample (state text, wait text);
+        DO $$ BEGIN FOR i IN 1..%d LOOP
+            PERFORM pg_stat_clear_snapshot();
+            INSERT INTO sample SELECT state, COALESCE(wait_event_type, '') FROM pg_stat_activity
+            WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+              AND state IN ('active', 'idle in transaction');
+            PERFORM pg_sleep(0.02);
+        END LOOP; END $$;
+        SELECT state, wait, COUNT(*) FROM sample GROUP BY state, wait;
+        """
+
+    def __init__(self, url, seconds):
+        self.url, self.seconds = url, seconds
+
+    def psql(self, sql):
+        return subprocess.run(["psql", "-X", "-q", "-At", "-F", "|", self.url, "-c", sql], capture_output=True, text=True)
+
+    def start(self):
+        self.statements = self.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()").returncode == 0
+        # Samples for the middle of the run: wrk's first and last moments are left out.
+        count = max(1, int((self.seconds - 1) / 0.022))
+        self.sampler = subprocess.Popen(["psql", "-X", "-q", "-At", "-F", "|", self.url], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.sampler.stdin.write("SELECT pg_sleep(0.5);\n" + self.SAMPLE % count)
+        self.sampler.stdin.close()
+
+    def stop(self, writes):
+        output = self.sampler.stdout.read()
+        self.sampler.wait()
+        lines = []
+        if self.statements and writes:
+            found = self.psql(f"""
+                SELECT SUM(calls), SUM(total_plan_time), SUM(total_exec_time) FROM pg_stat_statements
+                WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND {self.OWN}""")
+            calls, planning, running = (float(v or 0) for v in found.stdout.strip().split("|"))
+            lines.append(f"PostgreSQL per write: {calls / writes:.1f} statements, planning them {planning / writes:.2f} ms,"
+                         f" running them {running / writes:.2f} ms (locks waited for included)")
+        kinds = {"Groupie's next statement": 0, "working": 0, "a lock": 0, "the WAL or the disk": 0, "other": 0}
+        for line in output.splitlines():
+            parts = line.split("|")
+            if len(parts) != 3 or not parts[2].isdigit():
+                continue
+            state, wait, count = parts[0], parts[1], int(parts[2])
+            if state == "idle in transaction" or wait == "Client":
+                kinds["Groupie's next statement"] += count
+            elif wait == "":
+                kinds["working"] += count
+            elif wait in ("Lock", "LWLock"):
+                kinds["a lock"] += count
+            elif wait == "IO":
+                kinds["the WAL or the disk"] += count
+            else:
+                kinds["other"] += count
+        total = sum(kinds.values())
+        if total:
+            lines.append("its connections in a transaction were waiting for " + ", ".join(
+                f"{name} {count * 100 / total:.0f} %" for name, count in kinds.items() if count and name not in ("working", "other"))
+                + f"; working {kinds['working'] * 100 / total:.0f} %" + (f", other {kinds['other'] * 100 / total:.0f} %" if kinds["other"] else "")
+                + f" ({total} samples)")
+        return lines
+
+
 def settle(servers, limit=60):
     """Waits until the servers' background work (each photo's subject, found after its answer) is done."""
     deadline = time.monotonic() + limit
@@ -330,12 +401,16 @@ def settle(servers, limit=60):
         before = now
 
 
-def run(label, pairs, target="", path="/", postgres=None):
-    """Runs one wrk per (server, script, connections) at the same time; prints its line and the CPU's."""
+def run(label, pairs, target="", path="/", postgres=None, database=None):
+    """Runs one wrk per (server, script, connections) at the same time; prints its line and the CPU's,
+    and with `database` (a PostgreSQL URL) where the database's part of the time went."""
     servers = [server for server, _, _ in pairs]
     settle(servers)
     cpu = CPU(servers, postgres=postgres)
     cpu.start()
+    watch = PostgresWatch(database, seconds_of(DURATION)) if database else None
+    if watch:
+        watch.start()
     processes = []
     try:
         for server, script, connections in pairs:
@@ -355,6 +430,9 @@ def run(label, pairs, target="", path="/", postgres=None):
         each = "   p99 per instance " + " / ".join(f"{r['p99']:.2f}" for r in results) + " ms (the worse shown)"
     print(f"  {label:<52} {rps:7.0f} req/s  p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  non-2xx 0{target}{each}", flush=True)
     print(f"  {'':<52} {usage}", flush=True)
+    if watch:
+        for line in watch.stop(sum(r["requests"] for r in results)):
+            print(f"  {'':<52} {line}", flush=True)
     return rps, p99
 
 
@@ -444,7 +522,7 @@ def postgres_part(work, mission, task):
         choosers = prepare_choosers(first, CHOOSERS, mission, task)
         next_choice_first(first, choosers, mission, task)
         script = write_script(work, "postgres-one", joiners, choosers, mission, task)
-        run(f"one instance, PostgreSQL, {CONNECTIONS} connections", [(first, script, CONNECTIONS)], postgres=parts.port)
+        run(f"one instance, PostgreSQL, {CONNECTIONS} connections", [(first, script, CONNECTIONS)], postgres=parts.port, database=database)
 
         second = benchlib.Server(BINARY, work, data=f"{work}/shared", extra=("--database", database))
         joiners = prepare_joiners(first, JOINERS)  # fresh: each is in its second group again
@@ -453,7 +531,7 @@ def postgres_part(work, mission, task):
         scripts = [write_script(work, "postgres-a", joiners[:half], choosers[:quarter], mission, task),
                    write_script(work, "postgres-b", joiners[half:], choosers[quarter:], mission, task)]
         run(f"two instances, one PostgreSQL, {CONNECTIONS // 2} + {CONNECTIONS // 2} connections",
-            [(first, scripts[0], CONNECTIONS // 2), (second, scripts[1], CONNECTIONS // 2)], postgres=parts.port)
+            [(first, scripts[0], CONNECTIONS // 2), (second, scripts[1], CONNECTIONS // 2)], postgres=parts.port, database=database)
     finally:
         for server in (first, second):
             if server:
