@@ -50,20 +50,3 @@ extension PostgresConnection {
         return rows
     }
 }
-
-/// Runs a task's jobs on one SwiftNIO event loop: the loop of the connection the task talks to.
-/// A transaction makes a round trip per statement; on the connection's own loop, each answer
-/// resumes the transaction where it arrived, instead of waking a thread of Swift's pool for it
-/// and waking the loop again for the next statement.
-final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
-    let loop: any EventLoop
-
-    init(_ loop: any EventLoop) {
-        self.loop = loop
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}

@@ -150,23 +150,17 @@ public final class PostgresStore: GroupieStore {
 
     private func transaction<T: Sendable>(_ begin: PostgresQuery, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
-            try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
-                try await transaction(on: connection, begin, body)
+            try await connection.query(begin, logger: logger)
+            let value: T
+            do {
+                value = try await body(connection)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
             }
+            try await connection.query("COMMIT", logger: logger)
+            return value
         }
-    }
-
-    private func transaction<T: Sendable>(on connection: PostgresConnection, _ begin: PostgresQuery, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await connection.query(begin, logger: logger)
-        let value: T
-        do {
-            value = try await body(connection)
-        } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
-            throw error
-        }
-        try await connection.query("COMMIT", logger: logger)
-        return value
     }
 
     static func isRetryable(_ error: PSQLError) -> Bool {
