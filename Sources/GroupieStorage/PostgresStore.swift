@@ -10,7 +10,7 @@ import PostgresNIO
 /// group's row first (`FOR UPDATE`), so that joins under the size cap and the group's event
 /// sequence stay right whichever instance writes; a deadlock or serialization failure that this
 /// can cause is retried. Events are announced on commit with `NOTIFY groupie_events`, carrying
-/// only the group and the sequence number; `PostgresEventListener` hears them.
+/// only the group and the sequence number; `eventAnnouncements()` hears them.
 public final class PostgresStore: GroupieStore {
     let client: PostgresClient
     let logger: Logger
