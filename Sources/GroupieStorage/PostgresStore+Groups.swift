@@ -279,9 +279,9 @@ extension PostgresStore {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try events.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         let statement = try Prepared<AppendEvents>(groupId, events.map(\.kind.rawValue), data, now.timeIntervalSince1970)
-        return try await connection.rows(statement, logger: logger).map { row in
-            let kind: String = try row.get(1)
-            return GroupEvent(groupId: groupId, seq: try row.get(0), kind: GroupEventKind(rawValue: kind)!, data: try row.get(2))
+        // Rows in the order of `events`: numbered by their position.
+        return try zip(events, try await connection.rows(statement, logger: logger)).map { event, row in
+            GroupEvent(groupId: groupId, seq: try row.get(0), kind: event.kind, data: try row.get(1))
         }
     }
 
@@ -300,9 +300,9 @@ extension PostgresStore {
                             ELSE event.data END,
                        $4
                 FROM newest, unnest($2::text[], $3::text[]) WITH ORDINALITY AS event(type, data, position)
-                RETURNING seq, type, data
+                RETURNING seq, data
             )
-            SELECT stored.seq, stored.type, stored.data
+            SELECT stored.seq, stored.data
             FROM stored, (SELECT pg_notify('\(eventChannel)', $1 || ' ' || MAX(seq)) FROM stored) AS announced
             ORDER BY stored.seq
             """
