@@ -96,6 +96,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The bare Hummingbird route `make bench` measures beside Groupie's own.
+        .executableTarget(
+            name: "bare-route",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/BareRoute"
+        ),
         .testTarget(
             name: "GroupieCoreTests",
             dependencies: ["GroupieCore", .product(name: "PropertyBased", package: "swift-property-based")]

@@ -2,9 +2,10 @@
 
 Targets: at least half the bare route's requests per second, and p99 under 5 ms, at 64
 connections on 2 cores. Measured with wrk from Debian, which shares the 2 cores. Beside it:
-`/healthz` (which asks the database once, as the group read does) and the OpenAPI document (a
-route that answers from memory through the same middleware): what the HTTP stack itself
-reaches here.
+`/healthz` (which asks the database once, as the group read does), the OpenAPI document (a
+route that answers from memory through the same middleware), and a bare Hummingbird route in a
+process of its own (`bare-route`, built beside `groupie`: one route, no middleware), what
+Hummingbird and SwiftNIO reach here before Groupie does anything.
 """
 import json
 import os
@@ -45,6 +46,25 @@ def wrk(url, token=None):
     if errors:
         raise RuntimeError(f"{url}: {errors.group(1)} failed responses")
     return rps, float(p99.group(1)) * scale
+
+
+def bare_route():
+    """The bare Hummingbird route's rate and p99, measured alone (the Groupie server is idle)."""
+    binary = os.path.join(os.path.dirname(BINARY), "bare-route")
+    port = benchlib.free_port()
+    process = subprocess.Popen([binary, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/").read()
+                break
+            except OSError:
+                time.sleep(0.05)
+        wrk(f"http://127.0.0.1:{port}/")  # warm-up
+        return wrk(f"http://127.0.0.1:{port}/")
+    finally:
+        process.terminate()
+        process.wait()
 
 
 def main():
@@ -93,10 +113,12 @@ def main():
         bare_rps, bare_p99 = wrk(f"{base}/healthz")
         static_rps, static_p99 = wrk(f"{base}/api/v1/openapi.yaml")
         group_rps, group_p99 = wrk(f"{base}/api/v1/groups/{group['id']}", players[0]["token"])
+        hummingbird_rps, hummingbird_p99 = bare_route()
         print(f"group read: wrk, 64 connections, {DURATION}, 2 threads, on the same 2 cores as the server")
         print(f"  GET /api/v1/groups/{{id}} (authenticated, 5 members, {uploaded} chosen photos, {ready} collages): {group_rps:9.0f} req/s  p99 {group_p99:6.2f} ms")
         print(f"  reference GET /healthz:                            {bare_rps:9.0f} req/s  p99 {bare_p99:6.2f} ms")
         print(f"  reference GET /api/v1/openapi.yaml (from memory):  {static_rps:9.0f} req/s  p99 {static_p99:6.2f} ms")
+        print(f"  reference bare Hummingbird route, own process:     {hummingbird_rps:9.0f} req/s  p99 {hummingbird_p99:6.2f} ms")
         print(f"  ratio {group_rps / bare_rps:.2f} (target >= 0.5); p99 target < 5 ms")
     finally:
         server.terminate()
