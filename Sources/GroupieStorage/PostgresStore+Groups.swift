@@ -206,13 +206,7 @@ extension PostgresStore {
     }
 
     public func groupContents(_ group: Group) async throws -> GroupContents {
-        try await read { connection in
-            GroupContents(
-                members: try await Self.members(connection, group: group, logger: logger),
-                taskPhotos: try await Self.taskPhotos(connection, groupId: group.id, logger: logger),
-                collages: try await Self.collages(connection, groupId: group.id, logger: logger)
-            )
-        }
+        try await once { try await Self.contents($0, group: group, logger: logger) }
     }
 
     public func currentGroup(of playerId: String) async throws -> Group? {

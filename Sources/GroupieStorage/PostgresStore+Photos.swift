@@ -149,7 +149,7 @@ extension PostgresStore {
     }
 
     public func taskPhotos(groupId: String) async throws -> TaskPhotos {
-        try await read { try await Self.taskPhotos($0, groupId: groupId, logger: logger) }
+        try await once { try await Self.taskPhotos($0, groupId: groupId, logger: logger) }
     }
 
     public func isBlobUsed(_ blob: String) async throws -> Bool {
@@ -180,18 +180,7 @@ extension PostgresStore {
     }
 
     public func collageSubject(groupId: String) async throws -> CollageSubject? {
-        try await read { connection in
-            guard let group = try await Self.group(connection, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE id = \(groupId)", logger: logger)
-            else { return nil }
-            var language: String?
-            if let creatorId = group.creatorId {
-                language = try await connection.value("SELECT language FROM player WHERE id = \(creatorId)", as: String.self, logger: logger)
-            }
-            return CollageSubject(
-                group: group, taskPhotos: try await Self.taskPhotos(connection, groupId: groupId, logger: logger), creatorLanguage: language,
-                collages: try await Self.collages(connection, groupId: groupId, logger: logger)
-            )
-        }
+        try await once { try await Self.subject($0, groupId: groupId, logger: logger) }
     }
 
     public func deleteCollage(groupId: String, missionId: String) async throws {
@@ -275,22 +264,8 @@ extension PostgresStore {
             """, logger: logger)
     }
 
+    /// The group's task photos and choices, in one statement.
     static func taskPhotos(_ connection: PostgresConnection, groupId: String, logger: Logger) async throws -> TaskPhotos {
-        let photos = try await connection.rows(Prepared<TaskPhotosOfGroup>(groupId), logger: logger).map(photo(from:))
-        var picks: [GroupProgress.TaskKey: String] = [:]
-        for row in try await connection.rows(Prepared<ChoicesOfGroup>(groupId), logger: logger) {
-            picks[GroupProgress.TaskKey(missionId: try row.get(0), taskId: try row.get(1))] = try row.get(2)
-        }
-        return TaskPhotos(photos: photos, picks: picks)
-    }
-
-    enum TaskPhotosOfGroup: PreparedSQL {
-        static let types: [PostgresDataType] = [.text]
-        static let sql = "\(photoSelect) WHERE photo.group_id = $1 AND photo.task_id IS NOT NULL"
-    }
-
-    enum ChoicesOfGroup: PreparedSQL {
-        static let types: [PostgresDataType] = [.text]
-        static let sql = "SELECT mission_id, task_id, photo_id FROM task_choice WHERE group_id = $1"
+        try await contents(connection, taskPhotosOf: groupId, logger: logger)
     }
 }

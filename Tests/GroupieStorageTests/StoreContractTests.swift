@@ -49,6 +49,41 @@ struct StoreContractTests {
         #expect(try await store.counts().memberships == 5)
     }
 
+    @Test("A group's contents and its collage subject give back every field as stored, to the fraction of a second", arguments: Backend.allCases)
+    func contentsReadBack(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let ada = try await player("Ada", in: store), bo = try await player("Bö \"Quote\" 🐟", in: store)
+        let group = try await store.createGroup(venueId: "v", name: "G", creatorId: ada.id, joinableFor: 3600, now: now.addingTimeInterval(0.125)).group
+        _ = try await store.joinGroup(code: group.joinCode, playerId: bo.id, now: now.addingTimeInterval(1.000_001)) { _ in 5 }
+        let added = try await store.addPhoto(photo(group, by: bo, "a", "1"), venue: venue, now: now.addingTimeInterval(2.333_333_3)).photo
+        try await store.setFocus(photoId: added.id, Focus(x: 0.1, y: 0.987_654_321))
+        let second = try await store.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now.addingTimeInterval(3)).photo
+        let member = try #require(try await store.player(id: bo.id))
+        _ = try await store.choosePhoto(groupId: group.id, task: GroupProgress.TaskKey(missionId: "a", taskId: "1"), photoId: second.id, by: member, venue: venue, now: now)
+        let record = CollageRecord(groupId: group.id, missionId: "a", photoIds: [second.id, added.id], key: "k", width: 1080, height: 1350, createdAt: now.addingTimeInterval(4.2))
+        _ = try await store.saveCollage(record)
+        var focused = added
+        focused.focus = Focus(x: 0.1, y: 0.987_654_321)
+
+        let contents = try await store.groupContents(group)
+        #expect(contents.members.map(\.playerId) == [ada.id, bo.id])
+        #expect(contents.members.map(\.name) == ["Ada", "Bö \"Quote\" 🐟"])
+        #expect(contents.members.map(\.joinedAt) == [now.addingTimeInterval(0.125), now.addingTimeInterval(1.000_001)])
+        #expect(contents.members.map(\.isCreator) == [true, false])
+        #expect(Set(contents.taskPhotos.photos.values.joined()) == [focused, second])
+        #expect(contents.taskPhotos.picks == [GroupProgress.TaskKey(missionId: "a", taskId: "1"): second.id])
+        #expect(contents.collages == [record])
+
+        let subject = try #require(try await store.collageSubject(groupId: group.id))
+        #expect(subject.group == group)
+        #expect(subject.creatorLanguage == "en")
+        #expect(Set(subject.taskPhotos.photos.values.joined()) == [focused, second])
+        #expect(subject.taskPhotos.picks == contents.taskPhotos.picks)
+        #expect(subject.collages == [record])
+        #expect(try await store.taskPhotos(groupId: group.id).picks == contents.taskPhotos.picks)
+        #expect(try await store.collageSubject(groupId: "no-such-group") == nil)
+    }
+
     @Test("An upload retried with its key gives the first photo back and adds nothing; the key for another task is refused", arguments: Backend.allCases)
     func idempotentUploads(_ backend: Backend) async throws {
         let store = try await backend.open()
