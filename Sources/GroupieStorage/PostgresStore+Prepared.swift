@@ -43,10 +43,25 @@ extension PostgresConnection {
 
     /// Every row of a prepared statement, for reading by position.
     func rows<Text: PreparedSQL>(_ statement: Prepared<Text>, logger: Logger) async throws -> [PostgresRandomAccessRow] {
-        var rows: [PostgresRandomAccessRow] = []
-        for try await row in try await execute(statement, logger: logger) {
-            rows.append(row.makeRandomAccess())
+        do {
+            var rows: [PostgresRandomAccessRow] = []
+            for try await row in try await execute(statement, logger: logger) {
+                rows.append(row.makeRandomAccess())
+            }
+            return rows
+        } catch let error as PSQLError where Self.mayHaveFailedPreparation(error) {
+            // postgres-nio keeps a failed preparation for the connection's whole life: every
+            // later use of the statement there would fail at once. Closed, the connection leaves
+            // the pool, which opens another.
+            logger.warning("closing a PostgreSQL connection after \(error.serverInfo?[.sqlState] ?? "?") on \(Text.self)")
+            try? await close()
+            throw error
         }
-        return rows
+    }
+
+    /// Errors that can end a statement's preparation, not only its run: a statement or lock
+    /// timeout (a migration holding a table meanwhile), a cancel, a transaction already failed.
+    static func mayHaveFailedPreparation(_ error: PSQLError) -> Bool {
+        ["57014", "55P03", "25P02"].contains(error.serverInfo?[.sqlState] ?? "")
     }
 }

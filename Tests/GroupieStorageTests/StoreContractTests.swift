@@ -2,6 +2,7 @@ import Foundation
 import GroupieCore
 @testable import GroupieStorage
 import GroupieTestSupport
+import PostgresNIO
 import Testing
 
 /// What the server asks of storage, checked on SQLite and on PostgreSQL alike: each test runs
@@ -416,5 +417,27 @@ struct PreparedStatementTests {
         // Three rounds of one, two and three events: numbered without gaps after the creation's own.
         let seqs = try await store.events(groupId: group.id, after: 0, limit: 100).map(\.seq)
         #expect(seqs == Array(1...seqs.count) && seqs.count >= 6)
+    }
+
+    @Test("A statement whose preparation fails does not stay broken: its connection is closed, and the next one prepares it")
+    func failedPreparation() async throws {
+        let store = try #require(try await Backend.postgresql.open() as? PostgresStore)
+        let ada = try await StoreContractTests().player("Ada", in: store)
+        let group = try await store.createGroup(venueId: "v", name: "G", creatorId: ada.id, joinableFor: 3600, now: now).group
+        try await store.client.withConnection { blocker in
+            // A migration of another instance holds the table while this connection first
+            // prepares a statement that reads it, under an operator's lock timeout.
+            try await blocker.query("BEGIN", logger: Backend.logger)
+            try await blocker.query("LOCK TABLE play_group IN ACCESS EXCLUSIVE MODE", logger: Backend.logger)
+            try await store.client.withConnection { connection in
+                try await connection.query("SET lock_timeout = '50ms'", logger: Backend.logger)
+                await #expect(throws: PSQLError.self) { try await PostgresStore.lockGroup(connection, id: group.id, logger: Backend.logger) }
+                #expect(connection.isClosed)
+            }
+            try await blocker.query("COMMIT", logger: Backend.logger)
+        }
+        for _ in 0..<4 {
+            #expect(try await store.appendEvents(groupId: group.id, [.memberRenamed(playerId: ada.id, name: "Ada")], now: now).count == 1)
+        }
     }
 }
