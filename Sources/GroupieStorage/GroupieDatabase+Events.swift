@@ -48,6 +48,14 @@ extension GroupieDatabase {
             WHERE group_id = ? AND seq >= ? AND json_type(data, '$.name') IS NOT NULL AND json_type(data, '$.playerId') IS NOT NULL
               AND NOT EXISTS (SELECT 1 FROM player WHERE player.id = json_extract(group_event.data, '$.playerId'))
             """, arguments: [groupId, first])
+        // What is published live is what was stored: without the name.
+        if db.changesCount > 0 {
+            for index in stored.indices {
+                stored[index].data = try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT data FROM group_event WHERE group_id = ? AND seq = ?"), arguments: [groupId, stored[index].seq]
+                ) ?? stored[index].data
+            }
+        }
         return stored
     }
 

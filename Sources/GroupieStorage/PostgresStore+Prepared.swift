@@ -1,8 +1,10 @@
 import PostgresNIO
 
-/// The SQL of a statement that runs on every write: PostgreSQL parses and plans it once per
-/// connection instead of once per use. Planning the unnamed statements postgres-nio sends by
-/// default took twice as long as running them under the small-write load.
+/// The SQL of a statement that runs on every write: PostgreSQL parses it once per connection,
+/// and after five runs keeps a plan that fits any values when that plan is as good (PostgreSQL's
+/// `plan_cache_mode=auto`), instead of parsing and planning it at every use. Planning the unnamed
+/// statements postgres-nio sends by default took twice as long as running them under the
+/// small-write load.
 protocol PreparedSQL {
     static var sql: String { get }
     /// The parameters' types, declared so that a NULL bound first cannot leave one to guesswork.
@@ -49,7 +51,7 @@ extension PostgresConnection {
                 rows.append(row.makeRandomAccess())
             }
             return rows
-        } catch let error as PSQLError where Self.mayHaveFailedPreparation(error) {
+        } catch let error as PSQLError where !Self.leavesPreparationIntact(error) {
             // postgres-nio keeps a failed preparation for the connection's whole life: every
             // later use of the statement there would fail at once. Closed, the connection leaves
             // the pool, which opens another.
@@ -59,9 +61,12 @@ extension PostgresConnection {
         }
     }
 
-    /// Errors that can end a statement's preparation, not only its run: a statement or lock
-    /// timeout (a migration holding a table meanwhile), a cancel, a transaction already failed.
-    static func mayHaveFailedPreparation(_ error: PSQLError) -> Bool {
-        ["57014", "55P03", "25P02"].contains(error.serverInfo?[.sqlState] ?? "")
+    /// Errors that only a statement's run can raise, with its values: a constraint broken
+    /// (class 23) or a value out of range (class 22). Any other error may have ended the
+    /// preparation (a timeout or a deadlock while a migration holds a table, a column's type
+    /// changed by a migration, a transaction already failed), and closes the connection.
+    static func leavesPreparationIntact(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return state.hasPrefix("23") || state.hasPrefix("22")
     }
 }

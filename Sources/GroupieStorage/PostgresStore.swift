@@ -373,10 +373,9 @@ public struct PostgresURL: Sendable {
         }
         configuration.options.maximumConnections = Int(query["pool"] ?? "") ?? 20
         configuration.options.connectTimeout = .seconds(5)
-        // Groupie's prepared statements (`Prepared`) are planned once, not at every use: their
-        // plans hold for any values, as they are lookups by key. Statements sent unnamed are
-        // planned at each use either way.
-        configuration.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")]
+        // Group contents come as JSON, whose numbers must keep every digit of a float8 (the
+        // default from PostgreSQL 12, unless a database or role says otherwise).
+        configuration.options.additionalStartupParameters = [("extra_float_digits", "3")]
         self.configuration = configuration
         var shown = components
         if shown.password != nil { shown.password = "***" }
