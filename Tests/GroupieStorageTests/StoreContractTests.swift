@@ -392,11 +392,16 @@ struct ImportTests {
 struct PreparedStatementTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    @Test("A write's statements are prepared once per connection, and a lookup's plan is kept after five runs")
-    func preparedOnce() async throws {
+    /// A new PostgreSQL store with a player, Ada, in a group of her own.
+    func storeWithGroup() async throws -> (PostgresStore, Player, Group) {
         let store = try #require(try await Backend.postgresql.open() as? PostgresStore)
         let ada = try await StoreContractTests().player("Ada", in: store)
-        let group = try await store.createGroup(venueId: "v", name: "G", creatorId: ada.id, joinableFor: 3600, now: now).group
+        return (store, ada, try await store.createGroup(venueId: "v", name: "G", creatorId: ada.id, joinableFor: 3600, now: now).group)
+    }
+
+    @Test("A write's statements are prepared once per connection, and a lookup's plan is kept after five runs")
+    func preparedOnce() async throws {
+        let (store, ada, group) = try await storeWithGroup()
         try await store.client.withConnection { connection in
             // Read back from the server, not from the configuration that asked for it.
             let digits = try await connection.value("SHOW extra_float_digits", as: String.self, logger: Backend.logger)
@@ -432,9 +437,7 @@ struct PreparedStatementTests {
 
     @Test("A statement whose preparation fails does not stay broken: its connection is closed, and the next one prepares it")
     func failedPreparation() async throws {
-        let store = try #require(try await Backend.postgresql.open() as? PostgresStore)
-        let ada = try await StoreContractTests().player("Ada", in: store)
-        let group = try await store.createGroup(venueId: "v", name: "G", creatorId: ada.id, joinableFor: 3600, now: now).group
+        let (store, ada, group) = try await storeWithGroup()
         try await store.client.withConnection { blocker in
             // A migration of another instance holds the table while this connection first
             // prepares a statement that reads it, under an operator's lock timeout.
