@@ -35,26 +35,21 @@ extension GroupieDatabase {
         for event in events {
             seq += 1
             let data = String(decoding: try encoder.encode(event), as: UTF8.self)
-            try db.executeCached(
-                sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [groupId, seq, event.kind.rawValue, data, now.timeIntervalSince1970]
-            )
-            stored.append(GroupEvent(groupId: groupId, seq: seq, kind: event.kind, data: data))
-        }
-        // An event written after its player was erased (a rename racing the erasure) keeps no name.
-        let first = stored.first?.seq ?? 0
-        try db.executeCached(sql: """
-            UPDATE group_event SET data = json_set(data, '$.name', '')
-            WHERE group_id = ? AND seq >= ? AND json_type(data, '$.name') IS NOT NULL AND json_type(data, '$.playerId') IS NOT NULL
-              AND NOT EXISTS (SELECT 1 FROM player WHERE player.id = json_extract(group_event.data, '$.playerId'))
-            """, arguments: [groupId, first])
-        // What is published live is what was stored: without the name.
-        if db.changesCount > 0 {
-            for index in stored.indices {
-                stored[index].data = try String.fetchOne(
-                    db.cachedStatement(sql: "SELECT data FROM group_event WHERE group_id = ? AND seq = ?"), arguments: [groupId, stored[index].seq]
-                ) ?? stored[index].data
-            }
+            // An event written after its player was erased (a rename racing the erasure) keeps no
+            // name, stored and published alike.
+            let kept = try String.fetchOne(
+                db.cachedStatement(sql: """
+                    INSERT INTO group_event (group_id, seq, type, data, created_at)
+                    VALUES (:group, :seq, :type,
+                            CASE WHEN json_type(:data, '$.name') IS NOT NULL AND json_type(:data, '$.playerId') IS NOT NULL
+                                      AND NOT EXISTS (SELECT 1 FROM player WHERE player.id = json_extract(:data, '$.playerId'))
+                                 THEN json_set(:data, '$.name', '') ELSE :data END,
+                            :at)
+                    RETURNING data
+                    """),
+                arguments: ["group": groupId, "seq": seq, "type": event.kind.rawValue, "data": data, "at": now.timeIntervalSince1970]
+            ) ?? data
+            stored.append(GroupEvent(groupId: groupId, seq: seq, kind: event.kind, data: kept))
         }
         return stored
     }
