@@ -60,7 +60,7 @@ extension GroupieDatabase {
 
     /// The group's events after `seq`, oldest first, at most `limit`.
     public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {
-        try await lookup { db in
+        try await lookupOne { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: """
                     SELECT seq, type, data FROM group_event WHERE group_id = ? AND seq > ? AND type IN (\(Self.knownKinds)) ORDER BY seq LIMIT ?

@@ -111,24 +111,37 @@ extension GroupieDatabase {
     /// stranger cannot tell a group that exists from one that does not. One read: every
     /// request of a member to its group asks this first.
     public func membership(playerId: String, groupId: String) async throws -> Membership? {
-        try await lookup { db in try Self.membership(db, playerId: playerId, groupId: groupId) }
-    }
-
-    public func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)? {
-        try await lookup { db in
-            guard let player = try Self.player(db, tokenHash: tokenHash) else { return nil }
-            return (player, try Self.membership(db, playerId: player.id, groupId: groupId))
+        try await lookupOne { db in
+            try Row.fetchOne(db.cachedStatement(sql: Self.memberSelect + " player.id = ?"), arguments: [groupId, playerId])
+                .flatMap(Self.membership(from:))
         }
     }
 
-    static func membership(_ db: Database, playerId: String, groupId: String) throws -> Membership? {
-        guard try activeGroupId(db, playerId: playerId) == groupId,
-            let group = try group(db, where: "id = ?", groupId)
-        else { return nil }
-        let version = try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = ?"), arguments: [groupId]
-        ) ?? 0
-        return Membership(group: group, version: version)
+    public func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)? {
+        try await lookupOne { db in
+            try Row.fetchOne(db.cachedStatement(sql: Self.memberSelect + " player.token_hash = ?"), arguments: [groupId, tokenHash])
+                .map { (Self.player(from: $0), Self.membership(from: $0)) }
+        }
+    }
+
+    /// A player, and the group given as the first argument with its version when that is the
+    /// player's group now, in one statement: every request of a member to its group asks this
+    /// first. Columns: the player's four, `groupColumns` (null for a stranger), the version.
+    static let memberSelect = """
+        SELECT player.id, player.name, player.language, player.created_at,
+            play_group.id, play_group.venue_id, play_group.name, play_group.join_code, play_group.creator_id,
+            play_group.created_at, play_group.joinable_until, play_group.closed_at, play_group.closed_reason,
+            (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id)
+        FROM player
+        LEFT JOIN membership ON membership.player_id = player.id AND membership.left_at IS NULL AND membership.group_id = ?
+        LEFT JOIN play_group ON play_group.id = membership.group_id
+        WHERE
+        """
+
+    /// The membership of a `memberSelect` row, nil for a stranger.
+    static func membership(from row: Row) -> Membership? {
+        guard row.hasNull(atIndex: 4) == false else { return nil }
+        return Membership(group: group(from: row, at: 4), version: row[13])
     }
 
     /// The members, chosen photos and collages of a group, in one read.
@@ -151,7 +164,7 @@ extension GroupieDatabase {
 
     /// The group a join code opens, for the page a QR code leads to.
     public func group(code: JoinCode) async throws -> Group? {
-        try await lookup { db in try Self.group(db, where: "join_code = ?", code.value) }
+        try await lookupOne { db in try Self.group(db, where: "join_code = ?", code.value) }
     }
 
     /// Every membership a player ever had, oldest first: (group id, joined, left).
@@ -179,14 +192,16 @@ extension GroupieDatabase {
 
     static let groupColumns = "id, venue_id, name, join_code, creator_id, created_at, joinable_until, closed_at, closed_reason"
 
-    static func group(from row: Row) -> Group {
-        let closedAt: Double? = row["closed_at"]
+    /// A group from the row's `groupColumns`, which start at column `first`; read by position,
+    /// as GRDB's lookup by name lowercases the name on every read.
+    static func group(from row: Row, at first: Int = 0) -> Group {
+        let closedAt: Double? = row[first + 7]
         return Group(
-            id: row["id"], venueId: row["venue_id"], name: row["name"],
-            joinCode: JoinCode(typed: row["join_code"])!, creatorId: row["creator_id"],
-            createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            joinableUntil: Date(timeIntervalSince1970: row["joinable_until"]),
-            closed: closedAt.map { Group.Closure(at: Date(timeIntervalSince1970: $0), reason: row["closed_reason"] ?? "") }
+            id: row[first], venueId: row[first + 1], name: row[first + 2],
+            joinCode: JoinCode(typed: row[first + 3])!, creatorId: row[first + 4],
+            createdAt: Date(timeIntervalSince1970: row[first + 5]),
+            joinableUntil: Date(timeIntervalSince1970: row[first + 6]),
+            closed: closedAt.map { Group.Closure(at: Date(timeIntervalSince1970: $0), reason: row[first + 8] ?? "") }
         )
     }
 

@@ -11,7 +11,7 @@ extension GroupieDatabase {
                 SELECT \(Self.groupColumns) FROM play_group
                 WHERE venue_id = ? AND EXISTS (SELECT 1 FROM membership WHERE group_id = play_group.id AND left_at IS NULL)
                 ORDER BY created_at DESC, id LIMIT ?
-                """, arguments: [venueId, limit]).map(Self.group(from:))
+                """, arguments: [venueId, limit]).map { Self.group(from: $0) }
         }
     }
 

@@ -106,7 +106,7 @@ extension GroupieDatabase {
 
     /// A photo by id alone, for image requests that carry a signature instead of a token.
     public func photo(id: String) async throws -> Photo? {
-        try await lookup { db in try Self.photo(db, id: id) }
+        try await lookupOne { db in try Self.photo(db, id: id) }
     }
 
     /// A photo waiting for review: only its photographer is shown it.

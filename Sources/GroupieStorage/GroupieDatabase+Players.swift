@@ -23,7 +23,7 @@ extension GroupieDatabase {
 
     /// The player a bearer token belongs to.
     public func player(tokenHash: Data) async throws -> Player? {
-        try await lookup { db in try Self.player(db, tokenHash: tokenHash) }
+        try await lookupOne { db in try Self.player(db, tokenHash: tokenHash) }
     }
 
     static func player(_ db: Database, tokenHash: Data) throws -> Player? {
@@ -67,7 +67,7 @@ extension GroupieDatabase {
     }
 
     static func player(from row: Row) -> Player {
-        Player(id: row["id"], name: row["name"], language: row["language"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
+        Player(id: row[0], name: row[1], language: row[2], createdAt: Date(timeIntervalSince1970: row[3]))
     }
 
     /// 128 random bits, as lowercase hex: ids that cannot be guessed or enumerated.

@@ -81,10 +81,22 @@ public struct GroupieDatabase: GroupieStore {
     /// block the threads that the asynchronous reads need to hand their readers back: `make
     /// bench` (streams) hung that way.) Connections are opened lazily, on the first lookups.
     func lookup<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await lookup(snapshot: true, body)
+    }
+
+    /// A lookup that runs one statement. SQLite reads a statement from one snapshot by itself,
+    /// so it runs outside a transaction: the BEGIN and COMMIT around it, and GRDB's switch to
+    /// read-only and back, cost more than a lookup by key (a member's every request to its group
+    /// makes one).
+    func lookupOne<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await lookup(snapshot: false, body)
+    }
+
+    private func lookup<T: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if let lookups, let connection = lookups.take() {
             defer { lookups.give(connection) }
             do {
-                return try LookupConnections.read(connection, body)
+                return try snapshot ? LookupConnections.read(connection, body) : connection.inDatabase(body)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {}
         }
         return try await writer.read(body)
