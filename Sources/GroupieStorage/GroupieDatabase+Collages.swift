@@ -60,12 +60,15 @@ extension GroupieDatabase {
 
     static func collages(_ db: Database, groupId: String) throws -> [CollageRecord] {
         try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM collage WHERE group_id = ? ORDER BY created_at, mission_id"), arguments: [groupId]
+            db.cachedStatement(sql: """
+                SELECT group_id, mission_id, photo_ids, key, width, height, created_at FROM collage WHERE group_id = ? ORDER BY created_at, mission_id
+                """),
+            arguments: [groupId]
         ).map { row in
-            let ids: String = row["photo_ids"]
+            let ids: String = row[2]
             return CollageRecord(
-                groupId: row["group_id"], missionId: row["mission_id"], photoIds: ids.split(separator: ",").map(String.init),
-                key: row["key"], width: row["width"], height: row["height"], createdAt: Date(timeIntervalSince1970: row["created_at"])
+                groupId: row[0], missionId: row[1], photoIds: ids.split(separator: ",").map(String.init),
+                key: row[3], width: row[4], height: row[5], createdAt: Date(timeIntervalSince1970: row[6])
             )
         }
     }
@@ -76,7 +79,7 @@ extension GroupieDatabase {
         try await lookup { db in
             guard let group = try Self.group(db, where: "id = ?", groupId) else { return nil }
             let language = try group.creatorId.flatMap {
-                try String.fetchOne(db, sql: "SELECT language FROM player WHERE id = ?", arguments: [$0])
+                try String.fetchOne(db.cachedStatement(sql: "SELECT language FROM player WHERE id = ?"), arguments: [$0])
             }
             return CollageSubject(
                 group: group, taskPhotos: try Self.taskPhotos(db, groupId: groupId), creatorLanguage: language,

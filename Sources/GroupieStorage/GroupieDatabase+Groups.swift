@@ -214,7 +214,8 @@ extension GroupieDatabase {
                 """),
             arguments: [group.id]
         ).map { row in
-            Member(playerId: row["id"], name: row["name"], joinedAt: Date(timeIntervalSince1970: row["joined_at"]), isCreator: row["id"] == group.creatorId)
+            let id: String = row[0]
+            return Member(playerId: id, name: row[1], joinedAt: Date(timeIntervalSince1970: row[2]), isCreator: id == group.creatorId)
         }
     }
 

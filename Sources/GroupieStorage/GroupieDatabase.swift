@@ -421,8 +421,20 @@ final class LookupConnections: Sendable {
 
     func give(_ connection: DatabaseQueue) { state.withLock { $0.idle.append(connection) } }
 
-    /// GRDB's synchronous read, which an asynchronous caller cannot name directly.
+    /// A read of several statements in one transaction, which sees one snapshot. BEGIN and
+    /// COMMIT are compiled once per connection (GRDB's `read` compiles them at every read).
     static func read<T>(_ connection: DatabaseQueue, _ body: (Database) throws -> T) throws -> T {
-        try connection.read(body)
+        try connection.inDatabase { db in
+            try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
+            defer {
+                do {
+                    try db.cachedStatement(sql: "COMMIT").execute()
+                } catch {
+                    // A read-only transaction has nothing to keep: end it, whatever it takes.
+                    try? db.rollback()
+                }
+            }
+            return try body(db)
+        }
     }
 }

@@ -153,6 +153,12 @@ public struct Join: Sendable {
     public var group: Group
     public var left: [GroupEvent]
     public var joined: [GroupEvent]
+
+    /// The membership the join gave, at the version of its own event; nil when the player was
+    /// a member already and nothing was written.
+    public var membership: Membership? {
+        joined.last.map { Membership(group: group, version: $0.seq) }
+    }
 }
 
 /// A player's membership of a group, with the sequence number of the group's latest event:

@@ -65,8 +65,12 @@ struct MembershipTests {
         #expect(join.joined.first?.data.contains("\"name\":\"Alice\"") == true)
         #expect(try await database.events(groupId: first.id, after: 0, limit: 10) == join.left)
         #expect(try await database.events(groupId: second.id, after: 0, limit: 10) == join.joined)
+        // The join's answer uses the membership it gave: the group as stored, at its version.
+        let stored = try #require(try await database.membership(playerId: alice.id, groupId: second.id))
+        #expect(join.membership?.group == stored.group && join.membership?.version == stored.version)
         let again = try await database.joinGroup(code: second.joinCode, playerId: alice.id, now: now.addingTimeInterval(6)) { _ in 5 }
         #expect(again.left.isEmpty && again.joined.isEmpty, "joining one's own group changes nothing")
+        #expect(again.membership == nil)
         let history = try await database.membershipHistory(of: alice.id)
         #expect(history.map(\.groupId) == [first.id, second.id])
         #expect(history[0].leftAt == now.addingTimeInterval(5))
@@ -191,6 +195,12 @@ struct MembershipTests {
         let seen = try await database.groupContents(try #require(try await database.membership(playerId: bob.id, groupId: group.id)).group)
         #expect(seen.members.map(\.name) == ["Bob"])
         #expect(seen.members[0].isCreator)
+        // Left by everyone, the group passes to whoever joins next, and the join's answer says so.
+        try await database.removeMember(groupId: group.id, playerId: bob.id, by: bob.id, now: now.addingTimeInterval(3))
+        let carol = try await player("Carol")
+        let join = try await database.joinGroup(code: group.joinCode, playerId: carol.id, now: now.addingTimeInterval(4)) { _ in 5 }
+        #expect(join.membership?.group.creatorId == carol.id)
+        #expect(join.membership?.group == (try await database.membership(playerId: carol.id, groupId: group.id))?.group)
         if let sqlite = database as? GroupieDatabase { #expect(try await sqlite.integrityCheck() == "ok") }
     }
 }

@@ -85,6 +85,9 @@ struct GroupController {
         let group = joined.group
         context.logger.info("group joined", metadata: ["group": "\(group.id)", "player": "\(player.id)"])
         publish(joined, by: player)
+        if let membership = joined.membership {
+            return try await document(player, membership: membership, request: request)
+        }
         return try await document(groupId: group.id, player: player, request: request)
     }
 
