@@ -29,9 +29,7 @@ struct Serve: AsyncParsableCommand {
         }
 
         LoggingSystem.bootstrap { [logLevel = configuration.logLevel] label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = logLevel
-            return handler
+            DeferredMetadataLogHandler(label: label, logLevel: logLevel)
         }
         if configuration.publicBaseURL == nil, configuration.host == "0.0.0.0", let address = LANAddress.first() {
             // Without a public URL, QR codes point at this machine's address on the local network.

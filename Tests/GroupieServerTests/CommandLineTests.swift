@@ -141,21 +141,19 @@ struct CommandLineTests {
         }
     }
 
-    @Test("`serve` stops gracefully on SIGTERM and SIGINT, open event streams included", arguments: [SIGTERM, SIGINT])
-    func gracefulShutdown(signal: Int32) async throws {
+    /// `groupie serve` on the sample venues on a free port, healthy; its standard error goes to `errors`.
+    static func serve(logLevel: String, errors: FileHandle = .nullDevice) async throws -> (process: Process, port: Int) {
         let server = try TestServer.samples()
         let port = 20_000 + Int.random(in: 0..<20_000)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = [
             "serve", "--port", "\(port)", "--host", "127.0.0.1", "--data", server.root + "/data",
-            "--missions", server.missions, "--assets", server.assets, "--log-level", "warning",
+            "--missions", server.missions, "--assets", server.assets, "--log-level", logLevel,
         ]
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         try process.run()
-        defer { if process.isRunning { process.terminate() } }
-
         var healthy = false
         for _ in 0..<100 where !healthy {
             try await Task.sleep(for: .milliseconds(100))
@@ -164,15 +162,46 @@ struct CommandLineTests {
             }
         }
         #expect(healthy)
+        return (process, port)
+    }
+
+    static func post(port: Int, _ path: String, _ json: String, token: String? = nil) async throws -> [String: Any] {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(json.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    }
+
+    @Test("`serve` logs a request's line with the request id and the line's own metadata")
+    func logLines() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-log-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let (process, port) = try await Self.serve(logLevel: "info", errors: try FileHandle(forWritingTo: log))
+        defer { if process.isRunning { process.terminate() } }
+        let token = try #require(try await Self.post(port: port, "/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
+        let group = try #require(try await Self.post(port: port, "/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
+        let id = try #require(group["id"] as? String)
+        process.terminate()
+        process.waitUntilExit()
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        let created = try #require(lines.first { $0.contains("group created") }, "\(lines)")
+        #expect(created.contains(" info "))
+        #expect(created.contains("group=\(id)") && created.contains("venue=art-museum"), "the line's own metadata")
+        #expect(created.contains("hb.request.id="), "the request's metadata, set on its logger")
+        #expect(lines.allSatisfy { !$0.contains(token) }, "no token in the log")
+    }
+
+    @Test("`serve` stops gracefully on SIGTERM and SIGINT, open event streams included", arguments: [SIGTERM, SIGINT])
+    func gracefulShutdown(signal: Int32) async throws {
+        let (process, port) = try await Self.serve(logLevel: "warning")
+        defer { if process.isRunning { process.terminate() } }
         // A phone listening to its group's events must not hold the shutdown up.
         func post(_ path: String, _ json: String, token: String? = nil) async throws -> [String: Any] {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-            request.httpMethod = "POST"
-            request.httpBody = Data(json.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-            let (data, _) = try await URLSession.shared.data(for: request)
-            return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+            try await Self.post(port: port, path, json, token: token)
         }
         let token = try #require(try await post("/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
         let group = try #require(try await post("/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
