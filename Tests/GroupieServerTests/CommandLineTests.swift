@@ -175,10 +175,10 @@ struct CommandLineTests {
         return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     }
 
-    @Test("`serve` logs a request's line with the request id and the line's own metadata")
+    @Test("`serve` logs how it stores, and a request's line with the request id and the line's own metadata")
     func logLines() async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-log-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
         let (process, port) = try await Self.serve(logLevel: "info", errors: try FileHandle(forWritingTo: log))
         defer { if process.isRunning { process.terminate() } }
@@ -188,6 +188,8 @@ struct CommandLineTests {
         process.terminate()
         process.waitUntilExit()
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        // SQLite's allocations take no process-wide lock: read back from SQLite at start.
+        #expect(lines.contains { $0.contains("storing in SQLite at ") && $0.contains("(synchronous FULL, memory statistics off)") }, "\(lines)")
         let created = try #require(lines.first { $0.contains("group created") }, "\(lines)")
         #expect(created.contains(" info "))
         #expect(created.contains("group=\(id)") && created.contains("venue=art-museum"), "the line's own metadata")

@@ -221,7 +221,11 @@ public enum GroupieStores {
         }
         let path = configuration.dataDirectory + "/groupie.sqlite"
         do {
-            return try GroupieDatabase.open(atPath: path)
+            let database = try GroupieDatabase.open(atPath: path)
+            // Both read back from SQLite: `open` refuses a writer that is not FULL.
+            let statistics = GroupieDatabase.keepsMemoryStatistics ? "on" : "off"
+            logger.info("storing in SQLite at \(StartupCheck.absolute(path)) (synchronous FULL, memory statistics \(statistics))")
+            return database
         } catch {
             throw StartupError(description: "The database \(StartupCheck.absolute(path)) cannot be opened: \(error)")
         }
