@@ -112,15 +112,15 @@ extension GroupieDatabase {
     /// request of a member to its group asks this first.
     public func membership(playerId: String, groupId: String) async throws -> Membership? {
         try await lookupOne { db in
-            try Row.fetchOne(db.cachedStatement(sql: Self.memberSelect + " player.id = ?"), arguments: [groupId, playerId])
-                .flatMap(Self.membership(from:))
+            try db.cachedStatement(sql: Self.memberSelect + " player.id = ?").firstRow(arguments: [groupId, playerId], Self.membership(from:)) ?? nil
         }
     }
 
     public func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)? {
         try await lookupOne { db in
-            try Row.fetchOne(db.cachedStatement(sql: Self.memberSelect + " player.token_hash = ?"), arguments: [groupId, tokenHash])
-                .map { (Self.player(from: $0), Self.membership(from: $0)) }
+            try db.cachedStatement(sql: Self.memberSelect + " player.token_hash = ?").firstRow(arguments: [groupId, tokenHash]) {
+                (Self.player(from: $0), Self.membership(from: $0))
+            }
         }
     }
 
@@ -139,9 +139,9 @@ extension GroupieDatabase {
         """
 
     /// The membership of a `memberSelect` row, nil for a stranger.
-    static func membership(from row: Row) -> Membership? {
-        guard row.hasNull(atIndex: 4) == false else { return nil }
-        return Membership(group: group(from: row, at: 4), version: row[13])
+    static func membership(from row: StatementColumns) -> Membership? {
+        guard !row.isNull(4) else { return nil }
+        return Membership(group: group(from: row, at: 4), version: row.value(13))
     }
 
     /// The members, chosen photos and collages of a group, in one read.
@@ -184,24 +184,21 @@ extension GroupieDatabase {
     }
 
     static func group(_ db: Database, where condition: String, _ value: String) throws -> Group? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(groupColumns) FROM play_group WHERE \(condition)"),
-            arguments: [value]
-        ) else { return nil }
-        return group(from: row)
+        try db.cachedStatement(sql: "SELECT \(groupColumns) FROM play_group WHERE \(condition)").firstRow(arguments: [value]) { group(from: $0) }
     }
 
     static let groupColumns = "id, venue_id, name, join_code, creator_id, created_at, joinable_until, closed_at, closed_reason"
 
     /// A group from the row's `groupColumns`, which start at column `first`; read by position,
     /// as GRDB's lookup by name lowercases the name on every read.
-    static func group(from row: Row, at first: Int = 0) -> Group {
-        let closedAt: Double? = row[first + 7]
+    static func group(from row: some PositionalColumns, at first: Int32 = 0) -> Group {
+        let closedAt: Double? = row.optional(first + 7)
         return Group(
-            id: row[first], venueId: row[first + 1], name: row[first + 2],
-            joinCode: JoinCode(typed: row[first + 3])!, creatorId: row[first + 4],
-            createdAt: Date(timeIntervalSince1970: row[first + 5]),
-            joinableUntil: Date(timeIntervalSince1970: row[first + 6]),
-            closed: closedAt.map { Group.Closure(at: Date(timeIntervalSince1970: $0), reason: row[first + 8] ?? "") }
+            id: row.value(first), venueId: row.value(first + 1), name: row.optional(first + 2),
+            joinCode: JoinCode(typed: row.value(first + 3))!, creatorId: row.optional(first + 4),
+            createdAt: Date(timeIntervalSince1970: row.value(first + 5)),
+            joinableUntil: Date(timeIntervalSince1970: row.value(first + 6)),
+            closed: closedAt.map { Group.Closure(at: Date(timeIntervalSince1970: $0), reason: row.optional(first + 8) ?? "") }
         )
     }
 

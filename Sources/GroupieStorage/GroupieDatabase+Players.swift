@@ -27,8 +27,8 @@ extension GroupieDatabase {
     }
 
     static func player(_ db: Database, tokenHash: Data) throws -> Player? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE token_hash = ?"), arguments: [tokenHash])
-            .map(Self.player(from:))
+        try db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE token_hash = ?")
+            .firstRow(arguments: [tokenHash], Self.player(from:))
     }
 
     /// Changes what is given; returns the player as it is now.
@@ -66,8 +66,8 @@ extension GroupieDatabase {
         }
     }
 
-    static func player(from row: Row) -> Player {
-        Player(id: row[0], name: row[1], language: row[2], createdAt: Date(timeIntervalSince1970: row[3]))
+    static func player(from row: some PositionalColumns) -> Player {
+        Player(id: row.value(0), name: row.value(1), language: row.optional(2), createdAt: Date(timeIntervalSince1970: row.value(3)))
     }
 
     /// 128 random bits, as lowercase hex: ids that cannot be guessed or enumerated.

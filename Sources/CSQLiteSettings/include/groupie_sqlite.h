@@ -1,6 +1,9 @@
 #ifndef GROUPIE_SQLITE_H
 #define GROUPIE_SQLITE_H
 
+// SQLite's C API, for the reads that step a GRDB statement in place (`Statement.firstRow`).
+#include <sqlite3.h>
+
 /// Turns SQLite's memory statistics off, process-wide. With them on (SQLite's default), every
 /// allocation and free SQLite makes takes one global mutex, which every connection of the
 /// process shares. Must run before SQLite initializes (before the first connection opens):
