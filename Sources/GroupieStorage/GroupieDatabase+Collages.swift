@@ -59,16 +59,14 @@ extension GroupieDatabase {
     }
 
     static func collages(_ db: Database, groupId: String) throws -> [CollageRecord] {
-        try Row.fetchAll(
-            db.cachedStatement(sql: """
-                SELECT group_id, mission_id, photo_ids, key, width, height, created_at FROM collage WHERE group_id = ? ORDER BY created_at, mission_id
-                """),
-            arguments: [groupId]
-        ).map { row in
-            let ids: String = row[2]
+        try db.cachedStatement(sql: """
+            SELECT group_id, mission_id, photo_ids, key, width, height, created_at FROM collage WHERE group_id = ? ORDER BY created_at, mission_id
+            """
+        ).allRows(arguments: [groupId]) { row in
+            let ids: String = row.value(2)
             return CollageRecord(
-                groupId: row[0], missionId: row[1], photoIds: ids.split(separator: ",").map(String.init),
-                key: row[3], width: row[4], height: row[5], createdAt: Date(timeIntervalSince1970: row[6])
+                groupId: row.value(0), missionId: row.value(1), photoIds: ids.split(separator: ",").map(String.init),
+                key: row.value(3), width: row.value(4), height: row.value(5), createdAt: Date(timeIntervalSince1970: row.value(6))
             )
         }
     }

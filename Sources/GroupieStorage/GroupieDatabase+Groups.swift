@@ -203,16 +203,15 @@ extension GroupieDatabase {
     }
 
     static func members(_ db: Database, group: Group) throws -> [Member] {
-        try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT player.id, player.name, membership.joined_at FROM membership
-                JOIN player ON player.id = membership.player_id
-                WHERE membership.group_id = ? AND membership.left_at IS NULL
-                ORDER BY membership.joined_at, membership.id
-                """),
-            arguments: [group.id]
-        ).map { row in
-            let id: String = row[0]
-            return Member(playerId: id, name: row[1], joinedAt: Date(timeIntervalSince1970: row[2]), isCreator: id == group.creatorId)
+        try db.cachedStatement(sql: """
+            SELECT player.id, player.name, membership.joined_at FROM membership
+            JOIN player ON player.id = membership.player_id
+            WHERE membership.group_id = ? AND membership.left_at IS NULL
+            ORDER BY membership.joined_at, membership.id
+            """
+        ).allRows(arguments: [group.id]) { row in
+            let id: String = row.value(0)
+            return Member(playerId: id, name: row.value(1), joinedAt: Date(timeIntervalSince1970: row.value(2)), isCreator: id == group.creatorId)
         }
     }
 

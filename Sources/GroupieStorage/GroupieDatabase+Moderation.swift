@@ -21,7 +21,7 @@ extension GroupieDatabase {
             try Row.fetchAll(db, sql: Self.photoSelect + """
                  JOIN play_group ON play_group.id = photo.group_id WHERE play_group.venue_id = ?
                 ORDER BY photo.created_at DESC, photo.id DESC LIMIT ?
-                """, arguments: [venueId, limit]).map(Self.photo(from:))
+                """, arguments: [venueId, limit]).map { Self.photo(from: $0) }
         }
     }
 
@@ -36,7 +36,7 @@ extension GroupieDatabase {
             guard let group = try Self.group(db, where: "id = ?", groupId) else { return nil }
             let photos = try Row.fetchAll(
                 db, sql: Self.photoSelect + " WHERE photo.group_id = ? ORDER BY photo.created_at DESC, photo.id DESC", arguments: [groupId]
-            ).map(Self.photo(from:))
+            ).map { Self.photo(from: $0) }
             let hidden = try Row.fetchAll(
                 db, sql: Self.hiddenSelect + " WHERE hidden_photo.group_id = ? ORDER BY hidden_photo.created_at DESC, hidden_photo.id DESC",
                 arguments: [groupId]
@@ -70,7 +70,7 @@ extension GroupieDatabase {
                  JOIN play_group ON play_group.id = hidden_photo.group_id
                 WHERE hidden_photo.held = 1 AND play_group.venue_id = ?
                 ORDER BY hidden_photo.created_at, hidden_photo.id LIMIT ?
-                """, arguments: [venueId, limit]).map(Self.photo(from:))
+                """, arguments: [venueId, limit]).map { Self.photo(from: $0) }
             let total = try Int.fetchOne(db, sql: """
                 SELECT COUNT(*) FROM hidden_photo JOIN play_group ON play_group.id = hidden_photo.group_id
                 WHERE hidden_photo.held = 1 AND play_group.venue_id = ?
@@ -85,7 +85,7 @@ extension GroupieDatabase {
             try Row.fetchAll(db, sql: Self.hiddenSelect + """
                  WHERE hidden_photo.held = 1 AND hidden_photo.group_id = ? AND hidden_photo.photographer_id = ?
                 ORDER BY hidden_photo.created_at, hidden_photo.id
-                """, arguments: [groupId, photographerId]).map(Self.photo(from:))
+                """, arguments: [groupId, photographerId]).map { Self.photo(from: $0) }
         }
     }
 

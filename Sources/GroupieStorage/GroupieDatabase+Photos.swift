@@ -92,7 +92,7 @@ extension GroupieDatabase {
                 db,
                 sql: Self.photoSelect + " WHERE \(conditions.joined(separator: " AND ")) ORDER BY photo.created_at DESC, photo.id DESC LIMIT ?",
                 arguments: arguments
-            ).map(Self.photo(from:))
+            ).map { Self.photo(from: $0) }
         }
     }
 
@@ -193,7 +193,7 @@ extension GroupieDatabase {
         """
 
     static func photo(_ db: Database, id: String) throws -> Photo? {
-        try Row.fetchOne(db.cachedStatement(sql: photoSelect + " WHERE photo.id = ?"), arguments: [id]).map(photo(from:))
+        try db.cachedStatement(sql: photoSelect + " WHERE photo.id = ?").firstRow(arguments: [id]) { photo(from: $0) }
     }
 
     /// The photo uploaded with `key`, shown, or held for review (`held`); nil when it is gone
@@ -212,26 +212,24 @@ extension GroupieDatabase {
     }
 
     /// A row of `photoSelect`, read by position: the group document reads many of these.
-    static func photo(from row: Row) -> Photo {
-        let focusX: Double? = row[11], focusY: Double? = row[12]
+    static func photo(from row: some PositionalColumns) -> Photo {
+        let focusX: Double? = row.optional(11), focusY: Double? = row.optional(12)
         return Photo(
-            id: row[0], groupId: row[1], photographerId: row[2], photographerName: row[3],
-            missionId: row[4], taskId: row[5], blob: row[6], format: row[7],
-            width: row[8], height: row[9], createdAt: Date(timeIntervalSince1970: row[10]),
+            id: row.value(0), groupId: row.value(1), photographerId: row.value(2), photographerName: row.value(3),
+            missionId: row.optional(4), taskId: row.optional(5), blob: row.value(6), format: row.value(7),
+            width: row.value(8), height: row.value(9), createdAt: Date(timeIntervalSince1970: row.value(10)),
             focus: focusX.flatMap { x in focusY.map { Focus(x: x, y: $0) } }
         )
     }
 
     static func taskPhotos(_ db: Database, groupId: String) throws -> TaskPhotos {
-        let photos = try Row.fetchAll(
-            db.cachedStatement(sql: photoSelect + " WHERE photo.group_id = ? AND photo.task_id IS NOT NULL"), arguments: [groupId]
-        ).map(photo(from:))
-        var picks: [GroupProgress.TaskKey: String] = [:]
-        for row in try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT mission_id, task_id, photo_id FROM task_choice WHERE group_id = ?"), arguments: [groupId]
-        ) {
-            picks[GroupProgress.TaskKey(missionId: row[0], taskId: row[1])] = row[2]
-        }
+        let photos = try db.cachedStatement(sql: photoSelect + " WHERE photo.group_id = ? AND photo.task_id IS NOT NULL")
+            .allRows(arguments: [groupId]) { photo(from: $0) }
+        let choices = try db.cachedStatement(sql: "SELECT mission_id, task_id, photo_id FROM task_choice WHERE group_id = ?")
+            .allRows(arguments: [groupId]) { row -> (GroupProgress.TaskKey, String) in
+                (GroupProgress.TaskKey(missionId: row.value(0), taskId: row.value(1)), row.value(2))
+            }
+        let picks = Dictionary(choices, uniquingKeysWith: { _, last in last })
         return TaskPhotos(photos: photos, picks: picks)
     }
 }

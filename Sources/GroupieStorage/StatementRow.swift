@@ -9,12 +9,28 @@ extension Statement {
     func firstRow<T>(arguments: StatementArguments, _ read: (StatementColumns) -> T) throws -> T? {
         try setArguments(arguments)
         defer { sqlite3_reset(sqliteStatement) }
+        return try step() ? read(StatementColumns(statement: sqliteStatement)) : nil
+    }
+
+    /// Runs the statement and reads each of its rows in place, as `firstRow` does the first.
+    func allRows<T>(arguments: StatementArguments, _ read: (StatementColumns) -> T) throws -> [T] {
+        try setArguments(arguments)
+        defer { sqlite3_reset(sqliteStatement) }
+        var rows: [T] = []
+        while try step() {
+            rows.append(read(StatementColumns(statement: sqliteStatement)))
+        }
+        return rows
+    }
+
+    /// One step: true on a row, false when the statement is done.
+    private func step() throws -> Bool {
         let code = sqlite3_step(sqliteStatement)
         switch code {
         case SQLITE_ROW:
-            return read(StatementColumns(statement: sqliteStatement))
+            return true
         case SQLITE_DONE:
-            return nil
+            return false
         default:
             let message = String(cString: sqlite3_errmsg(sqlite3_db_handle(sqliteStatement)))
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
