@@ -20,7 +20,6 @@ public struct GroupieDatabase: GroupieStore {
     /// last commits on a power cut), and migrates it to the current schema. The file and its
     /// `-wal` and `-shm` companions are readable by the service user only.
     public static func open(atPath path: String) throws -> GroupieDatabase {
-        _ = memoryStatisticsTurnedOff
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
@@ -43,12 +42,17 @@ public struct GroupieDatabase: GroupieStore {
         return try GroupieDatabase(writer: pool, lookups: LookupConnections(path: path))
     }
 
-    /// SQLite's memory statistics, off before the process's first connection opens (see
-    /// `groupie_sqlite_disable_memory_statistics`): whether SQLite took the setting.
-    static let memoryStatisticsTurnedOff = groupie_sqlite_disable_memory_statistics() == 0
+    /// Turns SQLite's memory statistics off for the process (see
+    /// `groupie_sqlite_disable_memory_statistics`); returns whether SQLite took the setting.
+    /// `serve` calls it first thing: SQLite takes it only before its first connection opens, and
+    /// not while another thread may be opening one.
+    @discardableResult
+    public static func turnOffMemoryStatistics() -> Bool {
+        groupie_sqlite_disable_memory_statistics() == 0
+    }
 
-    /// Whether SQLite keeps no memory statistics in this process, as SQLite reports it: its
-    /// count of memory in use stays 0 while they are off, and is never 0 with a connection open.
+    /// Whether SQLite keeps memory statistics in this process, as SQLite reports it: its count
+    /// of memory in use stays 0 while they are off, and is never 0 with a connection open.
     public static var keepsMemoryStatistics: Bool { groupie_sqlite_memory_used() != 0 }
 
     /// The writer's `PRAGMA synchronous`, as SQLite reports it (2 is FULL): what the durability

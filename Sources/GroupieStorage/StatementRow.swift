@@ -31,6 +31,9 @@ extension Statement {
             return true
         case SQLITE_DONE:
             return false
+        case SQLITE_INTERRUPT where Task.isCancelled:
+            // GRDB interrupts the statements of a cancelled task; it says so as GRDB does.
+            throw CancellationError()
         default:
             let message = String(cString: sqlite3_errmsg(sqlite3_db_handle(sqliteStatement)))
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GroupieImaging
 import GroupieServer
+import GroupieStorage
 import Hummingbird
 import Logging
 
@@ -19,6 +20,8 @@ struct Serve: AsyncParsableCommand {
     var settings: [String] = []
 
     func run() async throws {
+        // Before anything opens SQLite: its allocations then take no process-wide lock.
+        GroupieDatabase.turnOffMemoryStatistics()
         MallocArenas.limit()
         Heap.fixMmapThreshold()
         var configuration: ServerConfiguration
