@@ -19,7 +19,7 @@ enum BearerToken {
         Data(SHA256.hash(data: Data(token.utf8)))
     }
 
-    enum Reading {
+    enum Reading: Equatable {
         case missing
         case malformed
         /// The SHA-256 of a token of the right shape, known or not.
@@ -28,9 +28,31 @@ enum BearerToken {
 
     static func read(_ headers: HTTPFields) -> Reading {
         guard let header = headers[.authorization] else { return .missing }
+        if let hash = plainHash(header) { return .wellFormed(hash) }
+        return reading(header)
+    }
+
+    /// Any `Authorization` value: a scheme of "bearer" in any case, one space, then a token of
+    /// 43 characters.
+    static func reading(_ header: String) -> Reading {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer", parts[1].count == 43 else { return .malformed }
         return .wellFormed(hash(String(parts[1])))
+    }
+
+    /// The token's hash for the value every device sends, read from its bytes: "Bearer" in any
+    /// ASCII case, a space, and 43 printable ASCII characters; nil for anything else, which
+    /// `reading` then reads as before, to the same answer. Splitting, lowercasing and counting
+    /// the characters of the value cost about 2 % of a group read's CPU.
+    static func plainHash(_ header: String) -> Data? {
+        let hash = header.utf8.withContiguousStorageIfAvailable { bytes -> Data? in
+            guard bytes.count == 50, bytes[6] == UInt8(ascii: " "),
+                zip(bytes.prefix(6), "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }),
+                bytes[7...].allSatisfy({ (0x21...0x7E).contains($0) })
+            else { return nil }
+            return Data(SHA256.hash(data: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[7...]))))
+        }
+        return hash ?? nil
     }
 
     static let missing = unauthorized("This request needs 'Authorization: Bearer <token>'; create a player with POST /api/v1/players.")
