@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "GroupieCore"),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
-        .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips"]),
@@ -55,7 +55,7 @@ let package = Package(
             name: "GroupieStorage",
             dependencies: [
                 "GroupieCore",
-                "CSQLiteSettings",
+                "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

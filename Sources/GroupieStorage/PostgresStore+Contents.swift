@@ -66,7 +66,8 @@ extension PostgresStore {
         )
     }
 
-    static func contents(_ connection: PostgresConnection, taskPhotosOf groupId: String, logger: Logger) async throws -> TaskPhotos {
+    /// The group's task photos and choices, in one statement.
+    static func taskPhotos(_ connection: PostgresConnection, groupId: String, logger: Logger) async throws -> TaskPhotos {
         guard let row = try await connection.one(Prepared<TaskPhotosOfGroup>(groupId), logger: logger) else {
             return TaskPhotos(photos: [], picks: [:])
         }

@@ -263,9 +263,4 @@ extension PostgresStore {
             ON CONFLICT (group_id, mission_id, task_id) DO UPDATE SET photo_id = excluded.photo_id
             """, logger: logger)
     }
-
-    /// The group's task photos and choices, in one statement.
-    static func taskPhotos(_ connection: PostgresConnection, groupId: String, logger: Logger) async throws -> TaskPhotos {
-        try await contents(connection, taskPhotosOf: groupId, logger: logger)
-    }
 }

@@ -1,4 +1,4 @@
-import CSQLiteSettings
+import CSQLite
 import GRDB
 
 extension Statement {
