@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import GRDB
+import Logging
 import Synchronization
 import GroupieCore
 
@@ -14,32 +15,42 @@ public struct GroupieDatabase: GroupieStore {
     let failureLog = FailureLog()
     /// Read-only connections for `lookup`; none for a database that is not a file.
     let lookups: LookupConnections?
+    /// Copies the log back into the file beside the writer; none for a database that is not a file.
+    let checkpointer: WALCheckpointer?
 
     /// Opens (or creates) the database file in WAL mode with `synchronous=FULL` on every
     /// connection (GRDB's pool would set its writer to NORMAL, which in WAL mode may lose the
     /// last commits on a power cut), and migrates it to the current schema. The file and its
-    /// `-wal` and `-shm` companions are readable by the service user only.
-    public static func open(atPath path: String) throws -> GroupieDatabase {
+    /// `-wal` and `-shm` companions are readable by the service user only. The writer's commits
+    /// leave checkpoints to a `WALCheckpointer`.
+    public static func open(atPath path: String, logger: Logger = Logger(label: "groupie")) throws -> GroupieDatabase {
+        let checkpointer = WALCheckpointer(path: path, logger: logger)
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        // The pool's configuration keeps the checkpointer as long as the writer it serves.
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            if !db.configuration.readonly { checkpointer.install(on: db) }
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
         // GRDB sets NORMAL on the pool's writer after `prepareDatabase`; set FULL again on
-        // the writer itself and read it back, so that a changed default cannot pass unseen.
-        let synchronous = try pool.writeWithoutTransaction { db in
+        // the writer itself and read both settings back, so that a changed default cannot pass
+        // unseen: `synchronous` FULL (2), and no automatic checkpoint in the writer's commits.
+        let (synchronous, autocheckpoint) = try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            return try Int.fetchOne(db, sql: "PRAGMA synchronous")
+            return (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint"))
         }
         guard synchronous == 2 else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "PRAGMA synchronous is \(synchronous ?? -1) on the writer, not FULL (2)")
+        }
+        guard autocheckpoint == 0 else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "PRAGMA wal_autocheckpoint is \(autocheckpoint ?? -1) on the writer: its commits would checkpoint")
         }
         // SQLite gives the `-wal` and `-shm` files the mode of the database file.
         for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
             _ = chmod(file, 0o600)
         }
-        return try GroupieDatabase(writer: pool, lookups: LookupConnections(path: path))
+        return try GroupieDatabase(writer: pool, lookups: LookupConnections(path: path), checkpointer: checkpointer)
     }
 
     /// Turns SQLite's memory statistics off for the process (see
@@ -61,10 +72,11 @@ public struct GroupieDatabase: GroupieStore {
         try await writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
-    init(writer: any DatabaseWriter, lookups: LookupConnections? = nil) throws {
+    init(writer: any DatabaseWriter, lookups: LookupConnections? = nil, checkpointer: WALCheckpointer? = nil) throws {
         self.writer = writer
         self.commits = GroupCommit(writer: writer)
         self.lookups = lookups
+        self.checkpointer = checkpointer
         try Self.migrator.migrate(writer)
     }
 

@@ -189,7 +189,7 @@ struct CommandLineTests {
         process.waitUntilExit()
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
         // SQLite's allocations take no process-wide lock: read back from SQLite at start.
-        #expect(lines.contains { $0.contains("storing in SQLite at ") && $0.contains("(synchronous FULL, memory statistics off)") }, "\(lines)")
+        #expect(lines.contains { $0.contains("storing in SQLite at ") && $0.contains("(synchronous FULL, checkpoints beside the writer, memory statistics off)") }, "\(lines)")
         let created = try #require(lines.first { $0.contains("group created") }, "\(lines)")
         #expect(created.contains(" info "))
         #expect(created.contains("group=\(id)") && created.contains("venue=art-museum"), "the line's own metadata")

@@ -34,6 +34,47 @@ struct HardeningStorageTests {
         #expect(plainLevel == 1, "if GRDB changes this, the guard in GroupieDatabase.open may go")
     }
 
+    @Test("The writer's commits never checkpoint; a connection of its own copies the log back into the file past 1,000 pages")
+    func checkpointsBesideTheWriter() async throws {
+        let path = Self.path()
+        let database = try GroupieDatabase.open(atPath: path)
+        let checkpointer = try #require(database.checkpointer)
+        #expect(try await database.writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") } == 0)
+        let pages = { (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0) / 4096 }
+        let before = try pages()
+        // About 1,200 pages in one commit: past the threshold, so the commit's hook starts a checkpoint.
+        try await database.writer.write { db in
+            try db.execute(sql: "CREATE TABLE scratch (b BLOB)")
+            for _ in 0..<1200 { try db.execute(sql: "INSERT INTO scratch VALUES (zeroblob(4000))") }
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while checkpointer.completed == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(checkpointer.completed >= 1)
+        #expect(try pages() >= before + 1200, "the checkpoint copied the pages into the database file")
+        #expect(try await database.integrityCheck() == "ok")
+    }
+
+    @Test("Past 4,000 pages the writer's own commit checkpoints, so that the log starts over under writes without a pause")
+    func writerCheckpointsALongLog() async throws {
+        let path = Self.path()
+        let database = try GroupieDatabase.open(atPath: path)
+        let checkpointer = try #require(database.checkpointer)
+        // About 4,200 pages in one commit: the commit's hook copies them back before it returns.
+        try await database.writer.write { db in
+            try db.execute(sql: "CREATE TABLE scratch (b BLOB)")
+            for _ in 0..<4200 { try db.execute(sql: "INSERT INTO scratch VALUES (zeroblob(4000))") }
+        }
+        #expect(checkpointer.completedByWriter == 1)
+        #expect(checkpointer.completed == 0, "no checkpoint was started beside the writer")
+        // The next write finds every page copied back and starts the log over.
+        let logPages = try await database.writer.writeWithoutTransaction { db in
+            try db.execute(sql: "INSERT INTO scratch VALUES (x'00')")
+            return try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")?[1] as Int?
+        }
+        #expect(try #require(logPages) < 10, "the log started over")
+        #expect(try await database.integrityCheck() == "ok")
+    }
+
     @Test("The database file is readable by its owner only")
     func privateFile() throws {
         let path = Self.path()

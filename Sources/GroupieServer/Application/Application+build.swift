@@ -221,10 +221,11 @@ public enum GroupieStores {
         }
         let path = configuration.dataDirectory + "/groupie.sqlite"
         do {
-            let database = try GroupieDatabase.open(atPath: path)
-            // Both read back from SQLite: `open` refuses a writer that is not FULL.
+            let database = try GroupieDatabase.open(atPath: path, logger: logger)
+            // All read back from SQLite: `open` refuses a writer that is not FULL or that would
+            // checkpoint in its commits.
             let statistics = GroupieDatabase.keepsMemoryStatistics ? "on" : "off"
-            logger.info("storing in SQLite at \(StartupCheck.absolute(path)) (synchronous FULL, memory statistics \(statistics))")
+            logger.info("storing in SQLite at \(StartupCheck.absolute(path)) (synchronous FULL, checkpoints beside the writer, memory statistics \(statistics))")
             return database
         } catch {
             throw StartupError(description: "The database \(StartupCheck.absolute(path)) cannot be opened: \(error)")
