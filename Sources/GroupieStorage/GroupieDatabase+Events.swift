@@ -28,31 +28,34 @@ extension GroupieDatabase {
     /// Inside a transaction: the events commit with the change they tell of, or not at all.
     static func appendEvents(_ db: Database, groupId: String, _ events: [GroupEventPayload], now: Date) throws -> [GroupEvent] {
         guard !events.isEmpty else { return [] }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var seq = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM group_event WHERE group_id = ?"), arguments: [groupId]) ?? 0
         var stored: [GroupEvent] = []
         for event in events {
             seq += 1
-            let data = String(decoding: try encoder.encode(event), as: UTF8.self)
+            var fields = event.fields
             // An event written after its player was erased (a rename racing the erasure) keeps no
-            // name, stored and published alike.
-            let kept = try String.fetchOne(
-                db.cachedStatement(sql: """
-                    INSERT INTO group_event (group_id, seq, type, data, created_at)
-                    VALUES (:group, :seq, :type,
-                            CASE WHEN json_type(:data, '$.name') IS NOT NULL AND json_type(:data, '$.playerId') IS NOT NULL
-                                      AND NOT EXISTS (SELECT 1 FROM player WHERE player.id = json_extract(:data, '$.playerId'))
-                                 THEN json_set(:data, '$.name', '') ELSE :data END,
-                            :at)
-                    RETURNING data
-                    """),
-                arguments: ["group": groupId, "seq": seq, "type": event.kind.rawValue, "data": data, "at": now.timeIntervalSince1970]
-            ) ?? data
-            stored.append(GroupEvent(groupId: groupId, seq: seq, kind: event.kind, data: kept))
+            // name, stored and published alike. Writes are serial, so the check holds until commit.
+            if fields["name"] != nil, let playerId = fields["playerId"],
+                try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM player WHERE id = ?"), arguments: [playerId]) == nil
+            {
+                fields["name"] = ""
+            }
+            let data = String(decoding: try eventEncoder.encode(fields), as: UTF8.self)
+            try db.executeCached(
+                sql: "INSERT INTO group_event (group_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [groupId, seq, event.kind.rawValue, data, now.timeIntervalSince1970]
+            )
+            stored.append(GroupEvent(groupId: groupId, seq: seq, kind: event.kind, data: data))
         }
         return stored
     }
+
+    /// An event's JSON object, keys sorted: the payload's `fields`, as its own encoding gives them.
+    private static let eventEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 
     /// Every kind, as SQL literals: a row of another type (which no version of Groupie writes)
     /// is passed over in the query, so that a full batch stays full and a replay goes on.
