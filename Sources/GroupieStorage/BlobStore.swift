@@ -8,14 +8,22 @@ import Foundation
 /// answered 201 for survives a crash the next instant.
 public struct BlobStore: Sendable {
     public let directory: String
+    /// This instance's folder for files being written, under `tmp/`.
+    public let temporary: TemporaryFolder
 
+    /// Opens the folder, with a temporary folder of this instance's own in `tmp/`.
     public init(directory: String) throws {
         self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        temporary = try TemporaryFolder(root: directory + "/tmp")
     }
 
-    /// Where temporary files go: on the same file system, so that a rename is atomic.
-    public var temporaryDirectory: String { directory + "/tmp" }
+    /// Where temporary files go: on the same file system, so that a rename is atomic, and in
+    /// this instance's own folder, so that another instance's start leaves them alone.
+    public var temporaryDirectory: String { temporary.path }
+
+    /// Where every instance's temporary folder is.
+    public var temporaryRoot: String { directory + "/tmp" }
 
     public func path(blob: String, variant: String) -> String {
         "\(directory)/\(blob.prefix(2))/\(blob)\(variant)"
@@ -48,10 +56,10 @@ public struct BlobStore: Sendable {
         }
     }
 
-    /// Removes temporary files a crash left behind; called at start.
-    public func removeTemporaryFiles() throws {
-        try? FileManager.default.removeItem(atPath: temporaryDirectory)
-        try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
+    /// Removes temporary files that instances which no longer run (a crash, a restart) left
+    /// behind; called at start. Those of instances still running stay.
+    public func removeTemporaryFiles() {
+        temporary.removeAbandoned(root: temporaryRoot)
     }
 
     public static func fsync(path: String) throws {

@@ -257,17 +257,23 @@ extension CollageRouteTests {
 }
 
 extension CollageRouteTests {
-    @Test("Pictures a crash left half-written are removed at start")
+    @Test("Pictures a crash left half-written are removed at start; those another running instance is drawing stay")
     func leftovers() async throws {
         let server = try Self.server()
         let folder = server.configuration.dataDirectory + "/collages/some-group"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // Another instance on the same data folder, running, and one that crashed.
+        let running = try BlobStore(directory: server.configuration.dataDirectory + "/blobs")
+        let drawing = "reef-0123456789abcdef01234567-700.jpg.\(running.temporary.instance).\(UUID().uuidString).tmp"
+        try Data("drawing".utf8).write(to: URL(fileURLWithPath: folder + "/" + drawing))
         try Data("half".utf8).write(to: URL(fileURLWithPath: folder + "/reef-0123456789abcdef01234567-2048.jpg.1234.tmp"))
+        try Data("half".utf8).write(to: URL(fileURLWithPath: folder + "/reef-0123456789abcdef01234567-1024.jpg.\(UUID().uuidString.lowercased()).\(UUID().uuidString).tmp"))
         try Data("whole".utf8).write(to: URL(fileURLWithPath: folder + "/reef-0123456789abcdef01234567-2048.jpg"))
         try await server.test { client in
             _ = try await client.send(.get, "/healthz")
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["reef-0123456789abcdef01234567-2048.jpg"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == [drawing, "reef-0123456789abcdef01234567-2048.jpg"].sorted())
+        withExtendedLifetime(running) {}
     }
 }
 

@@ -112,7 +112,7 @@ struct CrashTests {
                 #expect(try await second.request("GET", url).0 == 200, "\(variant) of \(photo["id"] ?? "")")
             }
         }
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: data + "/blobs/tmp")) ?? []).isEmpty, "no temporary files remain")
+        #expect(PhotoRouteTests.temporaryFiles(data: data).isEmpty, "no temporary files remain")
         second.stop()
         #expect(try await GroupieDatabase.open(atPath: data + "/groupie.sqlite").integrityCheck() == "ok")
     }

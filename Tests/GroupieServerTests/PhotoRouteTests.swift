@@ -22,7 +22,17 @@ struct PhotoRouteTests {
     }
 
     static func temporaryFiles(_ server: TestServer) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: server.configuration.dataDirectory + "/blobs/tmp")) ?? []
+        temporaryFiles(data: server.configuration.dataDirectory)
+    }
+
+    /// Files under `blobs/tmp`, apart from each running instance's folder and its lock.
+    static func temporaryFiles(data: String) -> [String] {
+        let root = data + "/blobs/tmp"
+        let all = (FileManager.default.enumerator(atPath: root)?.allObjects as? [String]) ?? []
+        return all.filter { item in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root + "/" + item, isDirectory: &isFolder) && !isFolder.boolValue && !item.hasSuffix("/.lock")
+        }
     }
 
     static func upload(_ client: some TestClientProtocol, _ path: String, as player: TestPlayer, group: String, query: String = "", headers: HTTPFields = [:]) async throws -> (TestResponse, [String: Any]) {

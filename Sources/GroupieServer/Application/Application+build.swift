@@ -88,7 +88,7 @@ struct ServerDependencies: Sendable {
         let blobs: BlobStore
         do {
             blobs = try BlobStore(directory: configuration.dataDirectory + "/blobs")
-            try blobs.removeTemporaryFiles()
+            blobs.removeTemporaryFiles()
         } catch {
             throw StartupError(description: "The photo folder \(StartupCheck.absolute(configuration.dataDirectory + "/blobs")) cannot be prepared: \(error)")
         }

@@ -46,10 +46,13 @@ actor CollageService {
         clock: @escaping @Sendable () -> Date, logger: Logger
     ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // Pictures a crash interrupted while they were written.
+        // Pictures a crash interrupted while they were written: `<picture>.<instance>.<uuid>.tmp`,
+        // where the instance no longer runs (another instance sharing the folder may be drawing).
         let fileManager = FileManager.default
         for group in (try? fileManager.contentsOfDirectory(atPath: directory)) ?? [] {
             for name in (try? fileManager.contentsOfDirectory(atPath: directory + "/" + group)) ?? [] where name.hasSuffix(".tmp") {
+                let parts = name.split(separator: ".")
+                if parts.count >= 3, TemporaryFolder.isRunning(String(parts[parts.count - 3]), root: blobs.temporaryRoot) { continue }
                 try? fileManager.removeItem(atPath: directory + "/" + group + "/" + name)
             }
         }
@@ -142,12 +145,13 @@ actor CollageService {
         let done = CollageFile(path: path, key: inputs.key, width: layout.canvas.width, height: layout.canvas.height)
         let content = content(inputs)
         // Registered before anything is awaited, so that a second request for the same file waits for this one.
+        let instance = blobs.temporary.instance
         let task = Task { [renderer, work, fileIO, logger] in
             if try await fileIO.run({ FileManager.default.fileExists(atPath: path) }) { return done }
             let started = ContinuousClock.now
             let report = try await work.run {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                let temporary = path + ".\(UUID().uuidString).tmp"
+                let temporary = path + ".\(instance).\(UUID().uuidString).tmp"
                 do {
                     let report = try renderer.render(layout: layout, content: content, format: format, to: temporary)
                     try BlobStore.fsync(path: temporary)

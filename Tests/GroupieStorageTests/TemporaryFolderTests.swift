@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import GroupieStorage
+
+@Suite("Temporary files of instances sharing one data folder")
+struct TemporaryFolderTests {
+    static func folder() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-blobs-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func write(_ path: String, age: TimeInterval = 0) throws {
+        try Data("part of an upload".utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-age)], ofItemAtPath: path)
+    }
+
+    @Test("A start removes what stopped instances left, and leaves a running instance's uploads in progress alone")
+    func runningInstancesKeepTheirFiles() throws {
+        let directory = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var stopped: BlobStore? = try BlobStore(directory: directory)
+        let running = try BlobStore(directory: directory)
+        let stoppedFolder = try #require(stopped).temporaryDirectory
+        try Self.write(stoppedFolder + "/upload")
+        try Self.write(running.temporaryDirectory + "/upload")
+        // A version before these folders wrote into tmp/ itself: old files go, new ones may be in progress.
+        try Self.write(running.temporaryRoot + "/old", age: TemporaryFolder.looseFileAge + 1)
+        try Self.write(running.temporaryRoot + "/new")
+        // The same folder as a crash leaves it: the lock went with the process.
+        stopped = nil
+        try FileManager.default.createDirectory(atPath: stoppedFolder, withIntermediateDirectories: true)
+        try Self.write(stoppedFolder + "/upload")
+        try Self.write(stoppedFolder + "/.lock")
+
+        let starting = try BlobStore(directory: directory)
+        starting.removeTemporaryFiles()
+
+        #expect(!FileManager.default.fileExists(atPath: stoppedFolder))
+        #expect(FileManager.default.fileExists(atPath: running.temporaryDirectory + "/upload"))
+        #expect(!FileManager.default.fileExists(atPath: running.temporaryRoot + "/old"))
+        #expect(FileManager.default.fileExists(atPath: running.temporaryRoot + "/new"))
+        #expect(TemporaryFolder.isRunning(running.temporary.instance, root: running.temporaryRoot))
+        #expect(TemporaryFolder.isRunning(starting.temporary.instance, root: starting.temporaryRoot))
+        #expect(!TemporaryFolder.isRunning(UUID().uuidString.lowercased(), root: starting.temporaryRoot))
+    }
+
+    @Test("Instances starting at once never take each other's folders")
+    func simultaneousStarts() async throws {
+        let directory = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let stores = try await withThrowingTaskGroup(of: BlobStore.self) { starts in
+            for _ in 0..<16 {
+                starts.addTask {
+                    let store = try BlobStore(directory: directory)
+                    store.removeTemporaryFiles()
+                    return store
+                }
+            }
+            return try await starts.reduce(into: []) { $0.append($1) }
+        }
+        for store in stores {
+            #expect(FileManager.default.fileExists(atPath: store.temporaryDirectory + "/.lock"))
+        }
+    }
+}
