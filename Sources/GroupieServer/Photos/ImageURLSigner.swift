@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GroupieCore
+import GroupieStorage
 
 /// Image URLs that an `<img>` tag can load without a bearer header: they carry an expiry
 /// and an HMAC of the photo, variant and expiry under a key kept in the data folder.
@@ -13,15 +14,34 @@ struct ImageURLSigner: Sendable {
         self.key = key
     }
 
-    /// The key in `data/url-signing.key`, made on first start.
+    /// The key in `data/url-signing.key`, made on first start. Instances that share the data
+    /// folder and start at once each write a key of their own to a temporary file and link it
+    /// into place; `link` lets only one succeed, and every instance uses the key it reads back.
     static func loadKey(dataDirectory: String) throws -> Data {
         let path = dataDirectory + "/url-signing.key"
         if let data = FileManager.default.contents(atPath: path), data.count == 32 {
             return data
         }
-        let data = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+        // A file of another length is no key: it is replaced.
+        let replacing = FileManager.default.fileExists(atPath: path)
+        let temporary = path + ".\(UUID().uuidString).tmp"
+        defer { unlink(temporary) }
+        let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        guard FileManager.default.createFile(atPath: temporary, contents: key, attributes: [.posixPermissions: 0o600]) else {
             throw StartupError(description: "The key file \(path) cannot be written.")
+        }
+        do {
+            try BlobStore.fsync(path: temporary)
+        } catch {
+            throw StartupError(description: "The key file \(path) cannot be written: \(error)")
+        }
+        if (replacing ? rename(temporary, path) : link(temporary, path)) == 0 {
+            try? BlobStore.fsync(path: dataDirectory)
+        } else if replacing || errno != EEXIST {
+            throw StartupError(description: "The key file \(path) cannot be written: \(String(cString: strerror(errno)))")
+        }
+        guard let data = FileManager.default.contents(atPath: path), data.count == 32 else {
+            throw StartupError(description: "The key file \(path) cannot be read back.")
         }
         return data
     }

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import GroupieServer
+
+@Suite("The URL signing key of instances sharing one data folder")
+struct SigningKeyTests {
+    static func folder() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-key-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test("Instances starting at once on a new folder all use the one key that is on disk")
+    func oneKey() async throws {
+        for _ in 0..<20 {
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let keys = try await withThrowingTaskGroup(of: Data.self) { starts in
+                for _ in 0..<8 { starts.addTask { try ImageURLSigner.loadKey(dataDirectory: folder) } }
+                return try await starts.reduce(into: []) { $0.append($1) }
+            }
+            let stored = try #require(FileManager.default.contents(atPath: folder + "/url-signing.key"))
+            #expect(stored.count == 32)
+            #expect(keys.allSatisfy { $0 == stored })
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: folder + "/url-signing.key")[.posixPermissions] as? Int)
+            #expect(mode & 0o077 == 0)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["url-signing.key"], "no temporary file is left")
+        }
+    }
+
+    @Test("A key file of the wrong length is replaced by a key, and that key stays")
+    func brokenKeyReplaced() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data().write(to: URL(fileURLWithPath: folder + "/url-signing.key"))
+        let key = try ImageURLSigner.loadKey(dataDirectory: folder)
+        #expect(key.count == 32)
+        #expect(try ImageURLSigner.loadKey(dataDirectory: folder) == key)
+    }
+}
