@@ -18,6 +18,7 @@ import json
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -88,15 +89,19 @@ class Instance:
 class EventStream(threading.Thread):
     """Reads a group's Server-Sent Events into a queue of (arrival time, id, event, data)."""
 
-    def __init__(self, instance, group_id, token):
+    def __init__(self, instance, group_id, token, last_event_id=None):
         super().__init__(daemon=True)
-        self.instance, self.group_id, self.token = instance, group_id, token
+        self.instance, self.group_id, self.token, self.last_event_id = instance, group_id, token, last_event_id
         self.events = queue.Queue()
         self.opened = threading.Event()
+        self.connection = None
 
     def run(self):
-        connection = http.client.HTTPConnection("127.0.0.1", self.instance.port, timeout=120)
-        connection.request("GET", f"/api/v1/groups/{self.group_id}/events", headers={"Authorization": "Bearer " + self.token})
+        self.connection = connection = http.client.HTTPConnection("127.0.0.1", self.instance.port, timeout=120)
+        headers = {"Authorization": "Bearer " + self.token}
+        if self.last_event_id is not None:
+            headers["Last-Event-ID"] = str(self.last_event_id)
+        connection.request("GET", f"/api/v1/groups/{self.group_id}/events", headers=headers)
         response = connection.getresponse()
         self.opened.set()
         fields = {}
@@ -113,6 +118,11 @@ class EventStream(threading.Thread):
                 key, value = line.split(":", 1)
                 fields[key] = value.lstrip(" ")
 
+    def close(self):
+        """Drops the connection, as a phone losing its Wi-Fi does."""
+        self.connection.sock.shutdown(socket.SHUT_RDWR)
+        self.join(10)
+
     def wait_for(self, predicate, what, timeout=20):
         deadline = time.monotonic() + timeout
         seen = []
@@ -124,7 +134,7 @@ class EventStream(threading.Thread):
             seen.append(event)
             if predicate(event):
                 return event, seen
-        raise Failure(f"A's stream did not show {what} within {timeout} s; it showed {[(e[1], e[2]) for e in seen]}")
+        raise Failure(f"{self.instance.name}'s stream did not show {what} within {timeout} s; it showed {[(e[1], e[2]) for e in seen]}")
 
 
 def main():
@@ -183,6 +193,29 @@ def main():
         renders = a.metric("groupie_collages_rendered_total") + b.metric("groupie_collages_rendered_total")
         check(renders == 1, f"the collage is rendered once across both instances, not {renders} times")
         log("the collage was rendered once and announced once")
+
+        # Bo's phone follows the group on B, loses its connection, and comes back on A with the
+        # last event id it had: it gets what it missed, in order, once each.
+        on_b = EventStream(b, group["id"], bo["token"])
+        on_b.start()
+        check(on_b.opened.wait(10), "Bo's event stream on B opens")
+        a.call("PATCH", "/api/v1/me", ada["token"], {"name": "Ada One"})
+        last, _ = on_b.wait_for(lambda e: e[2] == "member-renamed" and "Ada One" in e[3], "Ada's first rename, made on A")
+        on_b.close()
+        for name in ("Ada Two", "Ada Three"):
+            a.call("PATCH", "/api/v1/me", ada["token"], {"name": name})
+        on_a = EventStream(a, group["id"], bo["token"], last_event_id=last[1])
+        on_a.start()
+        check(on_a.opened.wait(10), "Bo's event stream on A opens with Last-Event-ID")
+        _, replayed = on_a.wait_for(lambda e: e[2] == "member-renamed" and "Ada Three" in e[3], "the renames Bo missed")
+        time.sleep(1)
+        while not on_a.events.empty():
+            replayed.append(on_a.events.get())
+        ids = [e[1] for e in replayed]
+        check(ids == list(range(last[1] + 1, last[1] + 1 + len(ids))) and len(ids) >= 2,
+              f"after event {last[1]} on B, A replays the next events once each, in order: {[(e[1], e[2]) for e in replayed]}")
+        on_a.close()
+        log(f"a stream that left B after event {last[1]} resumed on A with events {ids}")
 
         # SIGKILL of B while uploads run: every 201 survives, served by A.
         acknowledged, stop = [], threading.Event()
