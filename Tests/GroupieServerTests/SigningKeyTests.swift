@@ -1,20 +1,15 @@
 import Foundation
+import GroupieTestSupport
 import Testing
 
 @testable import GroupieServer
 
 @Suite("The URL signing key of instances sharing one data folder")
 struct SigningKeyTests {
-    static func folder() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-key-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     @Test("Instances starting at once on a new folder all use the one key that is on disk")
     func oneKey() async throws {
         for _ in 0..<20 {
-            let folder = try Self.folder()
+            let folder = try ScratchFolder.make("groupie-key")
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let keys = try await withThrowingTaskGroup(of: Data.self) { starts in
                 for _ in 0..<8 { starts.addTask { try ImageURLSigner.loadKey(dataDirectory: folder) } }
@@ -31,7 +26,7 @@ struct SigningKeyTests {
 
     @Test("A key file of the wrong length is replaced by a key, and that key stays")
     func brokenKeyReplaced() throws {
-        let folder = try Self.folder()
+        let folder = try ScratchFolder.make("groupie-key")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Data().write(to: URL(fileURLWithPath: folder + "/url-signing.key"))
         let key = try ImageURLSigner.loadKey(dataDirectory: folder)

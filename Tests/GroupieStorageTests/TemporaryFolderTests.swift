@@ -1,15 +1,10 @@
 import Foundation
+import GroupieTestSupport
 import Testing
 @testable import GroupieStorage
 
 @Suite("Temporary files of instances sharing one data folder")
 struct TemporaryFolderTests {
-    static func folder() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-blobs-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     static func write(_ path: String, age: TimeInterval = 0) throws {
         try Data("part of an upload".utf8).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-age)], ofItemAtPath: path)
@@ -17,7 +12,7 @@ struct TemporaryFolderTests {
 
     @Test("A start removes what stopped instances left, and leaves a running instance's uploads in progress alone")
     func runningInstancesKeepTheirFiles() throws {
-        let directory = try Self.folder()
+        let directory = try ScratchFolder.make("groupie-blobs")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var stopped: BlobStore? = try BlobStore(directory: directory)
         let running = try BlobStore(directory: directory)
@@ -47,7 +42,7 @@ struct TemporaryFolderTests {
 
     @Test("Instances starting at once never take each other's folders")
     func simultaneousStarts() async throws {
-        let directory = try Self.folder()
+        let directory = try ScratchFolder.make("groupie-blobs")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let stores = try await withThrowingTaskGroup(of: BlobStore.self) { starts in
             for _ in 0..<16 {
