@@ -164,8 +164,8 @@ public final class PostgresStore: GroupieStore {
     }
 
     static func isRetryable(_ error: PSQLError) -> Bool {
-        // serialization_failure, deadlock_detected, and a unique key taken by a concurrent insert
-        // of the same row (a join code, a tally row).
+        // serialization_failure and deadlock_detected. A unique key that a concurrent insert
+        // takes (a join code, a tally row) is met by the statement's own ON CONFLICT instead.
         ["40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "")
     }
 
