@@ -22,9 +22,6 @@ public struct BlobStore: Sendable {
     /// this instance's own folder, so that another instance's start leaves them alone.
     public var temporaryDirectory: String { temporary.path }
 
-    /// Where every instance's temporary folder is.
-    public var temporaryRoot: String { directory + "/tmp" }
-
     public func path(blob: String, variant: String) -> String {
         "\(directory)/\(blob.prefix(2))/\(blob)\(variant)"
     }
@@ -59,7 +56,7 @@ public struct BlobStore: Sendable {
     /// Removes temporary files that instances which no longer run (a crash, a restart) left
     /// behind; called at start. Those of instances still running stay.
     public func removeTemporaryFiles() {
-        temporary.removeAbandoned(root: temporaryRoot)
+        temporary.removeAbandoned()
     }
 
     public static func fsync(path: String) throws {

@@ -12,6 +12,8 @@ import Foundation
 public final class TemporaryFolder: Sendable {
     /// The instance's name, unique to this start of it.
     public let instance: String
+    /// Where every instance's folder is: `blobs/tmp`.
+    public let root: String
     public let path: String
     private let lock: Int32
 
@@ -22,6 +24,7 @@ public final class TemporaryFolder: Sendable {
 
     init(root: String) throws {
         instance = UUID().uuidString.lowercased()
+        self.root = root
         path = root + "/" + instance
         // Made and locked under a name the sweep leaves alone, then renamed into place: a folder
         // that carries an instance's name always holds its lock, so no sweep can take it early.
@@ -55,7 +58,7 @@ public final class TemporaryFolder: Sendable {
     /// Removes the folders of instances that no longer run, and loose files and folders being
     /// set up once older than `looseFileAge`; the folders of running instances, this one's
     /// among them, stay.
-    func removeAbandoned(root: String, now: Date = Date()) {
+    func removeAbandoned(now: Date = Date()) {
         let fileManager = FileManager.default
         for name in (try? fileManager.contentsOfDirectory(atPath: root)) ?? [] where name != instance {
             let item = root + "/" + name

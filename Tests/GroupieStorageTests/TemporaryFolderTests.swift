@@ -20,8 +20,8 @@ struct TemporaryFolderTests {
         try Self.write(stoppedFolder + "/upload")
         try Self.write(running.temporaryDirectory + "/upload")
         // A version before these folders wrote into tmp/ itself: old files go, new ones may be in progress.
-        try Self.write(running.temporaryRoot + "/old", age: TemporaryFolder.looseFileAge + 1)
-        try Self.write(running.temporaryRoot + "/new")
+        try Self.write(running.temporary.root + "/old", age: TemporaryFolder.looseFileAge + 1)
+        try Self.write(running.temporary.root + "/new")
         // The same folder as a crash leaves it: the lock went with the process.
         stopped = nil
         try FileManager.default.createDirectory(atPath: stoppedFolder, withIntermediateDirectories: true)
@@ -33,11 +33,11 @@ struct TemporaryFolderTests {
 
         #expect(!FileManager.default.fileExists(atPath: stoppedFolder))
         #expect(FileManager.default.fileExists(atPath: running.temporaryDirectory + "/upload"))
-        #expect(!FileManager.default.fileExists(atPath: running.temporaryRoot + "/old"))
-        #expect(FileManager.default.fileExists(atPath: running.temporaryRoot + "/new"))
-        #expect(TemporaryFolder.isRunning(running.temporary.instance, root: running.temporaryRoot))
-        #expect(TemporaryFolder.isRunning(starting.temporary.instance, root: starting.temporaryRoot))
-        #expect(!TemporaryFolder.isRunning(UUID().uuidString.lowercased(), root: starting.temporaryRoot))
+        #expect(!FileManager.default.fileExists(atPath: running.temporary.root + "/old"))
+        #expect(FileManager.default.fileExists(atPath: running.temporary.root + "/new"))
+        #expect(TemporaryFolder.isRunning(running.temporary.instance, root: running.temporary.root))
+        #expect(TemporaryFolder.isRunning(starting.temporary.instance, root: starting.temporary.root))
+        #expect(!TemporaryFolder.isRunning(UUID().uuidString.lowercased(), root: starting.temporary.root))
     }
 
     @Test("Instances starting at once never take each other's folders")

@@ -52,7 +52,7 @@ actor CollageService {
         for group in (try? fileManager.contentsOfDirectory(atPath: directory)) ?? [] {
             for name in (try? fileManager.contentsOfDirectory(atPath: directory + "/" + group)) ?? [] where name.hasSuffix(".tmp") {
                 let parts = name.split(separator: ".")
-                if parts.count >= 3, TemporaryFolder.isRunning(String(parts[parts.count - 3]), root: blobs.temporaryRoot) { continue }
+                if parts.count >= 3, TemporaryFolder.isRunning(String(parts[parts.count - 3]), root: blobs.temporary.root) { continue }
                 try? fileManager.removeItem(atPath: directory + "/" + group + "/" + name)
             }
         }
