@@ -296,7 +296,9 @@ final class FailureLog: Sendable {
     func record(_ key: String, now: Date, window: TimeInterval) {
         failures.withLock { failures in
             var recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
-            recent.append(now)
+            // Oldest first, as `failures(of:)` promises, though concurrent requests may record
+            // their failures out of order.
+            recent.insert(now, at: recent.firstIndex { $0 > now } ?? recent.endIndex)
             failures[key] = recent
             // Forget keys that went quiet, so that the table does not grow without bound.
             if failures.count > 10_000 {
