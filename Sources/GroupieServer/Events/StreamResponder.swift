@@ -28,25 +28,3 @@ enum EventStreamRequest {
         request.method == .get && request.uri.path.hasSuffix("/events")
     }
 }
-
-/// Hummingbird's request metrics for every request but the event streams themselves, which are
-/// counted as they open and close instead (`groupie_event_streams_open`). A stream lasts as
-/// long as a visit: as a request duration it would swamp the figures of every other request,
-/// and the metrics middleware holds on to the whole request and its context until the
-/// response ends, about 2 KiB for each open stream. A request for a stream that is refused
-/// (a 401, a 404) is counted as any other request.
-struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
-    let metrics = MetricsMiddleware<Context>()
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard EventStreamRequest.matches(request) else { return try await metrics.handle(request, context: context, next: next) }
-        let response: Response
-        do {
-            response = try await next(request, context)
-        } catch {
-            return try await metrics.handle(request, context: context) { _, _ in throw error }
-        }
-        if response.status == .ok { return response }
-        return try await metrics.handle(request, context: context) { _, _ in response }
-    }
-}

@@ -1,0 +1,109 @@
+import Dispatch
+import Hummingbird
+import Metrics
+import Synchronization
+
+/// The request metrics of Hummingbird's `MetricsMiddleware`, under the same names and
+/// dimensions (requests, errors and durations by route, method and status; requests in
+/// progress by method), for every request but the event streams themselves.
+///
+/// Two differences:
+/// - An event stream that opens is counted as it opens and closes instead
+///   (`groupie_event_streams_open`). A stream lasts as long as a visit: as a request duration it
+///   would swamp the figures of every other request, and waiting for its end would hold on to
+///   the whole request and its context, about 2 KiB for each open stream. A request for a stream
+///   that is refused (a 401, a 404) is counted as any other request.
+/// - An answer of known length up to `smallAnswer` is counted when its route returns it.
+///   Hummingbird writes the head, body and end of an answer held in one buffer in a single write
+///   to the socket; an answer wrapped to count it once it is written goes out in three, each a
+///   hop to the connection's event loop and a system call. A JSON document is small enough for
+///   the socket's buffer to take it at once, so the time its write adds is not worth measuring
+///   (`make bench`, group read: the wrapping cost a fifth of the route's CPU). A longer answer, or
+///   one whose length is unknown (a file, a zip stream), is counted once it is written, as
+///   Hummingbird does.
+struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var smallAnswer: Int { 64 * 1024 }
+    private let metrics = RequestMetrics()
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let stream = EventStreamRequest.matches(request)
+        let active = stream ? nil : metrics.active(request.method)
+        active?.increment()
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
+            let route = metrics.route(context.endpointPath ?? "NotFound", request.method, status)
+            route.requests.increment()
+            route.errors.increment()
+            active?.decrement()
+            throw error
+        }
+        if stream, response.status == .ok { return response }
+        let route = metrics.route(context.endpointPath ?? "Unknown", request.method, response.status)
+        let record: @Sendable () -> Void = {
+            route.requests.increment()
+            route.duration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
+            active?.decrement()
+        }
+        if let length = response.body.contentLength, length <= Self.smallAnswer {
+            record()
+            return response
+        }
+        var counted = response
+        let body = response.body
+        counted.body = ResponseBody(contentLength: body.contentLength) { writer in
+            defer { record() }
+            try await body.write(writer)
+        }
+        return counted
+    }
+}
+
+/// The metrics of each route, method and status, made once: swift-metrics finds a metric in
+/// its factory's registry by label and dimensions, a lookup this spares every request.
+private final class RequestMetrics: Sendable {
+    struct Route: Sendable {
+        let requests: Counter
+        let errors: Counter
+        let duration: Metrics.Timer
+    }
+
+    private struct Key: Hashable {
+        let path: String
+        let method: HTTPRequest.Method
+        let status: HTTPResponse.Status
+    }
+
+    private let routes = Mutex<[Key: Route]>([:])
+    private let methods = Mutex<[HTTPRequest.Method: Meter]>([:])
+
+    func active(_ method: HTTPRequest.Method) -> Meter {
+        methods.withLock { methods in
+            if let meter = methods[method] { return meter }
+            let meter = Meter(label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)])
+            methods[method] = meter
+            return meter
+        }
+    }
+
+    func route(_ path: String, _ method: HTTPRequest.Method, _ status: HTTPResponse.Status) -> Route {
+        let key = Key(path: path, method: method, status: status)
+        return routes.withLock { routes in
+            if let route = routes[key] { return route }
+            let dimensions = [("http.route", path), ("http.request.method", method.rawValue), ("http.response.status_code", String(status.code))]
+            let route = Route(
+                requests: Counter(label: "hb.requests", dimensions: dimensions),
+                errors: Counter(
+                    label: "hb.request.errors",
+                    dimensions: [("http.route", path), ("http.request.method", method.rawValue), ("error.type", String(status.code))]
+                ),
+                duration: Metrics.Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
+            )
+            routes[key] = route
+            return route
+        }
+    }
+}
