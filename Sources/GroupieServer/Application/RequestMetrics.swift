@@ -35,9 +35,9 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
-            let route = metrics.route(context.endpointPath ?? "NotFound", request.method, status)
-            route.requests.increment()
-            route.errors.increment()
+            let path = context.endpointPath ?? "NotFound"
+            metrics.route(path, request.method, status).requests.increment()
+            metrics.errors(path, request.method, status).increment()
             active?.decrement()
             throw error
         }
@@ -63,11 +63,11 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// The metrics of each route, method and status, made once: swift-metrics finds a metric in
-/// its factory's registry by label and dimensions, a lookup this spares every request.
+/// its factory's registry by label and dimensions, a lookup this spares every request. A
+/// route's error counter is made by its first error, not beside every route's request counter.
 private final class RequestMetrics: Sendable {
     struct Route: Sendable {
         let requests: Counter
-        let errors: Counter
         let duration: Metrics.Timer
     }
 
@@ -78,6 +78,7 @@ private final class RequestMetrics: Sendable {
     }
 
     private let routes = Mutex<[Key: Route]>([:])
+    private let errorCounters = Mutex<[Key: Counter]>([:])
     private let methods = Mutex<[HTTPRequest.Method: Meter]>([:])
 
     func active(_ method: HTTPRequest.Method) -> Meter {
@@ -90,20 +91,29 @@ private final class RequestMetrics: Sendable {
     }
 
     func route(_ path: String, _ method: HTTPRequest.Method, _ status: HTTPResponse.Status) -> Route {
-        let key = Key(path: path, method: method, status: status)
-        return routes.withLock { routes in
+        routes.withLock { routes in
+            let key = Key(path: path, method: method, status: status)
             if let route = routes[key] { return route }
             let dimensions = [("http.route", path), ("http.request.method", method.rawValue), ("http.response.status_code", String(status.code))]
             let route = Route(
                 requests: Counter(label: "hb.requests", dimensions: dimensions),
-                errors: Counter(
-                    label: "hb.request.errors",
-                    dimensions: [("http.route", path), ("http.request.method", method.rawValue), ("error.type", String(status.code))]
-                ),
                 duration: Metrics.Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
             )
             routes[key] = route
             return route
+        }
+    }
+
+    func errors(_ path: String, _ method: HTTPRequest.Method, _ status: HTTPResponse.Status) -> Counter {
+        errorCounters.withLock { counters in
+            let key = Key(path: path, method: method, status: status)
+            if let counter = counters[key] { return counter }
+            let counter = Counter(
+                label: "hb.request.errors",
+                dimensions: [("http.route", path), ("http.request.method", method.rawValue), ("error.type", String(status.code))]
+            )
+            counters[key] = counter
+            return counter
         }
     }
 }
