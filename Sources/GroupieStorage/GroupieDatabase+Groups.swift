@@ -112,13 +112,13 @@ extension GroupieDatabase {
     /// request of a member to its group asks this first.
     public func membership(playerId: String, groupId: String) async throws -> Membership? {
         try await lookupOne { db in
-            try db.cachedStatement(sql: Self.memberSelect + " player.id = ?").firstRow(arguments: [groupId, playerId], Self.membership(from:)) ?? nil
+            try db.cachedStatement(sql: Self.memberById).firstRow(arguments: [groupId, playerId], Self.membership(from:)) ?? nil
         }
     }
 
     public func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)? {
         try await lookupOne { db in
-            try db.cachedStatement(sql: Self.memberSelect + " player.token_hash = ?").firstRow(arguments: [groupId, tokenHash]) {
+            try db.cachedStatement(sql: Self.memberByToken).firstRow(arguments: [groupId, tokenHash]) {
                 (Self.player(from: $0), Self.membership(from: $0))
             }
         }
@@ -137,6 +137,11 @@ extension GroupieDatabase {
         LEFT JOIN play_group ON play_group.id = membership.group_id
         WHERE
         """
+
+    /// `memberSelect` by player id and by token hash, joined once: GRDB finds a cached statement
+    /// by its SQL, which a lookup would otherwise build anew for every request.
+    static let memberById = memberSelect + " player.id = ?"
+    static let memberByToken = memberSelect + " player.token_hash = ?"
 
     /// The membership of a `memberSelect` row, nil for a stranger.
     static func membership(from row: StatementColumns) -> Membership? {
