@@ -9,9 +9,9 @@ extension PostgresStore {
 
     public func createPlayer(name: String, language: String?, tokenHash: Data, now: Date) async throws -> Player {
         let player = Player(id: Self.newId(), name: name, language: language, createdAt: now)
-        try await client.query("""
+        try await statement("""
             INSERT INTO player (id, name, language, token_hash, created_at) VALUES (\(player.id), \(name), \(language), \(tokenHash), \(now.timeIntervalSince1970))
-            """, logger: logger)
+            """)
         return player
     }
 
@@ -26,10 +26,10 @@ extension PostgresStore {
     public func updatePlayer(id: String, name: String?, language: String??) async throws -> Player? {
         try await write { connection in
             if let name {
-                try await connection.query("UPDATE player SET name = \(name) WHERE id = \(id)", logger: logger)
+                try await connection.run("UPDATE player SET name = \(name) WHERE id = \(id)", logger: logger)
             }
             if let language {
-                try await connection.query("UPDATE player SET language = \(language) WHERE id = \(id)", logger: logger)
+                try await connection.run("UPDATE player SET language = \(language) WHERE id = \(id)", logger: logger)
             }
             return try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger)
         }
@@ -48,8 +48,8 @@ extension PostgresStore {
                 try await Self.leave(connection, groupId: groupId, playerId: id, now: now, logger: logger)
             }
             try await Self.renameInEvents(connection, playerId: id, to: "", logger: logger)
-            try await connection.query("UPDATE play_group SET creator_id = NULL WHERE creator_id = \(id)", logger: logger)
-            try await connection.query("DELETE FROM player WHERE id = \(id)", logger: logger)
+            try await connection.run("UPDATE play_group SET creator_id = NULL WHERE creator_id = \(id)", logger: logger)
+            try await connection.run("DELETE FROM player WHERE id = \(id)", logger: logger)
             var unused: [String] = []
             for blob in blobs where try await !Self.isBlobUsed(connection, blob, logger: logger) { unused.append(blob) }
             return Erasure(unusedBlobs: unused, groupsWithPhotos: groups)
@@ -65,7 +65,7 @@ extension PostgresStore {
     /// Writes `name` over the copies of a player's name in the stored events of their groups.
     static func renameInEvents(_ connection: PostgresConnection, playerId: String, to name: String, logger: Logger) async throws {
         for (idField, nameField) in [("playerId", "name"), ("photographerId", "photographerName")] {
-            try await connection.query("""
+            try await connection.run("""
                 UPDATE group_event SET data = jsonb_set(data::jsonb, ARRAY[\(nameField)], to_jsonb(\(name)::text))::text
                 WHERE group_id IN (SELECT group_id FROM membership WHERE player_id = \(playerId))
                   AND data::jsonb ->> \(idField) = \(playerId) AND data::jsonb ? \(nameField)
@@ -84,7 +84,7 @@ extension PostgresStore {
                 left = try await Self.appendEvents(connection, groupId: current, [.memberLeft(playerId: creatorId)], now: now, logger: logger)
             }
             let group = try await Self.insertGroup(connection, venueId: venueId, name: name, creatorId: creatorId, joinableFor: joinableFor, now: now, logger: logger)
-            try await connection.query(
+            try await connection.run(
                 "INSERT INTO membership (group_id, player_id, joined_at) VALUES (\(group.id), \(creatorId), \(now.timeIntervalSince1970))", logger: logger
             )
             return Join(group: group, left: left, joined: [])
@@ -144,11 +144,11 @@ extension PostgresStore {
                 try await Self.leave(connection, groupId: current, playerId: playerId, now: now, logger: logger)
                 left = try await Self.appendEvents(connection, groupId: current, [.memberLeft(playerId: playerId)], now: now, logger: logger)
             }
-            try await connection.query(
+            try await connection.run(
                 "INSERT INTO membership (group_id, player_id, joined_at) VALUES (\(group.id), \(playerId), \(now.timeIntervalSince1970))", logger: logger
             )
             if group.creatorId == nil {
-                try await connection.query("UPDATE play_group SET creator_id = \(playerId) WHERE id = \(group.id) AND creator_id IS NULL", logger: logger)
+                try await connection.run("UPDATE play_group SET creator_id = \(playerId) WHERE id = \(group.id) AND creator_id IS NULL", logger: logger)
                 group = try await Self.lockGroup(connection, id: group.id, logger: logger) ?? group
             }
             let name = try await connection.value("SELECT name FROM player WHERE id = \(playerId)", as: String.self, logger: logger) ?? ""
@@ -227,7 +227,7 @@ extension PostgresStore {
     }
 
     public func groupExists(id: String) async throws -> Bool {
-        try await client.query("SELECT 1 FROM play_group WHERE id = \(id)", logger: logger).collect().isEmpty == false
+        try await statement("SELECT 1 FROM play_group WHERE id = \(id)").isEmpty == false
     }
 
     public func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)] {
@@ -327,9 +327,9 @@ extension PostgresStore {
 
     public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {
         let kinds = GroupEventKind.allCases.map(\.rawValue)
-        return try await client.query("""
+        return try await statement("""
             SELECT seq, type, data FROM group_event WHERE group_id = \(groupId) AND seq > \(seq) AND type = ANY(\(kinds)) ORDER BY seq LIMIT \(limit)
-            """, logger: logger).collect().compactMap { row in
+            """).compactMap { row in
             let row = row.makeRandomAccess()
             return try GroupEventKind(rawValue: try row.get(1)).map { GroupEvent(groupId: groupId, seq: try row.get(0), kind: $0, data: try row.get(2)) }
         }
@@ -403,7 +403,7 @@ extension PostgresStore {
 
     /// Ends a membership and hands the group to its longest-standing member if the creator left.
     static func leave(_ connection: PostgresConnection, groupId: String, playerId: String, now: Date, logger: Logger) async throws {
-        try await connection.query("""
+        try await connection.run("""
             UPDATE membership SET left_at = \(now.timeIntervalSince1970) WHERE group_id = \(groupId) AND player_id = \(playerId) AND left_at IS NULL
             """, logger: logger)
         let creator = try await connection.value("SELECT creator_id FROM play_group WHERE id = \(groupId)", as: String.self, logger: logger)
@@ -411,6 +411,6 @@ extension PostgresStore {
         let successor = try await connection.value("""
             SELECT player_id FROM membership WHERE group_id = \(groupId) AND left_at IS NULL ORDER BY joined_at, id LIMIT 1
             """, as: String.self, logger: logger)
-        try await connection.query("UPDATE play_group SET creator_id = \(successor) WHERE id = \(groupId)", logger: logger)
+        try await connection.run("UPDATE play_group SET creator_id = \(successor) WHERE id = \(groupId)", logger: logger)
     }
 }

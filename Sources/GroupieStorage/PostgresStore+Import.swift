@@ -73,7 +73,7 @@ extension PostgresStore {
                             try Self.bind(row[index], as: kind, into: &bindings)
                         }
                         let placeholders = (1...table.columns.count).map { "$\($0)" }.joined(separator: ", ")
-                        try await connection.query(
+                        try await connection.run(
                             PostgresQuery(unsafeSQL: "INSERT INTO \(table.name) (\(names)) VALUES (\(placeholders))\(table.shared ? " ON CONFLICT DO NOTHING" : "")", binds: bindings),
                             logger: logger
                         )

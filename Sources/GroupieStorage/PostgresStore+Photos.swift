@@ -21,7 +21,7 @@ extension PostgresStore {
             let id = Self.newId()
             let at = now.timeIntervalSince1970
             if venue?.review == .beforeSharing {
-                try await connection.query("""
+                try await connection.run("""
                     INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
                                               focus_x, focus_y, hidden_at, hidden_reason, held)
                     VALUES (\(id), \(new.groupId), \(new.photographerId), \(new.missionId), \(new.taskId), \(new.blob), \(new.format),
@@ -30,7 +30,7 @@ extension PostgresStore {
                 try await Self.rememberKey(connection, new, photoId: id, now: now, logger: logger)
                 return (try await Self.heldPhoto(connection, id: id, logger: logger)!, true, true, [])
             }
-            try await connection.query("""
+            try await connection.run("""
                 INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
                 VALUES (\(id), \(new.groupId), \(new.photographerId), \(new.missionId), \(new.taskId), \(new.blob), \(new.format),
                         \(new.width), \(new.height), \(at), \(new.focus?.x), \(new.focus?.y))
@@ -47,7 +47,7 @@ extension PostgresStore {
 
     static func rememberKey(_ connection: PostgresConnection, _ new: NewPhoto, photoId: String, now: Date, logger: Logger) async throws {
         guard let key = new.idempotencyKey else { return }
-        try await connection.query("""
+        try await connection.run("""
             INSERT INTO upload_key (player_id, group_id, key, photo_id, mission_id, task_id, created_at)
             VALUES (\(new.photographerId), \(new.groupId), \(key), \(photoId), \(new.missionId), \(new.taskId), \(now.timeIntervalSince1970))
             ON CONFLICT (player_id, group_id, key) DO UPDATE SET photo_id = excluded.photo_id, mission_id = excluded.mission_id,
@@ -108,7 +108,7 @@ extension PostgresStore {
             if try await Self.photo(connection, id: id, logger: logger) == nil, let held = try await Self.heldPhoto(connection, id: id, logger: logger),
                 held.photographerId == actorId, try await Self.activeGroupId(connection, playerId: actorId, logger: logger) == held.groupId
             {
-                try await connection.query("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
+                try await connection.run("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
                 return (held, try await !Self.isBlobUsed(connection, held.blob, logger: logger), [])
             }
             guard let photo = try await Self.photo(connection, id: id, logger: logger),
@@ -119,7 +119,7 @@ extension PostgresStore {
                 .remove(photo, actorId: actorId, creatorId: creatorId), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger),
                 venue: venue
             )
-            try await connection.query("DELETE FROM photo WHERE id = \(id)", logger: logger)
+            try await connection.run("DELETE FROM photo WHERE id = \(id)", logger: logger)
             return (
                 photo, try await !Self.isBlobUsed(connection, photo.blob, logger: logger),
                 try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
@@ -129,8 +129,8 @@ extension PostgresStore {
 
     public func setFocus(photoId: String, _ focus: Focus) async throws {
         try await write { connection in
-            try await connection.query("UPDATE photo SET focus_x = \(focus.x), focus_y = \(focus.y) WHERE id = \(photoId)", logger: logger)
-            try await connection.query("UPDATE hidden_photo SET focus_x = \(focus.x), focus_y = \(focus.y) WHERE id = \(photoId)", logger: logger)
+            try await connection.run("UPDATE photo SET focus_x = \(focus.x), focus_y = \(focus.y) WHERE id = \(photoId)", logger: logger)
+            try await connection.run("UPDATE hidden_photo SET focus_x = \(focus.x), focus_y = \(focus.y) WHERE id = \(photoId)", logger: logger)
         }
     }
 
@@ -164,7 +164,7 @@ extension PostgresStore {
             let previous = try await connection.value(
                 "SELECT key FROM collage WHERE group_id = \(record.groupId) AND mission_id = \(record.missionId)", as: String.self, logger: logger
             )
-            try await connection.query("""
+            try await connection.run("""
                 INSERT INTO collage (group_id, mission_id, photo_ids, key, width, height, created_at)
                 VALUES (\(record.groupId), \(record.missionId), \(record.photoIds.joined(separator: ",")), \(record.key), \(record.width), \(record.height),
                         \(record.createdAt.timeIntervalSince1970))
@@ -184,7 +184,7 @@ extension PostgresStore {
     }
 
     public func deleteCollage(groupId: String, missionId: String) async throws {
-        try await client.query("DELETE FROM collage WHERE group_id = \(groupId) AND mission_id = \(missionId)", logger: logger)
+        try await statement("DELETE FROM collage WHERE group_id = \(groupId) AND mission_id = \(missionId)")
     }
 
     // MARK: - Inside transactions
@@ -258,7 +258,7 @@ extension PostgresStore {
     }
 
     static func pick(_ connection: PostgresConnection, groupId: String, task: GroupProgress.TaskKey, photoId: String, logger: Logger) async throws {
-        try await connection.query("""
+        try await connection.run("""
             INSERT INTO task_choice (group_id, mission_id, task_id, photo_id) VALUES (\(groupId), \(task.missionId), \(task.taskId), \(photoId))
             ON CONFLICT (group_id, mission_id, task_id) DO UPDATE SET photo_id = excluded.photo_id
             """, logger: logger)

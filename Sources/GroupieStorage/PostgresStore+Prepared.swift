@@ -45,6 +45,7 @@ extension PostgresConnection {
 
     /// Every row of a prepared statement, for reading by position.
     func rows<Text: PreparedSQL>(_ statement: Prepared<Text>, logger: Logger) async throws -> [PostgresRandomAccessRow] {
+        try ensureOpen()
         do {
             var rows: [PostgresRandomAccessRow] = []
             for try await row in try await execute(statement, logger: logger) {

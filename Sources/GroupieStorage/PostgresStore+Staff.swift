@@ -16,7 +16,7 @@ extension PostgresStore {
                 """, logger: logger)
             guard !inserted.isEmpty else { throw StaffError.emailTaken }
             for venueId in venueIds.sorted() {
-                try await connection.query("INSERT INTO staff_venue (staff_id, venue_id) VALUES (\(member.id), \(venueId))", logger: logger)
+                try await connection.run("INSERT INTO staff_venue (staff_id, venue_id) VALUES (\(member.id), \(venueId))", logger: logger)
             }
             return member
         }
@@ -54,15 +54,15 @@ extension PostgresStore {
             guard let id = try await connection.value("SELECT id FROM staff WHERE email = \(email)", as: String.self, logger: logger) else {
                 throw StaffError.unknownStaff
             }
-            try await connection.query("UPDATE staff SET password_hash = \(passwordHash) WHERE id = \(id)", logger: logger)
-            try await connection.query("DELETE FROM staff_session WHERE staff_id = \(id)", logger: logger)
+            try await connection.run("UPDATE staff SET password_hash = \(passwordHash) WHERE id = \(id)", logger: logger)
+            try await connection.run("DELETE FROM staff_session WHERE staff_id = \(id)", logger: logger)
         }
     }
 
     public func startStaffSession(staffId: String, tokenHash: Data, csrfToken: String, now: Date, lifetime: TimeInterval) async throws {
         try await write { connection in
-            try await connection.query("DELETE FROM staff_session WHERE expires_at <= \(now.timeIntervalSince1970)", logger: logger)
-            try await connection.query("""
+            try await connection.run("DELETE FROM staff_session WHERE expires_at <= \(now.timeIntervalSince1970)", logger: logger)
+            try await connection.run("""
                 INSERT INTO staff_session (token_hash, staff_id, csrf_token, created_at, expires_at)
                 VALUES (\(tokenHash), \(staffId), \(csrfToken), \(now.timeIntervalSince1970), \(now.timeIntervalSince1970 + lifetime))
                 """, logger: logger)
@@ -81,24 +81,24 @@ extension PostgresStore {
     }
 
     public func endStaffSession(tokenHash: Data) async throws {
-        try await client.query("DELETE FROM staff_session WHERE token_hash = \(tokenHash)", logger: logger)
+        try await statement("DELETE FROM staff_session WHERE token_hash = \(tokenHash)")
     }
 
     public func audit(_ entry: AuditEntry) async throws {
-        try await client.query("""
+        try await statement("""
             INSERT INTO staff_audit (at, staff_email, venue_id, action, subject, reason)
             VALUES (\(entry.at.timeIntervalSince1970), \(entry.staffEmail), \(entry.venueId), \(entry.action), \(entry.subject), \(entry.reason))
-            """, logger: logger)
+            """)
     }
 
     public func auditLog(venueIds: Set<String>?, staffEmail: String, limit: Int) async throws -> [AuditEntry] {
         let everything = venueIds == nil
         let venues = (venueIds ?? []).sorted()
-        return try await client.query("""
+        return try await statement("""
             SELECT at, staff_email, venue_id, action, subject, reason FROM staff_audit
             WHERE \(everything) OR staff_email = \(staffEmail) OR venue_id = ANY(\(venues))
             ORDER BY id DESC LIMIT \(limit)
-            """, logger: logger).collect().map { row in
+            """).map { row in
             let row = row.makeRandomAccess()
             return AuditEntry(
                 at: Date(timeIntervalSince1970: try row.get(0)), staffEmail: try row.get(1), venueId: try row.get(2),
@@ -198,20 +198,20 @@ extension PostgresStore {
             guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
             _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
             guard let photo = try await Self.photo(connection, id: id, logger: logger) else {
-                try await connection.query("""
+                try await connection.run("""
                     UPDATE hidden_photo SET held = false, hidden_reason = \(reason), hidden_at = \(now.timeIntervalSince1970) WHERE id = \(id) AND held
                     """, logger: logger)
                 return []
             }
             let change = try PhotoRules.change(.withdraw(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
-            try await connection.query("""
+            try await connection.run("""
                 INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
                                           focus_x, focus_y, hidden_at, hidden_reason)
                 SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y,
                        \(now.timeIntervalSince1970), \(reason)
                 FROM photo WHERE id = \(id)
                 """, logger: logger)
-            try await connection.query("DELETE FROM photo WHERE id = \(id)", logger: logger)
+            try await connection.run("DELETE FROM photo WHERE id = \(id)", logger: logger)
             return try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
         }
     }
@@ -223,12 +223,12 @@ extension PostgresStore {
             guard let row = try await connection.one("\(unescaped: Self.hiddenSelect) WHERE hidden_photo.id = \(id)", logger: logger) else { return [] }
             let photo = try Self.photo(from: row)
             let change = try PhotoRules.change(.add(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
-            try await connection.query("""
+            try await connection.run("""
                 INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
                 SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y
                 FROM hidden_photo WHERE id = \(id)
                 """, logger: logger)
-            try await connection.query("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
+            try await connection.run("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
             return try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
         }
     }
@@ -242,11 +242,11 @@ extension PostgresStore {
             if let shown = try await Self.photo(connection, id: id, logger: logger) {
                 photo = shown
                 let change = try PhotoRules.change(.withdraw(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
-                try await connection.query("DELETE FROM photo WHERE id = \(id)", logger: logger)
+                try await connection.run("DELETE FROM photo WHERE id = \(id)", logger: logger)
                 events = try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
             } else if let row = try await connection.one("\(unescaped: Self.hiddenSelect) WHERE hidden_photo.id = \(id)", logger: logger) {
                 photo = try Self.photo(from: row)
-                try await connection.query("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
+                try await connection.run("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
             } else {
                 throw ModerationError.photoNotFound
             }
@@ -258,7 +258,7 @@ extension PostgresStore {
         try await write { connection in
             guard var group = try await Self.lockGroup(connection, id: id, logger: logger) else { throw ModerationError.groupNotFound }
             if group.closed != nil { return (group, []) }
-            try await connection.query(
+            try await connection.run(
                 "UPDATE play_group SET closed_at = \(now.timeIntervalSince1970), closed_reason = \(reason) WHERE id = \(id)", logger: logger
             )
             group.closed = Group.Closure(at: now, reason: reason)

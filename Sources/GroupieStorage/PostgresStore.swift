@@ -72,20 +72,20 @@ public final class PostgresStore: GroupieStore {
     @discardableResult
     public func migrate() async throws -> [Int] {
         try await client.withConnection { connection in
-            try await connection.query("SELECT pg_advisory_lock(\(Self.migrationLock))", logger: logger)
+            try await connection.run("SELECT pg_advisory_lock(\(Self.migrationLock))", logger: logger)
             do {
                 let applied = try await applyMigrations(connection)
-                try await connection.query("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
+                try await connection.run("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
                 return applied
             } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
+                _ = try? await connection.run("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
                 throw error
             }
         }
     }
 
     private func applyMigrations(_ connection: PostgresConnection) async throws -> [Int] {
-        try await connection.query("""
+        try await connection.run("""
             CREATE TABLE IF NOT EXISTS groupie_migration (
                 version bigint PRIMARY KEY, name text NOT NULL, applied_at double precision NOT NULL
             )
@@ -96,17 +96,17 @@ public final class PostgresStore: GroupieStore {
         }
         var applied: [Int] = []
         for migration in PostgresSchema.migrations where !done.contains(migration.version) {
-            try await connection.query("BEGIN", logger: logger)
+            try await connection.run("BEGIN", logger: logger)
             do {
                 for statement in PostgresSchema.statements(of: migration.sql) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.run(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query("""
+                try await connection.run("""
                     INSERT INTO groupie_migration (version, name, applied_at) VALUES (\(migration.version), \(migration.name), \(Date().timeIntervalSince1970))
                     """, logger: logger)
-                try await connection.query("COMMIT", logger: logger)
+                try await connection.run("COMMIT", logger: logger)
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                _ = try? await connection.run("ROLLBACK", logger: logger)
                 throw error
             }
             logger.info("applied PostgreSQL migration \(migration.version): \(migration.name)")
@@ -143,6 +143,12 @@ public final class PostgresStore: GroupieStore {
         try await client.withConnection { try await body($0) }
     }
 
+    /// The rows of one statement, on a leased connection, outside a transaction.
+    @discardableResult
+    func statement(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await once { try await $0.run(query, logger: logger).collect() }
+    }
+
     /// Runs `body` on one snapshot of the database: reads of several statements agree.
     func read<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
@@ -150,15 +156,15 @@ public final class PostgresStore: GroupieStore {
 
     private func transaction<T: Sendable>(_ begin: PostgresQuery, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
-            try await connection.query(begin, logger: logger)
+            try await connection.run(begin, logger: logger)
             let value: T
             do {
                 value = try await body(connection)
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                _ = try? await connection.run("ROLLBACK", logger: logger)
                 throw error
             }
-            try await connection.query("COMMIT", logger: logger)
+            try await connection.run("COMMIT", logger: logger)
             return value
         }
     }
@@ -220,10 +226,10 @@ public final class PostgresStore: GroupieStore {
             }
             do {
                 let value = try await body()
-                try await connection.query("SELECT pg_advisory_unlock(hashtext(\(key)))", logger: logger)
+                try await connection.run("SELECT pg_advisory_unlock(hashtext(\(key)))", logger: logger)
                 return value
             } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(hashtext(\(key)))", logger: logger)
+                _ = try? await connection.run("SELECT pg_advisory_unlock(hashtext(\(key)))", logger: logger)
                 throw error
             }
         }
@@ -275,11 +281,11 @@ public final class PostgresStore: GroupieStore {
     public func recordFailure(of key: String, now: Date, window: TimeInterval) async throws {
         let cutoff = now.timeIntervalSince1970 - window
         try await write { connection in
-            try await connection.query("INSERT INTO rate_failure (key, at) VALUES (\(key), \(now.timeIntervalSince1970))", logger: logger)
-            try await connection.query("DELETE FROM rate_failure WHERE key = \(key) AND at <= \(cutoff)", logger: logger)
+            try await connection.run("INSERT INTO rate_failure (key, at) VALUES (\(key), \(now.timeIntervalSince1970))", logger: logger)
+            try await connection.run("DELETE FROM rate_failure WHERE key = \(key) AND at <= \(cutoff)", logger: logger)
             // Keys that went quiet go now and then, after a day: no limit counts further back.
             if Int.random(in: 0..<100) == 0 {
-                try await connection.query("DELETE FROM rate_failure WHERE at <= \(now.timeIntervalSince1970 - 86_400)", logger: logger)
+                try await connection.run("DELETE FROM rate_failure WHERE at <= \(now.timeIntervalSince1970 - 86_400)", logger: logger)
             }
         }
     }
@@ -386,9 +392,28 @@ public struct PostgresURL: Sendable {
 // MARK: - Reading rows
 
 extension PostgresConnection {
+    /// `query`, refused at once when the connection has closed. postgres-nio 1.33.2 hands a
+    /// query to the connection's channel without a way to hear that the channel refused it, and
+    /// answers it from the channel's handler, which a closed channel no longer has: a query on a
+    /// closed connection waits for ever. That is where a restart of the database left Groupie: the
+    /// ROLLBACK after a statement that failed with the connection, or the unlock at the end of a
+    /// retention sweep, hung and kept their connection, the sweep's slot and a shutdown waiting.
+    /// Every statement of the store goes through here (or `rows` of a prepared statement, which
+    /// checks the same).
+    @discardableResult
+    func run(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
+        try ensureOpen()
+        return try await self.query(query, logger: logger)
+    }
+
+    /// Throws `PostgresConnectionClosed` when the connection has closed.
+    func ensureOpen() throws {
+        if isClosed { throw PostgresConnectionClosed() }
+    }
+
     /// Every row of the query, for reading by position.
     func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRandomAccessRow] {
-        try await self.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+        try await run(query, logger: logger).collect().map { $0.makeRandomAccess() }
     }
 
     /// The first row of the query, if any.
@@ -412,4 +437,9 @@ extension PostgresRandomAccessRow {
     func get<T: PostgresDecodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
         try self[index].decode(T.self)
     }
+}
+
+/// A statement asked of a connection that PostgreSQL (or the network) had already closed.
+public struct PostgresConnectionClosed: Error, CustomStringConvertible {
+    public var description: String { "the connection to PostgreSQL is closed" }
 }

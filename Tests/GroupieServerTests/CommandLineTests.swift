@@ -3,13 +3,21 @@ import Foundation
 import FoundationNetworking
 #endif
 import GroupieServer
-import GroupieStorage
+@testable import GroupieStorage
+import GroupieTestSupport
+import Logging
 import Testing
 
 /// The `groupie` executable as an operator runs it.
 @Suite("Command line")
 struct CommandLineTests {
     static let executable = TestServer.repository.appendingPathComponent(".build/debug/groupie").path
+
+    static var logger: Logger {
+        var logger = Logger(label: "groupie-test")
+        logger.logLevel = .warning
+        return logger
+    }
 
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
@@ -87,6 +95,109 @@ struct CommandLineTests {
         #expect(mode == 0o600, "names and token hashes are for the service user only")
         let postgres = try Self.run(["export", "--database", "postgres://localhost/x", "--venue", "aquarium", "--to", folder + "/b.sqlite"])
         #expect(postgres.status != 0 && postgres.errors.contains("Export reads the SQLite database of a data folder"))
+    }
+
+    @Test("`migrate` brings a new PostgreSQL database to the current schema and exits 0; run again, it applies nothing")
+    func migratePostgres() throws {
+        let url = try TestPostgres.freshDatabase()
+        let versions = PostgresSchema.migrations.map(\.version)
+        let first = try Self.run(["migrate", "--database", url])
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(first.output == "PostgreSQL database \(url) is at the current schema (migrations \(versions.map(String.init).joined(separator: ", ")))\n")
+        let recorded = try TestPostgres.psql(url, "SELECT version || ' ' || applied_at FROM groupie_migration ORDER BY version")
+        #expect(recorded.split(separator: "\n").map { Int($0.prefix { $0 != " " }) } == versions, "every migration recorded once")
+        #expect(try TestPostgres.psql(url, "SELECT to_regclass('play_group') IS NOT NULL AND to_regclass('photo') IS NOT NULL") == "t")
+        // The second time through the environment, as an upgrade script may run it.
+        let again = try Self.run(["migrate"], environment: ["GROUPIE_DATABASE": url])
+        #expect(again.status == 0, "\(again.errors)")
+        #expect(again.output == first.output)
+        #expect(try TestPostgres.psql(url, "SELECT version || ' ' || applied_at FROM groupie_migration ORDER BY version") == recorded, "nothing applied again")
+    }
+
+    @Test("`export` of a venue from a data folder, then `import` into PostgreSQL: its rows arrive; importing it again is refused and changes nothing")
+    func exportThenImport() async throws {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium())
+        let image = try TestImages.jpegWithEXIF(width: 800, height: 600, orientation: 1)
+        let (ada, bo, group, photoId) = try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bö 🐟")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            let (response, body) = try await PhotoRouteTests.upload(client, image, as: bo, group: group.id, query: "?mission=sharks&task=shark")
+            #expect(response.status == .created)
+            return (ada, bo, group, try #require((body["photo"] as? [String: Any])?["id"] as? String))
+        }
+        let source = try server.database()
+        let photo = try #require(try await source.photo(id: photoId))
+        let events = try await source.events(groupId: group.id, after: 0, limit: 100)
+
+        let folder = try ScratchFolder.make("groupie-import")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let export = folder + "/aquarium.sqlite"
+        let exported = try Self.run(["export", "--data", server.configuration.dataDirectory, "--venue", "aquarium", "--to", export])
+        #expect(exported.status == 0, "\(exported.errors)")
+        #expect(exported.output == "exported aquarium to \(export): 2 players, 1 groups, 1 photos\n")
+
+        let url = try TestPostgres.freshDatabase()
+        let imported = try Self.run(["import", "--from", export, "--database", url])
+        #expect(imported.status == 0, "\(imported.errors)")
+        let lines = imported.output.split(separator: "\n").map(String.init)
+        for line in ["player: 2 rows", "play_group: 1 row", "membership: 2 rows", "photo: 1 row", "group_event: \(events.count) rows"] {
+            #expect(lines.contains(line), "\(lines)")
+        }
+        #expect(lines.last == "imported into \(url): 2 players, 1 groups, 1 photos")
+
+        func counts() throws -> String {
+            try TestPostgres.psql(url, """
+                SELECT (SELECT COUNT(*) FROM player), (SELECT COUNT(*) FROM play_group), (SELECT COUNT(*) FROM membership),
+                       (SELECT COUNT(*) FROM photo), (SELECT COUNT(*) FROM group_event)
+                """)
+        }
+        #expect(try counts() == "2|1|2|1|\(events.count)")
+        #expect(try TestPostgres.psql(url, "SELECT id || ' ' || name FROM player ORDER BY name") == "\(ada.id) Ada\n\(bo.id) Bö 🐟")
+        #expect(try TestPostgres.psql(url, "SELECT id, venue_id, join_code, creator_id FROM play_group") == "\(group.id)|aquarium|\(group.code)|\(ada.id)")
+        #expect(try TestPostgres.psql(url, "SELECT player_id FROM membership WHERE left_at IS NULL ORDER BY player_id") == [ada.id, bo.id].sorted().joined(separator: "\n"))
+        #expect(try TestPostgres.psql(url, "SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height FROM photo")
+            == "\(photoId)|\(group.id)|\(bo.id)|sharks|shark|\(photo.blob)|\(photo.format)|\(photo.width)|\(photo.height)")
+        #expect(try TestPostgres.psql(url, "SELECT seq FROM group_event ORDER BY seq") == events.map { String($0.seq) }.joined(separator: "\n"))
+
+        // Read back through the store, as `serve` on PostgreSQL will.
+        let store = try await PostgresStore.open(url: url, logger: Self.logger)
+        defer { store.close() }
+        #expect(try await store.events(groupId: group.id, after: 0, limit: 100) == events)
+        #expect(try await store.photo(id: photoId) == photo)
+
+        let again = try Self.run(["import", "--from", export, "--database", url])
+        #expect(again.status != 0)
+        #expect(again.errors.contains("The PostgreSQL database already holds 1 of these groups: this database, or this venue's export, was imported before."), "\(again.errors)")
+        #expect(try counts() == "2|1|2|1|\(events.count)", "a refused import changes nothing")
+    }
+
+    @Test("`import` of a missing file or of one that is not SQLite exits non-zero, says why, and changes nothing", arguments: ["missing", "garbage"])
+    func importBadFile(_ kind: String) async throws {
+        let url = try TestPostgres.freshDatabase()
+        let store = try await PostgresStore.open(url: url, logger: Self.logger)
+        defer { store.close() }
+        let ada = try await store.createPlayer(name: "Ada", language: nil, tokenHash: Data("t".utf8), now: Date())
+        _ = try await store.createGroup(venueId: "aquarium", name: nil, creatorId: ada.id, joinableFor: 3600, now: Date())
+        let before = try await store.counts()
+
+        let folder = try ScratchFolder.make("groupie-import")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/aquarium.sqlite"
+        var garbage = Data("This is not a SQLite database, only what a failed copy left. ".utf8)
+        garbage.append(contentsOf: (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+        if kind == "garbage" { try garbage.write(to: URL(fileURLWithPath: path)) }
+
+        let result = try Self.run(["import", "--from", path, "--database", url])
+        #expect(result.status != 0)
+        #expect(result.output == "")
+        let why = kind == "missing" ? "There is no SQLite database at \(path)." : "file is not a database"
+        #expect(result.errors.contains(why), "\(result.errors)")
+        #expect(try await store.counts() == before)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(left == (kind == "missing" ? [] : ["aquarium.sqlite"]), "no file made beside it")
+        if kind == "garbage" { #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage, "the file is left as it was") }
     }
 
     @Test("`serve` with a missing folder says so in one sentence and exits")

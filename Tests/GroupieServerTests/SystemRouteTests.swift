@@ -1,5 +1,7 @@
 import Foundation
 @testable import GroupieServer
+import GroupieTestSupport
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -19,6 +21,62 @@ struct SystemRouteTests {
             #expect(body["venues"] as? Int == 1)
         }
         #expect(FileManager.default.fileExists(atPath: server.configuration.dataDirectory + "/groupie.sqlite"))
+    }
+
+    @Test("/readyz and /healthz answer 503 while PostgreSQL is down, within the store's second, and 200 once it is back")
+    func readinessFollowsPostgres() async throws {
+        // A cluster of the test's own: the one every other test shares keeps running.
+        let cluster = try TestPostgres.Cluster()
+        defer { cluster.remove() }
+        var server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium())
+        let url = try cluster.freshDatabase()
+        server.configuration.databaseURL = url
+        // The application sweeps old groups once as it starts; the stop may catch that sweep
+        // holding its lock, and the application must still stop (`PostgresOutageTests`).
+        let app = server
+        try await within(.seconds(90), "the application on its own PostgreSQL") {
+            try await app.test { client in
+                func probe(_ uri: String) async throws -> (status: HTTPResponse.Status, body: [String: Any], headers: HTTPFields, took: Duration) {
+                    let start = ContinuousClock.now
+                    let response = try await within(.seconds(10), uri) { try await client.execute(uri: uri, method: .get) { $0 } }
+                    let body = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
+                    return (response.status, body, response.headers, ContinuousClock.now - start)
+                }
+                let ready = try await probe("/readyz")
+                #expect(ready.status == .ok)
+                #expect(ready.body["status"] as? String == "ready" && ready.body["backend"] as? String == "postgresql")
+                #expect(ready.body["database"] as? String == "ok" && ready.body["venues"] as? Int == 1)
+
+                try cluster.stop()
+                let down = try await probe("/readyz")
+                #expect(down.status == .serviceUnavailable)
+                #expect(down.headers[.contentType]?.hasPrefix("application/json") == true)
+                #expect(down.headers[.cacheControl] == "no-store")
+                #expect(down.body["status"] as? String == "not ready" && down.body["backend"] as? String == "postgresql", "\(down.body)")
+                #expect(down.body["database"] as? String == "unreachable" && down.body["venues"] as? Int == 1, "\(down.body)")
+                #expect(down.took < .seconds(4), "a database that does not answer is down after a second, not after the connect timeout")
+                let failing = try await probe("/healthz")
+                #expect(failing.status == .serviceUnavailable, "/healthz answers 503 when the database does not, as the OpenAPI document says")
+                #expect(failing.body["status"] as? String == "failing" && failing.body["database"] as? String == "unreachable", "\(failing.body)")
+                #expect(failing.took < .seconds(4))
+
+                try cluster.restart()
+                // The pool connects again after its back-off, which grew while the server was down.
+                var back = try await probe("/readyz")
+                let restarted = ContinuousClock.now
+                while back.status != .ok, ContinuousClock.now - restarted < .seconds(20) {
+                    try await Task.sleep(for: .milliseconds(200))
+                    back = try await probe("/readyz")
+                }
+                #expect(back.status == .ok, "\(back.body)")
+                #expect(back.body["status"] as? String == "ready" && back.body["database"] as? String == "ok")
+                #expect(try await probe("/healthz").status == .ok)
+                // And the store works again, not only its `SELECT 1`.
+                let ada = try await client.newPlayer("Ada")
+                #expect(try await client.newGroup(by: ada).code.count > 0)
+            }
+        }
     }
 
     @Test("/sw.js is the client's service worker, at the root, never cached stale; the manifest names the client")

@@ -45,12 +45,73 @@ public enum TestPostgres {
         return components.string!
     }
 
+    /// `scripts/postgres-cluster` in the repository.
+    static var clusterScript: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/postgres-cluster").path
+    }
+
+    /// A cluster of one test's own, for a test that stops PostgreSQL and starts it again: the
+    /// shared cluster keeps serving every other test meanwhile. Removed when released.
+    public final class Cluster: Sendable {
+        /// The folder `scripts/postgres-cluster` keeps it in.
+        public let folder: String
+        /// The URL of its `postgres` database; it stays the same across `stop` and `restart`.
+        public let url: String
+
+        public init() throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-pg-own-\(UUID().uuidString.prefix(8))").path
+            let (status, output, errors) = try TestPostgres.runStartingServer(TestPostgres.clusterScript, ["start", folder])
+            guard status == 0 else { throw Failure(description: "cannot start a PostgreSQL cluster: \(errors)") }
+            url = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// A new, empty database on this cluster, and its URL.
+        public func freshDatabase(_ name: String = "groupie") throws -> String {
+            try TestPostgres.psql(url, "CREATE DATABASE \(name)")
+            return TestPostgres.replacingDatabase(of: url, with: name)
+        }
+
+        /// Stops the server (`pg_ctl stop -m fast`: its connections are ended), so that nothing
+        /// answers on its port.
+        public func stop() throws {
+            let (status, _, errors) = try TestPostgres.run(TestPostgres.clusterScript, ["stop", folder])
+            guard status == 0 else { throw Failure(description: "cannot stop the PostgreSQL cluster: \(errors)") }
+        }
+
+        /// Starts the stopped server again on the same port and socket folder: `pg_ctl restart`
+        /// reads the options of the last start from `postmaster.opts` (the script would pick a
+        /// new port).
+        public func restart() throws {
+            let options = try String(contentsOfFile: folder + "/data/postmaster.opts", encoding: .utf8)
+            // `/usr/lib/postgresql/15/bin/postgres "-D" "…" "-p" "…" …`: pg_ctl is beside postgres.
+            let server = String(options.prefix { $0 != " " && $0 != "\n" })
+            let pgCtl = URL(fileURLWithPath: server).deletingLastPathComponent().appendingPathComponent("pg_ctl").path
+            let command = [pgCtl, "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "restart"]
+            // As root, scripts/postgres-cluster runs the server as the `postgres` user.
+            let (status, _, errors) = getuid() == 0
+                ? try TestPostgres.runStartingServer("/usr/sbin/runuser", ["-u", "postgres", "--"] + command)
+                : try TestPostgres.runStartingServer(pgCtl, Array(command.dropFirst()))
+            guard status == 0 else { throw Failure(description: "cannot start the PostgreSQL cluster again: \(errors)") }
+        }
+
+        /// Stops the server for good and removes its folder; also done when the cluster is released.
+        public func remove() {
+            _ = try? TestPostgres.run(TestPostgres.clusterScript, ["stop", folder])
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+
+        deinit {
+            remove()
+        }
+    }
+
     private static func start() throws -> String {
         if let given = ProcessInfo.processInfo.environment["GROUPIE_TEST_POSTGRES"], !given.isEmpty { return given }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/postgres-cluster").path
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-pg-\(UUID().uuidString.prefix(8))").path
-        let (status, output, errors) = try run(script, ["start", folder])
+        let (status, output, errors) = try runStartingServer(script, ["start", folder])
         guard status == 0 else { throw Failure(description: "cannot start a PostgreSQL cluster for the tests: \(errors)") }
         startedFolder = folder
         atexit {
@@ -61,6 +122,15 @@ public enum TestPostgres {
             try? FileManager.default.removeItem(atPath: folder)
         }
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs a command that leaves a server running, through Python's `subprocess`, which closes
+    /// every inherited descriptor in the command. Foundation's `Process` learns that its child
+    /// exited when a socket it gave the child closes: a server started by the command would
+    /// inherit that socket and keep `waitUntilExit` waiting for as long as the server runs, as it
+    /// would keep the socket of any other `Process` that another test starts meanwhile.
+    static func runStartingServer(_ executable: String, _ arguments: [String]) throws -> (Int32, String, String) {
+        try run("/usr/bin/env", ["python3", "-c", "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))", executable] + arguments)
     }
 
     static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String, String) {

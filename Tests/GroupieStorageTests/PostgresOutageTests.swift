@@ -1,0 +1,79 @@
+import Foundation
+@testable import GroupieStorage
+import GroupieTestSupport
+import PostgresNIO
+import Testing
+
+/// The store while its PostgreSQL server goes away and comes back, on a cluster of each test's
+/// own: the one every other test shares keeps running.
+@Suite("PostgreSQL outages")
+struct PostgresOutageTests {
+    @Test("A statement on a connection PostgreSQL has closed fails at once instead of waiting for ever")
+    func statementOnClosedConnection() async throws {
+        let cluster = try TestPostgres.Cluster()
+        defer { cluster.remove() }
+        let store = try await PostgresStore.open(url: try cluster.freshDatabase(), logger: Backend.logger)
+        let outcome = try await within(.seconds(30), "a statement after the server stopped") {
+            try await store.once { connection -> String in
+                try await connection.run("SELECT 1", logger: Backend.logger)
+                try cluster.stop()
+                let start = ContinuousClock.now
+                while !connection.isClosed, ContinuousClock.now - start < .seconds(10) {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                guard connection.isClosed else { return "the connection stayed open" }
+                do {
+                    try await connection.run("SELECT 1", logger: Backend.logger)
+                    return "answered"
+                } catch is PostgresConnectionClosed {
+                    return "refused"
+                }
+            }
+        }
+        #expect(outcome == "refused")
+        store.close()
+    }
+
+    @Test("A job holding its lock while PostgreSQL restarts ends with an error, and the next job runs")
+    func lockHolderAcrossRestart() async throws {
+        let cluster = try TestPostgres.Cluster()
+        defer { cluster.remove() }
+        let store = try await PostgresStore.open(url: try cluster.freshDatabase(), logger: Backend.logger)
+        let first = try await within(.seconds(60), "a job across a restart") {
+            do {
+                _ = try await store.exclusively("sweep") {
+                    try cluster.stop()
+                    try cluster.restart()
+                    return true
+                }
+                return "finished"
+            } catch {
+                return "failed"
+            }
+        }
+        // The lock's connection was ended with the server: unlocking there cannot succeed, and
+        // must not wait for ever with the job's slot.
+        #expect(first == "failed")
+        let next = try await within(.seconds(30), "the next job") { () -> Int? in
+            // The pool opens new connections as they are asked for; the first may still find
+            // the server starting.
+            for _ in 0..<50 {
+                if let value = try? await store.exclusively("sweep", { 2 }) { return value }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return nil
+        }
+        #expect(next == 2)
+        // Every slot is free again: as many jobs at once as there are slots all run.
+        let all = try await within(.seconds(30), "jobs in every slot") {
+            try await withThrowingTaskGroup(of: Int?.self) { jobs in
+                for index in 0..<4 {
+                    jobs.addTask { try await store.exclusively("job \(index)") { index } }
+                }
+                return try await jobs.reduce(into: []) { $0.append($1) }.compactMap { $0 }.sorted()
+            }
+        }
+        #expect(all == [0, 1, 2, 3])
+        store.close()
+    }
+}
