@@ -172,9 +172,7 @@ extension StoreContractTests {
     @Test("Staff delete a photo shown, hidden or held for good: with the events of a shown one, its choice undone, and whether its files can go", arguments: Backend.allCases)
     func deletePhotoByStaff(_ backend: Backend) async throws {
         let store = try await backend.open()
-        let ada = try await player("Ada", in: store), bo = try await player("Bo", in: store)
-        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now).group
-        _ = try await store.joinGroup(code: group.joinCode, playerId: bo.id, now: now) { _ in 5 }
+        let (ada, bo, group) = try await pair(in: store)
         let task = GroupProgress.TaskKey(missionId: "a", taskId: "1")
         let first = try await store.addPhoto(photo(group, by: ada, "a", "1", blob: "first"), venue: venue, now: now.addingTimeInterval(1)).photo
         let picked = try await store.addPhoto(photo(group, by: bo, "a", "1", blob: "shared"), venue: venue, now: now.addingTimeInterval(2)).photo
@@ -226,9 +224,7 @@ extension StoreContractTests {
     @Test("An upload that asks to be chosen replaces the task's chosen photo, stores the pick and says so; one that does not leaves the choice", arguments: Backend.allCases)
     func chooseOnUpload(_ backend: Backend) async throws {
         let store = try await backend.open()
-        let ada = try await player("Ada", in: store), bo = try await player("Bo", in: store)
-        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now).group
-        _ = try await store.joinGroup(code: group.joinCode, playerId: bo.id, now: now) { _ in 5 }
+        let (ada, bo, group) = try await pair(in: store)
         let task = GroupProgress.TaskKey(missionId: "a", taskId: "1")
         func choosing(_ new: NewPhoto) -> NewPhoto {
             var new = new

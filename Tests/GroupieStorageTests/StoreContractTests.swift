@@ -25,6 +25,14 @@ struct StoreContractTests {
         try await store.createPlayer(name: name, language: "en", tokenHash: Data(UUID().uuidString.utf8), now: now)
     }
 
+    /// Ada's group with Bo in it.
+    func pair(in store: any GroupieStore) async throws -> (ada: Player, bo: Player, group: Group) {
+        let ada = try await player("Ada", in: store), bo = try await player("Bo", in: store)
+        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now).group
+        _ = try await store.joinGroup(code: group.joinCode, playerId: bo.id, now: now) { _ in 5 }
+        return (ada, bo, group)
+    }
+
     func photo(_ group: Group, by player: Player, _ mission: String?, _ task: String?, key: String? = nil, blob: String? = nil) -> NewPhoto {
         NewPhoto(
             groupId: group.id, photographerId: player.id, missionId: mission, taskId: task, blob: blob ?? UUID().uuidString, format: "jpeg",
@@ -112,9 +120,7 @@ struct StoreContractTests {
     @Test("Photos make progress and events in one sequence: task done, mission completed, choices", arguments: Backend.allCases)
     func progressAndChoices(_ backend: Backend) async throws {
         let store = try await backend.open()
-        let ada = try await player("Ada", in: store), bo = try await player("Bo", in: store)
-        let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now).group
-        _ = try await store.joinGroup(code: group.joinCode, playerId: bo.id, now: now) { _ in 5 }
+        let (ada, bo, group) = try await pair(in: store)
         let one = try await store.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now)
         #expect(one.events.map(\.kind) == [.photoAdded, .taskDone])
         let other = try await store.addPhoto(photo(group, by: bo, "a", "1"), venue: venue, now: now.addingTimeInterval(1))

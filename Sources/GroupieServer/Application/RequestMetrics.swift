@@ -75,45 +75,51 @@ private final class RequestMetrics: Sendable {
         let path: String
         let method: HTTPRequest.Method
         let status: HTTPResponse.Status
-    }
 
-    private let routes = Mutex<[Key: Route]>([:])
-    private let errorCounters = Mutex<[Key: Counter]>([:])
-    private let methods = Mutex<[HTTPRequest.Method: Meter]>([:])
-
-    func active(_ method: HTTPRequest.Method) -> Meter {
-        methods.withLock { methods in
-            if let meter = methods[method] { return meter }
-            let meter = Meter(label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)])
-            methods[method] = meter
-            return meter
+        var dimensions: [(String, String)] {
+            [("http.route", path), ("http.request.method", method.rawValue), ("http.response.status_code", String(status.code))]
         }
     }
 
+    private let methods = Made<HTTPRequest.Method, Meter>()
+    private let routes = Made<Key, Route>()
+    private let errorCounters = Made<Key, Counter>()
+
+    func active(_ method: HTTPRequest.Method) -> Meter {
+        methods.value(for: method) { Meter(label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)]) }
+    }
+
     func route(_ path: String, _ method: HTTPRequest.Method, _ status: HTTPResponse.Status) -> Route {
-        routes.withLock { routes in
-            let key = Key(path: path, method: method, status: status)
-            if let route = routes[key] { return route }
-            let dimensions = [("http.route", path), ("http.request.method", method.rawValue), ("http.response.status_code", String(status.code))]
-            let route = Route(
-                requests: Counter(label: "hb.requests", dimensions: dimensions),
-                duration: Metrics.Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
+        let key = Key(path: path, method: method, status: status)
+        return routes.value(for: key) {
+            Route(
+                requests: Counter(label: "hb.requests", dimensions: key.dimensions),
+                duration: Metrics.Timer(label: "http.server.request.duration", dimensions: key.dimensions, preferredDisplayUnit: .seconds)
             )
-            routes[key] = route
-            return route
         }
     }
 
     func errors(_ path: String, _ method: HTTPRequest.Method, _ status: HTTPResponse.Status) -> Counter {
-        errorCounters.withLock { counters in
-            let key = Key(path: path, method: method, status: status)
-            if let counter = counters[key] { return counter }
-            let counter = Counter(
+        let key = Key(path: path, method: method, status: status)
+        return errorCounters.value(for: key) {
+            Counter(
                 label: "hb.request.errors",
                 dimensions: [("http.route", path), ("http.request.method", method.rawValue), ("error.type", String(status.code))]
             )
-            counters[key] = counter
-            return counter
+        }
+    }
+}
+
+/// Values made once for each key, under a lock.
+private final class Made<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private let values = Mutex<[Key: Value]>([:])
+
+    func value(for key: Key, make: () -> Value) -> Value {
+        values.withLock { values in
+            if let value = values[key] { return value }
+            let value = make()
+            values[key] = value
+            return value
         }
     }
 }
