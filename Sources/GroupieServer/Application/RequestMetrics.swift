@@ -18,7 +18,8 @@ import Synchronization
 ///   to the socket; an answer wrapped to count it once it is written goes out in three, each a
 ///   hop to the connection's event loop and a system call. A JSON document is small enough for
 ///   the socket's buffer to take it at once, so the time its write adds is not worth measuring
-///   (`make bench`, group read: the wrapping cost a fifth of the route's CPU). A longer answer, or
+///   (group read under `wrk`: 2.5 writes a request when wrapped, one without; 54 to 67 µs of
+///   server CPU a request instead of 60 to 73). A longer answer, or
 ///   one whose length is unknown (a file, a zip stream), is counted once it is written, as
 ///   Hummingbird does.
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
