@@ -58,6 +58,7 @@ let package = Package(
                 "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -126,6 +127,7 @@ let package = Package(
                 "GroupieStorage",
                 "GroupieTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Yams", package: "Yams"),
             ],
             // Read from the source tree by path.

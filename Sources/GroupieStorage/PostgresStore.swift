@@ -2,6 +2,7 @@ import Foundation
 import GroupieCore
 import Logging
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// The game's state in PostgreSQL, shared by several Groupie instances: the same contract as
 /// `GroupieDatabase`, on postgres-nio's connection pool.
@@ -441,5 +442,24 @@ extension PostgresRandomAccessRow {
 
 /// A statement asked of a connection that PostgreSQL (or the network) had already closed.
 public struct PostgresConnectionClosed: Error, CustomStringConvertible {
+    public init() {}
     public var description: String { "the connection to PostgreSQL is closed" }
+}
+
+extension PostgresStore {
+    /// Whether `error` says that PostgreSQL cannot be reached just now (a connection lost or
+    /// refused, the pool unable to make one) rather than that a statement failed: the request
+    /// may succeed when asked again, once the database is back.
+    public static func isUnreachable(_ error: any Error) -> Bool {
+        switch error {
+        case is PostgresConnectionClosed:
+            true
+        case let error as PSQLError:
+            [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown].contains(error.code)
+        case let error as ConnectionPoolError:
+            error == .connectionCreationCircuitBreakerTripped
+        default:
+            false
+        }
+    }
 }

@@ -25,8 +25,8 @@ struct PostgresOutageTests {
                 do {
                     try await connection.run("SELECT 1", logger: Backend.logger)
                     return "answered"
-                } catch is PostgresConnectionClosed {
-                    return "refused"
+                } catch let error as PostgresConnectionClosed {
+                    return PostgresStore.isUnreachable(error) ? "refused" : "refused, but not as unreachable"
                 }
             }
         }
@@ -48,7 +48,7 @@ struct PostgresOutageTests {
                 }
                 return "finished"
             } catch {
-                return "failed"
+                return PostgresStore.isUnreachable(error) ? "failed" : "failed with \(String(reflecting: error))"
             }
         }
         // The lock's connection was ended with the server: unlocking there cannot succeed, and

@@ -1,4 +1,5 @@
 import Foundation
+import GroupieStorage
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -42,11 +43,24 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             let problem = Problem(error.status, code: Self.code(for: error.status), detail: "\(error)")
             log(problem, request: request, context: context)
             return try problem.response(from: request, context: context)
+        case _ where PostgresStore.isUnreachable(error):
+            context.logger.error("request failed, the database is unreachable: \(error)", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
+            return try Self.databaseUnavailable.response(from: request, context: context)
         default:
             context.logger.error("request failed: \(error)", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
             let problem = Problem(.internalServerError, code: "internal-error", detail: "Something went wrong on the server; it has been logged with this request's id.")
             return try problem.response(from: request, context: context)
         }
+    }
+
+    /// While PostgreSQL restarts or the network to it is down: nothing was done, and the same
+    /// request may succeed in a moment (a phone's upload queue sends its photo again).
+    static var databaseUnavailable: Problem {
+        Problem(
+            .serviceUnavailable, code: "database-unavailable",
+            detail: "The server cannot reach its database just now; nothing was changed. Try again in a moment.",
+            headers: [.retryAfter: "5"]
+        )
     }
 
     /// 405 for a 404 whose path the server has under other methods.

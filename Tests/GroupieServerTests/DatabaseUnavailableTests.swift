@@ -1,0 +1,34 @@
+import GroupieStorage
+@testable import GroupieServer
+import Hummingbird
+import HummingbirdTesting
+import _ConnectionPoolModule
+import Testing
+
+/// A request that meets a database it cannot reach answers 503 with `Retry-After`, not 500:
+/// nothing was done, and the same request may succeed in a moment.
+@Suite("Database unavailable")
+struct DatabaseUnavailableTests {
+    @Test("A lost or refused PostgreSQL connection is a 503 database-unavailable with Retry-After; another failure stays a 500")
+    func answers() async throws {
+        let router = Router(context: GroupieRequestContext.self)
+        router.add(middleware: ProblemMiddleware(routes: KnownRoutes()))
+        router.get("closed") { _, _ -> String in throw PostgresConnectionClosed() }
+        // What the pool answers when it could not connect for a while.
+        router.get("refused") { _, _ -> String in throw ConnectionPoolError.connectionCreationCircuitBreakerTripped }
+        router.get("broken") { _, _ -> String in throw ConnectionPoolError.requestCancelled }
+        try await Application(router: router).test(.router) { client in
+            for path in ["/closed", "/refused"] {
+                try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .serviceUnavailable, "\(path)")
+                    #expect(response.headers[.retryAfter] == "5")
+                    #expect(String(buffer: response.body).contains(#""code":"database-unavailable""#))
+                }
+            }
+            try await client.execute(uri: "/broken", method: .get) { response in
+                #expect(response.status == .internalServerError)
+                #expect(String(buffer: response.body).contains(#""code":"internal-error""#))
+            }
+        }
+    }
+}
