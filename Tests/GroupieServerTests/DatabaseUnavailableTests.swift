@@ -6,7 +6,7 @@ import _ConnectionPoolModule
 import Testing
 
 /// A request that meets a database it cannot reach answers 503 with `Retry-After`, not 500:
-/// nothing was done, and the same request may succeed in a moment.
+/// the same request may succeed in a moment.
 @Suite("Database unavailable")
 struct DatabaseUnavailableTests {
     @Test("A lost or refused PostgreSQL connection is a 503 database-unavailable with Retry-After; another failure stays a 500")

@@ -53,12 +53,13 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    /// While PostgreSQL restarts or the network to it is down: nothing was done, and the same
-    /// request may succeed in a moment (a phone's upload queue sends its photo again).
+    /// While PostgreSQL restarts or the network to it is down: the same request may succeed in a
+    /// moment (a phone's upload queue sends its photo again, with its idempotency key, in case the
+    /// connection was lost after the database had committed it).
     static var databaseUnavailable: Problem {
         Problem(
             .serviceUnavailable, code: "database-unavailable",
-            detail: "The server cannot reach its database just now; nothing was changed. Try again in a moment.",
+            detail: "The server cannot reach its database just now. Try again in a moment.",
             headers: [.retryAfter: "5"]
         )
     }
