@@ -126,6 +126,7 @@ let package = Package(
                 "GroupieServer",
                 "GroupieStorage",
                 "GroupieTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Yams", package: "Yams"),

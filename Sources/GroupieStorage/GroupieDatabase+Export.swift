@@ -8,6 +8,27 @@ import GroupieCore
 /// Moving a venue at a time: one venue's visits as a SQLite database of their own, for
 /// `groupie import` into a PostgreSQL database that other venues may already use.
 extension GroupieDatabase {
+    /// Opens a Groupie database that exists already, to copy from (`groupie export` and
+    /// `groupie import`). The file is read first, read-only: one that is not SQLite, or SQLite
+    /// without Groupie's tables (an empty file among them), is refused with its name and is left
+    /// as it was, where opening it as a database to serve would make one of it.
+    public static func openExisting(atPath path: String) throws -> GroupieDatabase {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let applied: [String]
+        do {
+            let file = try DatabaseQueue(path: path, configuration: configuration)
+            applied = try file.read { db in
+                guard try db.tableExists("grdb_migrations") else { return [] }
+                return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+            }
+            try file.close()
+        } catch let error as DatabaseError {
+            throw DatabaseFileError.notSQLite(path, error.message ?? "\(error.resultCode)")
+        }
+        guard let first = migrator.migrations.first, applied.contains(first) else { throw DatabaseFileError.notGroupie(path) }
+        return try open(atPath: path)
+    }
     /// Writes a copy of the database to `path` (a new file) that holds the venue `venueId` only:
     /// its groups with everything that hangs on them (memberships, photos, hidden and held
     /// photos, chosen photos, upload keys, events, collages, numbers), the players who were ever
@@ -60,6 +81,19 @@ public enum ExportError: Error, CustomStringConvertible, Equatable {
         case .fileExists(let path): "\(path) exists already: name a new file to export to."
         case .cannotCreate(let path, let reason): "\(path) cannot be created: \(reason)."
         case .noGroups(let venueId): "No group of the venue '\(venueId)' is stored; check the venue's id (its mission file's name). Nothing was written."
+        }
+    }
+}
+
+/// A file named as a Groupie database that is not one.
+public enum DatabaseFileError: Error, CustomStringConvertible, Equatable {
+    case notSQLite(String, String)
+    case notGroupie(String)
+
+    public var description: String {
+        switch self {
+        case .notSQLite(let path, let reason): "\(path) is not a SQLite database (\(reason)). Nothing was read or changed."
+        case .notGroupie(let path): "\(path) holds no Groupie database (none of its tables). Nothing was read or changed."
         }
     }
 }

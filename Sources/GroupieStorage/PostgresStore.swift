@@ -28,7 +28,9 @@ public final class PostgresStore: GroupieStore {
     /// `prefer` (the default) or `require`, and `?host=/socket/folder` for a Unix socket) and
     /// migrates the database to the current schema; two instances starting at once take turns.
     public static func open(url: String, logger: Logger) async throws -> PostgresStore {
-        let store = PostgresStore(configuration: try PostgresURL(url).configuration, logger: logger)
+        let url = try PostgresURL(url)
+        try await probe(url, logger: logger)
+        let store = PostgresStore(configuration: url.configuration, logger: logger)
         // The pool takes no lease before its `run` has begun.
         for await _ in store.started {}
         await Task.yield()
@@ -39,6 +41,31 @@ public final class PostgresStore: GroupieStore {
             throw error
         }
         return store
+    }
+
+    /// One connection first, outside the pool: a URL that cannot work (nothing listening, no
+    /// such database, a wrong password) fails at once, with PostgreSQL's own reason. The pool
+    /// would keep trying for a minute, then say only that it gave up.
+    static func probe(_ url: PostgresURL, logger: Logger) async throws {
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: try url.connection(), id: 0, logger: logger)
+        } catch {
+            throw PostgresStoreError.unreachable(Self.reason(error))
+        }
+        try? await connection.close()
+    }
+
+    /// What went wrong, in words an operator can act on: PostgreSQL's own message (`database
+    /// "x" does not exist`, `password authentication failed for user "y"`), or why no connection
+    /// was made (`connection refused`). postgres-nio's errors describe themselves generically.
+    public static func reason(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let message = error.serverInfo?[.message] {
+            return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+        }
+        if let underlying = error.underlying { return Self.reason(underlying) }
+        return "\(error.code)"
     }
 
     init(configuration: PostgresClient.Configuration, logger: Logger) {
@@ -327,6 +354,8 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
     case noFreeJoinCode
     /// Some of the groups to import are in the database already.
     case alreadyImported(groups: Int)
+    /// No connection could be made; the reason as `PostgresStore.reason` gives it.
+    case unreachable(String)
 
     public var description: String {
         switch self {
@@ -336,6 +365,7 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
         case .noFreeJoinCode: "no free join code after 30 attempts"
         case .alreadyImported(let groups):
             "The PostgreSQL database already holds \(groups) of these groups: this database, or this venue's export, was imported before."
+        case .unreachable(let reason): "no connection to PostgreSQL: \(reason)"
         }
     }
 }
@@ -343,6 +373,11 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
 /// A `postgres://` URL, read the way libpq reads one, as far as Groupie needs.
 public struct PostgresURL: Sendable {
     public let configuration: PostgresClient.Configuration
+    private let endpoint: Endpoint
+    private enum Endpoint: Sendable {
+        case socket(String)
+        case tcp(host: String, port: Int, sslmode: String)
+    }
     /// The URL without its password: what logs and `/readyz` may show.
     public let redacted: String
 
@@ -364,13 +399,16 @@ public struct PostgresURL: Sendable {
         let port = components.port ?? 5432
         var configuration: PostgresClient.Configuration
         if let socketFolder = query["host"], socketFolder.hasPrefix("/") {
+            endpoint = .socket("\(socketFolder)/.s.PGSQL.\(port)")
             configuration = .init(
                 unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database.isEmpty ? nil : database
             )
         } else {
             guard let host = components.host, !host.isEmpty else { throw PostgresStoreError.invalidURL("it names no host") }
             let tls: PostgresClient.Configuration.TLS
-            switch query["sslmode"] ?? "prefer" {
+            let sslmode = query["sslmode"] ?? "prefer"
+            endpoint = .tcp(host: host, port: port, sslmode: sslmode)
+            switch sslmode {
             case "disable": tls = .disable
             case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
             case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
@@ -387,6 +425,29 @@ public struct PostgresURL: Sendable {
         var shown = components
         if shown.password != nil { shown.password = "***" }
         redacted = shown.string ?? "postgres://"
+    }
+
+    /// The system's trust roots, read once: each context made reads them again.
+    private static let clientTLS = Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }
+
+    /// The configuration of one connection to the same server, database and user as the pool's.
+    func connection() throws -> PostgresConnection.Configuration {
+        var connection: PostgresConnection.Configuration
+        switch endpoint {
+        case .socket(let path):
+            connection = .init(unixSocketPath: path, username: configuration.username, password: configuration.password, database: configuration.database)
+        case .tcp(let host, let port, let sslmode):
+            let tls: PostgresConnection.Configuration.TLS
+            switch sslmode {
+            case "disable": tls = .disable
+            case "prefer", "allow": tls = .prefer(try Self.clientTLS.get())
+            default: tls = .require(try Self.clientTLS.get())
+            }
+            connection = .init(host: host, port: port, username: configuration.username, password: configuration.password, database: configuration.database, tls: tls)
+        }
+        connection.options.connectTimeout = .seconds(Int64(configuration.options.connectTimeout.components.seconds))
+        connection.options.additionalStartupParameters = configuration.options.additionalStartupParameters
+        return connection
     }
 }
 

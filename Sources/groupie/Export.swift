@@ -24,13 +24,18 @@ struct Export: AsyncParsableCommand {
             throw ValidationError("Export reads the SQLite database of a data folder; leave out --database (and GROUPIE_DATABASE).")
         }
         let path = configuration.dataDirectory + "/groupie.sqlite"
-        guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("There is no SQLite database at \(path).") }
-        let source = try GroupieDatabase.open(atPath: path)
+        guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("There is no SQLite database at \(path).") }
+        let source: GroupieDatabase
+        do {
+            source = try GroupieDatabase.openExisting(atPath: path)
+        } catch let error as DatabaseFileError {
+            throw CommandFailure(error.description)
+        }
         let counts: RowCounts
         do {
             counts = try await source.exportVenue(venue, to: to)
         } catch let error as ExportError {
-            throw ValidationError(error.description)
+            throw CommandFailure(error.description)
         }
         print("exported \(venue) to \(to): \(counts.players) players, \(counts.groups) groups, \(counts.photos) photos")
     }

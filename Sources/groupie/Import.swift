@@ -22,8 +22,13 @@ struct Import: AsyncParsableCommand {
         guard let url = configuration.databaseURL else {
             throw ValidationError("Name the PostgreSQL database to import into with --database postgres://… (or GROUPIE_DATABASE).")
         }
-        guard FileManager.default.fileExists(atPath: from) else { throw ValidationError("There is no SQLite database at \(from).") }
-        let source = try GroupieDatabase.open(atPath: from)
+        guard FileManager.default.fileExists(atPath: from) else { throw CommandFailure("There is no SQLite database at \(from).") }
+        let source: GroupieDatabase
+        do {
+            source = try GroupieDatabase.openExisting(atPath: from)
+        } catch let error as DatabaseFileError {
+            throw CommandFailure(error.description)
+        }
         let (store, shown) = try await StoreOptions.openPostgres(url, doing: "opened")
         defer { store.close() }
         do {
@@ -31,7 +36,7 @@ struct Import: AsyncParsableCommand {
                 print("\(table): \(rows) row\(rows == 1 ? "" : "s")")
             }
         } catch let error as PostgresStoreError {
-            throw ValidationError(error.description)
+            throw CommandFailure(error.description)
         }
         let counts = try await store.counts()
         print("imported into \(shown): \(counts.players) players, \(counts.groups) groups, \(counts.photos) photos")

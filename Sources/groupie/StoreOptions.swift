@@ -37,7 +37,7 @@ struct StoreOptions: ParsableArguments {
         do {
             return (try await PostgresStore.open(url: url, logger: logger), shown)
         } catch {
-            throw ValidationError("The PostgreSQL database \(shown) cannot be \(what): \(String(reflecting: error))")
+            throw CommandFailure("The PostgreSQL database \(shown) cannot be \(what): \(PostgresStore.reason(error))")
         }
     }
 
@@ -47,4 +47,11 @@ struct StoreOptions: ParsableArguments {
         logger.logLevel = .warning
         return logger
     }
+}
+
+/// A command that could not do its work, said in one line, without the usage text that a
+/// mistake in the command line gets.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import GRDB
 import GroupieServer
 @testable import GroupieStorage
 import GroupieTestSupport
@@ -173,7 +174,10 @@ struct CommandLineTests {
         #expect(try counts() == "2|1|2|1|\(events.count)", "a refused import changes nothing")
     }
 
-    @Test("`import` of a missing file or of one that is not SQLite exits non-zero, says why, and changes nothing", arguments: ["missing", "garbage"])
+    @Test(
+        "`import` of a missing file, an empty one, one that is not SQLite or SQLite that is not Groupie's exits non-zero, names the file, says why, and changes nothing",
+        arguments: ["missing", "empty", "garbage", "foreign"]
+    )
     func importBadFile(_ kind: String) async throws {
         let url = try TestPostgres.freshDatabase()
         let store = try await PostgresStore.open(url: url, logger: Self.logger)
@@ -185,19 +189,62 @@ struct CommandLineTests {
         let folder = try ScratchFolder.make("groupie-import")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/aquarium.sqlite"
-        var garbage = Data("This is not a SQLite database, only what a failed copy left. ".utf8)
-        garbage.append(contentsOf: (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) })
-        if kind == "garbage" { try garbage.write(to: URL(fileURLWithPath: path)) }
+        switch kind {
+        case "empty":
+            try Data().write(to: URL(fileURLWithPath: path))
+        case "garbage":
+            var garbage = Data("This is not a SQLite database, only what a failed copy left. ".utf8)
+            garbage.append(contentsOf: (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+            try garbage.write(to: URL(fileURLWithPath: path))
+        case "foreign":
+            let other = try DatabaseQueue(path: path)
+            try await other.write { db in try db.execute(sql: "CREATE TABLE visitor (name TEXT); INSERT INTO visitor VALUES ('Ada')") }
+            try other.close()
+        default:
+            break
+        }
+        let original = try? Data(contentsOf: URL(fileURLWithPath: path))
 
         let result = try Self.run(["import", "--from", path, "--database", url])
         #expect(result.status != 0)
         #expect(result.output == "")
-        let why = kind == "missing" ? "There is no SQLite database at \(path)." : "file is not a database"
+        let why = switch kind {
+        case "missing": "There is no SQLite database at \(path)."
+        case "garbage": "\(path) is not a SQLite database (file is not a database). Nothing was read or changed."
+        default: "\(path) holds no Groupie database (none of its tables). Nothing was read or changed."
+        }
         #expect(result.errors.contains(why), "\(result.errors)")
+        #expect(!result.errors.contains("Usage:"), "a file that cannot be read is no mistake in the command line")
         #expect(try await store.counts() == before)
         let left = try FileManager.default.contentsOfDirectory(atPath: folder)
         #expect(left == (kind == "missing" ? [] : ["aquarium.sqlite"]), "no file made beside it")
-        if kind == "garbage" { #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage, "the file is left as it was") }
+        if let original { #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original, "the file is left as it was") }
+    }
+
+    @Test(
+        "`migrate` against a database that does not exist, a role that does not exist or a port where nothing listens fails at once with PostgreSQL's reason",
+        arguments: ["database", "role", "port"]
+    )
+    func migrateUnreachable(_ kind: String) throws {
+        let url = try TestPostgres.freshDatabase()
+        guard var components = URLComponents(string: url) else { throw CocoaError(.coderInvalidValue) }
+        switch kind {
+        case "database": components.path = "/groupie_no_such_database"
+        case "role": components.user = "groupie_no_such_role"
+        default: components.port = 1  // tcpmux: nothing listens there
+        }
+        let started = ContinuousClock.now
+        let result = try Self.run(["migrate", "--database", components.string!])
+        #expect(ContinuousClock.now - started < .seconds(20), "the pool would retry for a minute")
+        #expect(result.status != 0)
+        let why = switch kind {
+        case "database": #"database "groupie_no_such_database" does not exist (SQLSTATE 3D000)"#
+        case "role": #"role "groupie_no_such_role" does not exist (SQLSTATE 28000)"#
+        default: "Connection refused"
+        }
+        #expect(result.errors.contains("cannot be migrated: no connection to PostgreSQL: "), "\(result.errors)")
+        #expect(result.errors.contains(why), "\(result.errors)")
+        #expect(!result.errors.contains("Usage:"))
     }
 
     @Test("`serve` with a missing folder says so in one sentence and exits")

@@ -216,7 +216,7 @@ public enum GroupieStores {
                 logger.info("storing in PostgreSQL at \(shown)")
                 return store
             } catch {
-                throw StartupError(description: "The PostgreSQL database \(shown) cannot be opened: \(String(reflecting: error))")
+                throw StartupError(description: "The PostgreSQL database \(shown) cannot be opened: \(PostgresStore.reason(error))")
             }
         }
         let path = configuration.dataDirectory + "/groupie.sqlite"
