@@ -2,6 +2,7 @@ import Foundation
 import GroupieCore
 import Logging
 import PostgresNIO
+import Synchronization
 import _ConnectionPoolModule
 
 /// The game's state in PostgreSQL, shared by several Groupie instances: the same contract as
@@ -13,11 +14,13 @@ import _ConnectionPoolModule
 /// can cause is retried. Events are announced on commit with `NOTIFY groupie_events`, carrying
 /// only the group and the sequence number; `eventAnnouncements()` hears them.
 public final class PostgresStore: GroupieStore {
-    let client: PostgresClient
+    private let pool: PostgresPool
     let logger: Logger
-    private let running: Task<Void, Never>
-    private let started: AsyncStream<Void>
+    let reachability: PostgresReachability
     private let exclusiveSlots = Slots(4)
+
+    /// The pool's client now: another replaces it when PostgreSQL is found down.
+    var client: PostgresClient { pool.client }
 
     /// The channel of `NOTIFY`: a payload is `<group id> <seq>`, the group's newest event.
     public static let eventChannel = "groupie_events"
@@ -30,10 +33,9 @@ public final class PostgresStore: GroupieStore {
     public static func open(url: String, logger: Logger) async throws -> PostgresStore {
         let url = try PostgresURL(url)
         try await probe(url, logger: logger)
-        let store = PostgresStore(configuration: url.configuration, logger: logger)
+        let store = PostgresStore(url: url, logger: logger)
         // The pool takes no lease before its `run` has begun.
-        for await _ in store.started {}
-        await Task.yield()
+        await store.pool.hasStarted()
         do {
             try await store.migrate()
         } catch {
@@ -56,6 +58,22 @@ public final class PostgresStore: GroupieStore {
         try? await connection.close()
     }
 
+    /// Why PostgreSQL at `url` does not answer, or nil when it does: a connection made, or one
+    /// that the server itself refused for a reason of its own (too many clients, a wrong
+    /// password), is an answer. Refusals while the server starts or shuts down (SQLSTATE class
+    /// 57) are not.
+    static func silence(_ url: PostgresURL, logger: Logger) async -> String? {
+        do {
+            let connection = try await PostgresConnection.connect(configuration: try url.connection(), id: 0, logger: logger)
+            try? await connection.close()
+            return nil
+        } catch let error as PSQLError where error.serverInfo != nil {
+            return (error.serverInfo?[.sqlState] ?? "").hasPrefix("57") ? Self.reason(error) : nil
+        } catch {
+            return Self.reason(error)
+        }
+    }
+
     /// What went wrong, in words an operator can act on: PostgreSQL's own message (`database
     /// "x" does not exist`, `password authentication failed for user "y"`), or why no connection
     /// was made (`connection refused`). postgres-nio's errors describe themselves generically.
@@ -68,25 +86,22 @@ public final class PostgresStore: GroupieStore {
         return "\(error.code)"
     }
 
-    init(configuration: PostgresClient.Configuration, logger: Logger) {
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
+    init(url: PostgresURL, logger: Logger) {
+        let pool = PostgresPool(configuration: url.configuration, logger: logger)
+        self.pool = pool
         self.logger = logger
-        let (started, start) = AsyncStream.makeStream(of: Void.self)
-        self.started = started
-        running = Task {
-            start.finish()
-            await client.run()
-        }
+        reachability = PostgresReachability(url: url, logger: logger, onDown: { pool.replace() })
     }
 
     /// Ends the pool's connections; the store cannot be used after.
     public func close() {
-        running.cancel()
+        reachability.close()
+        pool.close()
     }
 
     deinit {
-        running.cancel()
+        reachability.close()
+        pool.close()
     }
 
     // MARK: - Migrations
@@ -99,7 +114,7 @@ public final class PostgresStore: GroupieStore {
     /// nothing left to do. Returns the versions applied.
     @discardableResult
     public func migrate() async throws -> [Int] {
-        try await client.withConnection { connection in
+        try await leased { connection in
             try await connection.run("SELECT pg_advisory_lock(\(Self.migrationLock))", logger: logger)
             do {
                 let applied = try await applyMigrations(connection)
@@ -145,7 +160,7 @@ public final class PostgresStore: GroupieStore {
 
     /// The migrations applied so far, for `groupie migrate --status` and the tests.
     public func appliedMigrations() async throws -> [Int] {
-        try await client.withConnection { try await $0.column("SELECT version FROM groupie_migration ORDER BY version", as: Int.self, logger: logger) }
+        try await leased { try await $0.column("SELECT version FROM groupie_migration ORDER BY version", as: Int.self, logger: logger) }
     }
 
     // MARK: - Transactions
@@ -168,7 +183,31 @@ public final class PostgresStore: GroupieStore {
 
     /// Runs `body`, one statement, on a leased connection, outside a transaction.
     func once<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await client.withConnection { try await body($0) }
+        try await leased(body)
+    }
+
+    /// Runs `body` on a connection of the pool, or refuses at once while PostgreSQL is known to be
+    /// down (`PostgresReachability`). A wait for the connection and a failure for want of one are
+    /// told to the reachability, which then tries a connection of its own.
+    func leased<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        if let reason = reachability.downReason { throw PostgresStoreError.unreachable(reason) }
+        let waiter = reachability.waits()
+        var waiting = true
+        do {
+            return try await client.withConnection { connection in
+                reachability.leased(waiter)
+                waiting = false
+                return try await body(connection)
+            }
+        } catch {
+            if waiting { reachability.leased(waiter) }
+            if let reason = reachability.downReason, waiting || Self.isUnreachable(error) {
+                // The pool this request waited on was ended when PostgreSQL was found down.
+                throw PostgresStoreError.unreachable(reason)
+            }
+            if Self.isUnreachable(error) { reachability.suspect() }
+            throw error
+        }
     }
 
     /// The rows of one statement, on a leased connection, outside a transaction.
@@ -183,7 +222,7 @@ public final class PostgresStore: GroupieStore {
     }
 
     private func transaction<T: Sendable>(_ begin: PostgresQuery, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in
+        try await leased { connection in
             try await connection.run(begin, logger: logger)
             let value: T
             do {
@@ -206,9 +245,10 @@ public final class PostgresStore: GroupieStore {
     // MARK: - The contract's odds and ends
 
     public func isReachable() async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
+        guard reachability.downReason == nil else { return false }
+        let reachable = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                (try? await self.client.withConnection { try await $0.column("SELECT 1", as: Int.self, logger: self.logger) }) == [1]
+                (try? await self.leased { try await $0.column("SELECT 1", as: Int.self, logger: self.logger) }) == [1]
             }
             // A load balancer asks often: a database that does not answer within a second is down.
             group.addTask {
@@ -219,6 +259,8 @@ public final class PostgresStore: GroupieStore {
             group.cancelAll()
             return first
         }
+        if !reachable { reachability.suspect() }
+        return reachable
     }
 
     public func counts() async throws -> RowCounts {
@@ -248,7 +290,7 @@ public final class PostgresStore: GroupieStore {
     }
 
     private func holdingLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T? {
-        try await client.withConnection { connection in
+        try await leased { connection in
             guard try await connection.value("SELECT pg_try_advisory_lock(hashtext(\(key)))", as: Bool.self, logger: logger) == true else {
                 return nil
             }
@@ -267,11 +309,11 @@ public final class PostgresStore: GroupieStore {
     /// a lost connection is made again a second later, and `.resumed` says so.
     public func eventAnnouncements() -> AsyncStream<EventAnnouncement>? {
         let (stream, continuation) = AsyncStream.makeStream(of: EventAnnouncement.self, bufferingPolicy: .bufferingNewest(65_536))
-        let client = self.client, logger = self.logger
+        let pool = self.pool, logger = self.logger
         let listening = Task {
             while !Task.isCancelled {
                 do {
-                    try await client.withConnection { connection in
+                    try await pool.client.withConnection { connection in
                         try await connection.listen(on: Self.eventChannel) { notifications in
                             continuation.yield(.resumed)
                             for try await notification in notifications {
@@ -294,7 +336,7 @@ public final class PostgresStore: GroupieStore {
     }
 
     public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
-        try await client.withConnection { connection in
+        try await leased { connection in
             try await connection.rows(Prepared<RecentFailures>(key, now.timeIntervalSince1970 - window), logger: logger).map {
                 Date(timeIntervalSince1970: try $0.get(0))
             }
@@ -515,6 +557,8 @@ extension PostgresStore {
         switch error {
         case is PostgresConnectionClosed:
             true
+        case let error as PostgresStoreError:
+            if case .unreachable = error { true } else { false }
         case let error as PSQLError:
             [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown].contains(error.code)
         case let error as ConnectionPoolError:
@@ -522,5 +566,63 @@ extension PostgresStore {
         default:
             false
         }
+    }
+}
+
+/// postgres-nio's pool and the task that runs it. When PostgreSQL is found down, the pool is
+/// ended and another started: ending it fails at once the requests that wait for one of its
+/// connections, which it would otherwise keep waiting for its minute of attempts to connect.
+final class PostgresPool: Sendable {
+    private struct Current {
+        var client: PostgresClient
+        var running: Task<Void, Never>
+        var started: AsyncStream<Void>
+        var closed = false
+    }
+
+    private let current: Mutex<Current>
+    private let configuration: PostgresClient.Configuration
+    private let logger: Logger
+
+    init(configuration: PostgresClient.Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        current = Mutex(Self.start(configuration, logger: logger))
+    }
+
+    private static func start(_ configuration: PostgresClient.Configuration, logger: Logger) -> Current {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let (started, start) = AsyncStream.makeStream(of: Void.self)
+        let running = Task {
+            start.finish()
+            await client.run()
+        }
+        return Current(client: client, running: running, started: started)
+    }
+
+    var client: PostgresClient { current.withLock { $0.client } }
+
+    /// Returns once the pool's `run` has begun: it takes no lease before.
+    func hasStarted() async {
+        for await _ in current.withLock({ $0.started }) {}
+        await Task.yield()
+    }
+
+    /// Ends this pool and starts another.
+    func replace() {
+        let ended = current.withLock { current -> Task<Void, Never>? in
+            guard !current.closed else { return nil }
+            let ended = current.running
+            current = Self.start(configuration, logger: logger)
+            return ended
+        }
+        ended?.cancel()
+    }
+
+    func close() {
+        current.withLock { current -> Task<Void, Never> in
+            current.closed = true
+            return current.running
+        }.cancel()
     }
 }

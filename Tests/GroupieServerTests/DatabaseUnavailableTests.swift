@@ -9,16 +9,18 @@ import Testing
 /// the same request may succeed in a moment.
 @Suite("Database unavailable")
 struct DatabaseUnavailableTests {
-    @Test("A lost or refused PostgreSQL connection is a 503 database-unavailable with Retry-After; another failure stays a 500")
+    @Test("A lost or refused PostgreSQL connection, or PostgreSQL known to be down, is a 503 database-unavailable with Retry-After; another failure stays a 500")
     func answers() async throws {
         let router = Router(context: GroupieRequestContext.self)
         router.add(middleware: ProblemMiddleware(routes: KnownRoutes()))
         router.get("closed") { _, _ -> String in throw PostgresConnectionClosed() }
         // What the pool answers when it could not connect for a while.
         router.get("refused") { _, _ -> String in throw ConnectionPoolError.connectionCreationCircuitBreakerTripped }
+        // What the store answers while it knows PostgreSQL to be down.
+        router.get("down") { _, _ -> String in throw PostgresStoreError.unreachable("Connection refused") }
         router.get("broken") { _, _ -> String in throw ConnectionPoolError.requestCancelled }
         try await Application(router: router).test(.router) { client in
-            for path in ["/closed", "/refused"] {
+            for path in ["/closed", "/refused", "/down"] {
                 try await client.execute(uri: path, method: .get) { response in
                     #expect(response.status == .serviceUnavailable, "\(path)")
                     #expect(response.headers[.retryAfter] == "5")

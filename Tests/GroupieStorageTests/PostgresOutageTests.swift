@@ -1,5 +1,6 @@
 import Foundation
 @testable import GroupieStorage
+import GroupieCore
 import GroupieTestSupport
 import PostgresNIO
 import Testing
@@ -75,5 +76,42 @@ struct PostgresOutageTests {
         }
         #expect(all == [0, 1, 2, 3])
         store.close()
+    }
+
+    @Test("While PostgreSQL is down, requests are refused within seconds, not after the pool's minute of attempts, and go through again once it is back")
+    func refusedWhileDown() async throws {
+        let cluster = try TestPostgres.Cluster()
+        defer { cluster.remove() }
+        let store = try await PostgresStore.open(url: try cluster.freshDatabase(), logger: Backend.logger)
+        defer { store.close() }
+        let ada = try await store.createPlayer(name: "Ada", language: nil, tokenHash: Data("ada".utf8), now: Date())
+        try cluster.stop()
+        // The first read meets the connection the server ended, or waits for a new one that the
+        // pool cannot make; the next ones are refused before they wait.
+        for attempt in 0..<3 {
+            let started = ContinuousClock.now
+            let outcome = try await within(.seconds(50), "read \(attempt) while PostgreSQL is down") { () -> String in
+                do {
+                    _ = try await store.player(id: ada.id)
+                    return "answered"
+                } catch {
+                    return PostgresStore.isUnreachable(error) ? "refused" : "failed with \(String(reflecting: error))"
+                }
+            }
+            let took = ContinuousClock.now - started
+            #expect(outcome == "refused")
+            #expect(took < (attempt == 0 ? .seconds(10) : .milliseconds(500)), "read \(attempt) took \(took)")
+        }
+        #expect(await store.isReachable() == false)
+        try cluster.restart()
+        let back = try await within(.seconds(50), "a read once PostgreSQL is back") { () -> Player? in
+            for _ in 0..<200 {
+                if let player = try? await store.player(id: ada.id) { return player }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return nil
+        }
+        #expect(back?.id == ada.id)
+        #expect(await store.isReachable())
     }
 }
