@@ -24,13 +24,7 @@ struct Export: AsyncParsableCommand {
             throw ValidationError("Export reads the SQLite database of a data folder; leave out --database (and GROUPIE_DATABASE).")
         }
         let path = configuration.dataDirectory + "/groupie.sqlite"
-        guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("There is no SQLite database at \(path).") }
-        let source: GroupieDatabase
-        do {
-            source = try GroupieDatabase.openExisting(atPath: path)
-        } catch let error as DatabaseFileError {
-            throw CommandFailure(error.description)
-        }
+        let source = try StoreOptions.openSQLite(path)
         let counts: RowCounts
         do {
             counts = try await source.exportVenue(venue, to: to)

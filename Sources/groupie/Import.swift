@@ -22,13 +22,7 @@ struct Import: AsyncParsableCommand {
         guard let url = configuration.databaseURL else {
             throw ValidationError("Name the PostgreSQL database to import into with --database postgres://… (or GROUPIE_DATABASE).")
         }
-        guard FileManager.default.fileExists(atPath: from) else { throw CommandFailure("There is no SQLite database at \(from).") }
-        let source: GroupieDatabase
-        do {
-            source = try GroupieDatabase.openExisting(atPath: from)
-        } catch let error as DatabaseFileError {
-            throw CommandFailure(error.description)
-        }
+        let source = try StoreOptions.openSQLite(from)
         let (store, shown) = try await StoreOptions.openPostgres(url, doing: "opened")
         defer { store.close() }
         do {

@@ -41,6 +41,17 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
+    /// The Groupie database in the SQLite file at `path`, to copy from; a missing file, or one
+    /// that is not a Groupie database, is said in one sentence and left as it was.
+    static func openSQLite(_ path: String) throws -> GroupieDatabase {
+        guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("There is no SQLite database at \(path).") }
+        do {
+            return try GroupieDatabase.openExisting(atPath: path)
+        } catch let error as DatabaseFileError {
+            throw CommandFailure(error.description)
+        }
+    }
+
     /// A logger for these commands: warnings and errors only.
     static var logger: Logger {
         var logger = Logger(label: "groupie")
