@@ -9,24 +9,47 @@ import GroupieCore
 /// `groupie import` into a PostgreSQL database that other venues may already use.
 extension GroupieDatabase {
     /// Opens a Groupie database that exists already, to copy from (`groupie export` and
-    /// `groupie import`). The file is read first, read-only: one that is not SQLite, or SQLite
-    /// without Groupie's tables (an empty file among them), is refused with its name and is left
-    /// as it was, where opening it as a database to serve would make one of it.
+    /// `groupie import`), read-only. A file that is not SQLite, SQLite without Groupie's tables
+    /// (an empty file among them), or the database of a newer Groupie is refused with its name
+    /// and left as it was; a file this version would have to migrate is brought to its schema
+    /// first, as `serve` would at start, and is the only kind that is written.
     public static func openExisting(atPath path: String) throws -> GroupieDatabase {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw DatabaseFileError.unreadable(path, "it cannot be opened for reading") }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        guard !head.isEmpty else { throw DatabaseFileError.notGroupie(path) }
+        guard head == Data("SQLite format 3\u{0}".utf8) else { throw DatabaseFileError.notSQLite(path, "it does not begin as a SQLite file does") }
+        // SQLite makes these beside a WAL-mode file even to read it: gone again from a refused one.
+        let absent = ["-wal", "-shm"].map { path + $0 }.filter { !FileManager.default.fileExists(atPath: $0) }
+        func refuse(_ error: DatabaseFileError) -> DatabaseFileError {
+            for companion in absent { try? FileManager.default.removeItem(atPath: companion) }
+            return error
+        }
         var configuration = Configuration()
         configuration.readonly = true
+        let file: DatabaseQueue
         let applied: [String]
         do {
-            let file = try DatabaseQueue(path: path, configuration: configuration)
+            file = try DatabaseQueue(path: path, configuration: configuration)
             applied = try file.read { db in
                 guard try db.tableExists("grdb_migrations") else { return [] }
                 return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
             }
-            try file.close()
         } catch let error as DatabaseError {
-            throw DatabaseFileError.notSQLite(path, error.message ?? "\(error.resultCode)")
+            let reason = error.message ?? "\(error.resultCode)"
+            throw refuse([.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) ? .notSQLite(path, reason) : .unreadable(path, reason))
         }
-        guard let first = migrator.migrations.first, applied.contains(first) else { throw DatabaseFileError.notGroupie(path) }
+        let known = migrator.migrations
+        guard let first = known.first, applied.contains(first) else {
+            try? file.close()
+            throw refuse(.notGroupie(path))
+        }
+        guard Set(applied).isSubset(of: known) else {
+            try? file.close()
+            throw refuse(.newer(path))
+        }
+        if Set(known).isSubset(of: applied) { return try GroupieDatabase(writer: file, migrates: false) }
+        try file.close()
         return try open(atPath: path)
     }
     /// Writes a copy of the database to `path` (a new file) that holds the venue `venueId` only:
@@ -89,11 +112,15 @@ public enum ExportError: Error, CustomStringConvertible, Equatable {
 public enum DatabaseFileError: Error, CustomStringConvertible, Equatable {
     case notSQLite(String, String)
     case notGroupie(String)
+    case newer(String)
+    case unreadable(String, String)
 
     public var description: String {
         switch self {
         case .notSQLite(let path, let reason): "\(path) is not a SQLite database (\(reason)). Nothing was read or changed."
         case .notGroupie(let path): "\(path) holds no Groupie database (none of its tables). Nothing was read or changed."
+        case .newer(let path): "\(path) was written by a newer Groupie than this one: upgrade this Groupie first. Nothing was read or changed."
+        case .unreadable(let path, let reason): "\(path) cannot be read (\(reason)). Nothing was changed."
         }
     }
 }

@@ -72,12 +72,13 @@ public struct GroupieDatabase: GroupieStore {
         try await writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
-    init(writer: any DatabaseWriter, lookups: LookupConnections? = nil, checkpointer: WALCheckpointer? = nil) throws {
+    /// `migrates` false: a file only read from, already at this version's schema.
+    init(writer: any DatabaseWriter, lookups: LookupConnections? = nil, checkpointer: WALCheckpointer? = nil, migrates: Bool = true) throws {
         self.writer = writer
         self.commits = GroupCommit(writer: writer)
         self.lookups = lookups
         self.checkpointer = checkpointer
-        try Self.migrator.migrate(writer)
+        if migrates { try Self.migrator.migrate(writer) }
     }
 
     public var backend: String { "sqlite" }

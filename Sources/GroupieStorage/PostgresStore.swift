@@ -30,9 +30,10 @@ public final class PostgresStore: GroupieStore {
     /// Connects to `url` (`postgres://user:password@host:port/database`, with `?sslmode=disable`,
     /// `prefer` (the default) or `require`, and `?host=/socket/folder` for a Unix socket) and
     /// migrates the database to the current schema; two instances starting at once take turns.
-    public static func open(url: String, logger: Logger) async throws -> PostgresStore {
+    /// A database that does not answer yet is waited for up to `patience` (`probe`).
+    public static func open(url: String, logger: Logger, patience: Duration = .zero) async throws -> PostgresStore {
         let url = try PostgresURL(url)
-        try await probe(url, logger: logger)
+        try await probe(url, logger: logger, patience: patience)
         let store = PostgresStore(url: url, logger: logger)
         // The pool takes no lease before its `run` has begun.
         await store.pool.hasStarted()
@@ -47,31 +48,46 @@ public final class PostgresStore: GroupieStore {
 
     /// One connection first, outside the pool: a URL that cannot work (nothing listening, no
     /// such database, a wrong password) fails at once, with PostgreSQL's own reason. The pool
-    /// would keep trying for a minute, then say only that it gave up.
-    static func probe(_ url: PostgresURL, logger: Logger) async throws {
-        let connection: PostgresConnection
-        do {
-            connection = try await PostgresConnection.connect(configuration: try url.connection(), id: 0, logger: logger)
-        } catch {
-            throw PostgresStoreError.unreachable(Self.reason(error))
+    /// would keep trying for a minute, then say only that it gave up. A server that does not
+    /// answer yet (`silence`: starting, or nothing listening yet) is tried again every half
+    /// second for up to `patience`: `serve` waits a while for a PostgreSQL started beside it.
+    static func probe(_ url: PostgresURL, logger: Logger, patience: Duration = .zero) async throws {
+        let deadline = ContinuousClock.now + patience
+        var told = false
+        while true {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: try url.connection(), id: 0, logger: logger)
+                try? await connection.close()
+                return
+            } catch {
+                guard isSilence(error), ContinuousClock.now < deadline else { throw PostgresStoreError.unreachable(Self.reason(error)) }
+                if !told {
+                    logger.warning("waiting for PostgreSQL at \(url.redacted) to answer: \(Self.reason(error))")
+                    told = true
+                }
+                try await Task.sleep(for: .milliseconds(500))
+            }
         }
-        try? await connection.close()
     }
 
-    /// Why PostgreSQL at `url` does not answer, or nil when it does: a connection made, or one
-    /// that the server itself refused for a reason of its own (too many clients, a wrong
-    /// password), is an answer. Refusals while the server starts or shuts down (SQLSTATE class
-    /// 57) are not.
+    /// Why PostgreSQL at `url` does not answer (`isSilence`), or nil when it does.
     static func silence(_ url: PostgresURL, logger: Logger) async -> String? {
         do {
             let connection = try await PostgresConnection.connect(configuration: try url.connection(), id: 0, logger: logger)
             try? await connection.close()
             return nil
-        } catch let error as PSQLError where error.serverInfo != nil {
-            return (error.serverInfo?[.sqlState] ?? "").hasPrefix("57") ? Self.reason(error) : nil
         } catch {
-            return Self.reason(error)
+            return isSilence(error) ? Self.reason(error) : nil
         }
+    }
+
+    /// Whether a failed connection means that PostgreSQL does not answer: no connection made, or
+    /// a refusal while the server starts or shuts down (SQLSTATE class 57), or from a pooler that
+    /// cannot reach it (class 08, as PgBouncer gives). A refusal of the server's own accord (too
+    /// many clients, a wrong password, no such database) is an answer.
+    static func isSilence(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return true }
+        return state.hasPrefix("57") || state.hasPrefix("08")
     }
 
     /// What went wrong, in words an operator can act on: PostgreSQL's own message (`database
@@ -90,7 +106,7 @@ public final class PostgresStore: GroupieStore {
         let pool = PostgresPool(configuration: url.configuration, logger: logger)
         self.pool = pool
         self.logger = logger
-        reachability = PostgresReachability(url: url, logger: logger, onDown: { pool.replace() })
+        reachability = PostgresReachability(url: url, logger: logger, onDown: { pool.replace() }, onUp: { pool.replace() })
     }
 
     /// Ends the pool's connections; the store cannot be used after.
@@ -190,15 +206,19 @@ public final class PostgresStore: GroupieStore {
     /// down (`PostgresReachability`). A wait for the connection and a failure for want of one are
     /// told to the reachability, which then tries a connection of its own.
     func leased<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        // The pool first: one ended as PostgreSQL went down is seen to be down below.
+        let client = pool.client
         if let reason = reachability.downReason { throw PostgresStoreError.unreachable(reason) }
         let waiter = reachability.waits()
         var waiting = true
         do {
-            return try await client.withConnection { connection in
+            let value = try await client.withConnection { connection in
                 reachability.leased(waiter)
                 waiting = false
                 return try await body(connection)
             }
+            reachability.served()
+            return value
         } catch {
             if waiting { reachability.leased(waiter) }
             if let reason = reachability.downReason, waiting || Self.isUnreachable(error) {
@@ -309,9 +329,14 @@ public final class PostgresStore: GroupieStore {
     /// a lost connection is made again a second later, and `.resumed` says so.
     public func eventAnnouncements() -> AsyncStream<EventAnnouncement>? {
         let (stream, continuation) = AsyncStream.makeStream(of: EventAnnouncement.self, bufferingPolicy: .bufferingNewest(65_536))
-        let pool = self.pool, logger = self.logger
+        let pool = self.pool, logger = self.logger, reachability = self.reachability
         let listening = Task {
             while !Task.isCancelled {
+                // While PostgreSQL is known to be down, the pool is left alone until it is back.
+                if reachability.downReason != nil {
+                    try? await Task.sleep(for: .seconds(1))
+                    continue
+                }
                 do {
                     try await pool.client.withConnection { connection in
                         try await connection.listen(on: Self.eventChannel) { notifications in
@@ -470,7 +495,16 @@ public struct PostgresURL: Sendable {
     }
 
     /// The system's trust roots, read once: each context made reads them again.
-    private static let clientTLS = Result { try NIOSSLContext(configuration: .makeClientConfiguration()) }
+    private static let madeTLS = Mutex<NIOSSLContext?>(nil)
+
+    private static func clientTLS() throws -> NIOSSLContext {
+        try madeTLS.withLock { made in
+            if let made { return made }
+            let context = try NIOSSLContext(configuration: .makeClientConfiguration())
+            made = context
+            return context
+        }
+    }
 
     /// The configuration of one connection to the same server, database and user as the pool's.
     func connection() throws -> PostgresConnection.Configuration {
@@ -482,8 +516,8 @@ public struct PostgresURL: Sendable {
             let tls: PostgresConnection.Configuration.TLS
             switch sslmode {
             case "disable": tls = .disable
-            case "prefer", "allow": tls = .prefer(try Self.clientTLS.get())
-            default: tls = .require(try Self.clientTLS.get())
+            case "prefer", "allow": tls = .prefer(try Self.clientTLS())
+            default: tls = .require(try Self.clientTLS())
             }
             connection = .init(host: host, port: port, username: configuration.username, password: configuration.password, database: configuration.database, tls: tls)
         }
@@ -561,6 +595,8 @@ extension PostgresStore {
             if case .unreachable = error { true } else { false }
         case let error as PSQLError:
             [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown].contains(error.code)
+                // The server ending its sessions: admin_shutdown, crash_shutdown, cannot_connect_now.
+                || ["57P01", "57P02", "57P03"].contains(error.serverInfo?[.sqlState] ?? "")
         case let error as ConnectionPoolError:
             error == .connectionCreationCircuitBreakerTripped
         default:

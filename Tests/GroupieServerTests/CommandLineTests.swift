@@ -140,8 +140,10 @@ struct CommandLineTests {
         #expect(exported.output == "exported aquarium to \(export): 2 players, 1 groups, 1 photos\n")
 
         let url = try TestPostgres.freshDatabase()
+        let exportedBytes = try Data(contentsOf: URL(fileURLWithPath: export))
         let imported = try Self.run(["import", "--from", export, "--database", url])
         #expect(imported.status == 0, "\(imported.errors)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: export)) == exportedBytes, "the export is only read")
         let lines = imported.output.split(separator: "\n").map(String.init)
         for line in ["player: 2 rows", "play_group: 1 row", "membership: 2 rows", "photo: 1 row", "group_event: \(events.count) rows"] {
             #expect(lines.contains(line), "\(lines)")
@@ -175,8 +177,8 @@ struct CommandLineTests {
     }
 
     @Test(
-        "`import` of a missing file, an empty one, one that is not SQLite or SQLite that is not Groupie's exits non-zero, names the file, says why, and changes nothing",
-        arguments: ["missing", "empty", "garbage", "foreign"]
+        "`import` of a missing file, an empty one, one that is not SQLite, SQLite that is not Groupie's or a newer Groupie's database exits non-zero, names the file, says why, and changes nothing",
+        arguments: ["missing", "empty", "garbage", "foreign", "newer"]
     )
     func importBadFile(_ kind: String) async throws {
         let url = try TestPostgres.freshDatabase()
@@ -197,9 +199,16 @@ struct CommandLineTests {
             garbage.append(contentsOf: (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) })
             try garbage.write(to: URL(fileURLWithPath: path))
         case "foreign":
+            // In WAL mode, which SQLite reads only with a -wal and a -shm file beside.
             let other = try DatabaseQueue(path: path)
+            try await other.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
             try await other.write { db in try db.execute(sql: "CREATE TABLE visitor (name TEXT); INSERT INTO visitor VALUES ('Ada')") }
             try other.close()
+        case "newer":
+            let older = try DatabaseQueue(path: path)
+            try GroupieDatabase.migrator.migrate(older)
+            try await older.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99 from a later Groupie')") }
+            try older.close()
         default:
             break
         }
@@ -210,7 +219,8 @@ struct CommandLineTests {
         #expect(result.output == "")
         let why = switch kind {
         case "missing": "There is no SQLite database at \(path)."
-        case "garbage": "\(path) is not a SQLite database (file is not a database). Nothing was read or changed."
+        case "garbage": "\(path) is not a SQLite database (it does not begin as a SQLite file does). Nothing was read or changed."
+        case "newer": "\(path) was written by a newer Groupie than this one: upgrade this Groupie first. Nothing was read or changed."
         default: "\(path) holds no Groupie database (none of its tables). Nothing was read or changed."
         }
         #expect(result.errors.contains(why), "\(result.errors)")
@@ -353,6 +363,43 @@ struct CommandLineTests {
         #expect(created.contains("group=\(id)") && created.contains("venue=art-museum"), "the line's own metadata")
         #expect(created.contains("hb.request.id="), "the request's metadata, set on its logger")
         #expect(lines.allSatisfy { !$0.contains(token) }, "no token in the log")
+    }
+
+    @Test("`serve` waits for a PostgreSQL that does not answer yet, says so once, and serves once it answers")
+    func serveWaitsForPostgres() async throws {
+        let cluster = try TestPostgres.Cluster()
+        defer { cluster.remove() }
+        let url = try cluster.freshDatabase()
+        try cluster.stop()
+        let server = try TestServer.samples()
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-log-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let port = 20_000 + Int.random(in: 0..<20_000)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = [
+            "serve", "--port", "\(port)", "--host", "127.0.0.1", "--data", server.root + "/data", "--database", url,
+            "--missions", server.missions, "--assets", server.assets, "--log-level", "info",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        try await Task.sleep(for: .seconds(2))
+        #expect(process.isRunning, "still waiting for PostgreSQL")
+        try cluster.restart()
+        var ready = false
+        for _ in 0..<200 where !ready && process.isRunning {
+            try await Task.sleep(for: .milliseconds(100))
+            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!) {
+                ready = (response as? HTTPURLResponse)?.statusCode == 200
+            }
+        }
+        #expect(ready)
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(text.components(separatedBy: "waiting for PostgreSQL at ").count == 2, "said once: \(text)")
+        #expect(text.contains("storing in PostgreSQL at "))
     }
 
     @Test("`serve` stops gracefully on SIGTERM and SIGINT, open event streams included", arguments: [SIGTERM, SIGINT])

@@ -85,6 +85,7 @@ struct PostgresOutageTests {
         let store = try await PostgresStore.open(url: try cluster.freshDatabase(), logger: Backend.logger)
         defer { store.close() }
         let ada = try await store.createPlayer(name: "Ada", language: nil, tokenHash: Data("ada".utf8), now: Date())
+        let pool = ObjectIdentifier(store.client)
         try cluster.stop()
         // The first read meets the connection the server ended, or waits for a new one that the
         // pool cannot make; the next ones are refused before they wait.
@@ -103,6 +104,8 @@ struct PostgresOutageTests {
             #expect(took < (attempt == 0 ? .seconds(10) : .milliseconds(500)), "read \(attempt) took \(took)")
         }
         #expect(await store.isReachable() == false)
+        let poolWhileDown = ObjectIdentifier(store.client)
+        #expect(poolWhileDown != pool, "the pool was ended, failing the requests that waited for it")
         try cluster.restart()
         let back = try await within(.seconds(50), "a read once PostgreSQL is back") { () -> Player? in
             for _ in 0..<200 {
@@ -113,5 +116,6 @@ struct PostgresOutageTests {
         }
         #expect(back?.id == ada.id)
         #expect(await store.isReachable())
+        #expect(ObjectIdentifier(store.client) != poolWhileDown, "a new pool once it is back: the old one was backing off")
     }
 }

@@ -83,7 +83,7 @@ struct ServerDependencies: Sendable {
         try StartupCheck.requireFolder(configuration.assetsDirectory, role: "assets", option: "--assets")
         try StartupCheck.prepareDataFolder(configuration.dataDirectory)
 
-        let database = try await GroupieStores.open(configuration, logger: logger)
+        let database = try await GroupieStores.open(configuration, logger: logger, patience: .seconds(30))
 
         let blobs: BlobStore
         do {
@@ -208,11 +208,13 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
 /// Opens the store the configuration names: PostgreSQL for a `postgres://` URL, else SQLite in
 /// the data folder. `serve`, `migrate` and `staff` open it the same way.
 public enum GroupieStores {
-    public static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> any GroupieStore {
+    /// A PostgreSQL that does not answer yet is waited for up to `patience`: `serve` waits for a
+    /// database started beside it (by the same compose file or unit); the commands do not.
+    public static func open(_ configuration: ServerConfiguration, logger: Logger, patience: Duration = .zero) async throws -> any GroupieStore {
         if let url = configuration.databaseURL {
             let shown = (try? PostgresURL(url).redacted) ?? "postgres://"
             do {
-                let store = try await PostgresStore.open(url: url, logger: logger)
+                let store = try await PostgresStore.open(url: url, logger: logger, patience: patience)
                 logger.info("storing in PostgreSQL at \(shown)")
                 return store
             } catch {
