@@ -41,14 +41,22 @@ def ms(seconds):
     return seconds * 1000
 
 
+def distinct(body, index):
+    """The same picture as a file of its own: a JPEG comment after the start marker, which the
+    served original leaves out, gives it another hash, so that each upload is stored (and flushed)
+    as a new photo; the same bytes again would find their files stored already."""
+    comment = f"upload {index}".encode()
+    return body[:2] + b"\xff\xfe" + (len(comment) + 2).to_bytes(2, "big") + comment + body[2:]
+
+
 def ingest(server, photo):
     token, group = server.player_in_group()
     body = open(photo, "rb").read()
-    server.call("POST", f"/api/v1/groups/{group['id']}/photos", body, token, "image/jpeg")  # warm-up
+    server.call("POST", f"/api/v1/groups/{group['id']}/photos", distinct(body, 0), token, "image/jpeg")  # warm-up
     ours, reference = [], []
-    for _ in range(7):
+    for index in range(1, 8):
         start = time.perf_counter()
-        server.call("POST", f"/api/v1/groups/{group['id']}/photos", body, token, "image/jpeg")
+        server.call("POST", f"/api/v1/groups/{group['id']}/photos", distinct(body, index), token, "image/jpeg")
         ours.append(time.perf_counter() - start)
         start = time.perf_counter()
         subprocess.run(["vipsthumbnail", photo, "-s", "1600", "-o", f"{WORK}/ref-display.jpg[Q=85,strip]"], check=True)
@@ -56,7 +64,7 @@ def ingest(server, photo):
         reference.append(time.perf_counter() - start)
     ours_ms, reference_ms = ms(statistics.median(ours)), ms(statistics.median(reference))
     print(f"ingest of a 12-megapixel JPEG ({os.path.getsize(photo) / 1e6:.1f} MB), display + thumb, median of 7:")
-    print(f"  Groupie upload (HTTP, hash, derivatives, fsync, row): {ours_ms:7.1f} ms")
+    print(f"  Groupie upload (HTTP, hash, derivatives, fsync, row), a new photo each time: {ours_ms:7.1f} ms")
     print(f"  reference, vipsthumbnail for both sizes:              {reference_ms:7.1f} ms  ratio {ours_ms / reference_ms:.2f} (target <= 1.3)")
 
 
