@@ -44,11 +44,27 @@ static int save_jpeg(VipsImage *image, const char *output, int quality) {
     return vips_jpegsave(image, output, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, "interlace", TRUE, NULL);
 }
 
+/* Whether the derivatives of `input` need its colours converted to sRGB, as they are saved
+ * without any profile: yes for a file that embeds a profile (a phone's Display P3, Adobe RGB) or
+ * is not RGB without one (CMYK, grey). A plain RGB file without a profile is sRGB already, and a
+ * transform from sRGB to sRGB costs a tenth of an upload's time. */
+static int needs_srgb_transform(const char *input) {
+    VipsImage *header = vips_image_new_from_file(input, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (!header) return 1;
+    int needs = vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0 ||
+                vips_image_guess_interpretation(header) != VIPS_INTERPRETATION_sRGB;
+    g_object_unref(header);
+    return needs;
+}
+
 int groupie_vips_derivative(const char *input, const char *output, int long_edge, int quality) {
     VipsImage *thumbnail = NULL;
-    if (vips_thumbnail(input, &thumbnail, long_edge, "height", long_edge, "size", VIPS_SIZE_DOWN,
-                       "export_profile", "srgb", "fail_on", VIPS_FAIL_ON_ERROR, NULL))
-        return -1;
+    int failed = needs_srgb_transform(input)
+        ? vips_thumbnail(input, &thumbnail, long_edge, "height", long_edge, "size", VIPS_SIZE_DOWN,
+                         "export_profile", "srgb", "fail_on", VIPS_FAIL_ON_ERROR, NULL)
+        : vips_thumbnail(input, &thumbnail, long_edge, "height", long_edge, "size", VIPS_SIZE_DOWN,
+                         "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (failed) return -1;
     int status = save_jpeg(thumbnail, output, quality);
     g_object_unref(thumbnail);
     return status;

@@ -35,6 +35,25 @@ struct PhotoProcessorTests {
         #expect(small.width == 300 && small.height == 400)
     }
 
+    @Test("Derivatives are in sRGB: a photo in Display P3 is converted, a plain RGB one is kept as it is")
+    func derivativesInSRGB() throws {
+        let plain = try TestImages.solid(width: 64, height: 64, rgb: (200, 30, 30), ext: "jpg")
+        // The same colour in Display P3, tagged so (as phones save it): other numbers.
+        let p3 = TestImages.folder + "/p3-\(UUID().uuidString).jpg"
+        _ = try TestImages.output("/usr/bin/vips", ["icc_export", plain, p3, "--output-profile", "p3"])
+        #expect(!TestImages.close(try TestImages.pixel(p3, x: 32, y: 32), (200, 30, 30)), "P3 numbers differ from sRGB ones")
+        for (name, path) in [("plain", plain), ("p3", p3)] {
+            for derivative in PhotoProcessor.Derivative.allCases {
+                let output = TestImages.folder + "/\(name)-\(derivative.longEdge)-\(UUID().uuidString).jpg"
+                try processor.makeDerivative(derivative, of: path, to: output)
+                let colour = try TestImages.pixel(output, x: 10, y: 10)
+                #expect(TestImages.close(colour, (200, 30, 30)), "\(name) \(derivative): \(colour)")
+                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+                #expect(!bytes.contains(subsequence: Array("ICC_PROFILE".utf8)), "saved without a profile")
+            }
+        }
+    }
+
     @Test("Small photos are not enlarged")
     func noUpscaling() throws {
         let path = try TestImages.solid(width: 500, height: 300, rgb: (0, 0, 0), ext: "png")

@@ -381,12 +381,19 @@ struct CommandLineTests {
         process.arguments = [
             "serve", "--port", "\(port)", "--host", "127.0.0.1", "--data", server.root + "/data", "--database", url,
             "--missions", server.missions, "--assets", server.assets, "--log-level", "info",
+            // Generous: beside the whole suite on two cores, this test may wait its turn for long.
+            "--database-wait", "300",
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
-        try await Task.sleep(for: .seconds(2))
+        var waiting = false
+        for _ in 0..<600 where !waiting && process.isRunning {
+            try await Task.sleep(for: .milliseconds(100))
+            waiting = (try? String(contentsOf: log, encoding: .utf8))?.contains("waiting for PostgreSQL at ") == true
+        }
+        try await Task.sleep(for: .seconds(1))
         #expect(process.isRunning, "still waiting for PostgreSQL")
         try cluster.restart()
         var ready = false
@@ -432,7 +439,7 @@ struct CommandLineTests {
 struct SettingsTests {
     /// A valid value for every setting, none of them its default.
     static let samples = [
-        "host": "127.0.0.1", "port": "9090", "data": "/srv/data", "database": "postgres://groupie@db.example:5432/groupie", "missions": "/srv/missions", "assets": "/srv/assets",
+        "host": "127.0.0.1", "port": "9090", "data": "/srv/data", "database": "postgres://groupie@db.example:5432/groupie", "databaseWait": "45", "missions": "/srv/missions", "assets": "/srv/assets",
         "publicURL": "https://groupie.example", "retentionDays": "7", "headerTimeout": "5", "bodyTimeout": "6",
         "idleTimeout": "7", "maxConnections": "99", "fileWorkers": "3", "trustProxy": "true", "logLevel": "debug",
     ]

@@ -83,7 +83,7 @@ struct ServerDependencies: Sendable {
         try StartupCheck.requireFolder(configuration.assetsDirectory, role: "assets", option: "--assets")
         try StartupCheck.prepareDataFolder(configuration.dataDirectory)
 
-        let database = try await GroupieStores.open(configuration, logger: logger, patience: .seconds(30))
+        let database = try await GroupieStores.open(configuration, logger: logger, patience: configuration.databaseWait)
 
         let blobs: BlobStore
         do {

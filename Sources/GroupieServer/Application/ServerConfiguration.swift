@@ -12,6 +12,8 @@ public struct ServerConfiguration: Sendable {
     /// `postgres://…` for PostgreSQL, shared by several instances; nil keeps SQLite in the data
     /// folder (`groupie.sqlite`).
     public var databaseURL: String?
+    /// How long `serve` waits at start for a PostgreSQL that does not answer yet.
+    public var databaseWait: Duration = .seconds(30)
     public var missionsDirectory: String
     public var assetsDirectory: String
     /// What QR codes and join links start with; nil means `http://<host>:<port>`.

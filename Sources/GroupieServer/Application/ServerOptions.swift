@@ -103,6 +103,15 @@ public enum ServerOptions {
             }
             configuration.databaseURL = text
         },
+        ServerOption(
+            "databaseWait", .number, "seconds", help: "Seconds to wait at start for a PostgreSQL that does not answer yet.",
+            value: { "\($0.databaseWait.components.seconds)" }
+        ) { text, configuration in
+            guard let seconds = Int(text), seconds >= 0 else {
+                throw SettingError("The database wait must be a whole number of seconds, 0 or more, not '\(text)'.")
+            }
+            configuration.databaseWait = .seconds(seconds)
+        },
         ServerOption("missions", .text, "folder", help: "Folder of the venues' mission files.", value: { $0.missionsDirectory }) { text, configuration in
             configuration.missionsDirectory = text
         },
