@@ -101,7 +101,9 @@ struct PostgresOutageTests {
             }
             let took = ContinuousClock.now - started
             #expect(outcome == "refused")
-            #expect(took < (attempt == 0 ? .seconds(10) : .milliseconds(500)), "read \(attempt) took \(took)")
+            // The pool alone would keep each read a minute. Alone, the first takes about a second
+            // and the next ones a millisecond; the bounds leave room for the busy suite.
+            #expect(took < (attempt == 0 ? .seconds(20) : .seconds(5)), "read \(attempt) took \(took)")
         }
         #expect(await store.isReachable() == false)
         let poolWhileDown = ObjectIdentifier(store.client)
