@@ -19,11 +19,14 @@ struct ImageURLSigner: Sendable {
     /// into place; `link` lets only one succeed, and every instance uses the key it reads back.
     static func loadKey(dataDirectory: String) throws -> Data {
         let path = dataDirectory + "/url-signing.key"
-        if let data = FileManager.default.contents(atPath: path), data.count == 32 {
-            return data
+        let existing = FileManager.default.contents(atPath: path)
+        if let existing, existing.count == 32 {
+            return existing
         }
-        // A file of another length is no key: it is replaced.
-        let replacing = FileManager.default.fileExists(atPath: path)
+        // A file of another length is no key: it is replaced. Whether there is one is what the
+        // read above found: a key another instance links meanwhile must not be taken for one to
+        // replace (renamed over, it would no longer be the key that instance uses).
+        let replacing = existing != nil
         let temporary = path + ".\(UUID().uuidString).tmp"
         defer { unlink(temporary) }
         let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
