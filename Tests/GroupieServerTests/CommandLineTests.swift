@@ -309,8 +309,9 @@ struct CommandLineTests {
         }
     }
 
-    /// `groupie serve` on the sample venues on a free port, healthy; its standard error goes to `errors`.
-    static func serve(logLevel: String, errors: FileHandle = .nullDevice) async throws -> (process: Process, port: Int) {
+    /// `groupie serve` on the sample venues on a free port, started; its standard error goes to
+    /// `errors`, and `settings` come after the others.
+    static func start(logLevel: String, errors: FileHandle = .nullDevice, settings: [String] = []) throws -> (process: Process, port: Int) {
         let server = try TestServer.samples()
         let port = 20_000 + Int.random(in: 0..<20_000)
         let process = Process()
@@ -318,10 +319,16 @@ struct CommandLineTests {
         process.arguments = [
             "serve", "--port", "\(port)", "--host", "127.0.0.1", "--data", server.root + "/data",
             "--missions", server.missions, "--assets", server.assets, "--log-level", logLevel,
-        ]
+        ] + settings
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()
+        return (process, port)
+    }
+
+    /// `groupie serve` on the sample venues on a free port, healthy; its standard error goes to `errors`.
+    static func serve(logLevel: String, errors: FileHandle = .nullDevice) async throws -> (process: Process, port: Int) {
+        let (process, port) = try start(logLevel: logLevel, errors: errors)
         var healthy = false
         for _ in 0..<100 where !healthy {
             try await Task.sleep(for: .milliseconds(100))
@@ -371,22 +378,13 @@ struct CommandLineTests {
         defer { cluster.remove() }
         let url = try cluster.freshDatabase()
         try cluster.stop()
-        let server = try TestServer.samples()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-log-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
-        let port = 20_000 + Int.random(in: 0..<20_000)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = [
-            "serve", "--port", "\(port)", "--host", "127.0.0.1", "--data", server.root + "/data", "--database", url,
-            "--missions", server.missions, "--assets", server.assets, "--log-level", "info",
-            // Generous: beside the whole suite on two cores, this test may wait its turn for long.
-            "--database-wait", "300",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
+        // Generous: beside the whole suite on two cores, this test may wait its turn for long.
+        let (process, port) = try Self.start(
+            logLevel: "info", errors: try FileHandle(forWritingTo: log), settings: ["--database", url, "--database-wait", "300"]
+        )
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
         var waiting = false
         for _ in 0..<600 where !waiting && process.isRunning {
