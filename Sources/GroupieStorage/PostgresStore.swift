@@ -56,9 +56,7 @@ public final class PostgresStore: GroupieStore {
         var told = false
         while true {
             do {
-                let connection = try await PostgresConnection.connect(configuration: try url.connection(), id: 0, logger: logger)
-                try? await connection.close()
-                return
+                return try await connectOnce(url, logger: logger)
             } catch {
                 guard isSilence(error), ContinuousClock.now < deadline else { throw PostgresStoreError.unreachable(Self.reason(error)) }
                 if !told {
@@ -73,12 +71,17 @@ public final class PostgresStore: GroupieStore {
     /// Why PostgreSQL at `url` does not answer (`isSilence`), or nil when it does.
     static func silence(_ url: PostgresURL, logger: Logger) async -> String? {
         do {
-            let connection = try await PostgresConnection.connect(configuration: try url.connection(), id: 0, logger: logger)
-            try? await connection.close()
+            try await connectOnce(url, logger: logger)
             return nil
         } catch {
             return isSilence(error) ? Self.reason(error) : nil
         }
+    }
+
+    /// One connection to `url`, outside the pool, closed at once.
+    private static func connectOnce(_ url: PostgresURL, logger: Logger) async throws {
+        let connection = try await PostgresConnection.connect(configuration: try url.connection(), id: 0, logger: logger)
+        try? await connection.close()
     }
 
     /// Whether a failed connection means that PostgreSQL does not answer: no connection made, or

@@ -9,11 +9,21 @@ import Testing
 /// own: the one every other test shares keeps running.
 @Suite("PostgreSQL outages")
 struct PostgresOutageTests {
+    /// A store on a new database of a cluster that only this test stops and starts.
+    static func storeOnClusterOfItsOwn() async throws -> (TestPostgres.Cluster, PostgresStore) {
+        let cluster = try TestPostgres.Cluster()
+        do {
+            return (cluster, try await PostgresStore.open(url: try cluster.freshDatabase(), logger: Backend.logger))
+        } catch {
+            cluster.remove()
+            throw error
+        }
+    }
+
     @Test("A statement on a connection PostgreSQL has closed fails at once instead of waiting for ever")
     func statementOnClosedConnection() async throws {
-        let cluster = try TestPostgres.Cluster()
+        let (cluster, store) = try await Self.storeOnClusterOfItsOwn()
         defer { cluster.remove() }
-        let store = try await PostgresStore.open(url: try cluster.freshDatabase(), logger: Backend.logger)
         let outcome = try await within(.seconds(30), "a statement after the server stopped") {
             try await store.once { connection -> String in
                 try await connection.run("SELECT 1", logger: Backend.logger)
@@ -37,9 +47,8 @@ struct PostgresOutageTests {
 
     @Test("A job holding its lock while PostgreSQL restarts ends with an error, and the next job runs")
     func lockHolderAcrossRestart() async throws {
-        let cluster = try TestPostgres.Cluster()
+        let (cluster, store) = try await Self.storeOnClusterOfItsOwn()
         defer { cluster.remove() }
-        let store = try await PostgresStore.open(url: try cluster.freshDatabase(), logger: Backend.logger)
         let first = try await within(.seconds(60), "a job across a restart") {
             do {
                 _ = try await store.exclusively("sweep") {
@@ -80,9 +89,8 @@ struct PostgresOutageTests {
 
     @Test("While PostgreSQL is down, requests are refused within seconds, not after the pool's minute of attempts, and go through again once it is back")
     func refusedWhileDown() async throws {
-        let cluster = try TestPostgres.Cluster()
+        let (cluster, store) = try await Self.storeOnClusterOfItsOwn()
         defer { cluster.remove() }
-        let store = try await PostgresStore.open(url: try cluster.freshDatabase(), logger: Backend.logger)
         defer { store.close() }
         let ada = try await store.createPlayer(name: "Ada", language: nil, tokenHash: Data("ada".utf8), now: Date())
         let pool = ObjectIdentifier(store.client)
