@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GroupieTestSupport
 import Testing
 
@@ -20,7 +21,34 @@ struct SigningKeyTests {
             #expect(keys.allSatisfy { $0 == stored })
             let mode = try #require(try FileManager.default.attributesOfItem(atPath: folder + "/url-signing.key")[.posixPermissions] as? Int)
             #expect(mode & 0o077 == 0)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["url-signing.key"], "no temporary file is left")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["url-signing.key", "url-signing.key.lock"], "no temporary file is left")
+        }
+    }
+
+    @Test("Instances starting at once on a folder whose key file is broken all use the one key that replaces it")
+    func oneReplacement() throws {
+        for broken in [Data(), Data(repeating: 7, count: 31), Data(repeating: 7, count: 33)] {
+            for _ in 0..<20 {
+                let folder = try ScratchFolder.make("groupie-key")
+                defer { try? FileManager.default.removeItem(atPath: folder) }
+                try broken.write(to: URL(fileURLWithPath: folder + "/url-signing.key"))
+                // Threads of their own, not tasks: the loads block on the lock, and eight of them
+                // must be able to race past the first read at once.
+                let keys = Mutex<[Data]>([])
+                let done = DispatchGroup()
+                for _ in 0..<8 {
+                    done.enter()
+                    Thread {
+                        let key = try? ImageURLSigner.loadKey(dataDirectory: folder)
+                        keys.withLock { $0.append(key ?? Data()) }
+                        done.leave()
+                    }.start()
+                }
+                done.wait()
+                let stored = try #require(FileManager.default.contents(atPath: folder + "/url-signing.key"))
+                #expect(stored.count == 32)
+                #expect(keys.withLock { $0 }.allSatisfy { $0 == stored })
+            }
         }
     }
 

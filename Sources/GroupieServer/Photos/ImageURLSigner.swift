@@ -14,19 +14,28 @@ struct ImageURLSigner: Sendable {
         self.key = key
     }
 
-    /// The key in `data/url-signing.key`, made on first start. Instances that share the data
-    /// folder and start at once each write a key of their own to a temporary file and link it
-    /// into place; `link` lets only one succeed, and every instance uses the key it reads back.
+    /// The key in `data/url-signing.key`, made on first start, and made anew when the file holds
+    /// no key (a file of another length). Instances that share the data folder and start at once
+    /// make or replace it one at a time, under `flock` on `url-signing.key.lock` beside it: each
+    /// reads the file again once it holds the lock, so only the first writes a key and every
+    /// instance uses that one. (Without the lock, two instances that both found a broken file
+    /// would each rename a key of their own over it, and one would sign with a key no longer on
+    /// disk.) The file system must honour `flock` across the machines that share it, as it must
+    /// for the instances' upload folders.
     static func loadKey(dataDirectory: String) throws -> Data {
         let path = dataDirectory + "/url-signing.key"
-        let existing = FileManager.default.contents(atPath: path)
-        if let existing, existing.count == 32 {
+        if let existing = FileManager.default.contents(atPath: path), existing.count == 32 {
             return existing
         }
-        // A file of another length is no key: it is replaced. Whether there is one is what the
-        // read above found: a key another instance links meanwhile must not be taken for one to
-        // replace (renamed over, it would no longer be the key that instance uses).
-        let replacing = existing != nil
+        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw keyError(path + ".lock", "cannot be opened") }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw keyError(path + ".lock", "cannot be locked") }
+        }
+        if let existing = FileManager.default.contents(atPath: path), existing.count == 32 {
+            return existing
+        }
         let temporary = path + ".\(UUID().uuidString).tmp"
         defer { unlink(temporary) }
         let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
@@ -38,15 +47,17 @@ struct ImageURLSigner: Sendable {
         } catch {
             throw StartupError(description: "The key file \(path) cannot be written: \(error)")
         }
-        if (replacing ? rename(temporary, path) : link(temporary, path)) == 0 {
-            try? BlobStore.fsync(path: dataDirectory)
-        } else if replacing || errno != EEXIST {
-            throw StartupError(description: "The key file \(path) cannot be written: \(String(cString: strerror(errno)))")
-        }
-        guard let data = FileManager.default.contents(atPath: path), data.count == 32 else {
+        guard rename(temporary, path) == 0 else { throw keyError(path, "cannot be written") }
+        try? BlobStore.fsync(path: dataDirectory)
+        guard let data = FileManager.default.contents(atPath: path), data == key else {
             throw StartupError(description: "The key file \(path) cannot be read back.")
         }
         return data
+    }
+
+    /// A start-up error about a key file, with the system's reason for the call that failed.
+    private static func keyError(_ path: String, _ what: String, code: Int32 = errno) -> StartupError {
+        StartupError(description: "The key file \(path) \(what): \(String(cString: strerror(code))).")
     }
 
     /// The hour signed URLs made at `now` expire in: URLs, and documents holding them, are the
