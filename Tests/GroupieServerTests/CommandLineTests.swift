@@ -20,7 +20,12 @@ struct CommandLineTests {
         return logger
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
+    /// Runs `groupie` to its end, on a thread of its own (`offPool`): a command may take seconds.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String, errors: String) {
+        try await offPool { try runBlocking(arguments, environment: environment) }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -37,17 +42,17 @@ struct CommandLineTests {
     }
 
     @Test("`missions validate` passes the sample venues")
-    func validateSamples() throws {
-        let result = try Self.run(["missions", "validate", "missions/"])
+    func validateSamples() async throws {
+        let result = try await Self.run(["missions", "validate", "missions/"])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output == "")
         #expect(result.errors.contains("0 error(s)"))
     }
 
     @Test("`missions validate` prints path:line:column for each problem and exits 1")
-    func validateBroken() throws {
+    func validateBroken() async throws {
         let corpus = "Tests/GroupieContentTests/BrokenMissions"
-        let result = try Self.run(["missions", "validate", "--assets", corpus + "/assets", corpus + "/after-unknown.yaml", "missions/art-museum.yaml"])
+        let result = try await Self.run(["missions", "validate", "--assets", corpus + "/assets", corpus + "/after-unknown.yaml", "missions/art-museum.yaml"])
         #expect(result.status == 1)
         #expect(result.output.split(separator: "\n") == [
             "\(corpus)/after-unknown.yaml:17:12: error: mission 'sharks' comes after unknown mission 'fsh'; did you mean 'fish'?",
@@ -56,8 +61,8 @@ struct CommandLineTests {
     }
 
     @Test("`missions validate` on a path that does not exist exits 1")
-    func validateMissing() throws {
-        let result = try Self.run(["missions", "validate", "no/such/file.yaml"])
+    func validateMissing() async throws {
+        let result = try await Self.run(["missions", "validate", "no/such/file.yaml"])
         #expect(result.status == 1)
         #expect(result.output.hasPrefix("no/such/file.yaml:1:1: error:"))
     }
@@ -69,7 +74,7 @@ struct CommandLineTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.copyItem(atPath: "missions/art-museum.yaml", toPath: folder + "/art-museum.yaml")
         try FileManager.default.copyItem(atPath: "missions/science-centre.yaml", toPath: folder + "/science-centre.yml")
-        let result = try Self.run(["missions", "validate", "--assets", "assets", folder])
+        let result = try await Self.run(["missions", "validate", "--assets", "assets", folder])
         #expect(result.status == 1)
         #expect(result.output.contains("\(folder)/science-centre.yml:1:1: error: mission files end in '.yaml'; this file is not read until it is renamed to 'science-centre.yaml'"))
         #expect(result.errors.contains("1 file(s) checked: 1 error(s)"))
@@ -79,40 +84,40 @@ struct CommandLineTests {
     func export() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-export-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
-        let noDatabase = try Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
+        let noDatabase = try await Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
         #expect(noDatabase.status != 0 && noDatabase.errors.contains("There is no SQLite database at"))
         let store = try GroupieDatabase.open(atPath: folder + "/data/groupie.sqlite")
         let player = try await store.createPlayer(name: "Ada", language: nil, tokenHash: Data("t".utf8), now: Date())
         _ = try await store.createGroup(venueId: "aquarium", name: nil, creatorId: player.id, joinableFor: 3600, now: Date())
-        let exported = try Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
+        let exported = try await Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
         #expect(exported.status == 0, "\(exported.errors)")
         #expect(exported.output.contains("exported aquarium to \(folder)/a.sqlite: 1 players, 1 groups, 0 photos"))
-        let again = try Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
+        let again = try await Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
         #expect(again.status != 0 && again.errors.contains("exists already: name a new file to export to"))
-        let mistyped = try Self.run(["export", "--data", folder + "/data", "--venue", "aquarim", "--to", folder + "/c.sqlite"])
+        let mistyped = try await Self.run(["export", "--data", folder + "/data", "--venue", "aquarim", "--to", folder + "/c.sqlite"])
         #expect(mistyped.status != 0 && mistyped.errors.contains("No group of the venue 'aquarim' is stored"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/c.sqlite"), "a refused export leaves no file")
         let mode = try FileManager.default.attributesOfItem(atPath: folder + "/a.sqlite")[.posixPermissions] as? Int
         #expect(mode == 0o600, "names and token hashes are for the service user only")
-        let postgres = try Self.run(["export", "--database", "postgres://localhost/x", "--venue", "aquarium", "--to", folder + "/b.sqlite"])
+        let postgres = try await Self.run(["export", "--database", "postgres://localhost/x", "--venue", "aquarium", "--to", folder + "/b.sqlite"])
         #expect(postgres.status != 0 && postgres.errors.contains("Export reads the SQLite database of a data folder"))
     }
 
     @Test("`migrate` brings a new PostgreSQL database to the current schema and exits 0; run again, it applies nothing")
-    func migratePostgres() throws {
-        let url = try TestPostgres.freshDatabase()
+    func migratePostgres() async throws {
+        let url = try await TestPostgres.freshDatabase()
         let versions = PostgresSchema.migrations.map(\.version)
-        let first = try Self.run(["migrate", "--database", url])
+        let first = try await Self.run(["migrate", "--database", url])
         #expect(first.status == 0, "\(first.errors)")
         #expect(first.output == "PostgreSQL database \(url) is at the current schema (migrations \(versions.map(String.init).joined(separator: ", ")))\n")
-        let recorded = try TestPostgres.psql(url, "SELECT version || ' ' || applied_at FROM groupie_migration ORDER BY version")
+        let recorded = try await TestPostgres.psql(url, "SELECT version || ' ' || applied_at FROM groupie_migration ORDER BY version")
         #expect(recorded.split(separator: "\n").map { Int($0.prefix { $0 != " " }) } == versions, "every migration recorded once")
-        #expect(try TestPostgres.psql(url, "SELECT to_regclass('play_group') IS NOT NULL AND to_regclass('photo') IS NOT NULL") == "t")
+        #expect(try await TestPostgres.psql(url, "SELECT to_regclass('play_group') IS NOT NULL AND to_regclass('photo') IS NOT NULL") == "t")
         // The second time through the environment, as an upgrade script may run it.
-        let again = try Self.run(["migrate"], environment: ["GROUPIE_DATABASE": url])
+        let again = try await Self.run(["migrate"], environment: ["GROUPIE_DATABASE": url])
         #expect(again.status == 0, "\(again.errors)")
         #expect(again.output == first.output)
-        #expect(try TestPostgres.psql(url, "SELECT version || ' ' || applied_at FROM groupie_migration ORDER BY version") == recorded, "nothing applied again")
+        #expect(try await TestPostgres.psql(url, "SELECT version || ' ' || applied_at FROM groupie_migration ORDER BY version") == recorded, "nothing applied again")
     }
 
     @Test("`export` of a venue from a data folder, then `import` into PostgreSQL: its rows arrive; importing it again is refused and changes nothing")
@@ -135,13 +140,13 @@ struct CommandLineTests {
         let folder = try ScratchFolder.make("groupie-import")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let export = folder + "/aquarium.sqlite"
-        let exported = try Self.run(["export", "--data", server.configuration.dataDirectory, "--venue", "aquarium", "--to", export])
+        let exported = try await Self.run(["export", "--data", server.configuration.dataDirectory, "--venue", "aquarium", "--to", export])
         #expect(exported.status == 0, "\(exported.errors)")
         #expect(exported.output == "exported aquarium to \(export): 2 players, 1 groups, 1 photos\n")
 
-        let url = try TestPostgres.freshDatabase()
+        let url = try await TestPostgres.freshDatabase()
         let exportedBytes = try Data(contentsOf: URL(fileURLWithPath: export))
-        let imported = try Self.run(["import", "--from", export, "--database", url])
+        let imported = try await Self.run(["import", "--from", export, "--database", url])
         #expect(imported.status == 0, "\(imported.errors)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: export)) == exportedBytes, "the export is only read")
         let lines = imported.output.split(separator: "\n").map(String.init)
@@ -150,19 +155,19 @@ struct CommandLineTests {
         }
         #expect(lines.last == "imported into \(url): 2 players, 1 groups, 1 photos")
 
-        func counts() throws -> String {
-            try TestPostgres.psql(url, """
+        func counts() async throws -> String {
+            try await TestPostgres.psql(url, """
                 SELECT (SELECT COUNT(*) FROM player), (SELECT COUNT(*) FROM play_group), (SELECT COUNT(*) FROM membership),
                        (SELECT COUNT(*) FROM photo), (SELECT COUNT(*) FROM group_event)
                 """)
         }
-        #expect(try counts() == "2|1|2|1|\(events.count)")
-        #expect(try TestPostgres.psql(url, "SELECT id || ' ' || name FROM player ORDER BY name") == "\(ada.id) Ada\n\(bo.id) Bö 🐟")
-        #expect(try TestPostgres.psql(url, "SELECT id, venue_id, join_code, creator_id FROM play_group") == "\(group.id)|aquarium|\(group.code)|\(ada.id)")
-        #expect(try TestPostgres.psql(url, "SELECT player_id FROM membership WHERE left_at IS NULL ORDER BY player_id") == [ada.id, bo.id].sorted().joined(separator: "\n"))
-        #expect(try TestPostgres.psql(url, "SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height FROM photo")
+        #expect(try await counts() == "2|1|2|1|\(events.count)")
+        #expect(try await TestPostgres.psql(url, "SELECT id || ' ' || name FROM player ORDER BY name") == "\(ada.id) Ada\n\(bo.id) Bö 🐟")
+        #expect(try await TestPostgres.psql(url, "SELECT id, venue_id, join_code, creator_id FROM play_group") == "\(group.id)|aquarium|\(group.code)|\(ada.id)")
+        #expect(try await TestPostgres.psql(url, "SELECT player_id FROM membership WHERE left_at IS NULL ORDER BY player_id") == [ada.id, bo.id].sorted().joined(separator: "\n"))
+        #expect(try await TestPostgres.psql(url, "SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height FROM photo")
             == "\(photoId)|\(group.id)|\(bo.id)|sharks|shark|\(photo.blob)|\(photo.format)|\(photo.width)|\(photo.height)")
-        #expect(try TestPostgres.psql(url, "SELECT seq FROM group_event ORDER BY seq") == events.map { String($0.seq) }.joined(separator: "\n"))
+        #expect(try await TestPostgres.psql(url, "SELECT seq FROM group_event ORDER BY seq") == events.map { String($0.seq) }.joined(separator: "\n"))
 
         // Read back through the store, as `serve` on PostgreSQL will.
         let store = try await PostgresStore.open(url: url, logger: Self.logger)
@@ -170,10 +175,10 @@ struct CommandLineTests {
         #expect(try await store.events(groupId: group.id, after: 0, limit: 100) == events)
         #expect(try await store.photo(id: photoId) == photo)
 
-        let again = try Self.run(["import", "--from", export, "--database", url])
+        let again = try await Self.run(["import", "--from", export, "--database", url])
         #expect(again.status != 0)
         #expect(again.errors.contains("The PostgreSQL database already holds 1 of these groups: this database, or this venue's export, was imported before."), "\(again.errors)")
-        #expect(try counts() == "2|1|2|1|\(events.count)", "a refused import changes nothing")
+        #expect(try await counts() == "2|1|2|1|\(events.count)", "a refused import changes nothing")
     }
 
     @Test(
@@ -181,7 +186,7 @@ struct CommandLineTests {
         arguments: ["missing", "empty", "garbage", "foreign", "newer"]
     )
     func importBadFile(_ kind: String) async throws {
-        let url = try TestPostgres.freshDatabase()
+        let url = try await TestPostgres.freshDatabase()
         let store = try await PostgresStore.open(url: url, logger: Self.logger)
         defer { store.close() }
         let ada = try await store.createPlayer(name: "Ada", language: nil, tokenHash: Data("t".utf8), now: Date())
@@ -214,7 +219,7 @@ struct CommandLineTests {
         }
         let original = try? Data(contentsOf: URL(fileURLWithPath: path))
 
-        let result = try Self.run(["import", "--from", path, "--database", url])
+        let result = try await Self.run(["import", "--from", path, "--database", url])
         #expect(result.status != 0)
         #expect(result.output == "")
         let why = switch kind {
@@ -235,8 +240,8 @@ struct CommandLineTests {
         "`migrate` against a database that does not exist, a role that does not exist or a port where nothing listens fails at once with PostgreSQL's reason",
         arguments: ["database", "role", "port"]
     )
-    func migrateUnreachable(_ kind: String) throws {
-        let url = try TestPostgres.freshDatabase()
+    func migrateUnreachable(_ kind: String) async throws {
+        let url = try await TestPostgres.freshDatabase()
         guard var components = URLComponents(string: url) else { throw CocoaError(.coderInvalidValue) }
         switch kind {
         case "database": components.path = "/groupie_no_such_database"
@@ -244,7 +249,7 @@ struct CommandLineTests {
         default: components.port = 1  // tcpmux: nothing listens there
         }
         let started = ContinuousClock.now
-        let result = try Self.run(["migrate", "--database", components.string!])
+        let result = try await Self.run(["migrate", "--database", components.string!])
         #expect(ContinuousClock.now - started < .seconds(20), "the pool would retry for a minute")
         #expect(result.status != 0)
         let why = switch kind {
@@ -258,44 +263,44 @@ struct CommandLineTests {
     }
 
     @Test("`serve` with a missing folder says so in one sentence and exits")
-    func serveMissingFolder() throws {
-        let result = try Self.run(["serve", "--missions", "/no/such/missions", "--port", "0"])
+    func serveMissingFolder() async throws {
+        let result = try await Self.run(["serve", "--missions", "/no/such/missions", "--port", "0"])
         #expect(result.status != 0)
         #expect(result.errors.contains("groupie: The missions folder /no/such/missions does not exist"))
     }
 
     @Test("`serve` reads its settings from GROUPIE_* variables and rejects bad ones")
-    func serveEnvironment() throws {
-        let result = try Self.run(["serve"], environment: ["GROUPIE_PORT": "eighty"])
+    func serveEnvironment() async throws {
+        let result = try await Self.run(["serve"], environment: ["GROUPIE_PORT": "eighty"])
         #expect(result.status != 0)
         #expect(result.errors.contains("The port must be a number from 0 to 65535, not 'eighty'."))
     }
 
     @Test("`serve` takes a config file from --config or GROUPIE_CONFIG, below the environment and the command line")
-    func serveConfigFile() throws {
+    func serveConfigFile() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString)").path
         let path = try SettingsTests.file(#"{"missions": "/no/such/file-missions", "port": 0, "data": "\#(data)"}"#)
         defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: data) }
-        func missions(_ arguments: [String], _ environment: [String: String] = [:]) throws -> String {
-            let result = try Self.run(["serve"] + arguments, environment: environment)
+        func missions(_ arguments: [String], _ environment: [String: String] = [:]) async throws -> String {
+            let result = try await Self.run(["serve"] + arguments, environment: environment)
             #expect(result.status != 0)
             return result.errors
         }
-        #expect(try missions(["--config", path]).contains("The missions folder /no/such/file-missions does not exist"))
-        #expect(try missions([], ["GROUPIE_CONFIG": path]).contains("The missions folder /no/such/file-missions does not exist"))
+        #expect(try await missions(["--config", path]).contains("The missions folder /no/such/file-missions does not exist"))
+        #expect(try await missions([], ["GROUPIE_CONFIG": path]).contains("The missions folder /no/such/file-missions does not exist"))
         let environment = ["GROUPIE_MISSIONS": "/no/such/environment-missions"]
-        #expect(try missions(["--config", path], environment).contains("The missions folder /no/such/environment-missions does not exist"))
-        #expect(try missions(["--config", path, "--missions", "/no/such/argument-missions"], environment)
+        #expect(try await missions(["--config", path], environment).contains("The missions folder /no/such/environment-missions does not exist"))
+        #expect(try await missions(["--config", path, "--missions", "/no/such/argument-missions"], environment)
             .contains("The missions folder /no/such/argument-missions does not exist"))
 
         let misspelt = try SettingsTests.file(#"{"prot": 8080}"#)
         defer { try? FileManager.default.removeItem(atPath: misspelt) }
-        #expect(try missions(["--config", misspelt]).contains("The config file \(misspelt) has an unknown setting 'prot'."))
+        #expect(try await missions(["--config", misspelt]).contains("The config file \(misspelt) has an unknown setting 'prot'."))
     }
 
     @Test("`serve --help` lists every setting with its variable, file key and default")
-    func serveHelp() throws {
-        let result = try Self.run(["serve", "--help"])
+    func serveHelp() async throws {
+        let result = try await Self.run(["serve", "--help"])
         #expect(result.status == 0)
         // Unwrapped, since where a line breaks depends on the lengths of the texts.
         let help = result.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
@@ -374,10 +379,10 @@ struct CommandLineTests {
 
     @Test("`serve` waits for a PostgreSQL that does not answer yet, says so once, and serves once it answers")
     func serveWaitsForPostgres() async throws {
-        let cluster = try TestPostgres.Cluster()
+        let cluster = try await TestPostgres.Cluster()
         defer { cluster.remove() }
-        let url = try cluster.freshDatabase()
-        try cluster.stop()
+        let url = try await cluster.freshDatabase()
+        try await cluster.stop()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-log-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
@@ -393,7 +398,7 @@ struct CommandLineTests {
         }
         try await Task.sleep(for: .seconds(1))
         #expect(process.isRunning, "still waiting for PostgreSQL")
-        try cluster.restart()
+        try await cluster.restart()
         var ready = false
         for _ in 0..<200 where !ready && process.isRunning {
             try await Task.sleep(for: .milliseconds(100))

@@ -26,11 +26,11 @@ struct SystemRouteTests {
     @Test("/readyz and /healthz answer 503 while PostgreSQL is down, within the store's second, and 200 once it is back")
     func readinessFollowsPostgres() async throws {
         // A cluster of the test's own: the one every other test shares keeps running.
-        let cluster = try TestPostgres.Cluster()
+        let cluster = try await TestPostgres.Cluster()
         defer { cluster.remove() }
         var server = try TestServer()
         try server.write("aquarium.yaml", TestServer.aquarium())
-        let url = try cluster.freshDatabase()
+        let url = try await cluster.freshDatabase()
         server.configuration.databaseURL = url
         // The application sweeps old groups once as it starts; the stop may catch that sweep
         // holding its lock, and the application must still stop (`PostgresOutageTests`).
@@ -48,7 +48,7 @@ struct SystemRouteTests {
                 #expect(ready.body["status"] as? String == "ready" && ready.body["backend"] as? String == "postgresql")
                 #expect(ready.body["database"] as? String == "ok" && ready.body["venues"] as? Int == 1)
 
-                try cluster.stop()
+                try await cluster.stop()
                 let down = try await probe("/readyz")
                 #expect(down.status == .serviceUnavailable)
                 #expect(down.headers[.contentType]?.hasPrefix("application/json") == true)
@@ -61,7 +61,7 @@ struct SystemRouteTests {
                 #expect(failing.body["status"] as? String == "failing" && failing.body["database"] as? String == "unreachable", "\(failing.body)")
                 #expect(failing.took < .seconds(4))
 
-                try cluster.restart()
+                try await cluster.restart()
                 // The pool connects again after its back-off, which grew while the server was down.
                 var back = try await probe("/readyz")
                 let restarted = ContinuousClock.now
@@ -163,17 +163,20 @@ struct SystemRouteTests {
     }
 
     @Test("The OpenAPI document is valid OpenAPI 3.1 for a standard validator")
-    func openAPIIsValid() throws {
+    func openAPIIsValid() async throws {
         let path = TestServer.repository.appendingPathComponent("Sources/GroupieServer/Resources/openapi.yaml").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import sys, yaml; from openapi_spec_validator import validate; validate(yaml.safe_load(open(sys.argv[1])))", path]
-        let pipe = Pipe()
-        process.standardError = pipe
-        try process.run()
-        let errors = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(String(decoding: errors, as: UTF8.self))")
+        let (status, errors) = try await offPool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", "import sys, yaml; from openapi_spec_validator import validate; validate(yaml.safe_load(open(sys.argv[1])))", path]
+            let pipe = Pipe()
+            process.standardError = pipe
+            try process.run()
+            let errors = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: errors, as: UTF8.self))
+        }
+        #expect(status == 0, "\(errors)")
     }
 
     @Test("A missing missions folder stops the start with one clear sentence")

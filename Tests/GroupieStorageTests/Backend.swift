@@ -20,7 +20,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .sqlite:
             return try GroupieDatabase.open(atPath: FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString).sqlite").path)
         case .postgresql:
-            return try await PostgresStore.open(url: try TestPostgres.freshDatabase(), logger: Self.logger)
+            return try await PostgresStore.open(url: try await TestPostgres.freshDatabase(), logger: Self.logger)
         }
     }
 
@@ -32,7 +32,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             let store = try await open()
             return (store, store)
         case .postgresql:
-            let url = try TestPostgres.freshDatabase()
+            let url = try await TestPostgres.freshDatabase()
             return (try await PostgresStore.open(url: url, logger: Self.logger), try await PostgresStore.open(url: url, logger: Self.logger))
         }
     }

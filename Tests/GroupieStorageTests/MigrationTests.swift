@@ -22,7 +22,7 @@ struct MigrationTests {
 
     @Test("Two stores opening a new database at the same moment both open; every migration is applied once, and they share the data")
     func concurrentOpen() async throws {
-        let url = try TestPostgres.freshDatabase()
+        let url = try await TestPostgres.freshDatabase()
         let holder = try await Self.session(url)
         // The migrations' lock is taken first, so that both opens are surely waiting for it at
         // the same moment, and race for it when it is let go.

@@ -11,9 +11,9 @@ import Testing
 struct PostgresOutageTests {
     /// A store on a new database of a cluster that only this test stops and starts.
     static func storeOnClusterOfItsOwn() async throws -> (TestPostgres.Cluster, PostgresStore) {
-        let cluster = try TestPostgres.Cluster()
+        let cluster = try await TestPostgres.Cluster()
         do {
-            return (cluster, try await PostgresStore.open(url: try cluster.freshDatabase(), logger: Backend.logger))
+            return (cluster, try await PostgresStore.open(url: try await cluster.freshDatabase(), logger: Backend.logger))
         } catch {
             cluster.remove()
             throw error
@@ -27,7 +27,7 @@ struct PostgresOutageTests {
         let outcome = try await within(.seconds(30), "a statement after the server stopped") {
             try await store.once { connection -> String in
                 try await connection.run("SELECT 1", logger: Backend.logger)
-                try cluster.stop()
+                try await cluster.stop()
                 let start = ContinuousClock.now
                 while !connection.isClosed, ContinuousClock.now - start < .seconds(10) {
                     try await Task.sleep(for: .milliseconds(20))
@@ -52,8 +52,8 @@ struct PostgresOutageTests {
         let first = try await within(.seconds(60), "a job across a restart") {
             do {
                 _ = try await store.exclusively("sweep") {
-                    try cluster.stop()
-                    try cluster.restart()
+                    try await cluster.stop()
+                    try await cluster.restart()
                     return true
                 }
                 return "finished"
@@ -94,7 +94,7 @@ struct PostgresOutageTests {
         defer { store.close() }
         let ada = try await store.createPlayer(name: "Ada", language: nil, tokenHash: Data("ada".utf8), now: Date())
         let pool = ObjectIdentifier(store.client)
-        try cluster.stop()
+        try await cluster.stop()
         // The first read meets the connection the server ended, or waits for a new one that the
         // pool cannot make; the next ones are refused before they wait.
         for attempt in 0..<3 {
@@ -116,7 +116,7 @@ struct PostgresOutageTests {
         #expect(await store.isReachable() == false)
         let poolWhileDown = ObjectIdentifier(store.client)
         #expect(poolWhileDown != pool, "the pool was ended, failing the requests that waited for it")
-        try cluster.restart()
+        try await cluster.restart()
         let back = try await within(.seconds(50), "a read once PostgreSQL is back") { () -> Player? in
             for _ in 0..<200 {
                 if let player = try? await store.player(id: ada.id) { return player }

@@ -9,7 +9,11 @@ public enum TestPostgres {
     nonisolated(unsafe) private static var startedFolder: String?
 
     /// The URL of the cluster's `postgres` database.
-    public static func serverURL() throws -> String {
+    public static func serverURL() async throws -> String {
+        try await offPool { try startedServerURL() }
+    }
+
+    private static func startedServerURL() throws -> String {
         try server.withLock { server in
             if let server { return try server.get() }
             let result = Result { try start() }
@@ -19,18 +23,18 @@ public enum TestPostgres {
     }
 
     /// A new, empty database on the cluster, and its URL.
-    public static func freshDatabase() throws -> String {
-        let url = try serverURL()
+    public static func freshDatabase() async throws -> String {
+        let url = try await serverURL()
         let name = "groupie_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        try psql(url, "CREATE DATABASE \(name)")
+        try await psql(url, "CREATE DATABASE \(name)")
         return replacingDatabase(of: url, with: String(name))
     }
 
     /// Runs SQL with `psql`, a client independent of the one Groupie uses; returns its output
     /// (unaligned, tuples only).
     @discardableResult
-    public static func psql(_ url: String, _ sql: String) throws -> String {
-        let (status, output, errors) = try run("/usr/bin/env", ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", url, "-c", sql])
+    public static func psql(_ url: String, _ sql: String) async throws -> String {
+        let (status, output, errors) = try await offPool { try run("/usr/bin/env", ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", url, "-c", sql]) }
         guard status == 0 else { throw Failure(description: "psql failed: \(errors)") }
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -59,30 +63,37 @@ public enum TestPostgres {
         /// The URL of its `postgres` database; it stays the same across `stop` and `restart`.
         public let url: String
 
-        public init() throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-pg-own-\(UUID().uuidString.prefix(8))").path
-            let (status, output, errors) = try TestPostgres.runStartingServer(TestPostgres.clusterScript, ["start", folder])
+        public init() async throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-pg-own-\(UUID().uuidString.prefix(8))").path
+            self.folder = folder
+            let (status, output, errors) = try await offPool { try TestPostgres.runStartingServer(TestPostgres.clusterScript, ["start", folder]) }
             guard status == 0 else { throw Failure(description: "cannot start a PostgreSQL cluster: \(errors)") }
             url = output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
         /// A new, empty database on this cluster, and its URL.
-        public func freshDatabase(_ name: String = "groupie") throws -> String {
-            try TestPostgres.psql(url, "CREATE DATABASE \(name)")
+        public func freshDatabase(_ name: String = "groupie") async throws -> String {
+            try await TestPostgres.psql(url, "CREATE DATABASE \(name)")
             return TestPostgres.replacingDatabase(of: url, with: name)
         }
 
         /// Stops the server (`pg_ctl stop -m fast`: its connections are ended), so that nothing
         /// answers on its port.
-        public func stop() throws {
-            let (status, _, errors) = try TestPostgres.run(TestPostgres.clusterScript, ["stop", folder])
+        public func stop() async throws {
+            let folder = folder
+            let (status, _, errors) = try await offPool { try TestPostgres.run(TestPostgres.clusterScript, ["stop", folder]) }
             guard status == 0 else { throw Failure(description: "cannot stop the PostgreSQL cluster: \(errors)") }
         }
 
         /// Starts the stopped server again on the same port and socket folder: `pg_ctl restart`
         /// reads the options of the last start from `postmaster.opts` (the script would pick a
         /// new port).
-        public func restart() throws {
+        public func restart() async throws {
+            let folder = folder
+            try await offPool { try Self.restart(folder) }
+        }
+
+        private static func restart(_ folder: String) throws {
             let options = try String(contentsOfFile: folder + "/data/postmaster.opts", encoding: .utf8)
             // `/usr/lib/postgresql/15/bin/postgres "-D" "…" "-p" "…" …`: pg_ctl is beside postgres.
             let server = String(options.prefix { $0 != " " && $0 != "\n" })
