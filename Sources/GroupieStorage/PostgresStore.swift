@@ -1,6 +1,8 @@
 import Foundation
 import GroupieCore
 import Logging
+import NIOCore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 import _ConnectionPoolModule
@@ -95,8 +97,16 @@ public final class PostgresStore: GroupieStore {
 
     /// What went wrong, in words an operator can act on: PostgreSQL's own message (`database
     /// "x" does not exist`, `password authentication failed for user "y"`), or why no connection
-    /// was made (`connection refused`). postgres-nio's errors describe themselves generically.
+    /// was made (`127.0.0.1:5432: Connection refused`, for each address tried). postgres-nio's errors describe themselves generically.
     public static func reason(_ error: any Error) -> String {
+        if let failure = error as? NIOConnectionError, !failure.connectionErrors.isEmpty {
+            // Each address tried, as the system said: "127.0.0.1:5432: Connection refused".
+            return failure.connectionErrors.map { attempt in
+                let address = attempt.target.ipAddress.map { "\($0):\(attempt.target.port ?? failure.port)" } ?? "\(attempt.target)"
+                return "\(address): \(Self.reason(attempt.error))"
+            }.joined(separator: "; ")
+        }
+        if let failure = error as? IOError { return String(cString: strerror(failure.errnoCode)) }
         guard let error = error as? PSQLError else { return String(describing: error) }
         if let message = error.serverInfo?[.message] {
             return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
