@@ -97,7 +97,8 @@ public final class PostgresStore: GroupieStore {
 
     /// What went wrong, in words an operator can act on: PostgreSQL's own message (`database
     /// "x" does not exist`, `password authentication failed for user "y"`), or why no connection
-    /// was made (`127.0.0.1:5432: Connection refused`, for each address tried). postgres-nio's errors describe themselves generically.
+    /// was made (`127.0.0.1:5432: Connection refused`, for each address tried). postgres-nio's
+    /// errors describe themselves generically.
     public static func reason(_ error: any Error) -> String {
         if let failure = error as? NIOConnectionError, !failure.connectionErrors.isEmpty {
             // Each address tried, as the system said: "127.0.0.1:5432: Connection refused".
