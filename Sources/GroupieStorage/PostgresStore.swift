@@ -102,10 +102,8 @@ public final class PostgresStore: GroupieStore {
     public static func reason(_ error: any Error) -> String {
         if let failure = error as? NIOConnectionError, !failure.connectionErrors.isEmpty {
             // Each address tried, as the system said: "127.0.0.1:5432: Connection refused".
-            return failure.connectionErrors.map { attempt in
-                let address = attempt.target.ipAddress.map { "\($0):\(attempt.target.port ?? failure.port)" } ?? "\(attempt.target)"
-                return "\(address): \(Self.reason(attempt.error))"
-            }.joined(separator: "; ")
+            return failure.connectionErrors.map { "\(Self.address($0.target, port: failure.port)): \(Self.reason($0.error))" }
+                .joined(separator: "; ")
         }
         if let failure = error as? IOError { return String(cString: strerror(failure.errnoCode)) }
         guard let error = error as? PSQLError else { return String(describing: error) }
@@ -114,6 +112,15 @@ public final class PostgresStore: GroupieStore {
         }
         if let underlying = error.underlying { return Self.reason(underlying) }
         return "\(error.code)"
+    }
+
+    /// `127.0.0.1:5432`, `[::1]:5432`, or a Unix socket's path.
+    static func address(_ address: SocketAddress, port: Int) -> String {
+        switch address {
+        case .v4: "\(address.ipAddress ?? "?"):\(address.port ?? port)"
+        case .v6: "[\(address.ipAddress ?? "?")]:\(address.port ?? port)"
+        case .unixDomainSocket: address.pathname ?? "\(address)"
+        }
     }
 
     init(url: PostgresURL, logger: Logger) {

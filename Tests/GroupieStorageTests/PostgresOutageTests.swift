@@ -128,4 +128,12 @@ struct PostgresOutageTests {
         #expect(await store.isReachable())
         #expect(ObjectIdentifier(store.client) != poolWhileDown, "a new pool once it is back: the old one was backing off")
     }
+
+    @Test("Why no connection was made names each address as an operator writes it, with the system's words")
+    func connectionReason() throws {
+        #expect(PostgresStore.address(try SocketAddress(ipAddress: "127.0.0.1", port: 5432), port: 5432) == "127.0.0.1:5432")
+        #expect(PostgresStore.address(try SocketAddress(ipAddress: "::1", port: 5433), port: 5432) == "[::1]:5433")
+        #expect(PostgresStore.address(try SocketAddress(unixDomainSocketPath: "/run/postgresql/.s.PGSQL.5432"), port: 5432) == "/run/postgresql/.s.PGSQL.5432")
+        #expect(PostgresStore.reason(IOError(errnoCode: ECONNREFUSED, reason: "connect")) == "Connection refused")
+    }
 }

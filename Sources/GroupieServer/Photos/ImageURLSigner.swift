@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GroupieCore
 import GroupieStorage
+import Glibc
 
 /// Image URLs that an `<img>` tag can load without a bearer header: they carry an expiry
 /// and an HMAC of the photo, variant and expiry under a key kept in the data folder.
@@ -16,24 +17,26 @@ struct ImageURLSigner: Sendable {
 
     /// The key in `data/url-signing.key`, made on first start, and made anew when the file holds
     /// no key (a file of another length). Instances that share the data folder and start at once
-    /// make or replace it one at a time, under `flock` on `url-signing.key.lock` beside it: each
-    /// reads the file again once it holds the lock, so only the first writes a key and every
-    /// instance uses that one. (Without the lock, two instances that both found a broken file
-    /// would each rename a key of their own over it, and one would sign with a key no longer on
-    /// disk.) The file system must honour `flock` across the machines that share it, as it must
-    /// for the instances' upload folders.
-    static func loadKey(dataDirectory: String) throws -> Data {
+    /// make or replace it one at a time, under `flock` on `url-signing.key.lock` beside it, and
+    /// each reads the file again once it holds the lock, so that every instance uses the key the
+    /// first one wrote. (Without the lock, two instances that both found a broken file would each
+    /// rename a key of their own over it, and one would sign with a key no longer on disk.) A
+    /// missing key is linked into place, not renamed: on a network file system a client may
+    /// still believe the file missing after another machine made it, and `link` is refused by
+    /// the server whatever the client believes. A key file that exists but cannot be read is an
+    /// error, never replaced: the instances already running sign with it.
+    static func loadKey(dataDirectory: String, lockPatience: Duration = .seconds(60)) throws -> Data {
         let path = dataDirectory + "/url-signing.key"
-        if let existing = FileManager.default.contents(atPath: path), existing.count == 32 {
+        if let existing = try readKey(path), existing.count == 32 {
             return existing
         }
-        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw keyError(path + ".lock", "cannot be opened") }
+        let lockPath = path + ".lock"
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw keyError("lock file", lockPath, "cannot be opened", code: errno) }
         defer { close(lock) }
-        while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw keyError(path + ".lock", "cannot be locked") }
-        }
-        if let existing = FileManager.default.contents(atPath: path), existing.count == 32 {
+        try Self.lock(lock, path: lockPath, patience: lockPatience)
+        let existing = try readKey(path)
+        if let existing, existing.count == 32 {
             return existing
         }
         let temporary = path + ".\(UUID().uuidString).tmp"
@@ -47,17 +50,62 @@ struct ImageURLSigner: Sendable {
         } catch {
             throw StartupError(description: "The key file \(path) cannot be written: \(error)")
         }
-        guard rename(temporary, path) == 0 else { throw keyError(path, "cannot be written") }
-        try? BlobStore.fsync(path: dataDirectory)
-        guard let data = FileManager.default.contents(atPath: path), data == key else {
+        if (existing != nil ? rename(temporary, path) : link(temporary, path)) == 0 {
+            try? BlobStore.fsync(path: dataDirectory)
+        } else {
+            let code = errno
+            // Linked by an instance that did not take the lock (an earlier version of Groupie):
+            // that key is the one.
+            guard existing == nil, code == EEXIST else { throw keyError("key file", path, "cannot be written", code: code) }
+        }
+        guard let data = try readKey(path), data.count == 32 else {
             throw StartupError(description: "The key file \(path) cannot be read back.")
         }
         return data
     }
 
-    /// A start-up error about a key file, with the system's reason for the call that failed.
-    private static func keyError(_ path: String, _ what: String, code: Int32 = errno) -> StartupError {
-        StartupError(description: "The key file \(path) \(what): \(String(cString: strerror(code))).")
+    /// The key file's bytes; nil when there is no such file. Any other failure to read it (no
+    /// permission, an I/O error) throws.
+    private static func readKey(_ path: String) throws -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw keyError("key file", path, "cannot be read", code: code)
+        }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        var count = 0
+        while count < bytes.count {
+            let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if read == 0 { break }
+            if read < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw keyError("key file", path, "cannot be read", code: code)
+            }
+            count += read
+        }
+        return Data(bytes.prefix(count))
+    }
+
+    /// Takes the lock, waiting at most `patience` for the instance that holds it.
+    private static func lock(_ descriptor: Int32, path: String, patience: Duration) throws {
+        let clock = ContinuousClock(), deadline = clock.now + patience
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            guard code == EWOULDBLOCK || code == EINTR else { throw keyError("lock file", path, "cannot be locked", code: code) }
+            guard clock.now < deadline else {
+                throw StartupError(description: "The lock file \(path) stayed locked for \(patience) by a process making the URL signing key; is another instance stuck starting?")
+            }
+            usleep(20_000)
+        }
+    }
+
+    /// A start-up error about the key or its lock file, with the system's reason for the call
+    /// that failed.
+    private static func keyError(_ kind: String, _ path: String, _ what: String, code: Int32) -> StartupError {
+        StartupError(description: "The \(kind) \(path) \(what): \(String(cString: strerror(code))).")
     }
 
     /// The hour signed URLs made at `now` expire in: URLs, and documents holding them, are the
