@@ -54,8 +54,9 @@ struct ImageURLSigner: Sendable {
             try? BlobStore.fsync(path: dataDirectory)
         } else {
             let code = errno
-            // Linked by an instance that did not take the lock (an earlier version of Groupie):
-            // that key is the one.
+            // Made meanwhile by another instance whose file this machine did not see yet (a
+            // network file system's cache), or by an earlier Groupie that took no lock: that
+            // key is the one.
             guard existing == nil, code == EEXIST else { throw keyError("key file", path, "cannot be written", code: code) }
         }
         guard let data = try readKey(path), data.count == 32 else {
