@@ -464,7 +464,11 @@ public struct PostgresURL: Sendable {
     private let endpoint: Endpoint
     private enum Endpoint: Sendable {
         case socket(String)
-        case tcp(host: String, port: Int, sslmode: String)
+        case tcp(host: String, port: Int, encryption: Encryption)
+    }
+    /// The URL's `sslmode`, as far as Groupie tells them apart.
+    private enum Encryption: Sendable {
+        case disable, prefer, require
     }
     /// The URL without its password: what logs and `/readyz` may show.
     public let redacted: String
@@ -487,20 +491,23 @@ public struct PostgresURL: Sendable {
         let port = components.port ?? 5432
         var configuration: PostgresClient.Configuration
         if let socketFolder = query["host"], socketFolder.hasPrefix("/") {
-            endpoint = .socket("\(socketFolder)/.s.PGSQL.\(port)")
-            configuration = .init(
-                unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database.isEmpty ? nil : database
-            )
+            let path = "\(socketFolder)/.s.PGSQL.\(port)"
+            endpoint = .socket(path)
+            configuration = .init(unixSocketPath: path, username: user, password: password, database: database.isEmpty ? nil : database)
         } else {
             guard let host = components.host, !host.isEmpty else { throw PostgresStoreError.invalidURL("it names no host") }
-            let tls: PostgresClient.Configuration.TLS
-            let sslmode = query["sslmode"] ?? "prefer"
-            endpoint = .tcp(host: host, port: port, sslmode: sslmode)
-            switch sslmode {
-            case "disable": tls = .disable
-            case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
-            case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
+            let encryption: Encryption
+            switch query["sslmode"] ?? "prefer" {
+            case "disable": encryption = .disable
+            case "prefer", "allow": encryption = .prefer
+            case "require", "verify-ca", "verify-full": encryption = .require
             case let mode: throw PostgresStoreError.invalidURL("sslmode must be disable, prefer or require, not '\(mode)'")
+            }
+            endpoint = .tcp(host: host, port: port, encryption: encryption)
+            let tls: PostgresClient.Configuration.TLS = switch encryption {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
             }
             configuration = .init(host: host, port: port, username: user, password: password, database: database.isEmpty ? nil : database, tls: tls)
         }
@@ -533,12 +540,11 @@ public struct PostgresURL: Sendable {
         switch endpoint {
         case .socket(let path):
             connection = .init(unixSocketPath: path, username: configuration.username, password: configuration.password, database: configuration.database)
-        case .tcp(let host, let port, let sslmode):
-            let tls: PostgresConnection.Configuration.TLS
-            switch sslmode {
-            case "disable": tls = .disable
-            case "prefer", "allow": tls = .prefer(try Self.clientTLS())
-            default: tls = .require(try Self.clientTLS())
+        case .tcp(let host, let port, let encryption):
+            let tls: PostgresConnection.Configuration.TLS = switch encryption {
+            case .disable: .disable
+            case .prefer: .prefer(try Self.clientTLS())
+            case .require: .require(try Self.clientTLS())
             }
             connection = .init(host: host, port: port, username: configuration.username, password: configuration.password, database: configuration.database, tls: tls)
         }

@@ -68,7 +68,7 @@ public enum TestImages {
     }
 
     /// What a command printed, trimmed; throws when it fails.
-    public static func output(_ tool: String, _ arguments: [String]) throws -> String {
+    static func output(_ tool: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
