@@ -319,7 +319,7 @@ struct CommandLineTests {
     /// `errors`, and `settings` come after the others.
     static func start(logLevel: String, errors: FileHandle = .nullDevice, settings: [String] = []) throws -> (process: Process, port: Int) {
         let server = try TestServer.samples()
-        let port = 20_000 + Int.random(in: 0..<20_000)
+        let port = TestPorts.unused()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = [
@@ -407,8 +407,8 @@ struct CommandLineTests {
                 ready = (response as? HTTPURLResponse)?.statusCode == 200
             }
         }
-        #expect(ready)
         let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(ready, "serve \(process.isRunning ? "runs" : "ended with \(process.terminationStatus)"): \(text)")
         #expect(text.components(separatedBy: "waiting for PostgreSQL at ").count == 2, "said once: \(text)")
         #expect(text.contains("storing in PostgreSQL at "))
     }

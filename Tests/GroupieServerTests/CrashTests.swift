@@ -13,7 +13,7 @@ import FoundationNetworking
 struct CrashTests {
     final class Server: Sendable {
         let process = Process()
-        let port = 20_000 + Int.random(in: 0..<20_000)
+        let port = TestPorts.unused()
 
         init(data: String) throws {
             let repository = TestServer.repository
