@@ -29,8 +29,8 @@ public final class PostgresStore: GroupieStore {
 
     public var backend: String { "postgresql" }
 
-    /// Connects to `url` (`postgres://user:password@host:port/database`, with `?sslmode=disable`,
-    /// `prefer` (the default) or `require`, and `?host=/socket/folder` for a Unix socket) and
+    /// Connects to `url` (`postgres://user:password@host:port/database`, with libpq's `sslmode`
+    /// and `sslrootcert` (`Encryption`), and `?host=/socket/folder` for a Unix socket) and
     /// migrates the database to the current schema; two instances starting at once take turns.
     /// A database that does not answer yet is waited for up to `patience` (`probe`).
     public static func open(url: String, logger: Logger, patience: Duration = .zero) async throws -> PostgresStore {
@@ -86,13 +86,31 @@ public final class PostgresStore: GroupieStore {
         try? await connection.close()
     }
 
-    /// Whether a failed connection means that PostgreSQL does not answer: no connection made, or
-    /// a refusal while the server starts or shuts down (SQLSTATE class 57), or from a pooler that
-    /// cannot reach it (class 08, as PgBouncer gives). A refusal of the server's own accord (too
-    /// many clients, a wrong password, no such database) is an answer.
+    /// Whether a failed connection means that PostgreSQL does not answer: no connection made (a
+    /// host whose name does not resolve included: an orchestrator may publish it only once the
+    /// database runs), a connection closed before the server said anything, or a refusal while
+    /// the server starts or shuts down (SQLSTATE class 57) or from a pooler that cannot reach it
+    /// (class 08, as PgBouncer gives). Anything the other end said is an answer, and trying again
+    /// would not change it: a refusal of the server's own accord (too many clients, a wrong
+    /// password, no such database), a server without the TLS the URL requires, a certificate that
+    /// fails its check, a message that breaks PostgreSQL's protocol.
     static func isSilence(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return true }
-        return state.hasPrefix("57") || state.hasPrefix("08")
+        if isTLSFailure(error) { return false }
+        guard let error = error as? PSQLError else { return true }
+        if let state = error.serverInfo?[.sqlState] { return state.hasPrefix("57") || state.hasPrefix("08") }
+        switch error.code {
+        case .sslUnsupported, .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest, .messageDecodingFailure,
+            .unexpectedBackendMessage, .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
+            return false
+        default:
+            return error.underlying.map { !isTLSFailure($0) } ?? true
+        }
+    }
+
+    /// A TLS handshake that failed: the server answered, with a certificate that fails its check
+    /// or a protocol this client does not share.
+    private static func isTLSFailure(_ error: any Error) -> Bool {
+        error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError
     }
 
     /// What went wrong, in words an operator can act on: PostgreSQL's own message (`database
@@ -100,18 +118,47 @@ public final class PostgresStore: GroupieStore {
     /// was made (`127.0.0.1:5432: Connection refused`, for each address tried). postgres-nio's
     /// errors describe themselves generically.
     public static func reason(_ error: any Error) -> String {
-        if let failure = error as? NIOConnectionError, !failure.connectionErrors.isEmpty {
-            // Each address tried, as the system said: "127.0.0.1:5432: Connection refused".
-            return failure.connectionErrors.map { "\(Self.address($0.target, port: failure.port)): \(Self.reason($0.error))" }
-                .joined(separator: "; ")
+        if let failure = error as? NIOConnectionError {
+            if !failure.connectionErrors.isEmpty {
+                // Each address tried, as the system said: "127.0.0.1:5432: Connection refused".
+                return failure.connectionErrors.map { "\(Self.address($0.target, port: failure.port)): \(Self.reason($0.error))" }
+                    .joined(separator: "; ")
+            }
+            if let unknown = (failure.dnsAError ?? failure.dnsAAAAError) as? SocketAddressError.UnknownHost {
+                return "\(unknown.host): \(unknown.errorDescription)"
+            }
         }
         if let failure = error as? IOError { return String(cString: strerror(failure.errnoCode)) }
+        if isTLSFailure(error) { return tlsReason(error) }
         guard let error = error as? PSQLError else { return String(describing: error) }
         if let message = error.serverInfo?[.message] {
             return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
         }
+        switch error.code {
+        case .sslUnsupported:
+            return "the server does not accept TLS, which the URL's sslmode requires (ssl = on in postgresql.conf turns it on)"
+        case .serverClosedConnection where error.underlying == nil:
+            // A proxy whose database is down does this, and so does a server of another
+            // protocol on the port: PostgreSQL says why when it ends a connection.
+            return "the connection was closed before PostgreSQL answered"
+        default:
+            break
+        }
         if let underlying = error.underlying { return Self.reason(underlying) }
         return "\(error.code)"
+    }
+
+    /// Why a TLS handshake failed, in the words of the check that failed.
+    private static func tlsReason(_ error: any Error) -> String {
+        let said = String(describing: error)
+        if error is NIOSSLExtraError || said.contains("HOSTNAME") || said.contains("Hostname") {
+            return "the server's TLS certificate is not made out to this host (sslmode=verify-full checks that)"
+        }
+        if said.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "the server's TLS certificate is not signed by an authority Groupie trusts (sslmode=verify-ca and verify-full check "
+                + "it against the file sslrootcert names, or the system's trust roots without one)"
+        }
+        return "the TLS handshake failed: \(said)"
     }
 
     /// `127.0.0.1:5432`, `[::1]:5432`, or a Unix socket's path.
@@ -466,9 +513,47 @@ public struct PostgresURL: Sendable {
         case socket(String)
         case tcp(host: String, port: Int, encryption: Encryption)
     }
-    /// The URL's `sslmode`, as far as Groupie tells them apart.
-    private enum Encryption: Sendable {
-        case disable, prefer, require
+    /// The URL's `sslmode`, as libpq reads it.
+    enum Encryption: Hashable, Sendable {
+        /// No TLS (`disable`).
+        case disable
+        /// TLS when the server offers it (`prefer`, the default, and `allow`), its certificate not
+        /// checked: PostgreSQL's own packages serve a self-signed one.
+        case prefer
+        /// TLS or no connection (`require`), the certificate not checked.
+        case require
+        /// TLS with a certificate signed by an authority in `roots` (a PEM file; the system's
+        /// trust roots without one): `verify-ca`, and `require` with `sslrootcert`, as libpq does.
+        case verifyAuthority(roots: String?)
+        /// As `verifyAuthority`, and the certificate made out to the URL's host (`verify-full`).
+        case verifyHost(roots: String?)
+
+        init(mode: String, rootCertificate: String?) throws {
+            switch mode {
+            case "disable": self = .disable
+            case "prefer", "allow": self = .prefer
+            case "require": self = rootCertificate == nil ? .require : .verifyAuthority(roots: rootCertificate)
+            case "verify-ca": self = .verifyAuthority(roots: rootCertificate)
+            case "verify-full": self = .verifyHost(roots: rootCertificate)
+            case let mode:
+                throw PostgresStoreError.invalidURL("sslmode must be disable, allow, prefer, require, verify-ca or verify-full, not '\(mode)'")
+            }
+        }
+
+        /// The client's TLS settings, nil for none.
+        var configuration: TLSConfiguration? {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            switch self {
+            case .disable:
+                return nil
+            case .prefer, .require:
+                tls.certificateVerification = .none
+            case .verifyAuthority(let roots), .verifyHost(let roots):
+                tls.certificateVerification = if case .verifyHost = self { .fullVerification } else { .noHostnameVerification }
+                if let roots { tls.trustRoots = .file(roots) }
+            }
+            return tls
+        }
     }
     /// The URL without its password: what logs and `/readyz` may show.
     public let redacted: String
@@ -496,18 +581,17 @@ public struct PostgresURL: Sendable {
             configuration = .init(unixSocketPath: path, username: user, password: password, database: database.isEmpty ? nil : database)
         } else {
             guard let host = components.host, !host.isEmpty else { throw PostgresStoreError.invalidURL("it names no host") }
-            let encryption: Encryption
-            switch query["sslmode"] ?? "prefer" {
-            case "disable": encryption = .disable
-            case "prefer", "allow": encryption = .prefer
-            case "require", "verify-ca", "verify-full": encryption = .require
-            case let mode: throw PostgresStoreError.invalidURL("sslmode must be disable, prefer or require, not '\(mode)'")
+            // `sslrootcert=system` (libpq 16) asks for the system's trust roots, as no file does.
+            let roots = query["sslrootcert"].flatMap { $0.isEmpty || $0 == "system" ? nil : $0 }
+            let encryption = try Encryption(mode: query["sslmode"] ?? "prefer", rootCertificate: roots)
+            if let roots, encryption != .disable, encryption != .prefer, !FileManager.default.isReadableFile(atPath: roots) {
+                throw PostgresStoreError.invalidURL("sslrootcert \(roots) is not a file Groupie can read")
             }
             endpoint = .tcp(host: host, port: port, encryption: encryption)
             let tls: PostgresClient.Configuration.TLS = switch encryption {
             case .disable: .disable
-            case .prefer: .prefer(.makeClientConfiguration())
-            case .require: .require(.makeClientConfiguration())
+            case .prefer: .prefer(encryption.configuration!)
+            default: .require(encryption.configuration!)
             }
             configuration = .init(host: host, port: port, username: user, password: password, database: database.isEmpty ? nil : database, tls: tls)
         }
@@ -522,14 +606,15 @@ public struct PostgresURL: Sendable {
         redacted = shown.string ?? "postgres://"
     }
 
-    /// The system's trust roots, read once: each context made reads them again.
-    private static let madeTLS = Mutex<NIOSSLContext?>(nil)
+    /// The TLS context of each encryption, made once: a context made reads its trust roots again,
+    /// and a connection is tried every half second while PostgreSQL is down.
+    private static let madeTLS = Mutex<[Encryption: NIOSSLContext]>([:])
 
-    private static func clientTLS() throws -> NIOSSLContext {
+    private static func clientTLS(_ encryption: Encryption, _ configuration: TLSConfiguration) throws -> NIOSSLContext {
         try madeTLS.withLock { made in
-            if let made { return made }
-            let context = try NIOSSLContext(configuration: .makeClientConfiguration())
-            made = context
+            if let context = made[encryption] { return context }
+            let context = try NIOSSLContext(configuration: configuration)
+            made[encryption] = context
             return context
         }
     }
@@ -541,10 +626,11 @@ public struct PostgresURL: Sendable {
         case .socket(let path):
             connection = .init(unixSocketPath: path, username: configuration.username, password: configuration.password, database: configuration.database)
         case .tcp(let host, let port, let encryption):
-            let tls: PostgresConnection.Configuration.TLS = switch encryption {
-            case .disable: .disable
-            case .prefer: .prefer(try Self.clientTLS())
-            case .require: .require(try Self.clientTLS())
+            let tls: PostgresConnection.Configuration.TLS = if let configuration = encryption.configuration {
+                encryption == .prefer
+                    ? .prefer(try Self.clientTLS(encryption, configuration)) : .require(try Self.clientTLS(encryption, configuration))
+            } else {
+                .disable
             }
             connection = .init(host: host, port: port, username: configuration.username, password: configuration.password, database: configuration.database, tls: tls)
         }

@@ -63,13 +63,19 @@ public enum TestPostgres {
         /// The URL of its `postgres` database; it stays the same across `stop` and `restart`.
         public let url: String
 
-        public init() async throws {
+        /// With `tls`, the server takes TLS connections too, with a certificate for the name
+        /// `localhost` (not for the address 127.0.0.1 of `url`) signed by `authority`.
+        public init(tls: Bool = false) async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-pg-own-\(UUID().uuidString.prefix(8))").path
             self.folder = folder
-            let (status, output, errors) = try await offPool { try TestPostgres.runStartingServer(TestPostgres.clusterScript, ["start", folder]) }
+            let arguments = ["start", folder] + (tls ? ["--tls"] : [])
+            let (status, output, errors) = try await offPool { try TestPostgres.runStartingServer(TestPostgres.clusterScript, arguments) }
             guard status == 0 else { throw Failure(description: "cannot start a PostgreSQL cluster: \(errors)") }
             url = output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
+
+        /// The certificate of the authority that signed a TLS cluster's certificate (PEM).
+        public var authority: String { folder + "/tls/authority.crt" }
 
         /// A new, empty database on this cluster, and its URL.
         public func freshDatabase(_ name: String = "groupie") async throws -> String {
