@@ -83,6 +83,17 @@ struct SigningKeyTests {
         #expect(FileManager.default.fileExists(atPath: Self.keyPath(folder), isDirectory: &isFolder) && isFolder.boolValue, "not replaced")
     }
 
+    @Test("A server whose key file cannot be read does not start, and says why")
+    func serverWithUnreadableKey() async throws {
+        let server = try TestServer()
+        try FileManager.default.createDirectory(atPath: Self.keyPath(server.configuration.dataDirectory), withIntermediateDirectories: true)
+        await #expect {
+            _ = try await buildApplication(server.configuration)
+        } throws: { error in
+            "\(error)" == "The key file \(Self.keyPath(server.configuration.dataDirectory)) cannot be read: Is a directory."
+        }
+    }
+
     @Test("A start waits for the instance that holds the lock, and gives up with a clear error when it never lets go")
     func lockHeld() throws {
         let folder = try ScratchFolder.make("groupie-key")

@@ -74,6 +74,8 @@ struct ServerDependencies: Sendable {
     var hub: EventHub
     var events: GroupEvents
     var collages: CollageService
+    /// The key of signed image URLs and stream tokens, shared by the instances on the data folder.
+    var signingKey: Data
     var logger: Logger
 
     var files: PhotoFiles { PhotoFiles(blobs: blobs, processor: processor, fileIO: fileIO) }
@@ -100,8 +102,13 @@ struct ServerDependencies: Sendable {
             logger: logger
         )
         let fileIO = FileIO(threads: configuration.fileWorkers)
+        let signingKey: Data
         do {
             try await reloader.reloadChangedFiles(on: fileIO)
+            // On a thread of the file pool: the key may wait up to a minute for another
+            // instance's lock, and Swift's cooperative threads are few.
+            let dataDirectory = configuration.dataDirectory
+            signingKey = try await fileIO.run { try ImageURLSigner.loadKey(dataDirectory: dataDirectory) }
         } catch {
             try? await fileIO.shutdown()
             throw error
@@ -126,7 +133,7 @@ struct ServerDependencies: Sendable {
         return ServerDependencies(
             database: database, catalog: catalog, reloader: reloader, blobs: blobs,
             imageWork: imageWork, fileIO: fileIO, background: background, processor: try PhotoProcessor(),
-            hub: hub, events: events, collages: collages, logger: logger
+            hub: hub, events: events, collages: collages, signingKey: signingKey, logger: logger
         )
     }
 }
@@ -150,7 +157,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     ).addRoutes(to: router)
     let clock = configuration.clock
     let links = JoinLinks(baseURL: configuration.resolvedPublicBaseURL)
-    let signer = ImageURLSigner(key: try ImageURLSigner.loadKey(dataDirectory: configuration.dataDirectory))
+    let signer = ImageURLSigner(key: dependencies.signingKey)
     let events = dependencies.events
     let limiterByAddress = JoinRateLimiter(
         store: dependencies.database, scope: "join-address", limit: configuration.failedJoinsPerAddress, window: configuration.failedJoinWindow,
