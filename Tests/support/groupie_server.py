@@ -1,5 +1,6 @@
 """Starts `groupie serve` for the Python tests: a free port, a data folder under `workdir`, the
 repository's missions/ and assets/, ready when `start` returns (it answers /healthz)."""
+import random
 import signal
 import socket
 import subprocess
@@ -11,9 +12,17 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port no socket holds on 127.0.0.1 now, below Linux's ephemeral range (32768 up): a
+    port from that range may be taken meanwhile as the local end of an outgoing connection (the
+    tests' own, an instance's to PostgreSQL), and a killed instance is started again on its port."""
+    while True:
+        port = random.randrange(20000, 32768)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
 
 
 def start(binary, workdir, log_level, wait_seconds, failure, missions=None, port=None, extra=(), log_name="server.log"):
