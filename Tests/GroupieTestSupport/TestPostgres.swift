@@ -112,14 +112,39 @@ public enum TestPostgres {
             guard status == 0 else { throw Failure(description: "cannot start the PostgreSQL cluster again: \(errors)") }
         }
 
-        /// Stops the server for good and removes its folder; also done when the cluster is released.
+        /// Stops the server for good and removes its folder, on a thread of its own: it is called
+        /// from `defer`, which cannot wait, and `pg_ctl stop` takes up to a second that would
+        /// hold one of the Swift pool's threads. The test process waits for every removal before
+        /// it exits (`Removals`). Also done when the cluster is released.
         public func remove() {
-            _ = try? TestPostgres.run(TestPostgres.clusterScript, ["stop", folder])
-            try? FileManager.default.removeItem(atPath: folder)
+            Removals.start(folder)
         }
 
         deinit {
             remove()
+        }
+    }
+
+    /// The clusters being stopped and removed, each once; the process waits for them at exit, so
+    /// that no test leaves a server running.
+    enum Removals {
+        private static let state = Mutex<(folders: Set<String>, registered: Bool)>(([], false))
+        private static let running = DispatchGroup()
+
+        static func start(_ folder: String) {
+            let first = state.withLock { state -> Bool? in
+                guard state.folders.insert(folder).inserted else { return nil }
+                defer { state.registered = true }
+                return !state.registered
+            }
+            guard let first else { return }
+            if first { atexit { _ = TestPostgres.Removals.running.wait(timeout: .now() + 60) } }
+            running.enter()
+            Thread {
+                _ = try? TestPostgres.run(TestPostgres.clusterScript, ["stop", folder])
+                try? FileManager.default.removeItem(atPath: folder)
+                running.leave()
+            }.start()
         }
     }
 
