@@ -95,7 +95,7 @@ public final class PostgresStore: GroupieStore {
     /// password, no such database), a server without the TLS the URL requires, a certificate that
     /// fails its check, a message that breaks PostgreSQL's protocol.
     static func isSilence(_ error: any Error) -> Bool {
-        if isTLSFailure(error) { return false }
+        if isTLSRefusal(error) { return false }
         guard let error = error as? PSQLError else { return true }
         if let state = error.serverInfo?[.sqlState] { return state.hasPrefix("57") || state.hasPrefix("08") }
         switch error.code {
@@ -103,14 +103,25 @@ public final class PostgresStore: GroupieStore {
             .unexpectedBackendMessage, .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
             return false
         default:
-            return error.underlying.map { !isTLSFailure($0) } ?? true
+            return error.underlying.map { !isTLSRefusal($0) } ?? true
         }
     }
 
-    /// A TLS handshake that failed: the server answered, with a certificate that fails its check
-    /// or a protocol this client does not share.
-    private static func isTLSFailure(_ error: any Error) -> Bool {
-        error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError
+    /// A TLS handshake the server took part in and that failed on what it said: a certificate that
+    /// fails its check, or a protocol the two do not share. A connection that ends in the middle
+    /// of the handshake (a server shutting down ends the connections it is still starting
+    /// without a word) is not one.
+    static func isTLSRefusal(_ error: any Error) -> Bool {
+        if error is NIOSSLExtraError { return true }
+        guard let error = error as? NIOSSLError else { return false }
+        switch error {
+        case .handshakeFailed(.sslError(let stack)):
+            return stack.contains { $0 != .eofDuringHandshake && $0 != .eofDuringAdditionalCertficiateChainValidation }
+        case .handshakeFailed(.invalidSNIName), .unableToValidateCertificate, .noCertificateToValidate:
+            return true
+        default:
+            return false
+        }
     }
 
     /// What went wrong, in words an operator can act on: PostgreSQL's own message (`database
@@ -129,7 +140,7 @@ public final class PostgresStore: GroupieStore {
             }
         }
         if let failure = error as? IOError { return String(cString: strerror(failure.errnoCode)) }
-        if isTLSFailure(error) { return tlsReason(error) }
+        if isTLSRefusal(error) { return tlsReason(error) }
         guard let error = error as? PSQLError else { return String(describing: error) }
         if let message = error.serverInfo?[.message] {
             return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
@@ -150,13 +161,13 @@ public final class PostgresStore: GroupieStore {
 
     /// Why a TLS handshake failed, in the words of the check that failed.
     private static func tlsReason(_ error: any Error) -> String {
-        let said = String(describing: error)
-        if error is NIOSSLExtraError || said.contains("HOSTNAME") || said.contains("Hostname") {
+        if let failure = error as? NIOSSLExtraError, failure == .failedToValidateHostname || failure == .serverHostnameImpossibleToMatch {
             return "the server's TLS certificate is not made out to this host (sslmode=verify-full checks that)"
         }
+        let said = String(describing: error)
         if said.contains("CERTIFICATE_VERIFY_FAILED") {
-            return "the server's TLS certificate is not signed by an authority Groupie trusts (sslmode=verify-ca and verify-full check "
-                + "it against the file sslrootcert names, or the system's trust roots without one)"
+            // BoringSSL says no more than this: the certificate may also have expired.
+            return "the server's TLS certificate failed its check: not signed by the authority in sslrootcert, or out of date"
         }
         return "the TLS handshake failed: \(said)"
     }
@@ -513,7 +524,7 @@ public struct PostgresURL: Sendable {
         case socket(String)
         case tcp(host: String, port: Int, encryption: Encryption)
     }
-    /// The URL's `sslmode`, as libpq reads it.
+    /// The URL's `sslmode` and `sslrootcert`, as libpq (16) reads them.
     enum Encryption: Hashable, Sendable {
         /// No TLS (`disable`).
         case disable
@@ -522,21 +533,58 @@ public struct PostgresURL: Sendable {
         case prefer
         /// TLS or no connection (`require`), the certificate not checked.
         case require
-        /// TLS with a certificate signed by an authority in `roots` (a PEM file; the system's
-        /// trust roots without one): `verify-ca`, and `require` with `sslrootcert`, as libpq does.
-        case verifyAuthority(roots: String?)
-        /// As `verifyAuthority`, and the certificate made out to the URL's host (`verify-full`).
+        /// TLS with a certificate signed by an authority in `roots`, a PEM file: `verify-ca`, and
+        /// `require` with `sslrootcert`, as libpq does.
+        case verifyAuthority(roots: String)
+        /// TLS with a certificate made out to the URL's host and signed by an authority in
+        /// `roots`, or by one of the system's trust roots when nil (`sslrootcert=system`).
         case verifyHost(roots: String?)
 
-        init(mode: String, rootCertificate: String?) throws {
+        /// libpq's rules: a check needs an authority to check against, and the system's trust
+        /// roots, which vouch for anyone's public name, only with the host name checked too
+        /// (`sslrootcert=system` makes `verify-full` the default and refuses weaker modes).
+        init(mode given: String?, rootCertificate: String?) throws {
+            let system = rootCertificate == "system"
+            let file = system ? nil : rootCertificate.flatMap { $0.isEmpty ? nil : $0 }
+            let mode = given ?? (system ? "verify-full" : "prefer")
+            if system, mode != "verify-full" {
+                throw PostgresStoreError.invalidURL("sslrootcert=system trusts any public authority, so it needs sslmode=verify-full, not '\(mode)'")
+            }
             switch mode {
             case "disable": self = .disable
             case "prefer", "allow": self = .prefer
-            case "require": self = rootCertificate == nil ? .require : .verifyAuthority(roots: rootCertificate)
-            case "verify-ca": self = .verifyAuthority(roots: rootCertificate)
-            case "verify-full": self = .verifyHost(roots: rootCertificate)
+            case "require": self = file.map { .verifyAuthority(roots: $0) } ?? .require
+            case "verify-ca":
+                guard let file else {
+                    throw PostgresStoreError.invalidURL("sslmode=verify-ca needs sslrootcert=/path/to/authority.crt, the authority to check the server's certificate against")
+                }
+                self = .verifyAuthority(roots: file)
+            case "verify-full":
+                guard file != nil || system else {
+                    throw PostgresStoreError.invalidURL("sslmode=verify-full needs sslrootcert=/path/to/authority.crt (or sslrootcert=system for the system's trust roots)")
+                }
+                self = .verifyHost(roots: file)
             case let mode:
                 throw PostgresStoreError.invalidURL("sslmode must be disable, allow, prefer, require, verify-ca or verify-full, not '\(mode)'")
+            }
+            if let roots = self.roots {
+                // Read now, so that a file that is no authority stops Groupie before it connects.
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: roots, isDirectory: &isFolder), !isFolder.boolValue,
+                    FileManager.default.isReadableFile(atPath: roots)
+                else { throw PostgresStoreError.invalidURL("sslrootcert \(roots) is not a file Groupie can read") }
+                guard let certificates = try? NIOSSLCertificate.fromPEMFile(roots), !certificates.isEmpty else {
+                    throw PostgresStoreError.invalidURL("sslrootcert \(roots) holds no certificate in PEM (-----BEGIN CERTIFICATE-----)")
+                }
+            }
+        }
+
+        /// The file of the authorities to check against, where there is one.
+        var roots: String? {
+            switch self {
+            case .verifyAuthority(let roots): roots
+            case .verifyHost(let roots): roots
+            default: nil
             }
         }
 
@@ -548,10 +596,12 @@ public struct PostgresURL: Sendable {
                 return nil
             case .prefer, .require:
                 tls.certificateVerification = .none
-            case .verifyAuthority(let roots), .verifyHost(let roots):
-                tls.certificateVerification = if case .verifyHost = self { .fullVerification } else { .noHostnameVerification }
-                if let roots { tls.trustRoots = .file(roots) }
+            case .verifyAuthority:
+                tls.certificateVerification = .noHostnameVerification
+            case .verifyHost:
+                tls.certificateVerification = .fullVerification
             }
+            if let roots { tls.trustRoots = .file(roots) }
             return tls
         }
     }
@@ -575,18 +625,15 @@ public struct PostgresURL: Sendable {
         database = database.removingPercentEncoding ?? database
         let port = components.port ?? 5432
         var configuration: PostgresClient.Configuration
+        // Read for every URL, so that a mistake stops Groupie even where it is not used: over a
+        // Unix socket, libpq uses no TLS.
+        let encryption = try Encryption(mode: query["sslmode"], rootCertificate: query["sslrootcert"])
         if let socketFolder = query["host"], socketFolder.hasPrefix("/") {
             let path = "\(socketFolder)/.s.PGSQL.\(port)"
             endpoint = .socket(path)
             configuration = .init(unixSocketPath: path, username: user, password: password, database: database.isEmpty ? nil : database)
         } else {
             guard let host = components.host, !host.isEmpty else { throw PostgresStoreError.invalidURL("it names no host") }
-            // `sslrootcert=system` (libpq 16) asks for the system's trust roots, as no file does.
-            let roots = query["sslrootcert"].flatMap { $0.isEmpty || $0 == "system" ? nil : $0 }
-            let encryption = try Encryption(mode: query["sslmode"] ?? "prefer", rootCertificate: roots)
-            if let roots, encryption != .disable, encryption != .prefer, !FileManager.default.isReadableFile(atPath: roots) {
-                throw PostgresStoreError.invalidURL("sslrootcert \(roots) is not a file Groupie can read")
-            }
             endpoint = .tcp(host: host, port: port, encryption: encryption)
             let tls: PostgresClient.Configuration.TLS = switch encryption {
             case .disable: .disable

@@ -76,6 +76,8 @@ public enum TestPostgres {
 
         /// The certificate of the authority that signed a TLS cluster's certificate (PEM).
         public var authority: String { folder + "/tls/authority.crt" }
+        /// The certificate of an authority that signed nothing the cluster has (PEM).
+        public var otherAuthority: String { folder + "/tls/other-authority.crt" }
 
         /// A new, empty database on this cluster, and its URL.
         public func freshDatabase(_ name: String = "groupie") async throws -> String {
