@@ -635,10 +635,10 @@ public struct PostgresURL: Sendable {
         } else {
             guard let host = components.host, !host.isEmpty else { throw PostgresStoreError.invalidURL("it names no host") }
             endpoint = .tcp(host: host, port: port, encryption: encryption)
-            let tls: PostgresClient.Configuration.TLS = switch encryption {
-            case .disable: .disable
-            case .prefer: .prefer(encryption.configuration!)
-            default: .require(encryption.configuration!)
+            let tls: PostgresClient.Configuration.TLS = if let settings = encryption.configuration {
+                encryption == .prefer ? .prefer(settings) : .require(settings)
+            } else {
+                .disable
             }
             configuration = .init(host: host, port: port, username: user, password: password, database: database.isEmpty ? nil : database, tls: tls)
         }
