@@ -60,9 +60,9 @@ public final class PostgresStore: GroupieStore {
             do {
                 return try await connectOnce(url, logger: logger)
             } catch {
-                guard isSilence(error), ContinuousClock.now < deadline else { throw PostgresStoreError.unreachable(Self.reason(error)) }
+                guard isSilence(error), ContinuousClock.now < deadline else { throw PostgresStoreError.unreachable(Self.reason(error, url)) }
                 if !told {
-                    logger.warning("waiting for PostgreSQL at \(url.redacted) to answer: \(Self.reason(error))")
+                    logger.warning("waiting for PostgreSQL at \(url.redacted) to answer: \(Self.reason(error, url))")
                     told = true
                 }
                 try await Task.sleep(for: .milliseconds(500))
@@ -76,7 +76,7 @@ public final class PostgresStore: GroupieStore {
             try await connectOnce(url, logger: logger)
             return nil
         } catch {
-            return isSilence(error) ? Self.reason(error) : nil
+            return isSilence(error) ? Self.reason(error, url) : nil
         }
     }
 
@@ -157,6 +157,16 @@ public final class PostgresStore: GroupieStore {
         }
         if let underlying = error.underlying { return Self.reason(underlying) }
         return "\(error.code)"
+    }
+
+    /// `reason`, with the path of the Unix socket that could not be reached: the system's words
+    /// alone ("No such file or directory") do not say which.
+    static func reason(_ error: any Error, _ url: PostgresURL) -> String {
+        let said = reason(error)
+        guard let socket = url.socketPath else { return said }
+        var underlying: any Error = error
+        while let wrapped = (underlying as? PSQLError)?.underlying { underlying = wrapped }
+        return underlying is IOError ? "\(socket): \(said)" : said
     }
 
     /// Why a TLS handshake failed, in the words of the check that failed.
@@ -605,6 +615,12 @@ public struct PostgresURL: Sendable {
             return tls
         }
     }
+    /// The path of the Unix socket, for a URL that names one.
+    var socketPath: String? {
+        if case .socket(let path) = endpoint { return path }
+        return nil
+    }
+
     /// The URL without its password: what logs and `/readyz` may show.
     public let redacted: String
 
@@ -612,45 +628,106 @@ public struct PostgresURL: Sendable {
         text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
     }
 
+    /// The URL's query parameters Groupie reads. libpq refuses a parameter it does not know, and
+    /// so does Groupie, a parameter it does not act on: a client certificate (`sslcert`) left
+    /// unread would be a check the operator believes in and nobody makes.
+    static let parameters = ["host", "port", "user", "password", "dbname", "sslmode", "sslrootcert", "connect_timeout", "application_name", "pool"]
+
+    /// Where Debian's PostgreSQL keeps its Unix socket, and so where libpq looks for one when a
+    /// URL names no host (`postgres:///groupie`).
+    static let defaultSocketFolder = "/var/run/postgresql"
+
+    /// Reads `postgres://user:password@host:port/database?parameters` as libpq does: the
+    /// parameters `host`, `port`, `user`, `password` and `dbname` override the URL's own parts; a
+    /// `host` that starts with `/` is the folder of a Unix socket, and no host at all means
+    /// Debian's socket folder; no user means the user Groupie runs as.
     public init(_ text: String) throws {
         guard Self.isPostgres(text), let components = URLComponents(string: text) else {
             throw PostgresStoreError.invalidURL("it must look like postgres://user:password@host:5432/database")
         }
-        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
-        guard let user = components.user.flatMap({ $0.removingPercentEncoding }), !user.isEmpty else {
-            throw PostgresStoreError.invalidURL("it names no user (postgres://USER@host/database)")
+        var query: [String: String] = [:]
+        for item in components.queryItems ?? [] {
+            guard Self.parameters.contains(item.name) else {
+                throw PostgresStoreError.invalidURL(
+                    "Groupie does not read the parameter '\(item.name)'; it reads \(Self.parameters.map { "'\($0)'" }.joined(separator: ", "))"
+                )
+            }
+            // An empty value is no value, as to libpq.
+            if let value = item.value, !value.isEmpty { query[item.name] = value }
         }
-        let password = components.password.flatMap { $0.removingPercentEncoding }
-        var database = String(components.path.dropFirst())
-        database = database.removingPercentEncoding ?? database
-        let port = components.port ?? 5432
+        // The parts of the URL itself, decoded once (`URLComponents.user` and `.path` are
+        // decoded already: decoding them again would turn a password's "%2541" into "A").
+        func decoded(_ part: String?) -> String? {
+            part.map { $0.removingPercentEncoding ?? $0 }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let user = query["user"] ?? decoded(components.percentEncodedUser) ?? Self.systemUser
+        guard let user else { throw PostgresStoreError.invalidURL("it names no user (postgres://USER@host/database)") }
+        let password = query["password"] ?? decoded(components.percentEncodedPassword)
+        let database = query["dbname"] ?? decoded(String(components.percentEncodedPath.dropFirst()))
+        let port: Int
+        if let given = query["port"] {
+            guard let number = Int(given) else { throw PostgresStoreError.invalidURL("the port must be a number, not '\(given)'") }
+            port = number
+        } else {
+            port = components.port ?? 5432
+        }
+        guard (1...65535).contains(port) else { throw PostgresStoreError.invalidURL("the port must be from 1 to 65535, not \(port)") }
+        // `[::1]`: an IPv6 address without the brackets that set it apart in a URL.
+        var host = query["host"] ?? decoded(components.percentEncodedHost) ?? Self.defaultSocketFolder
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         var configuration: PostgresClient.Configuration
         // Read for every URL, so that a mistake stops Groupie even where it is not used: over a
         // Unix socket, libpq uses no TLS.
         let encryption = try Encryption(mode: query["sslmode"], rootCertificate: query["sslrootcert"])
-        if let socketFolder = query["host"], socketFolder.hasPrefix("/") {
-            let path = "\(socketFolder)/.s.PGSQL.\(port)"
+        if host.hasPrefix("/") {
+            let path = "\(host)/.s.PGSQL.\(port)"
             endpoint = .socket(path)
-            configuration = .init(unixSocketPath: path, username: user, password: password, database: database.isEmpty ? nil : database)
+            configuration = .init(unixSocketPath: path, username: user, password: password, database: database)
         } else {
-            guard let host = components.host, !host.isEmpty else { throw PostgresStoreError.invalidURL("it names no host") }
             endpoint = .tcp(host: host, port: port, encryption: encryption)
             let tls: PostgresClient.Configuration.TLS = if let settings = encryption.configuration {
                 encryption == .prefer ? .prefer(settings) : .require(settings)
             } else {
                 .disable
             }
-            configuration = .init(host: host, port: port, username: user, password: password, database: database.isEmpty ? nil : database, tls: tls)
+            configuration = .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
         }
-        configuration.options.maximumConnections = Int(query["pool"] ?? "") ?? 20
-        configuration.options.connectTimeout = .seconds(5)
+        if let given = query["pool"] {
+            guard let pool = Int(given), (1...1000).contains(pool) else {
+                throw PostgresStoreError.invalidURL("pool must be a number of connections from 1 to 1000, not '\(given)'")
+            }
+            configuration.options.maximumConnections = pool
+        } else {
+            configuration.options.maximumConnections = 20
+        }
+        // At least 2 seconds, as libpq has it. libpq waits for ever without one (or with 0); a
+        // server that hangs on a connection would hang Groupie's start and its pool, so 0 and
+        // none mean 5 seconds here.
+        if let given = query["connect_timeout"] {
+            guard let seconds = Int(given), seconds >= 0 else {
+                throw PostgresStoreError.invalidURL("connect_timeout must be a number of seconds, not '\(given)'")
+            }
+            configuration.options.connectTimeout = .seconds(seconds == 0 ? 5 : max(2, seconds))
+        } else {
+            configuration.options.connectTimeout = .seconds(5)
+        }
         // Group contents come as JSON, whose numbers must keep every digit of a float8 (the
         // default from PostgreSQL 12, unless a database or role says otherwise).
         configuration.options.additionalStartupParameters = [("extra_float_digits", "3")]
+            + (query["application_name"].map { [("application_name", $0)] } ?? [])
         self.configuration = configuration
         var shown = components
         if shown.password != nil { shown.password = "***" }
+        if let items = shown.queryItems, items.contains(where: { $0.name == "password" }) {
+            shown.queryItems = items.map { $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0 }
+        }
         redacted = shown.string ?? "postgres://"
+    }
+
+    /// The name of the user Groupie runs as: libpq's user when a URL names none.
+    private static var systemUser: String? {
+        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return nil }
+        return String(cString: name)
     }
 
     /// The TLS context of each encryption, made once: a context made reads its trust roots again,
