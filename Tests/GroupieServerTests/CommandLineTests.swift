@@ -89,7 +89,12 @@ struct CommandLineTests {
         let store = try GroupieDatabase.open(atPath: folder + "/data/groupie.sqlite")
         let player = try await store.createPlayer(name: "Ada", language: nil, tokenHash: Data("t".utf8), now: Date())
         _ = try await store.createGroup(venueId: "aquarium", name: nil, creatorId: player.id, joinableFor: 3600, now: Date())
-        let exported = try await Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
+        // In the shell of the move, GROUPIE_DATABASE names the PostgreSQL database of the import
+        // that follows: the export reads the data folder all the same.
+        let exported = try await Self.run(
+            ["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"],
+            environment: ["GROUPIE_DATABASE": "postgres://groupie@db.internal/groupie"]
+        )
         #expect(exported.status == 0, "\(exported.errors)")
         #expect(exported.output.contains("exported aquarium to \(folder)/a.sqlite: 1 players, 1 groups, 0 photos"))
         let again = try await Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
@@ -100,7 +105,8 @@ struct CommandLineTests {
         let mode = try FileManager.default.attributesOfItem(atPath: folder + "/a.sqlite")[.posixPermissions] as? Int
         #expect(mode == 0o600, "names and token hashes are for the service user only")
         let postgres = try await Self.run(["export", "--database", "postgres://localhost/x", "--venue", "aquarium", "--to", folder + "/b.sqlite"])
-        #expect(postgres.status != 0 && postgres.errors.contains("Export reads the SQLite database of a data folder"))
+        #expect(postgres.status != 0 && postgres.errors.contains("Unknown option '--database'"), "\(postgres.errors)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/b.sqlite"))
     }
 
     @Test("`migrate` brings a new PostgreSQL database to the current schema and exits 0; run again, it applies nothing")
