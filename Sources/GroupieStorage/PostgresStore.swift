@@ -633,6 +633,16 @@ public struct PostgresURL: Sendable {
     /// unread would be a check the operator believes in and nobody makes.
     static let parameters = ["host", "port", "user", "password", "dbname", "sslmode", "sslrootcert", "connect_timeout", "application_name", "pool"]
 
+    /// libpq's parameters that Groupie takes and leaves unread, with the values for which that
+    /// changes nothing (nil: any value): TCP tuning, and the modes that only ask for what a
+    /// connection does anyway. `channel_binding=require`, `gssencmode=require` or
+    /// `target_session_attrs=read-write` ask for a check Groupie does not make, and are refused.
+    static let harmless: [String: Set<String>?] = [
+        "channel_binding": ["disable", "prefer"], "gssencmode": ["disable", "prefer"], "target_session_attrs": ["any"],
+        "keepalives": nil, "keepalives_idle": nil, "keepalives_interval": nil, "keepalives_count": nil, "tcp_user_timeout": nil,
+        "fallback_application_name": nil, "client_encoding": ["UTF8", "utf8", "UTF-8", "utf-8"],
+    ]
+
     /// Where Debian's PostgreSQL keeps its Unix socket, and so where libpq looks for one when a
     /// URL names no host (`postgres:///groupie`).
     static let defaultSocketFolder = "/var/run/postgresql"
@@ -645,40 +655,58 @@ public struct PostgresURL: Sendable {
         guard Self.isPostgres(text), let components = URLComponents(string: text) else {
             throw PostgresStoreError.invalidURL("it must look like postgres://user:password@host:5432/database")
         }
+        // Each parameter as given, an empty value included: as to libpq, an empty parameter
+        // overrides the URL's part and then means the default (`?host=` is the local socket).
         var query: [String: String] = [:]
         for item in components.queryItems ?? [] {
+            let value = item.value ?? ""
+            if let entry = Self.harmless[item.name] {
+                if let accepted = entry, !accepted.contains(value) {
+                    throw PostgresStoreError.invalidURL("Groupie cannot honour \(item.name)=\(value); leave it out or use \(accepted.sorted().joined(separator: " or "))")
+                }
+                continue
+            }
             guard Self.parameters.contains(item.name) else {
                 throw PostgresStoreError.invalidURL(
                     "Groupie does not read the parameter '\(item.name)'; it reads \(Self.parameters.map { "'\($0)'" }.joined(separator: ", "))"
                 )
             }
-            // An empty value is no value, as to libpq.
-            if let value = item.value, !value.isEmpty { query[item.name] = value }
+            query[item.name] = value
         }
-        // The parts of the URL itself, decoded once (`URLComponents.user` and `.path` are
-        // decoded already: decoding them again would turn a password's "%2541" into "A").
-        func decoded(_ part: String?) -> String? {
-            part.map { $0.removingPercentEncoding ?? $0 }.flatMap { $0.isEmpty ? nil : $0 }
+        // A parameter, else the URL's own part (decoded once: `URLComponents.user` and `.path`
+        // are decoded already, and decoding again would turn a password's "%2541" into "A"); nil
+        // for the default.
+        func given(_ name: String, _ part: String? = nil) -> String? {
+            let value = query[name] ?? part.map { $0.removingPercentEncoding ?? $0 }
+            return value.flatMap { $0.isEmpty ? nil : $0 }
         }
-        let user = query["user"] ?? decoded(components.percentEncodedUser) ?? Self.systemUser
-        guard let user else { throw PostgresStoreError.invalidURL("it names no user (postgres://USER@host/database)") }
-        let password = query["password"] ?? decoded(components.percentEncodedPassword)
-        let database = query["dbname"] ?? decoded(String(components.percentEncodedPath.dropFirst()))
+        guard let user = given("user", components.percentEncodedUser) ?? Self.systemUser else {
+            throw PostgresStoreError.invalidURL("it names no user (postgres://USER@host/database)")
+        }
+        let password = given("password", components.percentEncodedPassword)
+        let database = given("dbname", String(components.percentEncodedPath.dropFirst()))
         let port: Int
-        if let given = query["port"] {
-            guard let number = Int(given) else { throw PostgresStoreError.invalidURL("the port must be a number, not '\(given)'") }
+        if let text = given("port") {
+            guard let number = Int(text) else {
+                throw PostgresStoreError.invalidURL(text.contains(",") ? "Groupie connects to one port, not several ('\(text)')" : "the port must be a number, not '\(text)'")
+            }
             port = number
+        } else if query["port"] != nil {
+            port = 5432
         } else {
             port = components.port ?? 5432
         }
         guard (1...65535).contains(port) else { throw PostgresStoreError.invalidURL("the port must be from 1 to 65535, not \(port)") }
         // `[::1]`: an IPv6 address without the brackets that set it apart in a URL.
-        var host = query["host"] ?? decoded(components.percentEncodedHost) ?? Self.defaultSocketFolder
+        var host = given("host", components.percentEncodedHost) ?? Self.defaultSocketFolder
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.contains(",") else {
+            throw PostgresStoreError.invalidURL("Groupie connects to one host, not several ('\(host)'); put a proxy or a virtual address before them")
+        }
         var configuration: PostgresClient.Configuration
         // Read for every URL, so that a mistake stops Groupie even where it is not used: over a
         // Unix socket, libpq uses no TLS.
-        let encryption = try Encryption(mode: query["sslmode"], rootCertificate: query["sslrootcert"])
+        let encryption = try Encryption(mode: given("sslmode"), rootCertificate: given("sslrootcert"))
         if host.hasPrefix("/") {
             let path = "\(host)/.s.PGSQL.\(port)"
             endpoint = .socket(path)
@@ -692,9 +720,9 @@ public struct PostgresURL: Sendable {
             }
             configuration = .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
         }
-        if let given = query["pool"] {
-            guard let pool = Int(given), (1...1000).contains(pool) else {
-                throw PostgresStoreError.invalidURL("pool must be a number of connections from 1 to 1000, not '\(given)'")
+        if let text = given("pool") {
+            guard let pool = Int(text), (1...1000).contains(pool) else {
+                throw PostgresStoreError.invalidURL("pool must be a number of connections from 1 to 1000, not '\(text)'")
             }
             configuration.options.maximumConnections = pool
         } else {
@@ -703,9 +731,9 @@ public struct PostgresURL: Sendable {
         // At least 2 seconds, as libpq has it. libpq waits for ever without one (or with 0); a
         // server that hangs on a connection would hang Groupie's start and its pool, so 0 and
         // none mean 5 seconds here.
-        if let given = query["connect_timeout"] {
-            guard let seconds = Int(given), seconds >= 0 else {
-                throw PostgresStoreError.invalidURL("connect_timeout must be a number of seconds, not '\(given)'")
+        if let text = given("connect_timeout") {
+            guard let seconds = Int(text), seconds >= 0 else {
+                throw PostgresStoreError.invalidURL("connect_timeout must be a number of seconds, not '\(text)'")
             }
             configuration.options.connectTimeout = .seconds(seconds == 0 ? 5 : max(2, seconds))
         } else {
@@ -714,7 +742,7 @@ public struct PostgresURL: Sendable {
         // Group contents come as JSON, whose numbers must keep every digit of a float8 (the
         // default from PostgreSQL 12, unless a database or role says otherwise).
         configuration.options.additionalStartupParameters = [("extra_float_digits", "3")]
-            + (query["application_name"].map { [("application_name", $0)] } ?? [])
+            + (given("application_name").map { [("application_name", $0)] } ?? [])
         self.configuration = configuration
         var shown = components
         if shown.password != nil { shown.password = "***" }
@@ -724,9 +752,13 @@ public struct PostgresURL: Sendable {
         redacted = shown.string ?? "postgres://"
     }
 
-    /// The name of the user Groupie runs as: libpq's user when a URL names none.
-    private static var systemUser: String? {
-        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return nil }
+    /// The name of the user Groupie runs as: libpq's user when a URL names none. `getpwuid_r`,
+    /// since URLs are read on any thread.
+    static var systemUser: String? {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.pw_name else { return nil }
         return String(cString: name)
     }
 

@@ -12,7 +12,7 @@ instances on one PostgreSQL database and one data folder ("Running several insta
   - with one instance killed, reads through the proxy go on.
 
 Usage: reverse_proxy_test.py path/to/groupie   (GROUPIE_TEST_POSTGRES as for the two-instance
-test; nginx from Debian's nginx-light, which scripts/bootstrap installs). Exits 1 on any failure.
+test; nginx from Debian, which scripts/bootstrap installs). Exits 1 on any failure.
 """
 import http.client
 import json
@@ -132,13 +132,13 @@ def main():
     server_url = os.environ.get("GROUPIE_TEST_POSTGRES")
     check(server_url, "GROUPIE_TEST_POSTGRES is not set; run this under scripts/with-postgres")
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
-    check(nginx, "nginx is not installed (Debian: apt-get install nginx-light; scripts/bootstrap does it)")
+    check(nginx, "nginx is not installed (Debian: apt-get install nginx; scripts/bootstrap does it)")
     name = "groupie_proxy_" + uuid.uuid4().hex[:12]
     subprocess.run(["psql", "-X", "-q", server_url, "-c", f"CREATE DATABASE {name}"], check=True)
     parts = urllib.parse.urlsplit(server_url)
     database = urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + name, "sslmode=disable", ""))
     workdir = Path(tempfile.mkdtemp(prefix="groupie-proxy-"))
-    instances, proxy_process = [], None
+    instances, proxy_process, stream = [], None, None
     try:
         for label in "AB":
             instances.append(groupie_server.start(binary, workdir, "info", 60, Failure,
@@ -152,7 +152,8 @@ def main():
         conf.write_text(configuration(workdir, port, [instances[0][1], instances[1][1]], certificate, key))
         tested = subprocess.run([nginx, "-t", "-c", str(conf), "-p", str(workdir)], capture_output=True, text=True)
         check(tested.returncode == 0, f"nginx -t accepts the README's configuration: {tested.stderr.strip()}")
-        proxy_process = subprocess.Popen([nginx, "-c", str(conf), "-p", str(workdir)],
+        # A session of its own, so that the master and its workers can be ended together.
+        proxy_process = subprocess.Popen([nginx, "-c", str(conf), "-p", str(workdir)], start_new_session=True,
                                          stdout=subprocess.DEVNULL, stderr=open(workdir / "nginx-stderr.log", "w"))
         proxy = Proxy(port, certificate)
         deadline = time.monotonic() + 20
@@ -183,7 +184,10 @@ def main():
             opened.set()
             fields = {}
             while True:
-                line = response.fp.readline()
+                try:
+                    line = response.readline()   # nginx sends the stream in chunks
+                except (OSError, http.client.HTTPException):
+                    return
                 if not line:
                     return
                 line = line.decode().rstrip("\n")
@@ -255,12 +259,16 @@ def main():
         log(f"logs in {workdir}")
         return 1
     finally:
+        if stream is not None:
+            stream.close()
         if proxy_process and proxy_process.poll() is None:
-            proxy_process.send_signal(signal.SIGQUIT)
+            # SIGTERM: a fast shutdown, which does not wait for the open event stream.
+            proxy_process.terminate()
             try:
                 proxy_process.wait(5)
             except subprocess.TimeoutExpired:
-                proxy_process.kill()
+                os.killpg(proxy_process.pid, signal.SIGKILL)
+                proxy_process.wait()
         for process, _, _, _, logfile in instances:
             if process.poll() is None:
                 groupie_server.stop(process, logfile)

@@ -90,7 +90,7 @@ public enum ServerOptions {
         },
         ServerOption(
             "database", .text, "url", help: "postgres://user:password@host/database to share PostgreSQL between instances; default: SQLite in the data folder.",
-            value: { $0.databaseURL.map { (try? PostgresURL($0).redacted) ?? $0 } ?? "sqlite" }
+            value: { $0.databaseURL.map { (try? PostgresURL($0).redacted) ?? "postgres://" } ?? "sqlite" }
         ) { text, configuration in
             if text == "sqlite" || text.isEmpty {
                 configuration.databaseURL = nil
