@@ -26,9 +26,7 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 import urllib.request
-import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
@@ -129,14 +127,17 @@ def requests_served(instance):
 
 def main():
     binary = os.path.abspath(sys.argv[1])
-    server_url = os.environ.get("GROUPIE_TEST_POSTGRES")
-    check(server_url, "GROUPIE_TEST_POSTGRES is not set; run this under scripts/with-postgres")
-    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
-    check(nginx, "nginx is not installed (Debian: apt-get install nginx; scripts/bootstrap does it)")
-    name = "groupie_proxy_" + uuid.uuid4().hex[:12]
-    subprocess.run(["psql", "-X", "-q", server_url, "-c", f"CREATE DATABASE {name}"], check=True)
-    parts = urllib.parse.urlsplit(server_url)
-    database = urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + name, "sslmode=disable", ""))
+    try:
+        nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+        check(nginx, "nginx is not installed (Debian: apt-get install nginx; scripts/bootstrap does it)")
+        with groupie_server.postgres_database("groupie_proxy", Failure) as database:
+            return run(binary, nginx, database)
+    except Failure as failure:
+        log(f"FAILED: {failure}")
+        return 1
+
+
+def run(binary, nginx, database):
     workdir = Path(tempfile.mkdtemp(prefix="groupie-proxy-"))
     instances, proxy_process, stream = [], None, None
     try:
@@ -182,22 +183,7 @@ def main():
             stream.request("GET", f"/api/v1/groups/{group['id']}/events", headers={"Authorization": "Bearer " + ada["token"]})
             response = stream.getresponse()
             opened.set()
-            fields = {}
-            while True:
-                try:
-                    line = response.readline()   # nginx sends the stream in chunks
-                except (OSError, http.client.HTTPException):
-                    return
-                if not line:
-                    return
-                line = line.decode().rstrip("\n")
-                if line == "":
-                    if "event" in fields:
-                        events.append((time.monotonic(), fields["event"], fields.get("data", "")))
-                    fields = {}
-                elif not line.startswith(":") and ":" in line:
-                    field, value = line.split(":", 1)
-                    fields[field] = value.lstrip(" ")
+            groupie_server.read_events(response, lambda _, event, data: events.append((time.monotonic(), event, data)))
 
         reader = threading.Thread(target=read_stream, daemon=True)
         reader.start()
@@ -272,7 +258,6 @@ def main():
         for process, _, _, _, logfile in instances:
             if process.poll() is None:
                 groupie_server.stop(process, logfile)
-        subprocess.run(["psql", "-X", "-q", server_url, "-c", f"DROP DATABASE IF EXISTS {name}"], capture_output=True)
 
 
 if __name__ == "__main__":

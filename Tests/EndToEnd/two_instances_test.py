@@ -19,15 +19,12 @@ import os
 import queue
 import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
-import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
@@ -104,19 +101,7 @@ class EventStream(threading.Thread):
         connection.request("GET", f"/api/v1/groups/{self.group_id}/events", headers=headers)
         response = connection.getresponse()
         self.opened.set()
-        fields = {}
-        while True:
-            line = response.fp.readline()
-            if not line:
-                return
-            line = line.decode().rstrip("\n")
-            if line == "":
-                if "event" in fields:
-                    self.events.put((time.monotonic(), int(fields.get("id", 0)), fields["event"], fields.get("data", "")))
-                fields = {}
-            elif not line.startswith(":") and ":" in line:
-                key, value = line.split(":", 1)
-                fields[key] = value.lstrip(" ")
+        groupie_server.read_events(response, lambda id, event, data: self.events.put((time.monotonic(), id, event, data)))
 
     def close(self):
         """Drops the connection, as a phone losing its Wi-Fi does."""
@@ -139,12 +124,15 @@ class EventStream(threading.Thread):
 
 def main():
     binary = os.path.abspath(sys.argv[1])
-    server_url = os.environ.get("GROUPIE_TEST_POSTGRES")
-    check(server_url, "GROUPIE_TEST_POSTGRES is not set; run this under scripts/with-postgres")
-    name = "groupie_two_" + uuid.uuid4().hex[:12]
-    subprocess.run(["psql", "-X", "-q", server_url, "-c", f"CREATE DATABASE {name}"], check=True)
-    parts = urllib.parse.urlsplit(server_url)
-    database = urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + name, "sslmode=disable", ""))
+    try:
+        with groupie_server.postgres_database("groupie_two", Failure) as database:
+            return run(binary, database)
+    except Failure as failure:
+        log(f"FAILED: {failure}")
+        return 1
+
+
+def run(binary, database):
     workdir = Path(tempfile.mkdtemp(prefix="groupie-two-"))
     a = b = None
     try:
@@ -260,7 +248,6 @@ def main():
         for instance in (a, b):
             if instance and instance.proc.poll() is None:
                 instance.stop()
-        subprocess.run(["psql", "-X", "-q", server_url, "-c", f"DROP DATABASE IF EXISTS {name}"], capture_output=True)
 
 
 if __name__ == "__main__":

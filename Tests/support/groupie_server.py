@@ -1,11 +1,17 @@
 """Starts `groupie serve` for the Python tests: a free port, a data folder under `workdir`, the
-repository's missions/ and assets/, ready when `start` returns (it answers /healthz)."""
+repository's missions/ and assets/, ready when `start` returns (it answers /healthz). Also what
+the tests of several instances share: a PostgreSQL database of their own, and reading an event
+stream."""
+import contextlib
+import os
 import random
 import signal
 import socket
 import subprocess
 import time
+import urllib.parse
 import urllib.request
+import uuid
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -63,3 +69,41 @@ def stop(process, logfile):
             process.kill()
             process.wait()
     logfile.close()
+
+
+@contextlib.contextmanager
+def postgres_database(prefix, failure):
+    """A new database on the PostgreSQL server of GROUPIE_TEST_POSTGRES (as scripts/with-postgres
+    sets it), as a URL without TLS; dropped afterwards. Raises `failure` without the variable."""
+    server_url = os.environ.get("GROUPIE_TEST_POSTGRES")
+    if not server_url:
+        raise failure("GROUPIE_TEST_POSTGRES is not set; run this under scripts/with-postgres")
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    subprocess.run(["psql", "-X", "-q", server_url, "-c", f"CREATE DATABASE {name}"], check=True)
+    parts = urllib.parse.urlsplit(server_url)
+    try:
+        yield urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + name, "sslmode=disable", ""))
+    finally:
+        subprocess.run(["psql", "-X", "-q", server_url, "-c", f"DROP DATABASE IF EXISTS {name}"], capture_output=True)
+
+
+def read_events(response, on_event):
+    """Reads Server-Sent Events from an `http.client` response until the stream ends, calling
+    `on_event(id, event, data)` for each (id 0 when the event has none). Comments (heartbeats)
+    are skipped; a chunked stream, as a proxy sends it, is read through the response."""
+    fields = {}
+    while True:
+        try:
+            line = response.readline()
+        except OSError:
+            return
+        if not line:
+            return
+        line = line.decode().rstrip("\n")
+        if line == "":
+            if "event" in fields:
+                on_event(int(fields.get("id", 0)), fields["event"], fields.get("data", ""))
+            fields = {}
+        elif not line.startswith(":") and ":" in line:
+            key, value = line.split(":", 1)
+            fields[key] = value.lstrip(" ")
