@@ -21,6 +21,7 @@ run: release
 
 test: bootstrap
 	scripts/check-architecture
+	scripts/location-corpus --check
 	$(SWIFT) build --build-tests
 	scripts/with-postgres $(SWIFT) test --skip-build
 	scripts/with-postgres python3 Tests/EndToEnd/two_instances_test.py .build/debug/groupie

@@ -37,6 +37,9 @@ struct Collage: ParsableCommand {
     @Option(help: "Pixels on the long edge, 256 to 4096.")
     var size: Int = 2048
 
+    @Option(help: "The day the caption shows, as YYYY-MM-DD. Default: today.")
+    var day: String?
+
     @Option(help: "Draw it this many times and print the times (for benchmarks).")
     var `repeat`: Int = 1
 
@@ -64,6 +67,7 @@ struct Collage: ParsableCommand {
             throw ValidationError("The mission has \(mission.tasks.count) task(s): give as many photos, not \(photos.count).")
         }
         guard (256...4096).contains(size) else { throw ValidationError("--size must be from 256 to 4096.") }
+        let captionDay = try day.map(Self.noon(of:)) ?? Date()
         let format: CollageFileFormat = out.lowercased().hasSuffix(".png") ? .png : .jpeg
         let language = language.flatMap { venue.languages.contains($0) ? $0 : nil } ?? venue.defaultLanguage
         let names = self.names.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -76,7 +80,7 @@ struct Collage: ParsableCommand {
         for _ in 0..<max(1, self.repeat) {
             let started = DispatchTime.now().uptimeNanoseconds, cpuStarted = Self.cpuMilliseconds()
             result = try CollageTool.render(
-                venue: venue, mission: mission, photos: photos, focus: focus, names: names, groupName: group, day: Date(), language: language,
+                venue: venue, mission: mission, photos: photos, focus: focus, names: names, groupName: group, day: captionDay, language: language,
                 longEdge: size, format: format, assetsDirectory: assetsDirectory, output: out
             )
             times.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
@@ -90,6 +94,17 @@ struct Collage: ParsableCommand {
         print(String(format: "subjects found in %.1f ms (once per photo, at upload on the server)", focusTime))
         let cpu = cpuTimes.sorted()
         print(String(format: "times: runs %d, p50 %.1f ms, min %.1f ms, max %.1f ms, cpu p50 %.1f ms", sorted.count, sorted[sorted.count / 2], sorted[0], sorted[sorted.count - 1], cpu[cpu.count / 2]))
+    }
+
+    /// Noon UTC of a `YYYY-MM-DD` day: the same day in every venue's time zone but the farthest.
+    static func noon(of text: String) throws -> Date {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        var components = DateComponents(timeZone: .gmt, hour: 12)
+        if parts.count == 3 { (components.year, components.month, components.day) = (parts[0], parts[1], parts[2]) }
+        guard parts.count == 3, components.isValidDate(in: Calendar(identifier: .gregorian)), let date = Calendar(identifier: .gregorian).date(from: components) else {
+            throw ValidationError("--day must be a day written YYYY-MM-DD, not '\(text)'.")
+        }
+        return date
     }
 
     /// CPU time of the whole process (all threads), which other work on the machine does not inflate.

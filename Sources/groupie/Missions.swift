@@ -36,8 +36,8 @@ struct Validate: ParsableCommand {
             }
             if isDirectory.boolValue {
                 let folder = MissionFolder(directory: path.hasSuffix("/") ? String(path.dropLast()) : path, assetsDirectory: assetsDirectory)
-                let (found, misnamed) = try folder.listing()
-                for problem in misnamed {
+                let (found, skipped) = try folder.listing()
+                for problem in skipped {
                     print(problem)
                     problemsOutsideFiles += 1
                 }

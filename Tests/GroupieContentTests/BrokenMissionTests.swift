@@ -99,7 +99,52 @@ struct BrokenMissionTests {
         yaml += "missions: [" + Array(repeating: "*m", count: 100).joined(separator: ",") + "]\n"
         let report = MissionFileReader(assetsDirectory: nil).read(bytes: Data(yaml.utf8), path: "bomb.yaml")
         #expect(report.venue == nil)
-        #expect(report.problems.contains { $0.message.hasPrefix("the file is too complex to check") })
+        // Refused where the largest anchored part is first repeated: the missions' '*m' on line 9.
+        let problem = try #require(report.problems.first)
+        #expect(report.problems.count == 1)
+        #expect(problem.line == 9 && problem.column == 12, "\(problem)")
+        #expect(problem.message.hasPrefix("the alias '*m' repeats"), "\(problem)")
+    }
+
+    @Test("A long text anchored once and repeated by aliases is refused at the alias that repeats it, before it is served")
+    func aliasMultipliesText() throws {
+        let long = String(repeating: "Haj ", count: 50_000)
+        var yaml = "id: anchors\nname: &name \"\(long)\"\nlanguages: [en]\ntimezone: Europe/London\ntheme: {color: \"#123456\"}\nmissions:\n"
+        // As found by the attack: one 200,000-character anchor repeated by 100 titles and 9 prompts.
+        for mission in 0..<100 {
+            yaml += "  - id: m\(mission)\n    title: *name\n    icon: i.svg\n    tasks: [{id: t, prompt: \(mission < 9 ? "*name" : "x")}]\n"
+        }
+        let report = MissionFileReader(assetsDirectory: nil).read(bytes: Data(yaml.utf8), path: "anchors.yaml")
+        #expect(report.venue == nil)
+        let problem = try #require(report.problems.first)
+        #expect(report.problems.count == 1)
+        // The first use of '*name': the first mission's title, line 8, column 12.
+        #expect(problem.line == 8 && problem.column == 12, "\(problem)")
+        #expect(problem.message.hasPrefix("the alias '*name' repeats 0.2 MB of text each of the 109 times it is used, which makes the file 21 MB once read"), "\(problem)")
+    }
+
+    @Test("A text longer than 2,000 characters is refused where it is")
+    func longText() throws {
+        let yaml = "id: long\nname: Long\nlanguages: [en]\ntimezone: Europe/London\ntheme: {color: \"#123456\"}\nmissions:\n"
+            + "  - id: m\n    title: \(String(repeating: "a", count: 2_001))\n    icon: icons/fish.svg\n    tasks: [{id: t, prompt: \(String(repeating: "b", count: 2_000))}]\n"
+        let report = MissionFileReader(assetsDirectory: Fixtures.brokenAssets).read(bytes: Data(yaml.utf8), path: "long.yaml")
+        #expect(report.problems.map(\.description) == ["long.yaml:8:12: error: 'title' is 2001 characters long; a text may be at most 2000, which is far more than a phone shows at once"])
+    }
+
+    @Test("A FIFO in the missions folder is skipped and said to be, without waiting for a writer")
+    func fifo() throws {
+        let folder = try Fixtures.temporaryFolder()
+        #expect(mkfifo(folder + "/fifo.yaml", 0o644) == 0)
+        try FileManager.default.createDirectory(atPath: folder + "/folder.yaml", withIntermediateDirectories: true)
+        let listing = try MissionFolder(directory: folder, assetsDirectory: nil).listing()
+        #expect(listing.missionFiles.isEmpty)
+        #expect(listing.skipped.map(\.description) == [
+            "\(folder)/fifo.yaml:1:1: error: this is a FIFO (named pipe), not a regular file: it is not read; put the venue's mission file here instead",
+            "\(folder)/folder.yaml:1:1: error: this is a folder, not a regular file: it is not read; put the venue's mission file here instead",
+        ])
+        // Read directly (it became a FIFO after the listing), it is refused at once, not waited on.
+        let report = MissionFileReader(assetsDirectory: nil).read(fileAt: folder + "/fifo.yaml")
+        #expect(report.problems.map(\.message) == ["this is a FIFO (named pipe), not a regular file: it is not read; put the venue's mission file here instead"])
     }
 
     @Test("Lists and mappings nested thousands deep are refused with their place, before the YAML reader could overflow its stack (found by the fuzzer)")

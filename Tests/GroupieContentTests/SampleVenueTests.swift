@@ -64,13 +64,26 @@ struct SampleVenueTests {
         #expect(output.status == 0, "\(output.text)")
     }
 
-    @Test("The JSON Schema rejects broken files that a schema can describe", arguments: [
-        "unknown-keys.yaml", "missing-required.yaml", "wrong-types.yaml", "empty-texts.yaml",
-        "bad-ids.yaml", "task-count.yaml", "venue-values.yaml",
-    ])
+    /// Each broken file with the error the schema must report for it: where, and what.
+    static let schemaRejections: [(file: String, line: String)] = [
+        ("unknown-keys.yaml", "['missions', 0]: Additional properties are not allowed ('titel' was unexpected)"),
+        ("missing-required.yaml", "[]: 'timezone' is a required property"),
+        ("wrong-types.yaml", "['rules', 'joinable_hours']: 500 is greater than the maximum of 168"),
+        ("empty-texts.yaml", "['missions', 0, 'tasks', 0, 'hint']: '   ' is not valid under any of the given schemas"),
+        ("bad-ids.yaml", "['missions', 0, 'tasks', 0, 'id']: 'fish_1' is not valid under any of the given schemas"),
+        ("task-count.yaml", "['missions', 0, 'tasks']: [] should be non-empty"),
+        ("venue-values.yaml", "['theme', 'color']: 'blue' does not match"),
+    ]
+
+    @Test("The JSON Schema rejects broken files that a schema can describe, with the validator's own error", arguments: schemaRejections.map(\.file))
     func schemaRejects(file: String) throws {
         let output = try Self.validateWithSchema([Fixtures.broken + "/" + file])
         #expect(output.status == 1, "\(output.text)")
+        let expected = try #require(Self.schemaRejections.first { $0.file == file }?.line)
+        let lines = output.text.split(separator: "\n").map(String.init)
+        // Only the validator's lines (a traceback also exits with 1), and the one expected among them.
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix(Fixtures.broken + "/" + file + ": [") }, "\(output.text)")
+        #expect(lines.contains { $0.contains(expected) }, "\(output.text)")
     }
 
     static func validateWithSchema(_ paths: [String]) throws -> (status: Int32, text: String) {

@@ -46,7 +46,15 @@ struct PosterTests {
         poster.logoPath = "/nonexistent/logo.svg"
         let path = TestImages.folder + "/poster-\(UUID().uuidString).pdf"
         try poster.render(paper: .a4, format: .pdf, to: path)
-        #expect(FileManager.default.fileExists(atPath: path))
+        // The rest of the poster is there: its text, and a QR code that decodes.
+        let pdf = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(try PDFTools.text(pdf).contains("Science Centre") && PDFTools.text(pdf).contains("Skanna koden"))
+        #expect(try QRDecoder.decode(try PDFTools.firstPage(pdf)) == "https://groupie.example/?venue=science-centre")
+        // And the logo is not: the page differs from the one drawn with the logo.
+        let withLogo = TestImages.folder + "/poster-\(UUID().uuidString).pdf"
+        try Self.poster.render(paper: .a4, format: .pdf, to: withLogo)
+        let logoPage = try PDFTools.firstPage(try Data(contentsOf: URL(fileURLWithPath: withLogo)), dpi: 50)
+        #expect(try PDFTools.firstPage(pdf, dpi: 50) != logoPage)
         #expect(throws: Poster.Failure.self) { try poster.render(paper: .a3, format: .png(dpi: 5000), to: path + ".png") }
         #expect(Poster.components(of: "#ff8000") == (1, 128.0 / 255, 0))
         #expect(Poster.components(of: "not a colour") == (0.12, 0.36, 0.55))

@@ -85,7 +85,10 @@ struct HardeningTests {
             #expect(text.hasSuffix("0\r\n\r\n"), "the response ended: \(text.suffix(60))")
 
             // Whatever the group does next does not reach the former member.
-            _ = try await PhotoRouteTests.upload(client, try TestImages.solid(width: 300, height: 300, rgb: (9, 9, 9), ext: "jpg"), as: ada, group: group.id)
+            let (uploaded, _) = try await PhotoRouteTests.upload(client, try TestImages.solid(width: 300, height: 300, rgb: (9, 9, 9), ext: "jpg"), as: ada, group: group.id)
+            #expect(uploaded.status == .created)
+            // Given the time a member's stream takes to bring a photo (well under a second).
+            _ = await stream.read(for: 2) { $0.contains("photo-added") }
             #expect(!stream.events.map(\.type).contains("photo-added"))
             if how != "erase" {
                 let (again, _) = try await client.send(.get, "/api/v1/groups/\(group.id)/events", headers: bo.auth)

@@ -1,5 +1,6 @@
 import Foundation
-import GroupieServer
+import GroupieCore
+@testable import GroupieServer
 import HummingbirdTesting
 import Testing
 
@@ -24,6 +25,7 @@ struct ReloadTests {
     func editAndBreak() async throws {
         let server = try TestServer()
         try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajar"))
+        try await StaffConsoleTests.addStaff(server, "editor@aquarium.example", .editor, venues: ["aquarium"])
         try await server.test { client in
             func title() async throws -> String? {
                 let (_, venue) = try await client.json("/api/v1/venues/aquarium?lang=sv")
@@ -31,13 +33,27 @@ struct ReloadTests {
             }
             #expect(try await title() == "Hajar")
 
-            try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajarna i tunneln"))
-            let reloaded = try await Self.eventually { try await title() == "Hajarna i tunneln" }
-            #expect(reloaded != nil, "the edit did not go live")
+            // The folder is looked at every 100 ms here. A machine loaded by the rest of the suite
+            // can stall any one edit, so up to three edits are timed: a reloader that misses the
+            // bound misses it every time, a load spike does not.
+            var times: [Duration] = []
+            for attempt in 1...3 {
+                let edited = "Hajarna i tunneln \(attempt)"
+                try server.write("aquarium.yaml", TestServer.aquarium(title: edited))
+                let took = try #require(try await Self.eventually { try await title() == edited }, "the edit did not go live")
+                times.append(took)
+                if took < .seconds(2) { break }
+            }
+            #expect(times.contains { $0 < .seconds(2) }, "the edits went live after \(times)")
 
+            // The broken file is read (its problem is reported with its place) and not served.
+            let editor = try #require(try await StaffConsoleTests.signIn(client, "editor@aquarium.example").1)
             try server.write("aquarium.yaml", TestServer.aquarium(title: "Trasig") + "\n  - id: Broken Mission\n")
-            try await Task.sleep(for: .milliseconds(600))
-            #expect(try await title() == "Hajarna i tunneln", "a broken file keeps the last good version")
+            let reported = try await Self.eventually {
+                try await editor.page(client, "/staff/venues/aquarium/missions").1.contains("aquarium.yaml:")
+            }
+            #expect(reported != nil, "the broken file's problem was never reported")
+            #expect(try await title() == "Hajarna i tunneln \(times.count)", "a broken file keeps the last good version")
 
             try server.write("aquarium.yaml", TestServer.aquarium(title: "Lagad"))
             #expect(try await Self.eventually { try await title() == "Lagad" } != nil)

@@ -92,7 +92,15 @@ struct SystemRouteTests {
             // Every file the worker keeps at install exists: one missing file fails the whole install.
             let shell = try #require(text.firstRange(of: "const SHELL_FILES")).upperBound
             let list = text[shell...].prefix { $0 != ";" }
-            for name in list.matches(of: /'([a-z0-9\/.-]+\.(js|css|json|svg|png))'/).map({ String($0.output.1) }) {
+            let names = list.matches(of: /'([a-z0-9\/.-]+\.(js|css|json|svg|png))'/).map({ String($0.output.1) })
+            // The list is read at all, and holds every module and style sheet of the client: one
+            // left out is missing offline.
+            let folder = TestServer.repository.appendingPathComponent("assets/web")
+            let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+            let modules = files.filter { ($0.hasSuffix(".js") || $0.hasSuffix(".css")) && $0 != "sw.js" }
+            #expect(modules.count >= 20)
+            #expect(Set(modules).subtracting(names).isEmpty, "not kept offline: \(Set(modules).subtracting(names).sorted())")
+            for name in names {
                 #expect(try await client.execute(uri: "/assets/web/" + name, method: .get) { $0.status } == .ok, "\(name)")
             }
             let (_, manifest) = try await client.json("/assets/web/manifest.json")

@@ -44,6 +44,20 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 
     /// Runs a statement behind the store's back, as a broken or hostile client could.
+    /// Whether `error` is the database refusing a player's second active membership: the unique
+    /// index `membership_one_active_per_player`, not any other failure of the statement.
+    static func isOneActiveMembershipViolation(_ error: any Error) -> Bool {
+        switch error {
+        case let error as DatabaseError:
+            return error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE && (error.message ?? "").contains("membership.player_id")
+        case let error as PSQLError:
+            return error.serverInfo?[.sqlState] == PostgresError.Code.uniqueViolation.raw
+                && error.serverInfo?[.constraintName] == "membership_one_active_per_player"
+        default:
+            return false
+        }
+    }
+
     static func execute(_ sql: String, on store: any GroupieStore) async throws {
         switch store {
         case let database as GroupieDatabase:

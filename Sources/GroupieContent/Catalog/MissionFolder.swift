@@ -20,17 +20,34 @@ public struct MissionFolder: Sendable {
     }
 
     /// What the folder holds, from one listing: the mission files (every `*.yaml` directly in
-    /// it, sorted), and the files that look like mission files but are not read (`*.yml`), each
-    /// with the problem that says so, so that staff who named a file the other common way learn
-    /// why their venue is missing.
-    public func listing() throws -> (missionFiles: [String], misnamed: [MissionProblem]) {
+    /// it that is a regular file, or a link to one, sorted), and the files that are not read,
+    /// each with the problem that says why: `*.yml` (staff who named a file the other common
+    /// way learn why their venue is missing), and a `*.yaml` that is not a regular file (a
+    /// FIFO or a device would block the reader, a folder cannot be read).
+    public func listing() throws -> (missionFiles: [String], skipped: [MissionProblem]) {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
-        return (
-            names.filter { $0.hasSuffix(".yaml") }.map { directory + "/" + $0 },
-            names.filter { $0.hasSuffix(".yml") }.map {
-                MissionProblem(path: directory + "/" + $0, line: 1, column: 1, severity: .error, message: MissionMessages.misnamed(file: $0))
+        var missionFiles: [String] = [], skipped: [MissionProblem] = []
+        for name in names {
+            let path = directory + "/" + name
+            if name.hasSuffix(".yml") {
+                skipped.append(MissionProblem(path: path, line: 1, column: 1, severity: .error, message: MissionMessages.misnamed(file: name)))
+            } else if name.hasSuffix(".yaml") {
+                if let kind = Self.nonRegularKind(path) {
+                    skipped.append(MissionProblem(path: path, line: 1, column: 1, severity: .error, message: MissionMessages.notRegularFile(kind: kind)))
+                } else {
+                    missionFiles.append(path)
+                }
             }
-        )
+        }
+        return (missionFiles, skipped)
+    }
+
+    /// What `path` is when it is not a regular file (after links), in words; nil for a regular
+    /// file, or for one gone since the listing (reading it then says so).
+    static func nonRegularKind(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return MissionFileReader.kind(of: info.st_mode)
     }
 
     /// Paths of the mission files, sorted: every `*.yaml` directly in the folder.

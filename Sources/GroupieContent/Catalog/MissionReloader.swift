@@ -21,8 +21,8 @@ public final class MissionReloader: Sendable {
     /// the fix may be outside the file (an icon copied into the assets folder), but their
     /// problems are logged only when they change.
     private let invalidFiles = Mutex<[String: [MissionProblem]]>([:])
-    /// `*.yml` files already logged as not read.
-    private let misnamedFiles = Mutex<Set<String>>([])
+    /// Files already logged as not read (`*.yml`, or not a regular file).
+    private let skippedFiles = Mutex<Set<String>>([])
     /// Every file's problems (errors and warnings) as of its last reading, for the staff console.
     private let lastProblems = Mutex<[String: [MissionProblem]]>([:])
 
@@ -37,9 +37,9 @@ public final class MissionReloader: Sendable {
         self.logger = logger
     }
 
-    /// Logs each `*.yml` file once, when it appears: it is not read.
-    private func logNewlyMisnamed(_ problems: [MissionProblem]) {
-        let new = misnamedFiles.withLock { known in
+    /// Logs each file that is not read once, when it appears.
+    private func logNewlySkipped(_ problems: [MissionProblem]) {
+        let new = skippedFiles.withLock { known in
             let new = problems.filter { !known.contains($0.path) }
             known = Set(problems.map(\.path))
             return new
@@ -52,8 +52,8 @@ public final class MissionReloader: Sendable {
     /// venues whose file is gone. Blocking: call it off Swift's cooperative threads.
     @discardableResult
     public func reloadChangedFiles() throws -> [Change] {
-        let (paths, misnamed) = try folder.listing()
-        logNewlyMisnamed(misnamed)
+        let (paths, skipped) = try folder.listing()
+        logNewlySkipped(skipped)
         var changes: [Change] = []
         var seen = Set<String>()
         let previous = signatures.withLock { $0 }

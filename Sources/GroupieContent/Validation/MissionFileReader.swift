@@ -17,16 +17,25 @@ public struct MissionFileReader: Sendable {
 
     /// Reads the file at `path`; the venue id it must declare is the file name without `.yaml`.
     public func read(fileAt path: String) -> MissionFileReport {
-        let url = URL(fileURLWithPath: path)
+        // Opened without waiting: a FIFO put in the folder would block an ordinary open until
+        // something writes to it, and with it every later reload and the server's start.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            return MissionFileReport(path: path, venue: nil, contentHash: "", problems: [problem(path, 1, 1, MissionMessages.unreadable(error))])
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        defer { try? handle.close() }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, let kind = Self.kind(of: info.st_mode) {
+            return MissionFileReport(path: path, venue: nil, contentHash: "", problems: [problem(path, 1, 1, MissionMessages.notRegularFile(kind: kind))])
+        }
         do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
             let bytes = try handle.read(upToCount: Self.maxFileSize + 1) ?? Data()
             if bytes.count > Self.maxFileSize {
-                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? bytes.count
                 return MissionFileReport(
                     path: path, venue: nil, contentHash: Self.hash(bytes),
-                    problems: [problem(path, 1, 1, MissionMessages.fileTooLarge(size: size, limit: Self.maxFileSize))]
+                    problems: [problem(path, 1, 1, MissionMessages.fileTooLarge(size: Int(info.st_size), limit: Self.maxFileSize))]
                 )
             }
             return read(bytes: bytes, path: path)
@@ -35,6 +44,18 @@ public struct MissionFileReader: Sendable {
                 path: path, venue: nil, contentHash: "",
                 problems: [problem(path, 1, 1, MissionMessages.unreadable(error))]
             )
+        }
+    }
+
+    /// What a file of `mode` is when it is not a regular file, in words; nil for a regular file.
+    static func kind(of mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        default: "not a regular file"
         }
     }
 

@@ -25,10 +25,22 @@ enum MissionMessages {
         "the file cannot be read: \((error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription)"
     }
 
+    static func notRegularFile(kind: String) -> String {
+        "this is \(kind), not a regular file: it is not read; put the venue's mission file here instead"
+    }
+
     static let notUTF8 = "the file is not UTF-8 text; save it as UTF-8 in your editor"
     static let emptyFile = "the file is empty; a mission file starts with the venue's id, name, languages, timezone, theme and missions"
     static let tooDeep = "lists and mappings nest too deep here (more than 64 levels of '[' or '{', or an indentation of more than 256 spaces); a mission file needs a few levels"
     static let tooComplex = "the file is too complex to check (YAML aliases repeat too much of it); write it out without '*' aliases"
+
+    static func expandsTooMuch(alias: String, repeated: Int, uses: Int, expanded: Int, limit: Int) -> String {
+        "the alias '*\(alias)' repeats \(megabytes(repeated)) of text each of the \(uses) times it is used, which makes the file \(megabytes(expanded)) once read, more than the \(megabytes(limit)) allowed; write the text out once, or shorten the anchored part"
+    }
+
+    static func textTooLong(_ key: String, length: Int, limit: Int) -> String {
+        "'\(key)' is \(length) characters long; a text may be at most \(limit), which is far more than a phone shows at once"
+    }
 
     static func yamlSyntax(_ problem: String, context: YamlError.Context? = nil) -> String {
         guard let context else { return "YAML syntax error: \(problem)" }

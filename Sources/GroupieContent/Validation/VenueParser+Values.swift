@@ -14,6 +14,7 @@ extension VenueParser {
                 error(node.mark, MissionMessages.emptyText(key))
                 return nil
             }
+            guard isShortEnough(trimmed, at: node.mark, key: key) else { return nil }
             return .plain(trimmed)
         case .sequence:
             error(node.mark, MissionMessages.textIsList(key))
@@ -40,6 +41,10 @@ extension VenueParser {
                     valid = false
                     continue
                 }
+                guard isShortEnough(value, at: valueNode.mark, key: key) else {
+                    valid = false
+                    continue
+                }
                 if !languages.isEmpty, !languages.contains(language) {
                     warning(languageNode.mark, MissionMessages.translationNeverShown(language, venueLanguages: languages))
                 }
@@ -55,6 +60,17 @@ extension VenueParser {
             }
             return valid ? .translated(texts) : nil
         }
+    }
+
+    /// The longest text a phone is asked to show: far more than a prompt, a hint or a fact needs.
+    static let maxTextLength = 2_000
+
+    /// Whether `text` is within `maxTextLength` characters; reports it where it is when not.
+    func isShortEnough(_ text: String, at mark: Mark?, key: String) -> Bool {
+        // Counted in bytes first, so that a text of megabytes is not walked character by character.
+        guard text.utf8.count > Self.maxTextLength, text.count > Self.maxTextLength else { return true }
+        error(mark, MissionMessages.textTooLong(key, length: text.count, limit: Self.maxTextLength))
+        return false
     }
 
     func identifier(_ node: Node, describedAs name: String) -> String? {
@@ -130,8 +146,10 @@ extension VenueParser {
             if let known = checkedAssets[value] {
                 exists = known
             } else {
-                var isDirectory: ObjCBool = false
-                exists = FileManager.default.fileExists(atPath: assetsDirectory + "/" + value, isDirectory: &isDirectory) && !isDirectory.boolValue
+                // A regular file (or a link to one): a FIFO named as a sticker would block the
+                // collage that reads it.
+                var info = stat()
+                exists = stat(assetsDirectory + "/" + value, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
                 checkedAssets[value] = exists
             }
             if !exists {

@@ -61,6 +61,10 @@ final class VenueParser {
             error(nil, MissionMessages.emptyFile)
             return nil
         }
+        if let expansion = expansionProblem(root, text: text) {
+            problems.append(expansion)
+            return nil
+        }
         do {
             return try venue(root)
         } catch {

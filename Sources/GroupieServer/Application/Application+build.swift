@@ -144,7 +144,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     router.add(middleware: RequestMetricsMiddleware())
     router.add(middleware: ProblemMiddleware(routes: routes))
     router.add(middleware: AssetPathMiddleware(
-        prefix: "/assets",
+        prefix: "/assets", directory: configuration.assetsDirectory, fileIO: dependencies.fileIO,
         files: FileMiddleware(
             configuration.assetsDirectory, urlBasePath: "/assets",
             cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: dependencies.logger

@@ -7,7 +7,10 @@ import Synchronization
 /// dimensions (requests, errors and durations by route, method and status; requests in
 /// progress by method), for every request but the event streams themselves.
 ///
-/// Two differences:
+/// Three differences:
+/// - Errors reach this middleware as problem documents, not thrown (`ProblemMiddleware` sits
+///   inside it), so an answer of 400 or more counts as an error of its route, labelled with its
+///   status, as Hummingbird labels a thrown error; an answer below 400 never makes the series.
 /// - An event stream that opens is counted as it opens and closes instead
 ///   (`groupie_event_streams_open`). A stream lasts as long as a visit: as a request duration it
 ///   would swamp the figures of every other request, and waiting for its end would hold on to
@@ -43,7 +46,9 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         }
         if stream, response.status == .ok { return response }
-        let route = metrics.route(context.endpointPath ?? "Unknown", request.method, response.status)
+        let path = context.endpointPath ?? "Unknown"
+        if response.status.code >= 400 { metrics.errors(path, request.method, response.status).increment() }
+        let route = metrics.route(path, request.method, response.status)
         let record: @Sendable () -> Void = {
             route.requests.increment()
             route.duration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
