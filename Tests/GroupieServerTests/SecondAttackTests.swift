@@ -55,3 +55,58 @@ struct SecondAttackFileTests {
         }
     }
 }
+
+/// The second attack's cases from a visitor's phone.
+@Suite("Second attack: visitors")
+struct SecondAttackVisitorTests {
+    @Test("A stream asked from beyond the group's latest event is told to resync from the latest, and then misses nothing")
+    func lastEventIdAhead() async throws {
+        let server = try EventTests.server()
+        try await server.test(.live) { client in
+            let port = try #require(client.port)
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)  // the group's event 1
+            let ahead = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events", headers: ["Authorization": "Bearer \(ada.token)", "Last-Event-ID": "50"])
+            let text = await ahead.read(for: 10) { $0.contains("event: resync") && $0.hasSuffix("0\r\n\r\n") }
+            #expect(text.contains("event: resync\ndata: {\"latestEventId\":1}"), "\(text.suffix(200))")
+            #expect(text.hasSuffix("0\r\n\r\n"), "the stream ends")
+
+            // Reconnected from the id the resync gave, every new event arrives.
+            let resumed = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events", headers: ["Authorization": "Bearer \(ada.token)", "Last-Event-ID": "1"])
+            // Five events in a group of at most four: two join, one leaves, one joins, one leaves.
+            let cy = try await client.newPlayer("Cy"), di = try await client.newPlayer("Di"), ed = try await client.newPlayer("Ed")
+            _ = try await client.join(group.code, as: cy)
+            _ = try await client.join(group.code, as: di)
+            _ = try await client.send(.delete, "/api/v1/groups/\(group.id)/members/\(bo.id)", headers: bo.auth)
+            _ = try await client.join(group.code, as: ed)
+            _ = try await client.send(.delete, "/api/v1/groups/\(group.id)/members/\(cy.id)", headers: cy.auth)
+            _ = await resumed.read(for: 10) { $0.components(separatedBy: "event: member-left").count == 3 }
+            #expect(resumed.events.map(\.id) == [2, 3, 4, 5, 6])
+            #expect(resumed.events.map(\.type) == ["member-joined", "member-joined", "member-left", "member-joined", "member-left"])
+        }
+    }
+
+    @Test("Asking a collage at a hundred sizes draws and keeps at most one picture for each of four sizes")
+    func collageSizes() async throws {
+        let server = try CollageRouteTests.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            _ = try await CollageRouteTests.completeReef(client, as: ada, group: group.id)
+            #expect(try await ReloadTests.eventually { CollageRouteTests.collageFiles(server, group: group.id).count == 1 } != nil)
+            for size in Array((3997...4096).reversed()) + [256, 700, 1500, 2048] {
+                let (status, bytes) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/missions/reef/collage.jpg?size=\(size)", headers: ada.auth)
+                #expect(status == .ok, "\(size)")
+                if size == 3997 || size == 256 {
+                    let path = try TestImages.write([UInt8](bytes), ext: "jpg")
+                    let drawn = try TestImages.header(path)
+                    #expect(max(drawn.width, drawn.height) == (size == 256 ? 512 : 4096), "\(size): \(drawn)")
+                }
+            }
+            let files = CollageRouteTests.collageFiles(server, group: group.id)
+            #expect(files.count == 4, "\(files)")
+            #expect(Set(files.map { $0.split(separator: "-").last.map(String.init) ?? "" }) == ["512.jpg", "1024.jpg", "2048.jpg", "4096.jpg"])
+        }
+    }
+}

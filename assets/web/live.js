@@ -55,6 +55,8 @@ export class LiveEvents {
     if (this.stopped) return;
     // Events up to this one happened before we asked: the screen takes them in without fuss.
     const caughtUp = Number(tok.latestEventId) || 0;
+    // An id beyond the group's latest was kept from before the server's data was restored.
+    if (Number(this.lastId) > caughtUp) this.remember(String(caughtUp));
     let url = `/api/v1/groups/${this.groupId}/events?token=${encodeURIComponent(tok.token)}`;
     if (this.lastId) url += '&lastEventId=' + encodeURIComponent(this.lastId);
     const es = new EventSource(url);
@@ -72,22 +74,29 @@ export class LiveEvents {
       this.reconnect();
     };
     const handle = (type) => (e) => {
-      if (e.lastEventId) {
-        this.lastId = e.lastEventId;
-        sessionStorage.setItem(this.key, this.lastId);
-        localStorage.setItem(this.key, this.lastId);
-      }
+      if (e.lastEventId) this.remember(e.lastEventId);
       let data = {};
       try { data = JSON.parse(e.data); } catch (err) { /* heartbeat or empty */ }
       this.onEvent && this.onEvent(type, data, { replayed: !!e.lastEventId && Number(e.lastEventId) <= caughtUp });
     };
     for (const t of TYPES) es.addEventListener(t, handle(t));
     es.onmessage = handle('message');
-    es.addEventListener('resync', () => {
+    es.addEventListener('resync', (e) => {
+      // A stream asked from an id the group never reached (its data was restored from a
+      // backup) says where the group is: follow it from there, after a fresh read.
+      let data = {};
+      try { data = JSON.parse(e.data); } catch (err) { /* an empty resync */ }
+      if (Number.isInteger(data.latestEventId)) this.remember(String(data.latestEventId));
       this.drop();
       this.onResync && this.onResync('resync');
       this.reconnect(0);
     });
+  }
+
+  remember(id) {
+    this.lastId = id;
+    sessionStorage.setItem(this.key, id);
+    localStorage.setItem(this.key, id);
   }
 
   drop() {

@@ -40,9 +40,9 @@ struct CollageController {
             let player = try context.player(of: request)
             guard try await database.membership(playerId: player.id, groupId: groupId) != nil else { throw Problem.groupNotFound }
         }
-        let longEdge = try request.integerParameter(
+        let longEdge = CollageService.drawnSize(for: try request.integerParameter(
             "size", in: CollageService.sizes, fallback: CollageService.defaultLongEdge, code: "invalid-size", unit: " of pixels"
-        )
+        ))
         let file: CollageService.CollageFile
         do {
             file = try await collages.file(groupId: groupId, missionId: missionId, longEdge: longEdge, format: format)

@@ -15,7 +15,17 @@ import Logging
 /// never served; renders of the same file wait for one another instead of running twice.
 actor CollageService {
     static let defaultLongEdge = 2048
+    /// What `?size=` may ask for.
     static let sizes = 256...4096
+    /// The sizes drawn and kept: a size asked for is drawn at the next of these, so that a
+    /// group's folder holds at most this many pictures of each completed mission in each
+    /// format, however many sizes are asked for.
+    static let drawnSizes = [512, 1024, 2048, 4096]
+
+    /// The size `requested` is drawn at: the smallest drawn size that is at least as large.
+    static func drawnSize(for requested: Int) -> Int {
+        drawnSizes.first { $0 >= requested } ?? drawnSizes[drawnSizes.count - 1]
+    }
     /// Bumped when the renderer draws differently, so that cached pictures are made again.
     static let rendererVersion = "1"
 

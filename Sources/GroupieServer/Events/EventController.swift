@@ -55,12 +55,21 @@ struct EventController {
             // Subscribe before reading what is stored, so that nothing falls between the two.
             try await hub.withSubscription(groupId: groupId, playerId: playerId) { subscription in
                 // A membership that ended between the check above and the subscription ends the stream now.
-                guard try await database.membership(playerId: playerId, groupId: groupId) != nil else {
+                guard let membership = try await database.membership(playerId: playerId, groupId: groupId) else {
                     try await writer.finish(nil)
                     return
                 }
                 var sent = lastId
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+                // An id the group has not reached (a phone that played before the data was
+                // restored from a backup) would hide every event up to it: the phone is told to
+                // read the group afresh and to follow it from the group's own latest id.
+                if lastId > membership.version {
+                    context.logger.notice("event stream asked from beyond the group's latest event", metadata: ["lastEventId": "\(lastId)", "latest": "\(membership.version)"])
+                    try await writer.write(ByteBuffer(string: "event: resync\ndata: {\"latestEventId\":\(membership.version)}\n\n"))
+                    try await writer.finish(nil)
+                    return
+                }
                 while true {
                     let missed = try await database.events(groupId: groupId, after: sent, limit: Self.replayBatch)
                     for event in missed {
