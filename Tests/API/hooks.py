@@ -14,11 +14,18 @@
 - Staff forms: in the run with a signed-in member of staff, valid cases carry the session's
   form token (`GROUPIE_API_TEST_STAFF_CSRF`), so that they reach the handlers instead of
   stopping at the CSRF check; table cards are capped at two a request (each is drawn).
+- The fixed run (`GROUPIE_API_TEST_FIXED`, a JSON object of ids and tokens): there valid data
+  must be accepted (2xx or 3xx), so valid cases name real objects in their bodies as well as
+  their paths (the venue, group G's code, a photo of the task), and what a valid request used
+  up is made again before the next one (member D back in G for the creator to remove, a new
+  photo to delete, a stream token that has not expired for `?token=`). Invalid cases are sent
+  as generated.
 """
 
 import json
 import unicodedata
 import os
+import urllib.request
 from pathlib import Path
 
 import jsonschema
@@ -171,3 +178,58 @@ def staff_form_token(context, case):
         body["count"] = 2
     case.body = body
     return case
+
+
+FIXED = json.loads(os.environ["GROUPIE_API_TEST_FIXED"]) if os.environ.get("GROUPIE_API_TEST_FIXED") else None
+
+
+def _positive(case):
+    """Whether `case` is a valid one of the fixed run (the stateful phase, off there, has no metadata)."""
+    return FIXED is not None and case.meta is not None and case.meta.generation.mode.is_positive
+
+
+def _fixed_call(method, path, token, body=None, content_type="application/json"):
+    """A request of the test's own to the server; anything but 2xx is an error of the hook."""
+    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    headers = {"Authorization": "Bearer " + token}
+    if data is not None:
+        headers["Content-Type"] = content_type
+    request = urllib.request.Request(FIXED["base"] + path, data=data, method=method, headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        text = response.read()
+    return json.loads(text) if text else None
+
+
+@schemathesis.hook("before_call").apply_to(operation_id=["createGroup", "joinGroup", "choosePhoto"])
+def fixed_real_ids_in_bodies(context, case, kwargs):
+    """A venue that exists, G's code, a photo of the pinned task: what only the test can know.
+    (Before the call, as the other `fixed_` hooks: every phase's cases pass here.)"""
+    if _positive(case) and isinstance(case.body, dict):
+        field, value = {"createGroup": ("venueId", FIXED["venue"]), "joinGroup": ("code", FIXED["code"]),
+                        "choosePhoto": ("photoId", FIXED["task-photo"])}[case.operation.definition.raw["operationId"]]
+        case.body = {**case.body, field: value}
+
+
+@schemathesis.hook("before_call").apply_to(operation_id="removeMember")
+def fixed_member_to_remove(context, case, kwargs):
+    """D joins G again (a no-op while D is in it), so that every valid removal has D to remove."""
+    if _positive(case):
+        _fixed_call("POST", "/api/v1/groups/join", FIXED["d"], {"code": FIXED["code"]})
+
+
+@schemathesis.hook("before_call").apply_to(operation_id="deletePhoto")
+def fixed_photo_to_delete(context, case, kwargs):
+    """A new free photo of A's in G for each valid deletion: the pinned one is gone after the first."""
+    if _positive(case):
+        photo = Path(FIXED["photo"]).read_bytes()
+        created = _fixed_call("POST", f"/api/v1/groups/{FIXED['group']}/photos", FIXED["a"], photo, "image/jpeg")
+        case.path_parameters = {**case.path_parameters, "photoId": created["photo"]["id"]}
+
+
+@schemathesis.hook("before_call").apply_to(operation_id=["groupEvents", "albumZip"])
+def fixed_stream_token(context, case, kwargs):
+    """A `?token=` that is valid now: any string fits the schema, but only a stream token that
+    the server gave out (and that has not expired) is accepted."""
+    if _positive(case) and case.query and "token" in case.query:
+        made = _fixed_call("POST", f"/api/v1/groups/{FIXED['group']}/events/token", FIXED["a"])
+        case.query = {**case.query, "token": made["token"]}

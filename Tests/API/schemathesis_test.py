@@ -8,14 +8,22 @@ codes, content types, headers and bodies the document gives, invalid data reject
 data accepted, 405 with `Allow` for methods a path does not have, authentication enforced,
 and the data of each event of the event stream as the document describes it.
 
-Four runs, so that side effects do not spoil the others:
+Five runs, so that side effects do not spoil the others:
 
   stateful   player B follows the document's links: venue -> group -> photos, choice,
              album, stream token -> events, ... (groups B makes and leaves are B's own).
   fixed      player A, the creator of group G with a finished mission and photos: ids in
              paths are pinned to G, its photos and its members, so that requests reach the
              handlers instead of stopping at 404. Creating and joining groups would take A
-             out of G: those go as player C.
+             out of G: those go as player C. The hooks give valid cases real ids in their
+             bodies too (G's code, the venue, a photo of the task), and make again what a
+             valid request used up (D back in G, a new photo to delete, a fresh stream
+             token), so valid data must be accepted: 2xx or 3xx, nothing else (uploads
+             excepted, see FIXED_POSITIVE_EXCEPTIONS; the staff pages, signed out, keep
+             STAFF_SIGNED_OUT's checks).
+  wrong-codes
+             joinGroup with invalid data only, as player J: wrong codes count against the
+             player (429 after ten), and in the fixed run they would make C's valid joins 429.
   staff      the staff console's routes, as an admin signed in through the sign-in form
              (an account made with `groupie staff add`), ids pinned to G and its photos, forms
              carrying the session's token. (In the other runs, without a session, the staff
@@ -141,15 +149,22 @@ def toml(config):
     return "\n".join(lines) + "\n"
 
 
-def checks_config(extra_positive=()):
+# Where ids are made up (the stateful and erase runs, staff pages without a session), valid
+# data may name what does not exist or is not the player's.
+LENIENT_POSITIVE = ["2xx", "3xx", "401", "403", "404", "409", "429"]
+# Where every id names a real object the player may use (the fixed run), valid data is accepted.
+STRICT_POSITIVE = ["2xx", "3xx"]
+
+
+def checks_config(positive=LENIENT_POSITIVE, extra_positive=()):
     return {
-        "positive_data_acceptance": {"expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "429", *extra_positive]},
+        "positive_data_acceptance": {"expected-statuses": [*positive, *extra_positive]},
         # 413: a JSON body over 64 KiB.
         "negative_data_rejection": {"expected-statuses": ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429"]},
     }
 
 
-# Valid data that the server may still refuse for reasons a JSON Schema cannot say.
+# Valid data that the server may still refuse for reasons a JSON Schema cannot say (with made-up ids).
 POSITIVE_EXCEPTIONS = [
     # Any bytes are a valid body; only an image is a photo (415, or 422 for an image too small
     # or unreadable, or a mission or task the venue does not have).
@@ -158,6 +173,16 @@ POSITIVE_EXCEPTIONS = [
     ("choosePhoto", ["422"]),
     # A name prefix of the right length made of characters a name may not have (invisible ones).
     ("staffTableCards", ["422"]),
+]
+
+# The same for the fixed run, where the hooks give valid cases real ids (a photo of the task for
+# choosePhoto). The staff pages keep STAFF_SIGNED_OUT's checks there: without a session their ids
+# are not the test's concern, and the sign-in form takes made-up credentials.
+FIXED_POSITIVE_EXCEPTIONS = [
+    # Any bytes are a valid body, but only an image is a photo: random bytes are 415, and an
+    # image under 64 pixels a side or unreadable is 422. (413 only over 25 MiB; mission and task
+    # are pinned to a real task, and the Idempotency-Key's mission and task with them.)
+    ("uploadPhoto", ["413", "415", "422"]),
 ]
 
 
@@ -220,7 +245,7 @@ def staff_sign_in(server, binary):
     return session, form_token(html)
 
 
-def base_config(server, args, token, run):
+def base_config(server, args, token, run, positive=LENIENT_POSITIVE, exceptions=POSITIVE_EXCEPTIONS):
     return {
         "base-url": server.base,
         # One worker: with two, Python 3.11's parser (which hypothesis calls to describe its
@@ -236,14 +261,14 @@ def base_config(server, args, token, run):
         "suppress-health-check": ["too_slow", "filter_too_much", "data_too_large"],
         "headers": {"Authorization": "Bearer " + token},
         "generation": {"max-examples": args.max_examples, "database": "none"},
-        "checks": checks_config(),
+        "checks": checks_config(positive),
         "phases": {"coverage": {"unexpected-methods": UNEXPECTED_METHODS}},
         "reports": {"junit": {"enabled": True, "path": str(REPORTS / f"{run}.xml")}, "har": {"enabled": True, "path": str(REPORTS / f"{run}.har")}},
         "operations": [
             STAFF_SIGNED_OUT,
             # The stream never ends: read what is stored (or wait 2 s) and hang up.
             {"include-operation-id": "groupEvents", "request-timeout": 2, "max-stream-events": 5},
-            *({"include-operation-id": op, "checks": checks_config(statuses)} for op, statuses in POSITIVE_EXCEPTIONS),
+            *({"include-operation-id": op, "checks": checks_config(positive, statuses)} for op, statuses in exceptions),
         ],
     }
 
@@ -277,14 +302,15 @@ def small_photos(workdir):
 
 
 def setup(server):
-    """Players A (group G's creator), B, C, D (a member of G), E and F (group H's creator); G with a
-    finished mission and photos, H with a photo."""
+    """Players A (group G's creator), B, C, D (a member of G), E, F (group H's creator) and J; G with
+    a finished mission, its collage made, and photos, H with a photo."""
     def player(name):
         created = server.call("POST", "/api/v1/players", body={"name": name, "lang": "en"})
         return created["token"], created["player"]["id"]
 
     ids = {}
-    (a, ids["a"]), (b, _), (c, _), (d, ids["d"]), (e, _), (f, _) = (player(n) for n in ("Ada", "Bo", "Cy", "Di", "Ed", "Fi"))
+    (a, ids["a"]), (b, _), (c, _), (d, ids["d"]), (e, _), (f, _), (j, _) = (
+        player(n) for n in ("Ada", "Bo", "Cy", "Di", "Ed", "Fi", "Jo"))
     # F's group H, with a photo, is the one the staff run may close and whose photo it may hide and delete.
     ids["closable"] = server.call("POST", "/api/v1/groups", f, {"venueId": VENUE, "name": "Closable"})["group"]["id"]
     ids["staff-photo"] = server.call("POST", f"/api/v1/groups/{ids['closable']}/photos", f, PHOTOS[0].read_bytes(),
@@ -305,7 +331,7 @@ def setup(server):
     ids["free-photo"] = server.call("POST", f"/api/v1/groups/{ids['group']}/photos", a, PHOTOS[0].read_bytes(),
                                     "image/jpeg")["photo"]["id"]
     # The collage is made in the background once the mission is complete.
-    deadline = time.monotonic() + 60
+    deadline, collage = time.monotonic() + 60, {}
     while time.monotonic() < deadline:
         missions = server.call("GET", f"/api/v1/groups/{ids['group']}", a)["group"]["missions"]
         collage = next(m for m in missions if m["id"] == MISSION).get("collage", {})
@@ -313,8 +339,9 @@ def setup(server):
             break
         time.sleep(0.5)
     else:
-        log("warning: the collage was not ready within 60 s")
-    return {"a": a, "b": b, "c": c, "d": d, "e": e}, ids
+        # The fixed run asks for the collage as valid data that must be accepted.
+        raise Failure(f"setup: the collage of {MISSION} was not ready within 60 s: {collage!r}")
+    return {"a": a, "b": b, "c": c, "d": d, "e": e, "j": j}, ids
 
 
 def main():
@@ -363,8 +390,9 @@ def main():
         ok &= run_schemathesis("stateful", server, config, ["--exclude-operation-id", "eraseMe",
                                                              "--exclude-checks", "ensure_resource_availability"], workdir)
 
-        # 2. Every operation on group G as its creator A, ids pinned to what exists.
-        config = base_config(server, args, tokens["a"], "fixed")
+        # 2. Every operation on group G as its creator A, ids pinned to what exists: valid data is
+        # accepted.
+        config = base_config(server, args, tokens["a"], "fixed", STRICT_POSITIVE, FIXED_POSITIVE_EXCEPTIONS)
         config["phases"]["stateful"] = {"enabled": False}
         # Schemathesis takes each option (e.g. `parameters`) from the first entry that matches
         # an operation: the narrow entries come first.
@@ -372,6 +400,8 @@ def main():
         config["operations"] = [
             # Creating or joining a group would take A out of G.
             {"include-operation-id": ["createGroup", "joinGroup"], "headers": {"Authorization": "Bearer " + tokens["c"]}},
+            # Valid joins only: the invalid ones (run 3) would make C's valid joins 429.
+            {"include-operation-id": "joinGroup", "generation": {"mode": "positive"}},
             {"include-operation-id": "removeMember", "parameters": {"path.groupId": g, "path.playerId": ids["d"]}},
             {"include-operation-id": "photoImage", "parameters": {"path.photoId": ids["photo"]}},
             {"include-operation-id": "deletePhoto", "parameters": {"path.photoId": ids["free-photo"]}},
@@ -389,9 +419,19 @@ def main():
             {"include-path-regex": r"^/api/v1/groups/\{groupId\}", "parameters": {"path.groupId": g}},
             *config["operations"],
         ]
-        ok &= run_schemathesis("fixed", server, config, ["--exclude-operation-id", "eraseMe"], workdir)
+        # What the hooks put into valid cases (Tests/API/hooks.py, `fixed_*`).
+        fixed = {"base": server.base, "group": g, "venue": VENUE, "code": ids["code"], "task-photo": ids["photo"],
+                 "a": tokens["a"], "d": tokens["d"], "photo": str(PHOTOS[0])}
+        ok &= run_schemathesis("fixed", server, config, ["--exclude-operation-id", "eraseMe"], workdir,
+                               {"GROUPIE_API_TEST_FIXED": json.dumps(fixed)})
 
-        # 3. The staff console, as a signed-in admin.
+        # 3. Invalid joins, as J, so that the wrong codes count against J, not C.
+        config = base_config(server, args, tokens["j"], "wrong-codes")
+        config["phases"]["stateful"] = {"enabled": False}
+        config["generation"]["mode"] = "negative"
+        ok &= run_schemathesis("wrong-codes", server, config, ["--include-operation-id", "joinGroup"], workdir)
+
+        # 4. The staff console, as a signed-in admin.
         session, csrf = staff_sign_in(server, os.path.abspath(args.binary))
         config = base_config(server, args, tokens["a"], "staff")
         config["phases"]["stateful"] = {"enabled": False}
@@ -419,7 +459,7 @@ def main():
         ok &= run_schemathesis("staff", server, config, ["--include-path-regex", "^/staff", "--exclude-operation-id", "staffLogout"],
                                workdir, env)
 
-        # 4. Erasing a player, as E.
+        # 5. Erasing a player, as E.
         config = base_config(server, args, tokens["e"], "erase")
         config["phases"]["stateful"] = {"enabled": False}
         ok &= run_schemathesis("erase", server, config, ["--include-operation-id", "eraseMe"], workdir)

@@ -2,6 +2,7 @@
 own profile (waiting, clicking, screenshots, going offline), test photos and the first-load size."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -196,10 +197,35 @@ class Browser:
         self.js("if (navigator.onLine === arguments[0]) window.dispatchEvent(new Event(arguments[0] ? 'offline' : 'online'))", offline)
 
     def errors(self):
+        """The SEVERE entries of the browser's console since the last look (reading the log empties
+        it). A log that cannot be read is a failure: an empty list would pass every "no console
+        errors" check unseen."""
         try:
-            return [e for e in self.d.get_log("browser") if e["level"] == "SEVERE"]
-        except WebDriverException:
-            return []
+            entries = self.d.get_log("browser")
+        except WebDriverException as e:
+            raise Failure(f"browser {self.name}: cannot read the console log: {e.msg or type(e).__name__}")
+        return [e for e in entries if e["level"] == "SEVERE"]
+
+    def check_console(self, what, expected=(), timeout=5):
+        """Fails on any SEVERE entry of the console since the last look but those that match (in
+        full) a regular expression of `expected`: errors the test provokes on purpose. Each of
+        them must turn up within `timeout` seconds (the browser logs a failed request when its
+        answer arrives, which may be after the page has shown it)."""
+        unexpected, missing = [], list(expected)
+        deadline = time.monotonic() + timeout
+        while True:
+            for e in self.errors():
+                message = e["message"]
+                seen = [p for p in missing if re.fullmatch(p, message)]
+                if seen:
+                    missing.remove(seen[0])
+                elif not any(re.fullmatch(p, message) for p in expected):
+                    unexpected.append(message)
+            if not missing or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        check(not unexpected, f"browser {self.name}: console errors {what}: {unexpected[:5]}")
+        check(not missing, f"browser {self.name}: the console did not show the error provoked {what}: {missing}")
 
     def quit(self):
         try:
