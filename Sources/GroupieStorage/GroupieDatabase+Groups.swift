@@ -247,6 +247,12 @@ extension GroupieDatabase {
                 """, arguments: [cutoff.timeIntervalSince1970])
             try db.executeCached(sql: "DELETE FROM play_group WHERE created_at < ?", arguments: [cutoff.timeIntervalSince1970])
             let count = db.changesCount
+            // Players who belong to no group any more (every group of theirs is gone, or they
+            // never joined one) go too, with their names.
+            try db.executeCached(
+                sql: "DELETE FROM player WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM membership WHERE membership.player_id = player.id)",
+                arguments: [cutoff.timeIntervalSince1970]
+            )
             return (count, try blobs.filter { try !Self.isBlobUsed(db, $0) })
         }
     }

@@ -53,6 +53,8 @@ public protocol GroupieStore: Sendable {
     func group(id: String) async throws -> Group?
     func groupExists(id: String) async throws -> Bool
     func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)]
+    /// Deletes the groups made before `cutoff`, and the players made before it who then
+    /// belong to no group; returns the groups' count and the blobs no photo uses any more.
     func deleteGroups(createdBefore cutoff: Date) async throws -> (groups: Int, unusedBlobs: [String])
 
     // MARK: Events

@@ -248,6 +248,12 @@ extension PostgresStore {
             let count = try await connection.value("""
                 WITH gone AS (DELETE FROM play_group WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING 1) SELECT COUNT(*) FROM gone
                 """, as: Int.self, logger: logger) ?? 0
+            // Players who belong to no group any more (every group of theirs is gone, or they
+            // never joined one) go too, with their names.
+            try await connection.run("""
+                DELETE FROM player WHERE created_at < \(cutoff.timeIntervalSince1970)
+                AND NOT EXISTS (SELECT 1 FROM membership WHERE membership.player_id = player.id)
+                """, logger: logger)
             var unused: [String] = []
             for blob in blobs where try await !Self.isBlobUsed(connection, blob, logger: logger) { unused.append(blob) }
             return (count, unused)

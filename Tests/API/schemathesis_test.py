@@ -82,8 +82,10 @@ def log(msg):
 
 class Server:
     def __init__(self, binary, workdir):
+        # Schemathesis makes hundreds of players and groups from this one address, more than a
+        # class would: the limit on what one address makes has its own test (SecondAttackTests).
         self.proc, self.port, self.base, self.logpath, self.logfile = groupie_server.start(
-            binary, workdir, "notice", 30, Failure)
+            binary, workdir, "notice", 30, Failure, extra=("--creations-per-address", "100000"))
         self.data = workdir / "data"
 
     def call(self, method, path, token=None, body=None, content_type="application/json", expect=(200, 201, 204)):

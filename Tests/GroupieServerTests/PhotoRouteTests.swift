@@ -359,6 +359,7 @@ struct RetentionTests {
         let other = try TestImages.solid(width: 300, height: 300, rgb: (80, 8, 8), ext: "jpg")
         let clock = server.clock
         let dataDirectory = server.configuration.dataDirectory
+        let frozen = server
         try await server.test { client in
             let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
             let old = try await client.newGroup(by: ada)
@@ -371,10 +372,13 @@ struct RetentionTests {
             let recent = try await client.newGroup(by: bo)
             _ = try await PhotoRouteTests.upload(client, other, as: bo, group: recent.id)
             clock.advance(by: 11 * 24 * 3600)
+            // Ada, in no group once hers is gone, goes with it: her token is no one's any more.
             let gone = try await ReloadTests.eventually {
-                try await client.send(.get, "/api/v1/groups/\(old.id)", headers: ada.auth).0.status == .notFound
+                try await client.send(.get, "/api/v1/me", headers: ada.auth).0.status == .unauthorized
             }
-            #expect(gone != nil, "the 31-day-old group was deleted")
+            #expect(gone != nil, "the member of nothing but the 31-day-old group was deleted")
+            #expect(try await frozen.database().groupExists(id: old.id) == false, "with the group")
+            #expect(try await client.send(.get, "/api/v1/me", headers: bo.auth).0.status == .ok)
             #expect(try await ReloadTests.eventually { !FileManager.default.fileExists(atPath: collages) } != nil, "and its collages")
             #expect(try await client.send(.get, "/api/v1/groups/\(recent.id)", headers: bo.auth).0.status == .ok)
         }

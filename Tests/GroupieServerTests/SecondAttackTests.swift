@@ -110,3 +110,48 @@ struct SecondAttackVisitorTests {
         }
     }
 }
+
+/// What one address may make.
+@Suite("Second attack: creation limits")
+struct SecondAttackCreationTests {
+    @Test("Players and groups made from one address are limited, each kind on its own; another address goes on")
+    func creationsPerAddress() async throws {
+        var server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium())
+        server.configuration.creationsPerAddress = 5
+        server.configuration.trustForwardedFor = true
+        let clock = server.clock
+        try await server.test { client in
+            func newPlayer(_ name: String, from address: String) async throws -> (TestResponse, [String: Any]) {
+                try await client.send(.post, "/api/v1/players", json: "{\"name\": \"\(name)\"}", headers: [.xForwardedFor: address])
+            }
+            var tokens: [String] = []
+            for index in 0..<5 {
+                let (response, body) = try await newPlayer("P\(index)", from: "10.0.0.1")
+                #expect(response.status == .created)
+                tokens.append(try #require(body["token"] as? String))
+            }
+            let (refused, problem) = try await newPlayer("P5", from: "10.0.0.1")
+            #expect(refused.status == .tooManyRequests)
+            #expect(problem["code"] as? String == "too-many-created")
+            #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 > 0)
+            #expect(try await newPlayer("Other", from: "10.0.0.2").0.status == .created)
+
+            // Groups are counted apart from players: five from the address that made its players.
+            for (index, token) in tokens.enumerated() {
+                let (response, _) = try await client.send(
+                    .post, "/api/v1/groups", json: #"{"venueId": "aquarium"}"#, headers: [.authorization: "Bearer \(token)", .xForwardedFor: "10.0.0.1"]
+                )
+                #expect(response.status == .created, "group \(index)")
+            }
+            let (sixth, groupProblem) = try await client.send(
+                .post, "/api/v1/groups", json: #"{"venueId": "aquarium"}"#, headers: [.authorization: "Bearer \(tokens[0])", .xForwardedFor: "10.0.0.1"]
+            )
+            #expect(sixth.status == .tooManyRequests)
+            #expect(groupProblem["code"] as? String == "too-many-created")
+            // The window passes: the address may make players again.
+            clock.advance(by: 601)
+            #expect(try await newPlayer("P6", from: "10.0.0.1").0.status == .created)
+        }
+    }
+}

@@ -208,4 +208,25 @@ struct MembershipTests {
         #expect(join.membership?.group == (try await database.membership(playerId: carol.id, groupId: group.id))?.group)
         if let sqlite = database as? GroupieDatabase { #expect(try await sqlite.integrityCheck() == "ok") }
     }
+
+    @Test("Retention takes players who belong to no group any more, with their names; players of a kept group stay", arguments: Backend.allCases)
+    func retentionReachesPlayers(_ backend: Backend) async throws {
+        let database = try await backend.open()
+        let old = now, cutoff = now.addingTimeInterval(30 * 24 * 3600), later = cutoff.addingTimeInterval(3600)
+        func player(_ name: String, at date: Date) async throws -> Player {
+            try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: date)
+        }
+        let lone = try await player("Lone", at: old)  // never joined a group
+        let ada = try await player("Ada", at: old)  // only in a group that retention deletes
+        let bo = try await player("Bo", at: old)  // made long ago, in a group that is kept
+        let fresh = try await player("Fresh", at: later)  // made after the cutoff, in no group
+        _ = try await database.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: old)
+        _ = try await database.createGroup(venueId: "v", name: nil, creatorId: bo.id, joinableFor: 3600, now: later)
+        let deleted = try await database.deleteGroups(createdBefore: cutoff)
+        #expect(deleted.groups == 1)
+        #expect(try await database.player(id: lone.id) == nil)
+        #expect(try await database.player(id: ada.id) == nil)
+        #expect(try await database.player(id: bo.id)?.name == "Bo")
+        #expect(try await database.player(id: fresh.id)?.name == "Fresh")
+    }
 }

@@ -96,7 +96,9 @@ def start_server(binary, work):
     process = subprocess.Popen(
         [binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", data,
          "--missions", os.path.join(REPO, "missions"), "--assets", os.path.join(REPO, "assets"),
-         "--public-url", base, "--log-level", "warning"],
+         "--public-url", base, "--log-level", "warning",
+         # Every simulated phone plays from this one address, for the whole soak.
+         "--creations-per-address", "1000000"],
         stdout=logfile, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

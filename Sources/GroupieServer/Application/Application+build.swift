@@ -164,6 +164,10 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         logger: dependencies.logger
     )
     let clientAddress = ClientAddress(trustForwardedFor: configuration.trustForwardedFor)
+    let creationsByAddress = JoinRateLimiter(
+        store: dependencies.database, scope: "create-address", limit: configuration.creationsPerAddress, window: configuration.creationWindow,
+        logger: dependencies.logger
+    )
     JoinPageController(
         database: dependencies.database, catalog: dependencies.catalog, clock: clock,
         fileIO: dependencies.fileIO, pagePath: configuration.assetsDirectory + "/web/index.html", limiterByAddress: limiterByAddress, clientAddress: clientAddress
@@ -174,7 +178,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
     PlayerController(
         database: dependencies.database, links: links, files: dependencies.files, events: events,
-        collages: dependencies.collages, clock: clock
+        collages: dependencies.collages, creationsByAddress: creationsByAddress, clientAddress: clientAddress, clock: clock
     ).addRoutes(to: api)
     GroupController(
         database: dependencies.database, catalog: dependencies.catalog, links: links, clock: clock,
@@ -182,7 +186,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
             store: dependencies.database, scope: "join-player", limit: configuration.failedJoinsPerPlayer, window: configuration.failedJoinWindow,
             logger: dependencies.logger
         ),
-        limiterByAddress: limiterByAddress, clientAddress: clientAddress, signer: signer, events: events
+        limiterByAddress: limiterByAddress, creationsByAddress: creationsByAddress, clientAddress: clientAddress, signer: signer, events: events
     ).addRoutes(to: api)
     PhotoController(
         database: dependencies.database, catalog: dependencies.catalog,

@@ -30,6 +30,10 @@ public struct ServerConfiguration: Sendable {
     public var failedJoinsPerPlayer: Int
     public var failedJoinsPerAddress: Int
     public var failedJoinWindow: Duration
+    /// Players, and groups, one client address may make in `creationWindow`: a school class
+    /// behind one address makes a few dozen of each, a script thousands.
+    public var creationsPerAddress: Int = 300
+    public var creationWindow: Duration = .seconds(600)
     /// The largest photo accepted, in bytes.
     public var maxUploadBytes: Int
     /// Photos processed at once; more wait their turn.

@@ -139,6 +139,12 @@ public enum ServerOptions {
         ServerOption("idleTimeout", .number, "seconds", help: "Seconds a kept-alive connection may wait for its next request.", value: { "\($0.timeouts.idle.components.seconds)" }) { text, configuration in
             configuration.timeouts.idle = .seconds(try positive(text, "idle timeout"))
         },
+        ServerOption(
+            "creationsPerAddress", .number, "count", help: "Players, and groups, one client address may make in 10 minutes.",
+            value: { "\($0.creationsPerAddress)" }
+        ) { text, configuration in
+            configuration.creationsPerAddress = try positive(text, "number of players and groups per address")
+        },
         ServerOption("maxConnections", .number, "count", help: "Connections served at once.", value: { "\($0.maxConnections)" }) { text, configuration in
             configuration.maxConnections = try positive(text, "connection limit")
         },

@@ -17,6 +17,7 @@ struct GroupController {
     let clock: @Sendable () -> Date
     let limiterByPlayer: JoinRateLimiter
     let limiterByAddress: JoinRateLimiter
+    let creationsByAddress: JoinRateLimiter
     let clientAddress: ClientAddress
     let signer: ImageURLSigner
     let events: GroupEvents
@@ -30,6 +31,9 @@ struct GroupController {
 
     func create(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<GroupEnvelope> {
         let player = try context.player
+        let now = clock()
+        let address = clientAddress.of(request, context: context)
+        try await creationsByAddress.requireCreationAllowed("groups/" + address, what: "groups", now: now)
         let body = try await request.decode(as: NewGroup.self, context: context)
         guard let venue = catalog.venue(id: body.venueId)?.venue else {
             throw Problem.notFound("venue-not-found", "There is no venue '\(body.venueId.prefix(64))'.")
@@ -37,8 +41,9 @@ struct GroupController {
         let name = try body.name.map { try PlayerInput.name($0, field: "name", limits: DisplayName.group) }
         let created = try await database.createGroup(
             venueId: venue.id, name: name, creatorId: player.id,
-            joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: clock()
+            joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: now
         )
+        await creationsByAddress.recordFailure("groups/" + address, now: now)
         let group = created.group
         context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(venue.id)"])
         publish(created, by: player)

@@ -12,6 +12,9 @@ import Logging
 /// address; its mistakes together stay far below it), which stops guessing with a stream of
 /// new players from one machine. `/j/{code}` pages count unknown codes against the address.
 ///
+/// The same counting bounds what one address makes (`create-address`): players and groups, each
+/// made one counted, so that a script cannot fill the database with them.
+///
 /// The failures are kept by the store, so that instances sharing a database share the limits.
 /// A store that cannot be asked lets the attempt through: the request itself then fails.
 struct JoinRateLimiter: Sendable {
@@ -40,6 +43,18 @@ struct JoinRateLimiter: Sendable {
             logger.error("cannot read the failed attempts of a rate limit: \(error)", metadata: ["scope": "\(scope)"])
             return nil
         }
+    }
+
+    /// Throws 429 `too-many-created` when `key` has made its limit of what it counts; the caller
+    /// records what it makes with `recordFailure` once it is made.
+    func requireCreationAllowed(_ key: String, what: String, now: Date) async throws {
+        guard let seconds = await retryAfter(key, now: now) else { return }
+        logger.notice("creation refused: too many from one address", metadata: ["scope": "\(scope)", "what": "\(what)"])
+        throw Problem(
+            .tooManyRequests, code: "too-many-created",
+            detail: "Too many \(what) were made from this address; try again in \(seconds) seconds.",
+            headers: [.retryAfter: "\(seconds)"]
+        )
     }
 
     func recordFailure(_ key: String, now: Date) async {

@@ -11,6 +11,8 @@ struct PlayerController {
     let files: PhotoFiles
     let events: GroupEvents
     let collages: CollageService
+    let creationsByAddress: JoinRateLimiter
+    let clientAddress: ClientAddress
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
@@ -19,11 +21,15 @@ struct PlayerController {
     }
 
     func create(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<CreatedPlayer> {
+        let now = clock()
+        let address = clientAddress.of(request, context: context)
+        try await creationsByAddress.requireCreationAllowed("players/" + address, what: "players", now: now)
         let body = try await request.decode(as: NewPlayer.self, context: context)
         let name = try PlayerInput.name(body.name)
         let language = try body.lang.map(PlayerInput.language)
         let (token, hash) = BearerToken.new()
-        let player = try await database.createPlayer(name: name, language: language, tokenHash: hash, now: clock())
+        let player = try await database.createPlayer(name: name, language: language, tokenHash: hash, now: now)
+        await creationsByAddress.recordFailure("players/" + address, now: now)
         context.logger.info("player created", metadata: ["player": "\(player.id)"])
         return EditedResponse(status: .created, response: CreatedPlayer(player: PlayerDocument(player), token: token))
     }
