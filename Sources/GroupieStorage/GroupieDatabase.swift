@@ -98,6 +98,10 @@ public struct GroupieDatabase: GroupieStore {
         failureLog.record(key, now: now, window: window)
     }
 
+    public func forgetFailures(of key: String) async throws {
+        failureLog.forget(key)
+    }
+
     /// A short read (a lookup by key, a bounded page) on the calling thread, through one of the
     /// lookup connections. GRDB's asynchronous read hands the work to a reader's queue and back,
     /// two thread switches that cost more than such a read itself: in `make bench` (small

@@ -112,6 +112,8 @@ public protocol GroupieStore: Sendable {
     func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date]
     /// Counts a failure of `key` at `now`; failures older than `window` may be forgotten.
     func recordFailure(of key: String, now: Date, window: TimeInterval) async throws
+    /// Forgets every failure of `key` (a member of staff who signed in).
+    func forgetFailures(of key: String) async throws
 
     // MARK: Numbers
     func visitTally(venueId: String) async throws -> VisitNumbers.Tally
@@ -293,6 +295,10 @@ final class FailureLog: Sendable {
             failures[key] = recent.isEmpty ? nil : recent
             return recent
         }
+    }
+
+    func forget(_ key: String) {
+        _ = failures.withLock { $0.removeValue(forKey: key) }
     }
 
     func record(_ key: String, now: Date, window: TimeInterval) {

@@ -474,6 +474,12 @@ public final class PostgresStore: GroupieStore {
         }
     }
 
+    public func forgetFailures(of key: String) async throws {
+        try await write { connection in
+            try await connection.run("DELETE FROM rate_failure WHERE key = \(key)", logger: logger)
+        }
+    }
+
     /// 128 random bits, as lowercase hex, as `GroupieDatabase` makes them.
     static func newId() -> String { GroupieDatabase.newId() }
 }

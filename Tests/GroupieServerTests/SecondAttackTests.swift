@@ -155,3 +155,36 @@ struct SecondAttackCreationTests {
         }
     }
 }
+
+/// Staff sign-in under a burst of guesses.
+@Suite("Second attack: staff sign-in")
+struct SecondAttackSignInTests {
+    @Test("300 concurrent wrong passwords for one account from one address: at most the limit are checked, the rest refused, visitors served meanwhile")
+    func concurrentGuesses() async throws {
+        let server = try StaffConsoleTests.server()
+        try await StaffConsoleTests.addStaff(server, "eva@museum.example", .viewer, venues: ["aquarium"])
+        let image = try TestImages.solid(width: 600, height: 400, rgb: (30, 60, 90), ext: "jpg")
+        try await server.test(.live) { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let (_, uploaded) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id)
+            let photoId = try #require((uploaded["photo"] as? [String: Any])?["id"] as? String)
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { tasks in
+                for _ in 0..<300 {
+                    tasks.addTask { try await StaffConsoleTests.signIn(client, "eva@museum.example", password: "not the password").0.status }
+                }
+                // A visitor's thumbnail in the middle of the burst is served.
+                let (thumb, _) = try await PhotoRouteTests.bytes(client, "/api/v1/photos/\(photoId)/thumb", headers: ada.auth)
+                #expect(thumb == .ok)
+                return try await tasks.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            let checked = statuses.filter { $0 == .unauthorized }.count
+            #expect(checked <= StaffLoginLimits.perAccountAndAddress, "\(checked) passwords were checked")
+            #expect(checked >= 1)
+            #expect(statuses.allSatisfy { [.unauthorized, .tooManyRequests, .serviceUnavailable].contains($0) }, "\(Set(statuses.map(\.code)))")
+            // The guessing address stays refused, the right password too (another address is not:
+            // StaffConsoleTests.signInLimits).
+            #expect(try await StaffConsoleTests.signIn(client, "eva@museum.example").0.status == .tooManyRequests)
+        }
+    }
+}

@@ -45,6 +45,7 @@ public func buildApplication(
         // Stopped in reverse order, after the server: file work outlives the work that uses it.
         services: [
             dependencies.fileIO,
+            dependencies.passwords,
             dependencies.background,
             reloadService,
             HeapService(fileIO: dependencies.fileIO),
@@ -69,6 +70,7 @@ struct ServerDependencies: Sendable {
     var blobs: BlobStore
     var imageWork: ImageWorkQueue
     var fileIO: FileIO
+    var passwords = PasswordChecks()
     var background: BackgroundWork
     var processor: PhotoProcessor
     var hub: EventHub
@@ -209,7 +211,8 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     ).addRoutes(to: api)
     StaffController(
         database: dependencies.database, catalog: dependencies.catalog, reloader: dependencies.reloader, files: dependencies.files, events: events,
-        collages: dependencies.collages, logins: StaffLoginLimits(store: dependencies.database, logger: dependencies.logger), clientAddress: clientAddress, fileIO: dependencies.fileIO,
+        collages: dependencies.collages, logins: StaffLoginLimits(store: dependencies.database, logger: dependencies.logger),
+        passwords: dependencies.passwords, clientAddress: clientAddress, fileIO: dependencies.fileIO,
         links: links, assetsDirectory: configuration.assetsDirectory, clock: clock
     ).addRoutes(to: router)
     routes.set(router.routes.map { ($0.method, $0.path.description) })

@@ -33,11 +33,12 @@ struct JoinRateLimiter: Sendable {
         self.logger = logger
     }
 
-    /// Seconds until `key` may try again, or nil when it may try now.
-    func retryAfter(_ key: String, now: Date) async -> Int? {
+    /// Seconds until `key` may try again, or nil when it may try now; `allowing` attempts
+    /// more than the limit are let through (the attempt being asked about, counted already).
+    func retryAfter(_ key: String, now: Date, allowing extra: Int = 0) async -> Int? {
         do {
             let recent = try await store.failures(of: scope + ":" + key, within: window, now: now)
-            guard recent.count >= limit, let oldest = recent.first else { return nil }
+            guard recent.count >= limit + extra, let oldest = recent.first else { return nil }
             return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
         } catch {
             logger.error("cannot read the failed attempts of a rate limit: \(error)", metadata: ["scope": "\(scope)"])
@@ -55,6 +56,14 @@ struct JoinRateLimiter: Sendable {
             detail: "Too many \(what) were made from this address; try again in \(seconds) seconds.",
             headers: [.retryAfter: "\(seconds)"]
         )
+    }
+
+    func forget(_ key: String) async {
+        do {
+            try await store.forgetFailures(of: scope + ":" + key)
+        } catch {
+            logger.error("cannot forget the attempts of a rate limit: \(error)", metadata: ["scope": "\(scope)"])
+        }
     }
 
     func recordFailure(_ key: String, now: Date) async {

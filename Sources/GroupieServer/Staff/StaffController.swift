@@ -17,6 +17,7 @@ struct StaffController {
     let events: GroupEvents
     let collages: CollageService
     let logins: StaffLoginLimits
+    let passwords: PasswordChecks
     let clientAddress: ClientAddress
     let fileIO: FileIO
     let links: JoinLinks
@@ -64,7 +65,7 @@ struct StaffController {
         }
         let email = StaffMember.normalisedEmail(form["email"] ?? "") ?? ""
         let address = clientAddress.of(request, context: context)
-        if let wait = await logins.retryAfter(email: email, address: address, now: clock()) {
+        if let wait = await logins.admit(email: email, address: address, now: clock()) {
             context.logger.notice("staff sign-in refused: too many attempts", metadata: ["address": "\(address)"])
             return Self.withLoginToken {
                 var response = StaffPages.login(
@@ -78,12 +79,19 @@ struct StaffController {
         let credentials = email.isEmpty ? nil : try await database.staffCredentials(email: email)
         // The hash is checked even for an unknown address, so that timing does not tell which exist.
         let hash = credentials?.passwordHash ?? StaffLoginLimits.unknownAccountHash
-        let matches = try await fileIO.run { StaffAccounts.verify(password, hash: hash) }
+        guard let matches = try await passwords.verify(password, hash: hash) else {
+            context.logger.notice("staff sign-in refused: too many passwords being checked at once", metadata: ["address": "\(address)"])
+            return Self.withLoginToken {
+                var response = StaffPages.login(csrf: $0, email: email, message: "The server is busy checking other sign-ins. Try again in a few seconds.", status: .serviceUnavailable)
+                response.headers[.retryAfter] = "5"
+                return response
+            }
+        }
         guard let member = credentials?.member, matches else {
-            await logins.recordFailure(email: email, address: address, now: clock())
             context.logger.notice("staff sign-in failed", metadata: ["address": "\(address)"])
             return Self.withLoginToken { StaffPages.login(csrf: $0, email: email, message: "Wrong e-mail address or password.", status: .unauthorized) }
         }
+        await logins.signedIn(email: email, address: address)
         let token = StaffSession.newToken()
         try await database.startStaffSession(
             staffId: member.id, tokenHash: StaffSession.hash(token), csrfToken: StaffSession.newToken(), now: clock(), lifetime: StaffSession.lifetime

@@ -3,32 +3,54 @@ import GroupieStorage
 import Logging
 import HummingbirdBcrypt
 
-/// Failed sign-ins, counted per e-mail address and per client address in a sliding window:
-/// guessing one member's password stops after a few tries, guessing many from one machine soon
-/// after; a member whose address is under its limit can always sign in.
+/// Sign-in attempts, counted per e-mail address from one client address, per client address,
+/// and per e-mail address from every address together, in a sliding window. Guessing one
+/// member's password from one machine stops after a few tries, guessing many from one machine
+/// soon after, and a guess spread over many machines at the third bound. A stranger's wrong
+/// passwords lock out only the stranger's own address: a member signing in from another
+/// address, under its limits, always gets in.
+///
+/// An attempt is counted before its password is hashed, so that concurrent attempts cannot all
+/// pass the check before any of them is counted; a sign-in that succeeds forgets the attempts of
+/// its e-mail address from its client address.
 struct StaffLoginLimits: Sendable {
-    static let perAccount = 10
+    static let perAccountAndAddress = 10
     static let perAddress = 50
+    static let perAccount = 200
     static let window: Duration = .seconds(15 * 60)
 
-    private let byAccount: JoinRateLimiter
+    private let byAccountAndAddress: JoinRateLimiter
     private let byAddress: JoinRateLimiter
+    private let byAccount: JoinRateLimiter
 
     init(store: any GroupieStore, logger: Logger) {
-        byAccount = JoinRateLimiter(store: store, scope: "staff-account", limit: Self.perAccount, window: Self.window, logger: logger)
+        byAccountAndAddress = JoinRateLimiter(store: store, scope: "staff-account-address", limit: Self.perAccountAndAddress, window: Self.window, logger: logger)
         byAddress = JoinRateLimiter(store: store, scope: "staff-address", limit: Self.perAddress, window: Self.window, logger: logger)
+        byAccount = JoinRateLimiter(store: store, scope: "staff-account", limit: Self.perAccount, window: Self.window, logger: logger)
     }
 
-    /// Seconds to wait, or nil when a sign-in may be tried now.
-    func retryAfter(email: String, address: String, now: Date) async -> Int? {
-        let waits = [await byAccount.retryAfter(email, now: now), await byAddress.retryAfter(address, now: now)].compactMap { $0 }
-        return waits.max()
-    }
-
-    func recordFailure(email: String, address: String, now: Date) async {
-        await byAccount.recordFailure(email, now: now)
+    /// Counts an attempt, then says how many seconds to wait when it is one too many, or nil
+    /// when its password may be checked now.
+    func admit(email: String, address: String, now: Date) async -> Int? {
+        let pair = Self.pairKey(email: email, address: address)
+        await byAccountAndAddress.recordFailure(pair, now: now)
         await byAddress.recordFailure(address, now: now)
+        await byAccount.recordFailure(email, now: now)
+        // Counted with this attempt: the limit's own attempt may be checked, the next is refused.
+        let waits = [
+            await byAccountAndAddress.retryAfter(pair, now: now, allowing: 1),
+            await byAddress.retryAfter(address, now: now, allowing: 1),
+            await byAccount.retryAfter(email, now: now, allowing: 1),
+        ]
+        return waits.compactMap { $0 }.max()
     }
+
+    /// A sign-in succeeded: the member's attempts from this address are forgotten.
+    func signedIn(email: String, address: String) async {
+        await byAccountAndAddress.forget(Self.pairKey(email: email, address: address))
+    }
+
+    static func pairKey(email: String, address: String) -> String { email + " from " + address }
 
     /// What an unknown address is checked against, so that it costs as long as a known one.
     static let unknownAccountHash = Bcrypt.hash(StaffSession.newToken(), cost: StaffAccounts.cost)

@@ -1,0 +1,33 @@
+import ServiceLifecycle
+import Synchronization
+
+/// Staff passwords checked on a thread of their own, with a bounded queue. bcrypt holds a core
+/// for about a tenth of a second: on the file threads, a burst of sign-ins would keep every
+/// visitor's photo read waiting behind it. Beyond `maxWaiting` checks queued, a sign-in is
+/// answered at once that the server is busy, instead of waiting minutes.
+struct PasswordChecks: Service {
+    static let maxWaiting = 16
+
+    private let thread = FileIO(threads: 1)
+    private let queued = Queued()
+
+    private final class Queued: Sendable {
+        let count = Mutex(0)
+    }
+
+    /// Whether `password` matches `hash`; nil when too many checks wait already.
+    func verify(_ password: String, hash: String) async throws -> Bool? {
+        let admitted = queued.count.withLock { count in
+            guard count < Self.maxWaiting else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else { return nil }
+        defer { queued.count.withLock { $0 -= 1 } }
+        return try await thread.run { StaffAccounts.verify(password, hash: hash) }
+    }
+
+    func run() async throws {
+        try await thread.run()
+    }
+}
