@@ -38,6 +38,7 @@ extension PostgresStore {
     @discardableResult
     public func erasePlayer(id: String, now: Date) async throws -> Erasure {
         try await write { connection in
+            try await Self.lockPlayer(connection, id: id, logger: logger)
             let blobs = try await connection.column(
                 "SELECT blob FROM photo WHERE photographer_id = \(id) UNION SELECT blob FROM hidden_photo WHERE photographer_id = \(id)",
                 as: String.self, logger: logger
@@ -77,6 +78,7 @@ extension PostgresStore {
 
     public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Join {
         try await write { connection in
+            try await Self.lockPlayer(connection, id: creatorId, logger: logger)
             var left: [GroupEvent] = []
             if let current = try await Self.activeGroupId(connection, playerId: creatorId, logger: logger) {
                 _ = try await Self.lockGroup(connection, id: current, logger: logger)
@@ -125,11 +127,21 @@ extension PostgresStore {
 
     public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Join {
         try await write { connection in
-            // The group's row stays locked until commit: concurrent joiners count one at a time.
-            guard var group = try await Self.group(connection, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE join_code = \(code.value) FOR UPDATE", logger: logger) else {
+            // One player's changes of group are made one at a time, as SQLite's single writer
+            // makes them: two joins at once both succeed, the later one moving the player on.
+            try await Self.lockPlayer(connection, id: playerId, logger: logger)
+            guard let target = try await Self.firstText(connection, "SELECT id FROM play_group WHERE join_code = \(code.value)", logger: logger) else {
                 throw MembershipError.unknownCode
             }
             let current = try await Self.activeGroupId(connection, playerId: playerId, logger: logger)
+            // The groups' rows stay locked until commit (concurrent joiners count one at a time),
+            // taken in the order of their ids, as every change of two groups takes them: two
+            // players swapping groups wait for each other instead of deadlocking.
+            var locked: [String: Group] = [:]
+            for id in Set([target, current].compactMap { $0 }).sorted() {
+                locked[id] = try await Self.lockGroup(connection, id: id, logger: logger)
+            }
+            guard var group = locked[target] else { throw MembershipError.unknownCode }
             if current == group.id { return Join(group: group, left: [], joined: []) }
             if let closed = group.closed { throw MembershipError.groupClosed(closed) }
             guard group.isJoinable(at: now) else { throw MembershipError.notJoinable }
@@ -140,7 +152,6 @@ extension PostgresStore {
             guard count < maximum else { throw MembershipError.groupFull(maximum: maximum) }
             var left: [GroupEvent] = []
             if let current {
-                _ = try await Self.lockGroup(connection, id: current, logger: logger)
                 try await Self.leave(connection, groupId: current, playerId: playerId, now: now, logger: logger)
                 left = try await Self.appendEvents(connection, groupId: current, [.memberLeft(playerId: playerId)], now: now, logger: logger)
             }
@@ -362,6 +373,18 @@ extension PostgresStore {
     enum ActiveGroup: PreparedSQL {
         static let types: [PostgresDataType] = [.text]
         static let sql = "SELECT group_id FROM membership WHERE player_id = $1 AND left_at IS NULL"
+    }
+
+    /// Locks the player's row until the transaction ends, so that one player's changes of group
+    /// wait for each other. `NO KEY UPDATE`: rows that refer to the player (a photo, a
+    /// membership) can still be written meanwhile.
+    static func lockPlayer(_ connection: PostgresConnection, id: String, logger: Logger) async throws {
+        try await connection.run("SELECT 1 FROM player WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
+    }
+
+    /// The first column of the one row `query` reads, as text; nil when it reads none.
+    static func firstText(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> String? {
+        try await connection.one(query, logger: logger)?.get(0)
     }
 
     /// The group, its row locked until the transaction ends.

@@ -128,22 +128,68 @@ struct MembershipTests {
         }
     }
 
-    @Test("One player joins two groups at once: they end up in exactly one", arguments: Backend.allCases)
+    @Test("One player joins two groups at once, fifteen times: both joins succeed, the player ends up in exactly one", arguments: Backend.allCases)
     func twoGroupsRace(_ backend: Backend) async throws {
         let database = try await backend.open()
         func player(_ name: String) async throws -> Player {
             try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
         }
-        let alice = try await player("Alice"), bob = try await player("Bob"), carol = try await player("Carol")
+        let alice = try await player("Alice"), bob = try await player("Bob")
         let first = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now).group
         let second = try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now).group
-        await withTaskGroup(of: Void.self) { tasks in
-            for code in [first.joinCode, second.joinCode] {
-                tasks.addTask { _ = try? await database.joinGroup(code: code, playerId: carol.id, now: now) { _ in 9 } }
+        for round in 0..<15 {
+            let carol = try await player("Carol \(round)")
+            // As SQLite's single writer answers them: the later join moves the player on.
+            let failures = await withTaskGroup(of: String?.self) { tasks in
+                for code in [first.joinCode, second.joinCode] {
+                    tasks.addTask {
+                        do {
+                            _ = try await database.joinGroup(code: code, playerId: carol.id, now: now) { _ in 99 }
+                            return nil
+                        } catch {
+                            return String(reflecting: error)
+                        }
+                    }
+                }
+                return await tasks.compactMap { $0 }.reduce(into: [String]()) { $0.append($1) }
             }
+            #expect(failures.isEmpty, "round \(round): \(failures)")
+            let active = try await database.membershipHistory(of: carol.id).filter { $0.leftAt == nil }
+            #expect(active.count == 1, "round \(round)")
         }
-        let active = try await database.membershipHistory(of: carol.id).filter { $0.leftAt == nil }
-        #expect(active.count == 1)
+    }
+
+    @Test("Two players swap groups at once, twenty times: every join succeeds and each ends in the other's group", arguments: Backend.allCases)
+    func swapRace(_ backend: Backend) async throws {
+        let database = try await backend.open()
+        func player(_ name: String) async throws -> Player {
+            try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
+        }
+        let alice = try await player("Alice"), bob = try await player("Bob")
+        var groupOf = [
+            alice.id: try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now).group,
+            bob.id: try await database.createGroup(venueId: "v", name: nil, creatorId: bob.id, joinableFor: 3600, now: now).group,
+        ]
+        for round in 0..<20 {
+            let (a, b) = (try #require(groupOf[alice.id]), try #require(groupOf[bob.id]))
+            let failures = await withTaskGroup(of: String?.self) { tasks in
+                for (playerId, target) in [(alice.id, b), (bob.id, a)] {
+                    tasks.addTask {
+                        do {
+                            _ = try await database.joinGroup(code: target.joinCode, playerId: playerId, now: now) { _ in 99 }
+                            return nil
+                        } catch {
+                            return String(reflecting: error)
+                        }
+                    }
+                }
+                return await tasks.compactMap { $0 }.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(failures.isEmpty, "round \(round): \(failures)")
+            groupOf = [alice.id: b, bob.id: a]
+            #expect(try await database.currentGroup(of: alice.id)?.id == b.id, "round \(round)")
+            #expect(try await database.currentGroup(of: bob.id)?.id == a.id, "round \(round)")
+        }
     }
 
     @Test("The database itself refuses a second active membership", arguments: Backend.allCases)
