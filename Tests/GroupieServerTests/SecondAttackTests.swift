@@ -111,6 +111,44 @@ struct SecondAttackVisitorTests {
     }
 }
 
+extension SecondAttackVisitorTests {
+    @Test("A removed member's signed collage URL never shows the picture made after the removal")
+    func signedCollageNamesItsPicture() async throws {
+        let server = try CollageRouteTests.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            _ = try await CollageRouteTests.completeReef(client, as: ada, group: group.id)
+            #expect(try await ReloadTests.eventually {
+                CollageRouteTests.reefCollage(try await CollageRouteTests.document(client, group: group.id, as: bo))?["status"] as? String == "ready"
+            } != nil)
+            let old = try #require((CollageRouteTests.reefCollage(try await CollageRouteTests.document(client, group: group.id, as: bo))?["urls"] as? [String: Any])?["jpg"] as? String)
+            let (before, _) = try await PhotoRouteTests.bytes(client, old)
+            #expect(before == .ok)
+
+            // Bo is removed; Ada chooses another red photo, which makes a new picture.
+            #expect(try await client.send(.delete, "/api/v1/groups/\(group.id)/members/\(bo.id)", headers: ada.auth).0.status == .noContent)
+            let another = try TestImages.solid(width: 600, height: 900, rgb: (250, 120, 120), ext: "jpg")
+            let (_, uploaded) = try await PhotoRouteTests.upload(client, another, as: ada, group: group.id, query: "?mission=reef&task=red")
+            let anotherId = try #require((uploaded["photo"] as? [String: Any])?["id"] as? String)
+            _ = try await client.send(.put, "/api/v1/groups/\(group.id)/missions/reef/tasks/red/choice", json: #"{"photoId": "\#(anotherId)"}"#, headers: ada.auth)
+            var current: String?
+            #expect(try await ReloadTests.eventually {
+                current = (CollageRouteTests.reefCollage(try await CollageRouteTests.document(client, group: group.id, as: ada))?["urls"] as? [String: Any])?["jpg"] as? String
+                return current != nil && current != old
+            } != nil, "the new picture gets a new URL")
+            let (after, problem) = try await client.send(.get, old)
+            #expect(after.status == .notFound)
+            #expect(problem["code"] as? String == "collage-changed")
+            for size in ["", "&size=512", "&size=4096"] {
+                #expect(try await client.send(.get, old + size).0.status == .notFound, "\(size)")
+            }
+            #expect(try await PhotoRouteTests.bytes(client, try #require(current)).0 == .ok)
+        }
+    }
+}
+
 /// What one address may make.
 @Suite("Second attack: creation limits")
 struct SecondAttackCreationTests {

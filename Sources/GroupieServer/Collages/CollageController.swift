@@ -28,15 +28,23 @@ struct CollageController {
 
     // MARK: Collage
 
+    /// A signed URL of a picture that the group's photos have since replaced.
+    static let changed = Problem.notFound("collage-changed", "This collage has changed since the link was made; the group's page has the new one.")
+
     func collage(_ request: Request, context: GroupieRequestContext, format: CollageFileFormat) async throws -> Response {
         let groupId = try context.parameters.require("groupId")
         let missionId = try context.parameters.require("missionId")
-        let signed = signer.isValidCollage(
+        let signedVersion = signer.signedCollageVersion(
             groupId: groupId, missionId: missionId, format: format.rawValue,
+            version: request.uri.queryParameters["v"].map(String.init),
             expires: request.uri.queryParameters["expires"].map(String.init),
             signature: request.uri.queryParameters["sig"].map(String.init), now: clock()
         )
-        if !signed {
+        if let signedVersion {
+            // The URL shows the picture it was made for, or nothing: never a newer one.
+            let current = try await database.collages(groupId: groupId).first { $0.missionId == missionId }?.key
+            guard current == signedVersion else { throw Self.changed }
+        } else {
             let player = try context.player(of: request)
             guard try await database.membership(playerId: player.id, groupId: groupId) != nil else { throw Problem.groupNotFound }
         }
@@ -61,6 +69,7 @@ struct CollageController {
         } catch {
             throw Self.unavailable(error, groupId: groupId, missionId: missionId, logger: context.logger)
         }
+        if let signedVersion, file.key != signedVersion { throw Self.changed }
         var headers: HTTPFields = [
             .contentType: format.mediaType,
             // The same URL shows a new picture when the photos change: browsers check first.

@@ -24,8 +24,8 @@ struct CollageDocument: Encodable, Sendable {
         height = record.height
         createdAt = record.createdAt
         urls = URLs(
-            jpg: signer.collageURL(groupId: record.groupId, missionId: record.missionId, format: "jpg", now: now),
-            png: signer.collageURL(groupId: record.groupId, missionId: record.missionId, format: "png", now: now)
+            jpg: signer.collageURL(groupId: record.groupId, missionId: record.missionId, format: "jpg", version: record.key, now: now),
+            png: signer.collageURL(groupId: record.groupId, missionId: record.missionId, format: "png", version: record.key, now: now)
         )
     }
 

@@ -126,16 +126,21 @@ struct ImageURLSigner: Sendable {
         return Self.same(signature(photoId: photoId, variant: variant, expires: seconds), given)
     }
 
-    /// A collage's URL, usable in `<img src>` and for downloads without the bearer token.
-    func collageURL(groupId: String, missionId: String, format: String, now: Date) -> String {
+    /// A collage's URL, usable in `<img src>` and for downloads without the bearer token. It
+    /// names one picture: `version` is the key of what the collage shows (its photos, texts and
+    /// look), so a new picture gets a new URL, and an old URL (a removed member's) never shows
+    /// what came after.
+    func collageURL(groupId: String, missionId: String, format: String, version: String, now: Date) -> String {
         let expires = Int((now.timeIntervalSince1970 + Self.lifetime) / 3600) * 3600
         let path = "/api/v1/groups/\(groupId)/missions/\(missionId)/collage.\(format)"
-        return "\(path)?expires=\(expires)&sig=\(mac("collage/\(groupId)/\(missionId)/\(format)/\(expires)"))"
+        return "\(path)?v=\(version)&expires=\(expires)&sig=\(mac("collage/\(groupId)/\(missionId)/\(format)/\(version)/\(expires)"))"
     }
 
-    func isValidCollage(groupId: String, missionId: String, format: String, expires: String?, signature given: String?, now: Date) -> Bool {
-        guard let expires, let seconds = Int(expires), let given, Double(seconds) > now.timeIntervalSince1970 else { return false }
-        return Self.same(mac("collage/\(groupId)/\(missionId)/\(format)/\(seconds)"), given)
+    /// The picture version a collage URL's signature vouches for; nil when it is not signed
+    /// rightly or has expired.
+    func signedCollageVersion(groupId: String, missionId: String, format: String, version: String?, expires: String?, signature given: String?, now: Date) -> String? {
+        guard let version, let expires, let seconds = Int(expires), let given, Double(seconds) > now.timeIntervalSince1970 else { return nil }
+        return Self.same(mac("collage/\(groupId)/\(missionId)/\(format)/\(version)/\(seconds)"), given) ? version : nil
     }
 
     private func signature(photoId: String, variant: String, expires: Int) -> String {
