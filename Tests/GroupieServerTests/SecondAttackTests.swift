@@ -149,6 +149,54 @@ extension SecondAttackVisitorTests {
     }
 }
 
+/// Races and crashes that could lose a photo's files.
+@Suite("Second attack: races")
+struct SecondAttackRaceTests {
+    @Test("The same bytes uploaded twice get files of their own: deleting the first photo leaves the second whole")
+    func sameBytesOwnFiles() async throws {
+        let server = try PhotoRouteTests.server()
+        let image = try TestImages.solid(width: 500, height: 400, rgb: (200, 30, 90), ext: "jpg")
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            let (_, first) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id)
+            let (_, second) = try await PhotoRouteTests.upload(client, image, as: bo, group: group.id)
+            let firstId = try #require((first["photo"] as? [String: Any])?["id"] as? String)
+            let secondId = try #require((second["photo"] as? [String: Any])?["id"] as? String)
+            #expect(PhotoRouteTests.blobFiles(server).count == 8, "two sets of four files")
+            #expect(try await client.send(.delete, "/api/v1/photos/\(firstId)", headers: ada.auth).0.status == .noContent)
+            #expect(PhotoRouteTests.blobFiles(server).count == 4)
+            for variant in ["thumb", "display", "original"] {
+                #expect(try await PhotoRouteTests.bytes(client, "/api/v1/photos/\(secondId)/\(variant)", headers: bo.auth).0 == .ok, "\(variant)")
+            }
+        }
+    }
+
+    @Test("A member uploads the bytes another is deleting, twenty times: every photo answered 201 keeps its files")
+    func uploadWhileDeleting() async throws {
+        let server = try PhotoRouteTests.server()
+        let image = try TestImages.solid(width: 400, height: 300, rgb: (20, 140, 60), ext: "jpg")
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            for round in 0..<20 {
+                let (_, first) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id)
+                let firstId = try #require((first["photo"] as? [String: Any])?["id"] as? String)
+                async let deleted = client.send(.delete, "/api/v1/photos/\(firstId)", headers: ada.auth)
+                async let uploaded = PhotoRouteTests.upload(client, image, as: bo, group: group.id)
+                let (_, body) = try await uploaded
+                #expect(try await deleted.0.status == .noContent)
+                let secondId = try #require((body["photo"] as? [String: Any])?["id"] as? String)
+                for variant in ["thumb", "display", "original"] {
+                    #expect(try await PhotoRouteTests.bytes(client, "/api/v1/photos/\(secondId)/\(variant)", headers: bo.auth).0 == .ok, "round \(round): \(variant)")
+                }
+            }
+        }
+    }
+}
+
 /// What one address may make.
 @Suite("Second attack: creation limits")
 struct SecondAttackCreationTests {

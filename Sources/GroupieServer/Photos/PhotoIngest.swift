@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GroupieCore
 import GroupieImaging
@@ -6,7 +7,11 @@ import Hummingbird
 
 /// An upload's way from request body to stored files: received to a temporary file (hashed on
 /// the way), recognised from its bytes, checked, made into what is served, and stored
-/// durably under its hash, before any row points at it.
+/// durably under a name of its own, before any row points at it.
+///
+/// Each upload's files have their own name, even for bytes stored before: files shared by two
+/// photos could be removed for the one deleted while the other's row was still on its way to
+/// commit (its upload having found the files there), leaving a photo answered 201 without them.
 struct PhotoIngest: Sendable {
     let blobs: BlobStore
     let processor: PhotoProcessor
@@ -15,7 +20,8 @@ struct PhotoIngest: Sendable {
     let maxUploadBytes: Int
 
     struct Stored: Sendable {
-        /// SHA-256 of the bytes received: the name of the photo's files.
+        /// The name of the photo's files: SHA-256 of the bytes' own SHA-256 and a random id of the
+        /// upload, 64 hex digits as before.
         var blob: String
         var header: PhotoProcessor.Header
     }
@@ -27,7 +33,8 @@ struct PhotoIngest: Sendable {
         let temporaryFiles = [base, base + "-display.jpg", base + "-thumb.jpg", base + "-served"]
         defer { for file in temporaryFiles { try? FileManager.default.removeItem(atPath: file) } }
 
-        let (blob, _) = try await UploadReceiver.receive(body, contentType: contentType, to: base, limit: maxUploadBytes, fileIO: fileIO)
+        let (contentHash, _) = try await UploadReceiver.receive(body, contentType: contentType, to: base, limit: maxUploadBytes, fileIO: fileIO)
+        let blob = Self.blobName(contentHash: contentHash, upload: UUID())
         let header = try await work.run { [processor, blobs] in
             // The structure is checked before libvips reads anything: a chunk that declares
             // more bytes than the file has would make the decoder allocate them.
@@ -55,6 +62,10 @@ struct PhotoIngest: Sendable {
             return header
         }
         return Stored(blob: blob, header: header)
+    }
+
+    static func blobName(contentHash: String, upload: UUID) -> String {
+        Hex.string(SHA256.hash(data: Data("\(contentHash)/\(upload.uuidString)".utf8)))
     }
 
     /// Where the subject of a stored photo is, from its thumbnail, for collages to crop around.
