@@ -23,7 +23,8 @@ test: bootstrap
 	scripts/check-architecture
 	scripts/location-corpus --check
 	$(SWIFT) build --build-tests
-	scripts/with-postgres $(SWIFT) test --skip-build
+	scripts/with-postgres $(SWIFT) test --skip-build --skip ReloadTimingTests
+	$(SWIFT) test --skip-build --filter ReloadTimingTests
 	scripts/with-postgres python3 Tests/EndToEnd/two_instances_test.py .build/debug/groupie
 	scripts/with-postgres python3 Tests/EndToEnd/reverse_proxy_test.py .build/debug/groupie
 	python3 Tests/Browser/web_client_test.py .build/debug/groupie

@@ -21,7 +21,7 @@ struct ReloadTests {
         return nil
     }
 
-    @Test("A changed valid file is live within 2 seconds; a broken one keeps the last good version")
+    @Test("A changed valid file goes live; a broken one keeps the last good version")
     func editAndBreak() async throws {
         let server = try TestServer()
         try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajar"))
@@ -33,18 +33,8 @@ struct ReloadTests {
             }
             #expect(try await title() == "Hajar")
 
-            // The folder is looked at every 100 ms here. A machine loaded by the rest of the suite
-            // can stall any one edit, so up to three edits are timed: a reloader that misses the
-            // bound misses it every time, a load spike does not.
-            var times: [Duration] = []
-            for attempt in 1...3 {
-                let edited = "Hajarna i tunneln \(attempt)"
-                try server.write("aquarium.yaml", TestServer.aquarium(title: edited))
-                let took = try #require(try await Self.eventually { try await title() == edited }, "the edit did not go live")
-                times.append(took)
-                if took < .seconds(2) { break }
-            }
-            #expect(times.contains { $0 < .seconds(2) }, "the edits went live after \(times)")
+            try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajarna i tunneln"))
+            #expect(try await Self.eventually { try await title() == "Hajarna i tunneln" } != nil, "the edit did not go live")
 
             // The broken file is read (its problem is reported with its place) and not served.
             let editor = try #require(try await StaffConsoleTests.signIn(client, "editor@aquarium.example").1)
@@ -53,7 +43,7 @@ struct ReloadTests {
                 try await editor.page(client, "/staff/venues/aquarium/missions").1.contains("aquarium.yaml:")
             }
             #expect(reported != nil, "the broken file's problem was never reported")
-            #expect(try await title() == "Hajarna i tunneln \(times.count)", "a broken file keeps the last good version")
+            #expect(try await title() == "Hajarna i tunneln", "a broken file keeps the last good version")
 
             try server.write("aquarium.yaml", TestServer.aquarium(title: "Lagad"))
             #expect(try await Self.eventually { try await title() == "Lagad" } != nil)
@@ -108,6 +98,33 @@ struct ReloadTests {
             let (health, body) = try await client.json("/healthz")
             #expect(health.status == .ok)
             #expect(body["venues"] as? Int == 1)
+        }
+    }
+}
+
+/// The reload's time bound, which `make test` runs on its own after the rest of the suite: with
+/// every other test running beside it on two cores, any one step can wait seconds for a core.
+@Suite("Mission file reload timing")
+struct ReloadTimingTests {
+    @Test("A changed valid file is live within 2 seconds")
+    func liveWithinTwoSeconds() async throws {
+        var configured = try TestServer()
+        // The default look at the folder, twice a second, as the README promises it.
+        configured.configuration.missionReloadInterval = ServerConfiguration().missionReloadInterval
+        let server = configured
+        try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajar"))
+        try await server.test { client in
+            func title() async throws -> String? {
+                let (_, venue) = try await client.json("/api/v1/venues/aquarium?lang=sv")
+                return ((venue["missions"] as? [[String: Any]])?.first?["title"]) as? String
+            }
+            #expect(try await title() == "Hajar")
+            for edit in 1...3 {
+                let edited = "Hajarna i tunneln \(edit)"
+                try server.write("aquarium.yaml", TestServer.aquarium(title: edited))
+                let took = try #require(try await ReloadTests.eventually { try await title() == edited }, "edit \(edit) did not go live")
+                #expect(took < .seconds(2), "edit \(edit) went live after \(took)")
+            }
         }
     }
 }
