@@ -97,13 +97,15 @@ extension GroupieDatabase {
 
     /// Ends `playerId`'s membership of the group. Anyone may leave; only the creator may
     /// remove someone else. When the creator leaves, the longest-standing member takes over.
-    public func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws {
+    @discardableResult
+    public func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws -> [GroupEvent] {
         try await commits.write { db in
             guard let group = try Self.group(db, where: "id = ?", groupId) else { throw MembershipError.groupNotFound }
             guard try Self.activeGroupId(db, playerId: actorId) == groupId else { throw MembershipError.groupNotFound }
             if playerId != actorId, group.creatorId != actorId { throw MembershipError.notTheCreator }
             guard try Self.activeGroupId(db, playerId: playerId) == groupId else { throw MembershipError.notAMember }
             try Self.leave(db, groupId: groupId, playerId: playerId, now: now)
+            return try Self.appendEvents(db, groupId: groupId, [.memberLeft(playerId: playerId)], now: now)
         }
     }
 

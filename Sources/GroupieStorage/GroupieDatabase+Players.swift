@@ -31,17 +31,24 @@ extension GroupieDatabase {
             .firstRow(arguments: [tokenHash], Self.player(from:))
     }
 
-    /// Changes what is given; returns the player as it is now.
-    public func updatePlayer(id: String, name: String?, language: String??) async throws -> Player? {
+    /// Changes what is given; returns the player as it is now, and the `member-renamed` a new
+    /// name stored in the player's group.
+    public func updatePlayer(id: String, name: String?, language: String??, now: Date) async throws -> PlayerUpdate? {
         try await commits.write { db in
+            let select = "SELECT id, name, language, created_at FROM player WHERE id = ?"
+            guard let before = try Row.fetchOne(db.cachedStatement(sql: select), arguments: [id]).map(Self.player(from:)) else { return nil }
             if let name {
                 try db.executeCached(sql: "UPDATE player SET name = ? WHERE id = ?", arguments: [name, id])
             }
             if let language {
                 try db.executeCached(sql: "UPDATE player SET language = ? WHERE id = ?", arguments: [language, id])
             }
-            return try Row.fetchOne(db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE id = ?"), arguments: [id])
-                .map(Self.player(from:))
+            guard let player = try Row.fetchOne(db.cachedStatement(sql: select), arguments: [id]).map(Self.player(from:)) else { return nil }
+            var events: [GroupEvent] = []
+            if player.name != before.name, let groupId = try Self.activeGroupId(db, playerId: id) {
+                events = try Self.appendEvents(db, groupId: groupId, [.memberRenamed(playerId: id, name: player.name)], now: now)
+            }
+            return PlayerUpdate(player: player, events: events)
         }
     }
 
@@ -49,20 +56,33 @@ extension GroupieDatabase {
     /// their name is blanked in every stored event of every group, and groups they created
     /// pass to their longest-standing member.
     @discardableResult
-    public func erasePlayer(id: String, now: Date) async throws -> Erasure {
+    public func erasePlayer(id: String, now: Date, venue: @escaping @Sendable (String) -> Venue?) async throws -> Erasure {
         try await commits.write { db in
             let blobs = try String.fetchAll(
                 db, sql: "SELECT blob FROM photo WHERE photographer_id = ? UNION SELECT blob FROM hidden_photo WHERE photographer_id = ?",
                 arguments: [id, id]
             )
-            let groups = try String.fetchAll(db, sql: "SELECT DISTINCT group_id FROM photo WHERE photographer_id = ?", arguments: [id])
+            let groups = try String.fetchAll(db, sql: "SELECT DISTINCT group_id FROM photo WHERE photographer_id = ? ORDER BY group_id", arguments: [id])
+            // Names blanked in what is stored first: the events written below carry none.
+            try Self.renameInEvents(db, playerId: id, to: "")
+            var events: [GroupEvent] = []
+            // Each group is told its photos by the player are gone, as if staff withdrew them.
+            for groupId in groups {
+                let photos = try Row.fetchAll(
+                    db, sql: Self.photoSelect + " WHERE photo.group_id = ? AND photo.photographer_id = ? ORDER BY photo.created_at, photo.id", arguments: [groupId, id]
+                ).map(Self.photo(from:))
+                let venueId = try String.fetchOne(db, sql: "SELECT venue_id FROM play_group WHERE id = ?", arguments: [groupId])
+                let payloads = try PhotoRules.erasure(ofPhotos: photos, before: try Self.taskPhotos(db, groupId: groupId), venue: venueId.flatMap(venue))
+                try db.executeCached(sql: "DELETE FROM photo WHERE group_id = ? AND photographer_id = ?", arguments: [groupId, id])
+                events += try Self.appendEvents(db, groupId: groupId, payloads, now: now)
+            }
             if let groupId = try Self.activeGroupId(db, playerId: id) {
                 try Self.leave(db, groupId: groupId, playerId: id, now: now)
+                events += try Self.appendEvents(db, groupId: groupId, [.memberLeft(playerId: id)], now: now)
             }
-            try Self.renameInEvents(db, playerId: id, to: "")
             try db.executeCached(sql: "UPDATE play_group SET creator_id = NULL WHERE creator_id = ?", arguments: [id])
             try db.executeCached(sql: "DELETE FROM player WHERE id = ?", arguments: [id])
-            return Erasure(unusedBlobs: try blobs.filter { try !Self.isBlobUsed(db, $0) }, groupsWithPhotos: groups)
+            return Erasure(unusedBlobs: try blobs.filter { try !Self.isBlobUsed(db, $0) }, groupsWithPhotos: groups, events: events)
         }
     }
 

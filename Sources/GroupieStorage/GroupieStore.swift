@@ -29,9 +29,14 @@ public protocol GroupieStore: Sendable {
     func createPlayer(name: String, language: String?, tokenHash: Data, now: Date) async throws -> Player
     func player(id: String) async throws -> Player?
     func player(tokenHash: Data) async throws -> Player?
-    func updatePlayer(id: String, name: String?, language: String??) async throws -> Player?
+    /// Changes what is given; a new name is told to the player's group (`member-renamed`) in
+    /// the same transaction. Nil when the player is gone.
+    func updatePlayer(id: String, name: String?, language: String??, now: Date) async throws -> PlayerUpdate?
+    /// Erases the player, and in the same transaction tells each group what it lost: their
+    /// photos leave it (as staff withdrawing them would tell it, with `venue` giving the rules of
+    /// a venue id) and they leave their group.
     @discardableResult
-    func erasePlayer(id: String, now: Date) async throws -> Erasure
+    func erasePlayer(id: String, now: Date, venue: @escaping @Sendable (String) -> Venue?) async throws -> Erasure
 
     // MARK: Groups
     /// A new group with a fresh join code; its creator leaves any group they are in (that
@@ -41,7 +46,9 @@ public protocol GroupieStore: Sendable {
     /// Joins the group with `code`, leaving the player's current group, and stores the events of
     /// both in the same transaction. `maximumSize` gives the venue's limit for a venue id.
     func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Join
-    func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws
+    /// Ends a membership and stores its `member-left` in the same transaction; returns it.
+    @discardableResult
+    func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws -> [GroupEvent]
     func membership(playerId: String, groupId: String) async throws -> Membership?
     /// The player of a token and, when they are a member of `groupId`, that membership: one
     /// read (one statement on PostgreSQL) for what every request of a member to its group asks
@@ -243,6 +250,14 @@ public struct Erasure: Sendable, Equatable {
     public var unusedBlobs: [String]
     /// Groups that lost photos, whose collages must be made again or withdrawn.
     public var groupsWithPhotos: [String]
+    /// What the erasure told the groups, committed with it, in order.
+    public var events: [GroupEvent]
+}
+
+/// A player as an update left them, and the events it stored (a new name told to their group).
+public struct PlayerUpdate: Sendable, Equatable {
+    public var player: Player
+    public var events: [GroupEvent]
 }
 
 public enum StaffError: Error, Sendable, Equatable {

@@ -23,37 +23,70 @@ extension PostgresStore {
         try await once { try await Self.player($0, "SELECT id, name, language, created_at FROM player WHERE token_hash = \(tokenHash)", logger: logger) }
     }
 
-    public func updatePlayer(id: String, name: String?, language: String??) async throws -> Player? {
+    public func updatePlayer(id: String, name: String?, language: String??, now: Date) async throws -> PlayerUpdate? {
         try await write { connection in
+            // Locked as a change of group locks it: the rename is told to the group the player is in.
+            try await Self.lockPlayer(connection, id: id, logger: logger)
+            guard let before = try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger) else {
+                return nil
+            }
             if let name {
                 try await connection.run("UPDATE player SET name = \(name) WHERE id = \(id)", logger: logger)
             }
             if let language {
                 try await connection.run("UPDATE player SET language = \(language) WHERE id = \(id)", logger: logger)
             }
-            return try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger)
+            guard let player = try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger) else {
+                return nil
+            }
+            var events: [GroupEvent] = []
+            if player.name != before.name, let groupId = try await Self.activeGroupId(connection, playerId: id, logger: logger) {
+                _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
+                events = try await Self.appendEvents(connection, groupId: groupId, [.memberRenamed(playerId: id, name: player.name)], now: now, logger: logger)
+            }
+            return PlayerUpdate(player: player, events: events)
         }
     }
 
     @discardableResult
-    public func erasePlayer(id: String, now: Date) async throws -> Erasure {
+    public func erasePlayer(id: String, now: Date, venue: @escaping @Sendable (String) -> Venue?) async throws -> Erasure {
         try await write { connection in
             try await Self.lockPlayer(connection, id: id, logger: logger)
             let blobs = try await connection.column(
                 "SELECT blob FROM photo WHERE photographer_id = \(id) UNION SELECT blob FROM hidden_photo WHERE photographer_id = \(id)",
                 as: String.self, logger: logger
             )
-            let groups = try await connection.column("SELECT DISTINCT group_id FROM photo WHERE photographer_id = \(id)", as: String.self, logger: logger)
-            if let groupId = try await Self.activeGroupId(connection, playerId: id, logger: logger) {
-                _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
-                try await Self.leave(connection, groupId: groupId, playerId: id, now: now, logger: logger)
+            let active = try await Self.activeGroupId(connection, playerId: id, logger: logger)
+            let groups = try await connection.column("SELECT DISTINCT group_id FROM photo WHERE photographer_id = \(id) ORDER BY group_id", as: String.self, logger: logger)
+            // Every group the erasure changes, locked in the order of their ids.
+            var locked: [String: Group] = [:]
+            for groupId in Set(groups + [active].compactMap { $0 }).sorted() {
+                locked[groupId] = try await Self.lockGroup(connection, id: groupId, logger: logger)
             }
+            // Names blanked in what is stored first: the events written below carry none.
             try await Self.renameInEvents(connection, playerId: id, to: "", logger: logger)
+            var events: [GroupEvent] = []
+            // Each group is told its photos by the player are gone, as if staff withdrew them.
+            for groupId in groups {
+                let photos = try await connection.rows(
+                    "\(unescaped: Self.photoSelect) WHERE photo.group_id = \(groupId) AND photo.photographer_id = \(id) ORDER BY photo.created_at, photo.id",
+                    logger: logger
+                ).map(Self.photo(from:))
+                let payloads = try PhotoRules.erasure(
+                    ofPhotos: photos, before: try await Self.taskPhotos(connection, groupId: groupId, logger: logger), venue: locked[groupId].flatMap { venue($0.venueId) }
+                )
+                try await connection.run("DELETE FROM photo WHERE group_id = \(groupId) AND photographer_id = \(id)", logger: logger)
+                events += try await Self.appendEvents(connection, groupId: groupId, payloads, now: now, logger: logger)
+            }
+            if let groupId = active {
+                try await Self.leave(connection, groupId: groupId, playerId: id, now: now, logger: logger)
+                events += try await Self.appendEvents(connection, groupId: groupId, [.memberLeft(playerId: id)], now: now, logger: logger)
+            }
             try await connection.run("UPDATE play_group SET creator_id = NULL WHERE creator_id = \(id)", logger: logger)
             try await connection.run("DELETE FROM player WHERE id = \(id)", logger: logger)
             var unused: [String] = []
             for blob in blobs where try await !Self.isBlobUsed(connection, blob, logger: logger) { unused.append(blob) }
-            return Erasure(unusedBlobs: unused, groupsWithPhotos: groups)
+            return Erasure(unusedBlobs: unused, groupsWithPhotos: groups, events: events)
         }
     }
 
@@ -168,13 +201,17 @@ extension PostgresStore {
         }
     }
 
-    public func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws {
+    @discardableResult
+    public func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws -> [GroupEvent] {
         try await write { connection in
+            // The member's row first, as their changes of group take it, then the group's.
+            try await Self.lockPlayer(connection, id: playerId, logger: logger)
             guard let group = try await Self.lockGroup(connection, id: groupId, logger: logger) else { throw MembershipError.groupNotFound }
             guard try await Self.activeGroupId(connection, playerId: actorId, logger: logger) == groupId else { throw MembershipError.groupNotFound }
             if playerId != actorId, group.creatorId != actorId { throw MembershipError.notTheCreator }
             guard try await Self.activeGroupId(connection, playerId: playerId, logger: logger) == groupId else { throw MembershipError.notAMember }
             try await Self.leave(connection, groupId: groupId, playerId: playerId, now: now, logger: logger)
+            return try await Self.appendEvents(connection, groupId: groupId, [.memberLeft(playerId: playerId)], now: now, logger: logger)
         }
     }
 

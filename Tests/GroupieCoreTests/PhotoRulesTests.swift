@@ -165,4 +165,23 @@ struct PhotoRulesTests {
         #expect(GroupEventPayload.choiceChanged(key("a", "1"), photoId: "x", playerId: "p2", name: "Bo").fields == ["missionId": "a", "taskId": "1", "photoId": "x", "playerId": "p2", "name": "Bo"])
         #expect(Set(GroupEventKind.allCases.map(\.rawValue)).count == GroupEventKind.allCases.count)
     }
+
+    @Test("an erased photographer's photos leave one after another: each photo, then each task undone, nameless; another's photo keeps a task done")
+    func erasure() throws {
+        let mine1 = photo("x", "a", "1", at: 1), mine2 = photo("y", "a", "2", at: 2), free = photo("z", nil, nil, at: 3)
+        let theirs = photo("w", "b", "1", by: "p2", at: 4)
+        let before = TaskPhotos(photos: [mine1, mine2, free, theirs], picks: [:])
+        let events = try PhotoRules.erasure(ofPhotos: [mine1, mine2, free], before: before, venue: venue)
+        func nameless(_ photo: Photo) -> Photo {
+            var photo = photo
+            photo.photographerName = ""
+            return photo
+        }
+        #expect(events == [
+            .photoRemoved(nameless(mine1)), .taskUndone(key("a", "1")),
+            .photoRemoved(nameless(mine2)), .taskUndone(key("a", "2")),
+            .photoRemoved(nameless(free)),
+        ])
+        #expect(try PhotoRules.erasure(ofPhotos: [], before: before, venue: venue).isEmpty)
+    }
 }

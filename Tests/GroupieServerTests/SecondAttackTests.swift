@@ -197,6 +197,50 @@ struct SecondAttackRaceTests {
     }
 }
 
+extension SecondAttackRaceTests {
+    @Test("Erasure tells the group what it lost in the same transaction: the photo, its task, the member; the group read shows none of it at once")
+    func erasureEvents() async throws {
+        let server = try PhotoRouteTests.server()
+        let image = try TestImages.solid(width: 400, height: 300, rgb: (90, 20, 160), ext: "jpg")
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bosse Bildmakare")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            _ = try await PhotoRouteTests.upload(client, image, as: bo, group: group.id, query: "?mission=sharks&task=shark")
+            // Read once, so that a cached document of this version exists.
+            let before = try await CollageRouteTests.document(client, group: group.id, as: ada)
+            #expect("\(before)".contains("Bosse Bildmakare"))
+            let seen = try await server.database().events(groupId: group.id, after: 0, limit: 100).count
+            #expect(try await client.send(.delete, "/api/v1/me", headers: bo.auth).0.status == .noContent)
+            let after = try await server.database().events(groupId: group.id, after: seen, limit: 100)
+            #expect(after.map(\.kind.rawValue).prefix(2) == ["photo-removed", "task-undone"])
+            #expect(after.map(\.kind.rawValue).contains("member-left"))
+            #expect(after.allSatisfy { !$0.data.contains("Bosse") })
+            let document = try await CollageRouteTests.document(client, group: group.id, as: ada)
+            #expect(!"\(document)".contains("Bosse"), "the group read names the erased player no more")
+            #expect(!"\(document)".contains("\"photoId\""), "nor shows their photo as a task's")
+        }
+    }
+
+    @Test("A member leaves and joins again at the same moment, thirty times: the last of their events says what they are")
+    func leaveAndRejoin() async throws {
+        let server = try PhotoRouteTests.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            for round in 0..<30 {
+                _ = try await client.join(group.code, as: bo)
+                async let left = client.send(.delete, "/api/v1/groups/\(group.id)/members/\(bo.id)", headers: bo.auth)
+                async let joined = client.join(group.code, as: bo)
+                _ = try await (left, joined)
+                let member = try await server.database().membership(playerId: bo.id, groupId: group.id) != nil
+                let last = try await server.database().events(groupId: group.id, after: 0, limit: 10_000).last { $0.data.contains(bo.id) }
+                #expect(last?.kind == (member ? .memberJoined : .memberLeft), "round \(round): member \(member), last event \(String(describing: last?.kind))")
+            }
+        }
+    }
+}
+
 /// What one address may make.
 @Suite("Second attack: creation limits")
 struct SecondAttackCreationTests {

@@ -241,7 +241,7 @@ struct MembershipTests {
         let alice = try await player("Alice"), bob = try await player("Bob")
         let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now).group
         _ = try await database.joinGroup(code: group.joinCode, playerId: bob.id, now: now.addingTimeInterval(1)) { _ in 5 }
-        try await database.erasePlayer(id: alice.id, now: now.addingTimeInterval(2))
+        try await database.erasePlayer(id: alice.id, now: now.addingTimeInterval(2)) { _ in nil }
         #expect(try await database.membershipHistory(of: alice.id).isEmpty)
         let seen = try await database.groupContents(try #require(try await database.membership(playerId: bob.id, groupId: group.id)).group)
         #expect(seen.members.map(\.name) == ["Bob"])

@@ -24,12 +24,19 @@ extension StoreContractTests {
         let group = try await store.createGroup(venueId: "v", name: nil, creatorId: ada.id, joinableFor: 3600, now: now).group
         let added = try await store.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now)
 
-        let renamed = try await store.updatePlayer(id: ada.id, name: "Ada L.", language: nil)
+        let renaming = try await store.updatePlayer(id: ada.id, name: "Ada L.", language: nil, now: now)
+        let renamed = renaming?.player
         #expect(renamed == Player(id: ada.id, name: "Ada L.", language: "en", createdAt: now), "no language given: it stays")
-        let relanguaged = try await store.updatePlayer(id: ada.id, name: nil, language: "sv")
-        #expect(relanguaged == Player(id: ada.id, name: "Ada L.", language: "sv", createdAt: now), "no name given: it stays")
-        #expect(try await store.updatePlayer(id: ada.id, name: nil, language: nil) == relanguaged, "nothing given changes nothing")
-        let cleared = try await store.updatePlayer(id: ada.id, name: "Åda 🐟", language: .some(nil))
+        // The new name is told to the group in the same transaction, and stored.
+        #expect(renaming?.events.map(\.kind) == [.memberRenamed])
+        #expect(renaming?.events.first?.groupId == group.id)
+        #expect(try await store.events(groupId: group.id, after: 0, limit: 100).last == renaming?.events.first)
+        let relanguaged = try await store.updatePlayer(id: ada.id, name: nil, language: "sv", now: now)
+        #expect(relanguaged?.player == Player(id: ada.id, name: "Ada L.", language: "sv", createdAt: now), "no name given: it stays")
+        #expect(relanguaged?.events == [], "no new name: no event")
+        #expect(try await store.updatePlayer(id: ada.id, name: nil, language: nil, now: now)?.player == relanguaged?.player, "nothing given changes nothing")
+        #expect(try await store.updatePlayer(id: ada.id, name: "Ada L.", language: nil, now: now)?.events == [], "the same name: no event")
+        let cleared = try await store.updatePlayer(id: ada.id, name: "Åda 🐟", language: .some(nil), now: now)?.player
         #expect(cleared == Player(id: ada.id, name: "Åda 🐟", language: nil, createdAt: now), "a language of nil clears it")
 
         #expect(try await store.player(id: ada.id) == cleared)
@@ -38,7 +45,7 @@ extension StoreContractTests {
         #expect(try await store.photo(id: added.photo.id)?.photographerName == "Åda 🐟")
         #expect(try await store.collageSubject(groupId: group.id)?.creatorLanguage == nil)
 
-        #expect(try await store.updatePlayer(id: "no-such-player", name: "Ghost", language: "en") == nil)
+        #expect(try await store.updatePlayer(id: "no-such-player", name: "Ghost", language: "en", now: now) == nil)
         #expect(try await store.counts().players == 1, "updating an unknown player adds none")
     }
 

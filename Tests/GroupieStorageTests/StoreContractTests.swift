@@ -205,9 +205,15 @@ struct StoreContractTests {
         _ = try await store.joinGroup(code: group.joinCode, playerId: bo.id, now: now) { _ in 5 }
         _ = try await store.appendEvents(groupId: group.id, [.memberJoined(playerId: ada.id, name: ada.name)], now: now)
         let added = try await store.addPhoto(photo(group, by: ada, "a", "1", blob: "ada-photo"), venue: venue, now: now)
-        let erasure = try await store.erasePlayer(id: ada.id, now: now.addingTimeInterval(1))
+        let before = try await store.events(groupId: group.id, after: 0, limit: 100)
+        let erasure = try await store.erasePlayer(id: ada.id, now: now.addingTimeInterval(1)) { [venue] _ in venue }
         #expect(erasure.unusedBlobs == ["ada-photo"])
         #expect(erasure.groupsWithPhotos == [group.id])
+        // In the same transaction, the group is told: the photo went (and its task with it), then Ada.
+        #expect(erasure.events.map(\.kind) == [.photoRemoved, .taskUndone, .memberLeft])
+        #expect(erasure.events.map(\.seq) == Array((before.count + 1)...(before.count + 3)))
+        #expect(try await store.events(groupId: group.id, after: before.count, limit: 100) == erasure.events)
+        #expect(try await store.taskPhotos(groupId: group.id).chosen.isEmpty)
         #expect(try await store.player(id: ada.id) == nil)
         #expect(try await store.photo(id: added.photo.id) == nil)
         let stored = try await store.events(groupId: group.id, after: 0, limit: 100)

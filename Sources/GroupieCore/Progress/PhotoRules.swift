@@ -30,6 +30,21 @@ public enum PhotoRules {
         public var events: [GroupEventPayload]
     }
 
+    /// The events of an erased photographer's `photos` leaving a group at once, one after
+    /// another, as staff withdrawing each would cause them; the events do not repeat the
+    /// photographer's name.
+    public static func erasure(ofPhotos photos: [Photo], before: TaskPhotos, venue: Venue?) throws(Refusal) -> [GroupEventPayload] {
+        var taskPhotos = before
+        var events: [GroupEventPayload] = []
+        for var photo in photos {
+            photo.photographerName = ""
+            let change = try change(.withdraw(photo), before: taskPhotos, venue: venue)
+            taskPhotos = change.after
+            events += change.events
+        }
+        return events
+    }
+
     /// The change `action` makes to a group whose task photos are `before`, at a venue
     /// (nil when the venue is gone: no task or mission events then).
     public static func change(_ action: Action, before: TaskPhotos, venue: Venue?) throws(Refusal) -> Change {

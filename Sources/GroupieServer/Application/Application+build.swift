@@ -180,7 +180,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
     PlayerController(
         database: dependencies.database, links: links, files: dependencies.files, events: events,
-        collages: dependencies.collages, creationsByAddress: creationsByAddress, clientAddress: clientAddress, clock: clock
+        collages: dependencies.collages, catalog: dependencies.catalog, creationsByAddress: creationsByAddress, clientAddress: clientAddress, clock: clock
     ).addRoutes(to: api)
     GroupController(
         database: dependencies.database, catalog: dependencies.catalog, links: links, clock: clock,

@@ -123,8 +123,19 @@ final class EventHub: Service, Sendable {
         }
     }
 
+    /// Hands committed events to the streams of their groups; events of several groups (an
+    /// erasure's) go to each group in their order.
     func publish(_ events: [GroupEvent]) {
-        guard let groupId = events.first?.groupId else { return }
+        var start = events.startIndex
+        while start < events.endIndex {
+            let groupId = events[start].groupId
+            let end = events[start...].firstIndex { $0.groupId != groupId } ?? events.endIndex
+            publish(Array(events[start..<end]), groupId: groupId)
+            start = end
+        }
+    }
+
+    private func publish(_ events: [GroupEvent], groupId: String) {
         let targets = subscriptions.withLock { Array(($0[groupId] ?? [:]).values) + Array(($0[Self.everyGroup] ?? [:]).values) }
         if let newest = events.last?.seq, !targets.isEmpty {
             published.withLock { marks in

@@ -113,8 +113,9 @@ struct GroupController {
         let player = try context.player
         let groupId = try context.parameters.require("groupId")
         let memberId = try context.parameters.require("playerId")
+        let left: [GroupEvent]
         do {
-            try await database.removeMember(groupId: groupId, playerId: memberId, by: player.id, now: clock())
+            left = try await database.removeMember(groupId: groupId, playerId: memberId, by: player.id, now: clock())
         } catch MembershipError.groupNotFound {
             throw Problem.groupNotFound
         } catch MembershipError.notTheCreator {
@@ -123,9 +124,10 @@ struct GroupController {
             throw Problem.notFound("member-not-found", "That player is not a member of this group.")
         }
         context.logger.info("member left", metadata: ["group": "\(groupId)", "player": "\(memberId)", "by": "\(player.id)"])
-        // At once, even if storing the event below fails: the streams are the membership's.
+        // The event was stored with the change; the member's streams end at once, then the
+        // others hear of it.
         events.hub.endStreams(groupId: groupId, playerId: memberId)
-        await events.emit(groupId: groupId, [.memberLeft(playerId: memberId)])
+        events.hub.publish(left)
         return .noContent
     }
 

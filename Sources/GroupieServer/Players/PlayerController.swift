@@ -11,6 +11,7 @@ struct PlayerController {
     let files: PhotoFiles
     let events: GroupEvents
     let collages: CollageService
+    let catalog: VenueCatalog
     let creationsByAddress: JoinRateLimiter
     let clientAddress: ClientAddress
     let clock: @Sendable () -> Date
@@ -45,26 +46,22 @@ struct PlayerController {
         let changes = try await request.decode(as: PlayerChanges.self, context: context)
         let name = try changes.name.map { try PlayerInput.name($0) }
         let language: String?? = try changes.lang.map { try $0.map(PlayerInput.language) }
-        guard let updated = try await database.updatePlayer(id: player.id, name: name, language: language) else {
+        guard let updated = try await database.updatePlayer(id: player.id, name: name, language: language, now: clock()) else {
             throw BearerToken.unauthorized("The player was erased.")
         }
+        events.hub.publish(updated.events)
         let group = try await database.currentGroup(of: player.id)
-        if let group, updated.name != player.name {
-            await events.emit(groupId: group.id, [.memberRenamed(playerId: player.id, name: updated.name)])
-        }
-        return Me(player: PlayerDocument(updated), group: group.map(links.summary))
+        return Me(player: PlayerDocument(updated.player), group: group.map(links.summary))
     }
 
     func erase(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
         let player = try context.player
         let group = try await database.currentGroup(of: player.id)
-        let erasure = try await database.erasePlayer(id: player.id, now: clock())
+        let erasure = try await database.erasePlayer(id: player.id, now: clock()) { [catalog] venueId in catalog.venue(id: venueId)?.venue }
         try await files.removeFiles(of: erasure.unusedBlobs)
         context.logger.info("player erased", metadata: ["player": "\(player.id)"])
-        if let group {
-            events.hub.endStreams(groupId: group.id, playerId: player.id)
-            await events.emit(groupId: group.id, [.memberLeft(playerId: player.id)])
-        }
+        if let group { events.hub.endStreams(groupId: group.id, playerId: player.id) }
+        events.hub.publish(erasure.events)
         // Collages show photographers' names: those with the erased player's photos are made
         // again without them, or withdrawn with their files.
         for groupId in erasure.groupsWithPhotos { collages.refresh(groupId: groupId) }
