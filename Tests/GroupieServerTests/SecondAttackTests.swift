@@ -241,6 +241,65 @@ extension SecondAttackRaceTests {
     }
 }
 
+extension SecondAttackVisitorTests {
+    /// The status line of a stream's answer, once it has come.
+    static func status(_ stream: EventStreamReader) async -> String {
+        let text = await stream.read(for: 10) { $0.contains("\r\n") }
+        return String(text.prefix { $0 != "\r" && $0 != "\r\n" })
+    }
+
+    @Test("Event streams are bounded per player, per group and in all, and requests still find a connection")
+    func streamBounds() async throws {
+        var configured = try EventTests.server()
+        configured.configuration.maxConnections = 32
+        configured.configuration.streamsPerPlayer = 3
+        configured.configuration.streamsPerGroup = 5
+        configured.configuration.streamShare = 0.25  // 8 streams in all
+        let server = configured
+        try await server.test(.live) { client in
+            let port = try #require(client.port)
+            var open: [EventStreamReader] = []
+            func stream(_ group: (id: String, code: String), _ player: TestPlayer) throws -> EventStreamReader {
+                try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events", headers: ["Authorization": "Bearer \(player.token)"])
+            }
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let first = try await client.newGroup(by: ada)
+            _ = try await client.join(first.code, as: bo)
+            for _ in 0..<3 {
+                open.append(try stream(first, ada))
+                #expect(await Self.status(open.last!) == "HTTP/1.1 200 OK")
+            }
+            let fourth = try stream(first, ada)
+            #expect(await Self.status(fourth) == "HTTP/1.1 429 Too Many Requests", "one player's fourth stream")
+            // The group's bound: Bo's second stream is the group's sixth.
+            open.append(try stream(first, bo))
+            open.append(try stream(first, bo))
+            for reader in open.suffix(2) { #expect(await Self.status(reader) == "HTTP/1.1 200 OK") }
+            let sixth = try stream(first, bo)
+            #expect(await Self.status(sixth) == "HTTP/1.1 429 Too Many Requests", "the group's sixth stream")
+            // The bound in all: 8 streams; the ninth is refused, a group read is not.
+            let cy = try await client.newPlayer("Cy"), di = try await client.newPlayer("Di")
+            let second = try await client.newGroup(by: cy)
+            _ = try await client.join(second.code, as: di)
+            for player in [cy, cy, di] {
+                open.append(try stream(second, player))
+                #expect(await Self.status(open.last!) == "HTTP/1.1 200 OK")
+            }
+            let ninth = try stream(second, di)
+            #expect(await Self.status(ninth) == "HTTP/1.1 503 Service Unavailable", "the ninth stream in all")
+            #expect(try await client.send(.get, "/api/v1/groups/\(second.id)", headers: di.auth).0.status == .ok)
+            // A stream that ends gives its place back.
+            open.removeLast()
+            var reopened = "none"
+            _ = try await ReloadTests.eventually {
+                reopened = await Self.status(try stream(second, di))
+                return reopened == "HTTP/1.1 200 OK"
+            }
+            #expect(reopened == "HTTP/1.1 200 OK")
+        }
+    }
+}
+
 /// What one address may make.
 @Suite("Second attack: creation limits")
 struct SecondAttackCreationTests {

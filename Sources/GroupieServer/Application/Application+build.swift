@@ -17,7 +17,8 @@ public func buildApplication(
     var logger = existingLogger ?? Logger(label: "groupie")
     logger.logLevel = configuration.logLevel
     let dependencies = try await ServerDependencies.open(configuration, logger: logger)
-    let router = try buildRouter(dependencies, configuration: configuration)
+    let maxConnections = ConnectionLimit.allowed(configuration.maxConnections, logger: logger)
+    let router = try buildRouter(dependencies, configuration: configuration, maxConnections: maxConnections)
     let reloadService = MissionReloadService(
         reloader: dependencies.reloader, threads: dependencies.fileIO, interval: configuration.missionReloadInterval, logger: logger,
         onChange: { changes in
@@ -34,7 +35,6 @@ public func buildApplication(
         }
     )
     let timeouts = configuration.timeouts
-    let maxConnections = ConnectionLimit.allowed(configuration.maxConnections, logger: logger)
     return Application(
         responder: StreamResponder(inner: router.buildResponder()),
         server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionTimeoutHandler(timeouts: timeouts)])),
@@ -140,7 +140,9 @@ struct ServerDependencies: Sendable {
     }
 }
 
-func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfiguration) throws -> Router<GroupieRequestContext> {
+/// The routes; `maxConnections` is what the server takes at once, of which event streams may
+/// hold their share.
+func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfiguration, maxConnections: Int) throws -> Router<GroupieRequestContext> {
     let router = Router(context: GroupieRequestContext.self)
     let routes = KnownRoutes()
     router.add(middleware: RequestMetricsMiddleware())
@@ -207,7 +209,12 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         fileIO: dependencies.fileIO, streamTokens: streamTokens
     ).addRoutes(to: api)
     EventController(
-        database: dependencies.database, hub: dependencies.hub, signer: signer, streamTokens: streamTokens, clock: clock
+        database: dependencies.database, hub: dependencies.hub, signer: signer, streamTokens: streamTokens,
+        streams: StreamAllowance(limits: .init(
+            perPlayer: configuration.streamsPerPlayer, perGroup: configuration.streamsPerGroup,
+            total: max(1, Int(Double(maxConnections) * configuration.streamShare))
+        )),
+        clock: clock
     ).addRoutes(to: api)
     StaffController(
         database: dependencies.database, catalog: dependencies.catalog, reloader: dependencies.reloader, files: dependencies.files, events: events,
@@ -253,8 +260,9 @@ public enum GroupieStores {
 public enum GroupieRoutes {
     public static func describe(_ configuration: ServerConfiguration) async throws -> [(method: HTTPRequest.Method, path: String)] {
         let dependencies = try await ServerDependencies.open(configuration, logger: Logger(label: "groupie-routes"))
-        let routes = Result { try buildRouter(dependencies, configuration: configuration).routes.map { ($0.method, $0.path.description) } }
+        let routes = Result { try buildRouter(dependencies, configuration: configuration, maxConnections: configuration.maxConnections).routes.map { ($0.method, $0.path.description) } }
         try await dependencies.fileIO.shutdown()
+        try await dependencies.passwords.shutdown()
         return try routes.get()
     }
 }

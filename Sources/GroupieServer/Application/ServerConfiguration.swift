@@ -34,6 +34,11 @@ public struct ServerConfiguration: Sendable {
     /// behind one address makes a few dozen of each, a script thousands.
     public var creationsPerAddress: Int = 300
     public var creationWindow: Duration = .seconds(600)
+    /// Event streams open at once for one player (tabs, phones), and for one group.
+    public var streamsPerPlayer = 4
+    public var streamsPerGroup = 64
+    /// The share of `maxConnections` that event streams may hold; the rest stays for requests.
+    public var streamShare = 0.75
     /// The largest photo accepted, in bytes.
     public var maxUploadBytes: Int
     /// Photos processed at once; more wait their turn.

@@ -16,6 +16,7 @@ struct EventController {
     let hub: EventHub
     let signer: ImageURLSigner
     let streamTokens: StreamTokens
+    let streams: StreamAllowance
     let clock: @Sendable () -> Date
 
     struct StreamToken: ResponseEncodable, Sendable {
@@ -49,9 +50,19 @@ struct EventController {
             playerId = try await GroupMemberRequired.member(request, groupId: groupId, database: database).0.id
         }
         let lastId = (request.headers[.lastEventId] ?? request.uri.queryParameters["lastEventId"].map(String.init)).flatMap { Int($0) } ?? 0
+        let place: StreamAllowance.Place
+        do {
+            place = try streams.take(groupId: groupId, playerId: playerId)
+        } catch {
+            context.logger.notice("event stream refused: \(streams.open) open", metadata: ["group": "\(groupId)", "player": "\(playerId)"])
+            throw error
+        }
 
         let database = self.database, hub = self.hub
         let body = ResponseBody { writer in
+            // The stream's place is held as long as its body is: given back when the stream
+            // ends, or when its response is dropped unwritten.
+            defer { withExtendedLifetime(place) {} }
             // Subscribe before reading what is stored, so that nothing falls between the two.
             try await hub.withSubscription(groupId: groupId, playerId: playerId) { subscription in
                 // A membership that ended between the check above and the subscription ends the stream now.

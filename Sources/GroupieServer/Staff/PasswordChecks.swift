@@ -30,4 +30,9 @@ struct PasswordChecks: Service {
     func run() async throws {
         try await thread.run()
     }
+
+    /// For checks that never ran as a service.
+    func shutdown() async throws {
+        try await thread.shutdown()
+    }
 }
