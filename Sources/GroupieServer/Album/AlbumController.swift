@@ -13,6 +13,7 @@ struct AlbumController {
     let catalog: VenueCatalog
     let collages: CollageService
     let files: PhotoFiles
+    let downloads: StreamedDownloads
     let fileIO: FileIO
     let streamTokens: StreamTokens
 
@@ -46,30 +47,40 @@ struct AlbumController {
         let timeZone = venue.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC") ?? .current
         let archiveName = ZipStream.safeName(group.name.map { "Groupie - \($0)" } ?? "Groupie album")
         logger.info("album download", metadata: ["group": "\(groupId)", "photos": "\(photos.count)", "collages": "\(current.count)"])
+        let place = try downloads.take()
+        // Each file goes a chunk at a time as the client reads: its checksum first (the entry's
+        // header carries it), then its bytes from the same open file.
         let body = ResponseBody { writer in
+            defer { withExtendedLifetime(place) {} }
             var zip = ZipStream()
             for folder in plan.folders {
                 for photo in folder.photos {
-                    let entry: ByteBuffer
+                    let file: StreamedFile, header: ByteBuffer
                     do {
-                        let data = try await files.bytes(of: photo, .served(try PhotoFormat(stored: photo.format)))
+                        file = try await files.opened(photo, .served(try PhotoFormat(stored: photo.format)))
+                        let crc = try await file.crc32()
                         let name = zip.uniqueName(folder.name + "/" + ZipStream.safeName(plan.fileStem(photo)) + "." + PhotoVariant.servedExtension(photo))
-                        entry = try zip.entry(name: name, data: data, modified: photo.createdAt, timeZone: timeZone)
+                        header = try zip.entryHeader(name: name, size: UInt64(file.size), crc: crc, modified: photo.createdAt, timeZone: timeZone)
                     } catch {
                         logger.error("album photo left out: \(error)", metadata: ["photo": "\(photo.id)"])
                         continue
                     }
-                    try await writer.write(entry)
+                    try await writer.write(header)
+                    try await file.write(to: &writer)
                 }
                 if let missionId = folder.missionId, let record = current.first(where: { $0.missionId == missionId }) {
+                    let file: StreamedFile, header: ByteBuffer
                     do {
-                        let file = try await collages.file(groupId: groupId, missionId: missionId)
-                        let data = try await fileIO.run { try Data(contentsOf: URL(fileURLWithPath: file.path)) }
+                        file = try await StreamedFile.open(try await collages.file(groupId: groupId, missionId: missionId).path, fileIO: fileIO)
+                        let crc = try await file.crc32()
                         let name = zip.uniqueName(folder.name + "/" + ZipStream.safeName(folder.title + " - collage") + ".jpg")
-                        try await writer.write(try zip.entry(name: name, data: data, modified: record.createdAt, timeZone: timeZone))
+                        header = try zip.entryHeader(name: name, size: UInt64(file.size), crc: crc, modified: record.createdAt, timeZone: timeZone)
                     } catch {
                         logger.error("album collage left out: \(error)", metadata: ["mission": "\(missionId)"])
+                        continue
                     }
+                    try await writer.write(header)
+                    try await file.write(to: &writer)
                 }
             }
             try await writer.write(zip.finish())

@@ -54,13 +54,19 @@ struct ZipStream {
 
     /// The local header and data of one entry.
     mutating func entry(name: String, data: Data, modified: Date, timeZone: TimeZone) throws -> ByteBuffer {
+        var buffer = try entryHeader(name: name, size: UInt64(data.count), crc: CRC32.checksum(data), modified: modified, timeZone: timeZone, reserving: data.count)
+        buffer.writeBytes(data)
+        return buffer
+    }
+
+    /// The local header of one entry whose `size` bytes (of checksum `crc`) the caller writes
+    /// right after it, as a file is streamed.
+    mutating func entryHeader(name: String, size: UInt64, crc: UInt32, modified: Date, timeZone: TimeZone, reserving extra: Int = 0) throws -> ByteBuffer {
         let nameBytes = Array(name.utf8)
         guard nameBytes.count <= Self.maximumNameBytes else { throw TooLong(field: "name", length: UInt64(nameBytes.count)) }
-        guard UInt64(data.count) <= Self.maximumEntryBytes else { throw TooLong(field: "data", length: UInt64(data.count)) }
-        let crc = CRC32.checksum(data)
+        guard size <= Self.maximumEntryBytes else { throw TooLong(field: "data", length: size) }
         let (time, date) = Self.dos(modified, timeZone: timeZone)
-        let size = UInt64(data.count)
-        var buffer = ByteBufferAllocator().buffer(capacity: 30 + nameBytes.count + data.count)
+        var buffer = ByteBufferAllocator().buffer(capacity: 30 + nameBytes.count + extra)
         buffer.writeInteger(UInt32(0x0403_4B50), endianness: .little)
         buffer.writeInteger(UInt16(20), endianness: .little)  // version needed
         buffer.writeInteger(UInt16(0x0800), endianness: .little)  // UTF-8 names
@@ -73,9 +79,8 @@ struct ZipStream {
         buffer.writeInteger(UInt16(nameBytes.count), endianness: .little)
         buffer.writeInteger(UInt16(0), endianness: .little)
         buffer.writeBytes(nameBytes)
-        buffer.writeBytes(data)
         entries.append(Central(name: nameBytes, crc: crc, size: size, offset: offset, dosTime: time, dosDate: date))
-        offset += UInt64(buffer.readableBytes)
+        offset += UInt64(buffer.readableBytes) + size
         return buffer
     }
 

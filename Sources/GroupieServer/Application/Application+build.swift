@@ -178,6 +178,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     ).addRoutes(to: router)
 
     let streamTokens = StreamTokens(signer: signer, clock: clock)
+    let downloads = StreamedDownloads(limit: configuration.streamedDownloads)
     let api = router.group("api/v1")
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
     PlayerController(
@@ -198,7 +199,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
             blobs: dependencies.blobs, processor: dependencies.processor, work: dependencies.imageWork, fileIO: dependencies.fileIO,
             maxUploadBytes: configuration.maxUploadBytes
         ),
-        files: dependencies.files, signer: signer, events: events, collages: dependencies.collages,
+        files: dependencies.files, downloads: downloads, signer: signer, events: events, collages: dependencies.collages,
         background: dependencies.background, clock: clock
     ).addRoutes(to: api)
     CollageController(
@@ -206,7 +207,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     ).addRoutes(to: api)
     AlbumController(
         database: dependencies.database, catalog: dependencies.catalog, collages: dependencies.collages, files: dependencies.files,
-        fileIO: dependencies.fileIO, streamTokens: streamTokens
+        downloads: downloads, fileIO: dependencies.fileIO, streamTokens: streamTokens
     ).addRoutes(to: api)
     EventController(
         database: dependencies.database, hub: dependencies.hub, signer: signer, streamTokens: streamTokens,

@@ -14,6 +14,7 @@ struct PhotoController {
     let catalog: VenueCatalog
     let ingest: PhotoIngest
     let files: PhotoFiles
+    let downloads: StreamedDownloads
     let signer: ImageURLSigner
     let events: GroupEvents
     let collages: CollageService
@@ -221,9 +222,9 @@ struct PhotoController {
         guard let format = PhotoFormat(rawValue: photo.format), let file = PhotoVariant(urlName: variant, format: format) else {
             throw Problem.notFound("photo-file-missing", "The image of this photo is not available.")
         }
-        let bytes: Data
+        let opened: StreamedFile
         do {
-            bytes = try await files.bytes(of: photo, file)
+            opened = try await files.opened(photo, file)
         } catch {
             // The row is there but its file is not, or the original cannot be read safely:
             // nothing is served rather than something with a location in it.
@@ -231,7 +232,16 @@ struct PhotoController {
             throw Problem.notFound("photo-file-missing", "The image of this photo is not available.")
         }
         headers[.contentType] = file.mediaType
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        // A thumbnail goes in one piece; a larger file as the client reads it.
+        if opened.size <= StreamedFile.chunkSize {
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: try await opened.chunk(at: 0)))
+        }
+        let place = try downloads.take()
+        return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: opened.size) { writer in
+            defer { withExtendedLifetime(place) {} }
+            try await opened.write(to: &writer)
+            try await writer.finish(nil)
+        })
     }
 
     // MARK: Delete and choose

@@ -13,16 +13,27 @@ struct PhotoFiles: Sendable {
     /// were kept is made now, once; this throws when the file is gone or cannot be made, so
     /// that nothing else is ever sent.
     func bytes(of photo: Photo, _ variant: PhotoVariant) async throws -> Data {
+        let path = try await path(of: photo, variant)
+        return try await fileIO.run { try Data(contentsOf: URL(fileURLWithPath: path)) }
+    }
+
+    /// The variant's file, opened to be sent a chunk at a time.
+    func opened(_ photo: Photo, _ variant: PhotoVariant) async throws -> StreamedFile {
+        try await StreamedFile.open(try await path(of: photo, variant), fileIO: fileIO)
+    }
+
+    /// Where the variant's file is, made first when it is a served original not kept yet.
+    func path(of photo: Photo, _ variant: PhotoVariant) async throws -> String {
         try await fileIO.run { [blobs, processor] in
             let path = blobs.path(blob: photo.blob, variant: variant.suffix)
-            if let bytes = FileManager.default.contents(atPath: path) { return bytes }
+            if FileManager.default.fileExists(atPath: path) { return path }
             guard case .served(let format) = variant else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
             let received = blobs.path(blob: photo.blob, variant: PhotoVariant.received(format).suffix)
             let temporary = blobs.temporaryDirectory + "/" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: temporary) }
             try PhotoIngest.makeServedOriginal(of: received, header: try processor.inspect(fileAt: received), to: temporary, processor: processor)
             try blobs.store(temporary, blob: photo.blob, variant: variant.suffix)
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            return path
         }
     }
 

@@ -1,0 +1,103 @@
+import Foundation
+import FoundationNetworking
+import GroupieTestSupport
+import Testing
+
+@testable import GroupieServer
+
+/// Downloads whose clients never read, against a `groupie serve` of its own, whose memory is
+/// read from `/proc` (the tests' own process runs every other suite beside this one).
+@Suite("Second attack: unread downloads")
+struct UnreadDownloadTests {
+    /// The server's resident memory, in MiB.
+    static func residentMiB(_ pid: Int32) throws -> Double {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        let kilobytes = try #require(Double(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+        return kilobytes / 1024
+    }
+
+    /// A photo of noise, which JPEG cannot make small: about 8 MB.
+    static func largePhoto() throws -> String {
+        let base = TestImages.folder + "/noise-\(UUID().uuidString)"
+        try TestImages.vips(["gaussnoise", base + "-n.v", "3600", "2700", "--sigma", "70", "--mean", "128"])
+        try TestImages.vips(["cast", base + "-n.v", base + "-c.v", "uchar"])
+        try TestImages.vips(["bandjoin", "\(base)-c.v \(base)-c.v \(base)-c.v", base + "-rgb.v"])
+        try TestImages.vips(["jpegsave", base + "-rgb.v", base + ".jpg", "--Q", "95"])
+        return base + ".jpg"
+    }
+
+    static func send(_ method: String, port: Int, _ path: String, token: String, body: Data? = nil, contentType: String? = nil) async throws -> (Int, Data) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+        request.httpBody = body
+        request.timeoutInterval = 120
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    @Test("Fifty album.zip and fifty original requests that never read hold a few megabytes each at most, not their files")
+    func unreadDownloads() async throws {
+        let (process, port) = try CommandLineTests.start(logLevel: "error")
+        defer { if process.isRunning { process.terminate() } }
+        var healthy = false
+        for _ in 0..<200 where !healthy {
+            try await Task.sleep(for: .milliseconds(100))
+            healthy = (try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)) != nil
+        }
+        try #require(healthy)
+        let token = try #require(try await CommandLineTests.post(port: port, "/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
+        let group = try #require(try await CommandLineTests.post(port: port, "/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
+        let groupId = try #require(group["id"] as? String)
+        let photo = try Data(contentsOf: URL(fileURLWithPath: try Self.largePhoto()))
+        #expect(photo.count > 4_000_000, "\(photo.count) bytes")
+        var photoIds: [String] = []
+        for _ in 0..<2 {
+            let (status, body) = try await Self.send("POST", port: port, "/api/v1/groups/\(groupId)/photos", token: token, body: photo, contentType: "image/jpeg")
+            #expect(status == 201)
+            let answer = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+            photoIds.append(try #require((answer?["photo"] as? [String: Any])?["id"] as? String))
+        }
+        let (_, tokenBody) = try await Self.send("POST", port: port, "/api/v1/groups/\(groupId)/events/token", token: token)
+        let streamToken = try #require((try JSONSerialization.jsonObject(with: tokenBody) as? [String: Any])?["token"] as? String)
+
+        let before = try Self.residentMiB(process.processIdentifier)
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        for index in 0..<100 {
+            let socket = try EventStreamReader.connect(port: port)
+            // The smallest receive buffer the kernel allows: what is not read stays with the server.
+            var size: Int32 = 4096
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            let path = index % 2 == 0
+                ? "/api/v1/groups/\(groupId)/album.zip?token=\(streamToken)"
+                : "/api/v1/photos/\(photoIds[index % photoIds.count])/original"
+            let request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n"
+            _ = request.withCString { Glibc.send(socket, $0, strlen($0), 0) }
+            sockets.append(socket)
+        }
+        // Time for every answer to start and fill what its socket takes.
+        try await Task.sleep(for: .seconds(4))
+        let during = try Self.residentMiB(process.processIdentifier)
+        // Before, each answer held its whole file (19 MiB a ZIP of two, 9.5 MiB an original):
+        // over 1.4 GiB in all. Now a chunk and what the socket has not taken, a few hundred KiB
+        // each, and what the allocator keeps of them (measured: 40 to 300 MiB for the hundred).
+        #expect(during - before < 500, "the server grew from \(Int(before)) to \(Int(during)) MiB")
+        // Other requests are served meanwhile.
+        #expect(try await Self.send("GET", port: port, "/api/v1/groups/\(groupId)", token: token).0 == 200)
+    }
+
+    @Test("Streamed answers beyond the bound in all are refused at once; a place comes back when its answer goes")
+    func boundInAll() throws {
+        let downloads = StreamedDownloads(limit: 2)
+        var places = [try downloads.take(), try downloads.take()]
+        #expect(throws: Problem.self) { try downloads.take() }
+        #expect(downloads.inFlight == 2)
+        places.removeLast()
+        #expect(downloads.inFlight == 1)
+        places.append(try downloads.take())
+        #expect(downloads.inFlight == 2)
+    }
+}
