@@ -2,6 +2,7 @@
 
 import http.client
 import json
+import random
 import socket
 import time
 import urllib.parse
@@ -14,9 +15,12 @@ REQUEST_TIMEOUT = 120        # seconds; a debug build draws collages slowly
 class Client:
     """One phone's keep-alive HTTP/1.1 connection to the server, with accounting."""
 
-    def __init__(self, port):
+    def __init__(self, port, address=None):
         self.port = port
         self.conn = None
+        # The address a proxy the server trusts gives: the attacker's own, or for the game a
+        # phone's of a museum's many (one a request, as a worker plays many phones in turn).
+        self.address = address
 
     def close(self):
         if self.conn is not None:
@@ -28,7 +32,8 @@ class Client:
         if isinstance(body, (dict, list)):
             body = json.dumps(body).encode()
             content_type = content_type or "application/json"
-        hdrs = {"Host": f"127.0.0.1:{self.port}"}
+        address = self.address or f"10.{random.randrange(1, 60)}.{random.randrange(256)}.{random.randrange(1, 255)}"
+        hdrs = {"Host": f"127.0.0.1:{self.port}", "X-Forwarded-For": address}
         if content_type:
             hdrs["Content-Type"] = content_type
         if token:

@@ -29,7 +29,8 @@ def windowed_growth(samples, warmup, load_seconds):
 
 
 def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutdown, data_bytes, rss_samples,
-            rss_start, rss_end, rss_peak, heap_start, heap_end, fds_start, fds_end, exit_status, shutdown_seconds):
+            rss_start, rss_end, rss_peak, heap_start, heap_end, fds_start, fds_end, exit_status, shutdown_seconds,
+            p99_quiet=None, p99_attacked=None):
     """Prints the report; returns the exit status, 0 on PASS and 1 on FAIL."""
     total = STATS.total_requests()
     errors = STATS.total_errors()
@@ -104,6 +105,14 @@ def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutd
     failures = []
     if errors:
         failures.append(f"{errors} errors")
+    if args.attacks:
+        print()
+        print(f"attacks             {STATS.counters['attack rounds']} rounds; the game's p99 "
+              + (f"{p99_quiet * 1000:.1f} ms quiet (second half of the warm-up), {p99_attacked * 1000:.1f} ms under attack"
+                 if p99_quiet and p99_attacked else "not measured"))
+        if not p99_quiet or not p99_attacked or p99_attacked > 2 * p99_quiet:
+            failures.append("the game's p99 under attack " + ("not measured" if not p99_quiet or not p99_attacked
+                                                               else f"{p99_attacked / p99_quiet:.1f}x the quiet one, more than 2x"))
     if growth is None or growth >= RSS_GROWTH_LIMIT:
         failures.append("RSS growth " + ("not measured" if growth is None else f"{growth:.1f} % >= {RSS_GROWTH_LIMIT:g} %"))
     print()
@@ -113,6 +122,7 @@ def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutd
         shutil.copy(os.path.join(work, "server.log"), keep_log)
         print(f"server log kept at {keep_log}")
     else:
-        print(f"PASS: 0 errors, RSS growth {growth:.1f} % < {RSS_GROWTH_LIMIT:g} % (5-minute medians), clean exit on SIGTERM")
+        print(f"PASS: 0 errors, RSS growth {growth:.1f} % < {RSS_GROWTH_LIMIT:g} % (5-minute medians), clean exit on SIGTERM"
+              + (", the game's p99 under attack within 2x the quiet one" if args.attacks else ""))
     print("=" * 78)
     return 1 if failures else 0

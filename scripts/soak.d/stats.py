@@ -18,6 +18,7 @@ class Stats:
         self.lock = threading.Lock()
         self.requests = collections.Counter()          # (route, status) -> n
         self.durations = collections.defaultdict(list)  # route -> [seconds]
+        self.timed = []                                 # (when, route, seconds), to compare windows
         self.errors = collections.Counter()             # kind -> n
         self.examples = collections.defaultdict(list)   # kind -> [text]
         self.counters = collections.Counter()
@@ -26,6 +27,13 @@ class Stats:
         with self.lock:
             self.requests[(route, status)] += 1
             self.durations[route].append(seconds)
+            self.timed.append((time.monotonic(), route, seconds))
+
+    def p99(self, since, until, game_only=True):
+        """The 99th percentile of the requests that ended in the window, the attacker's left out."""
+        with self.lock:
+            values = sorted(s for t, r, s in self.timed if since <= t < until and not (game_only and r.startswith("attack")))
+        return values[min(len(values) - 1, int(len(values) * 0.99))] if values else None
 
     def error(self, kind, detail):
         with self.lock:

@@ -1,0 +1,171 @@
+"""The soak test's attack phase (--attacks): what the second attack did to the server, done in
+rounds beside the game, from an address of its own (X-Forwarded-For, the server trusting its proxy):
+one token opening more event streams than a player may; album.zip and original downloads that
+never read; a completed mission's collage asked at many sizes; players made from one address
+past its limit; and wrong staff passwords in a burst. Every refusal the server owes is expected
+(429, 503); anything else is an error. The game's own requests are timed apart, so that the
+report can set their p99 under attack beside the quiet one."""
+
+import os
+import random
+import socket
+import threading
+import time
+
+from client import Client
+from stats import STATS, Unexpected, log
+
+ATTACKER = "10.66.0.1"
+ROUND_SECONDS = 20
+
+
+class Attacks:
+    def __init__(self, port, photo, data_folder, staff_email, staff_password):
+        self.port = port
+        self.photo = photo
+        self.data_folder = data_folder
+        self.staff = (staff_email, staff_password)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True, name="attacks")
+        self.client = Client(port, address=ATTACKER)
+
+    def start(self):
+        self.thread.start()
+
+    def join(self, timeout):
+        self.thread.join(timeout)
+        return self.thread.is_alive()
+
+    def _call(self, route, method, path, expect, **kw):
+        return self.client.json(route, method, path, expect, **kw)
+
+    def _setup(self):
+        player = self._call("attack: POST /players", "POST", "/api/v1/players", {201}, body={"name": "Mallory"})
+        self.token = player["token"]
+        group = self._call("attack: POST /groups", "POST", "/api/v1/groups", {201},
+                           body={"venueId": "art-museum"}, token=self.token)["group"]
+        self.group = group["id"]
+        # A one-task mission: its collage exists once this photo is in.
+        answer = self._call("attack: POST photo", "POST",
+                            f"/api/v1/groups/{self.group}/photos?mission=be-the-artist&task=artist-pose", {201},
+                            body=self.photo, token=self.token, content_type="image/jpeg")
+        self.photo_id = answer["photo"]["id"]
+
+    def _run(self):
+        try:
+            self._setup()
+        except Unexpected:
+            STATS.error("attack setup", "the attacker could not make its group")
+            return
+        log("attacks: rounds begin")
+        while not self.stop.is_set():
+            for attack in (self._streams, self._unread_downloads, self._collage_sizes, self._creations, self._passwords):
+                if self.stop.is_set():
+                    break
+                try:
+                    attack()
+                except Unexpected:
+                    pass
+                except OSError as failure:
+                    STATS.error("attack connection", f"{attack.__name__}: {failure}")
+            STATS.count("attack rounds")
+            self.stop.wait(ROUND_SECONDS)
+
+    def _raw(self, request):
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.sendall(request.encode())
+        return s
+
+    def _status(self, s):
+        data = b""
+        while b"\r\n" not in data:
+            chunk = s.recv(256)
+            if not chunk:
+                break
+            data += chunk
+        return int(data.split(b" ")[1]) if data.startswith(b"HTTP/1.1 ") else 0
+
+    def _streams(self):
+        """Eight streams with one token: four are the player's, the rest refused with 429."""
+        held, statuses = [], []
+        for _ in range(8):
+            s = self._raw(f"GET /api/v1/groups/{self.group}/events HTTP/1.1\r\nHost: x\r\n"
+                          f"Authorization: Bearer {self.token}\r\nX-Forwarded-For: {ATTACKER}\r\n\r\n")
+            statuses.append(self._status(s))
+            held.append(s)
+        if statuses != [200] * 4 + [429] * 4:
+            STATS.error("attack: streams", f"eight streams of one token answered {statuses}")
+        STATS.count("attack streams refused", statuses.count(429))
+        time.sleep(5)
+        for s in held:
+            s.close()
+
+    def _unread_downloads(self):
+        """Twenty album.zip and original downloads that never read, held ten seconds."""
+        token = self._call("attack: POST events/token", "POST", f"/api/v1/groups/{self.group}/events/token", {200},
+                           token=self.token)["token"]
+        held = []
+        for i in range(40):
+            path = (f"/api/v1/groups/{self.group}/album.zip?token={token}" if i % 2 == 0
+                    else f"/api/v1/photos/{self.photo_id}/original")
+            held.append(self._raw(f"GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {self.token}\r\n"
+                                  f"X-Forwarded-For: {ATTACKER}\r\n\r\n"))
+        time.sleep(10)
+        for s in held:
+            s.close()
+        STATS.count("attack unread downloads", len(held))
+
+    def _collage_sizes(self):
+        """Forty sizes of the collage: the server keeps at most four pictures a format."""
+        for size in random.sample(range(256, 4097), 40):
+            status, _, _ = self.client.call("attack: collage sizes", "GET",
+                                            f"/api/v1/groups/{self.group}/missions/be-the-artist/collage.jpg?size={size}",
+                                            {200, 409, 503}, token=self.token)
+            if status != 200:
+                return
+        folder = os.path.join(self.data_folder, "collages", self.group)
+        kept = [n for n in os.listdir(folder) if n.endswith(".jpg")] if os.path.isdir(folder) else []
+        if len(kept) > 4:
+            STATS.error("attack: collage sizes", f"{len(kept)} pictures kept for one mission: {kept}")
+
+    def _creations(self):
+        """Players made from the attacker's address until refused (300 in ten minutes)."""
+        for _ in range(100):
+            status, _, _ = self.client.call("attack: POST /players (flood)", "POST", "/api/v1/players", {201, 429},
+                                            body=b'{"name": "Flood"}', content_type="application/json")
+            if status == 429:
+                STATS.count("attack creations refused")
+                return
+
+    def _passwords(self):
+        """Thirty wrong passwords for one account at once: at most ten are checked."""
+        email, _ = self.staff
+        statuses = []
+        lock = threading.Lock()
+
+        def attempt():
+            client = Client(self.port, address=ATTACKER)
+            try:
+                status, headers, data = client.call("attack: GET /staff/login", "GET", "/staff/login", {200})
+                cookie = headers.get("Set-Cookie", "").split(";")[0]
+                text = data.decode(errors="replace")
+                marker = 'name="csrf" value="'
+                csrf = text[text.index(marker) + len(marker):].split('"')[0] if marker in text else ""
+                body = f"csrf={csrf}&email={email}&password=not+the+password".encode()
+                status, _, _ = client.call("attack: POST /staff/login", "POST", "/staff/login", {401, 429, 503}, body=body,
+                                           headers={"Cookie": cookie}, content_type="application/x-www-form-urlencoded")
+                with lock:
+                    statuses.append(status)
+            except Unexpected:
+                pass
+            finally:
+                client.close()
+
+        threads = [threading.Thread(target=attempt) for _ in range(30)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if statuses.count(401) > 10:
+            STATS.error("attack: passwords", f"{statuses.count(401)} of 30 concurrent wrong passwords were checked")
