@@ -152,24 +152,39 @@ extension SecondAttackVisitorTests {
 /// Races and crashes that could lose a photo's files.
 @Suite("Second attack: races")
 struct SecondAttackRaceTests {
+    /// Ada's new group with a second member in it.
+    static func twoMembers(_ client: some TestClientProtocol, second: String = "Bo") async throws -> (TestPlayer, TestPlayer, (id: String, code: String)) {
+        let ada = try await client.newPlayer("Ada"), other = try await client.newPlayer(second)
+        let group = try await client.newGroup(by: ada)
+        _ = try await client.join(group.code, as: other)
+        return (ada, other, group)
+    }
+
+    /// The id of the photo an upload answered with.
+    static func photoId(_ body: [String: Any]) throws -> String {
+        try #require((body["photo"] as? [String: Any])?["id"] as? String)
+    }
+
+    /// Every image of the photo is served to `player`.
+    static func expectServed(_ client: some TestClientProtocol, _ photoId: String, to player: TestPlayer, _ label: String) async throws {
+        for variant in ["thumb", "display", "original"] {
+            #expect(try await PhotoRouteTests.bytes(client, "/api/v1/photos/\(photoId)/\(variant)", headers: player.auth).0 == .ok, "\(label) \(variant)")
+        }
+    }
+
     @Test("The same bytes uploaded twice get files of their own: deleting the first photo leaves the second whole")
     func sameBytesOwnFiles() async throws {
         let server = try PhotoRouteTests.server()
         let image = try TestImages.solid(width: 500, height: 400, rgb: (200, 30, 90), ext: "jpg")
         try await server.test { client in
-            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
-            let group = try await client.newGroup(by: ada)
-            _ = try await client.join(group.code, as: bo)
+            let (ada, bo, group) = try await Self.twoMembers(client)
             let (_, first) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id)
             let (_, second) = try await PhotoRouteTests.upload(client, image, as: bo, group: group.id)
-            let firstId = try #require((first["photo"] as? [String: Any])?["id"] as? String)
-            let secondId = try #require((second["photo"] as? [String: Any])?["id"] as? String)
+            let (firstId, secondId) = (try Self.photoId(first), try Self.photoId(second))
             #expect(PhotoRouteTests.blobFiles(server).count == 8, "two sets of four files")
             #expect(try await client.send(.delete, "/api/v1/photos/\(firstId)", headers: ada.auth).0.status == .noContent)
             #expect(PhotoRouteTests.blobFiles(server).count == 4)
-            for variant in ["thumb", "display", "original"] {
-                #expect(try await PhotoRouteTests.bytes(client, "/api/v1/photos/\(secondId)/\(variant)", headers: bo.auth).0 == .ok, "\(variant)")
-            }
+            try await Self.expectServed(client, secondId, to: bo, "")
         }
     }
 
@@ -178,20 +193,15 @@ struct SecondAttackRaceTests {
         let server = try PhotoRouteTests.server()
         let image = try TestImages.solid(width: 400, height: 300, rgb: (20, 140, 60), ext: "jpg")
         try await server.test { client in
-            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
-            let group = try await client.newGroup(by: ada)
-            _ = try await client.join(group.code, as: bo)
+            let (ada, bo, group) = try await Self.twoMembers(client)
             for round in 0..<20 {
                 let (_, first) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id)
-                let firstId = try #require((first["photo"] as? [String: Any])?["id"] as? String)
+                let firstId = try Self.photoId(first)
                 async let deleted = client.send(.delete, "/api/v1/photos/\(firstId)", headers: ada.auth)
                 async let uploaded = PhotoRouteTests.upload(client, image, as: bo, group: group.id)
                 let (_, body) = try await uploaded
                 #expect(try await deleted.0.status == .noContent)
-                let secondId = try #require((body["photo"] as? [String: Any])?["id"] as? String)
-                for variant in ["thumb", "display", "original"] {
-                    #expect(try await PhotoRouteTests.bytes(client, "/api/v1/photos/\(secondId)/\(variant)", headers: bo.auth).0 == .ok, "round \(round): \(variant)")
-                }
+                try await Self.expectServed(client, try Self.photoId(body), to: bo, "round \(round)")
             }
         }
     }
@@ -203,9 +213,7 @@ extension SecondAttackRaceTests {
         let server = try PhotoRouteTests.server()
         let image = try TestImages.solid(width: 400, height: 300, rgb: (90, 20, 160), ext: "jpg")
         try await server.test { client in
-            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bosse Bildmakare")
-            let group = try await client.newGroup(by: ada)
-            _ = try await client.join(group.code, as: bo)
+            let (ada, bo, group) = try await Self.twoMembers(client, second: "Bosse Bildmakare")
             _ = try await PhotoRouteTests.upload(client, image, as: bo, group: group.id, query: "?mission=sharks&task=shark")
             // Read once, so that a cached document of this version exists.
             let before = try await CollageRouteTests.document(client, group: group.id, as: ada)

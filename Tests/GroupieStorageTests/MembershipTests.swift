@@ -128,6 +128,23 @@ struct MembershipTests {
         }
     }
 
+    /// Runs `jobs` at once; what each that failed threw, in words.
+    static func failures(of jobs: [@Sendable () async throws -> Void]) async -> [String] {
+        await withTaskGroup(of: String?.self) { tasks in
+            for job in jobs {
+                tasks.addTask {
+                    do {
+                        try await job()
+                        return nil
+                    } catch {
+                        return String(reflecting: error)
+                    }
+                }
+            }
+            return await tasks.compactMap { $0 }.reduce(into: [String]()) { $0.append($1) }
+        }
+    }
+
     @Test("One player joins two groups at once, fifteen times: both joins succeed, the player ends up in exactly one", arguments: Backend.allCases)
     func twoGroupsRace(_ backend: Backend) async throws {
         let database = try await backend.open()
@@ -140,19 +157,9 @@ struct MembershipTests {
         for round in 0..<15 {
             let carol = try await player("Carol \(round)")
             // As SQLite's single writer answers them: the later join moves the player on.
-            let failures = await withTaskGroup(of: String?.self) { tasks in
-                for code in [first.joinCode, second.joinCode] {
-                    tasks.addTask {
-                        do {
-                            _ = try await database.joinGroup(code: code, playerId: carol.id, now: now) { _ in 99 }
-                            return nil
-                        } catch {
-                            return String(reflecting: error)
-                        }
-                    }
-                }
-                return await tasks.compactMap { $0 }.reduce(into: [String]()) { $0.append($1) }
-            }
+            let failures = await Self.failures(of: [first.joinCode, second.joinCode].map { code in
+                { _ = try await database.joinGroup(code: code, playerId: carol.id, now: now) { _ in 99 } }
+            })
             #expect(failures.isEmpty, "round \(round): \(failures)")
             let active = try await database.membershipHistory(of: carol.id).filter { $0.leftAt == nil }
             #expect(active.count == 1, "round \(round)")
@@ -172,19 +179,9 @@ struct MembershipTests {
         ]
         for round in 0..<20 {
             let (a, b) = (try #require(groupOf[alice.id]), try #require(groupOf[bob.id]))
-            let failures = await withTaskGroup(of: String?.self) { tasks in
-                for (playerId, target) in [(alice.id, b), (bob.id, a)] {
-                    tasks.addTask {
-                        do {
-                            _ = try await database.joinGroup(code: target.joinCode, playerId: playerId, now: now) { _ in 99 }
-                            return nil
-                        } catch {
-                            return String(reflecting: error)
-                        }
-                    }
-                }
-                return await tasks.compactMap { $0 }.reduce(into: [String]()) { $0.append($1) }
-            }
+            let failures = await Self.failures(of: [(alice.id, b), (bob.id, a)].map { playerId, target in
+                { _ = try await database.joinGroup(code: target.joinCode, playerId: playerId, now: now) { _ in 99 } }
+            })
             #expect(failures.isEmpty, "round \(round): \(failures)")
             groupOf = [alice.id: b, bob.id: a]
             #expect(try await database.currentGroup(of: alice.id)?.id == b.id, "round \(round)")
