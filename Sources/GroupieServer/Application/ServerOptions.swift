@@ -145,6 +145,12 @@ public enum ServerOptions {
         ) { text, configuration in
             configuration.creationsPerAddress = try positive(text, "number of players and groups per address")
         },
+        ServerOption(
+            "streamsPerPlayer", .number, "count", help: "Event streams one player may hold open at once (tabs, phones).",
+            value: { "\($0.streamsPerPlayer)" }
+        ) { text, configuration in
+            configuration.streamsPerPlayer = try positive(text, "number of event streams per player")
+        },
         ServerOption("maxConnections", .number, "count", help: "Connections served at once.", value: { "\($0.maxConnections)" }) { text, configuration in
             configuration.maxConnections = try positive(text, "connection limit")
         },

@@ -65,6 +65,8 @@ struct EventController {
             defer { withExtendedLifetime(place) {} }
             // Subscribe before reading what is stored, so that nothing falls between the two.
             try await hub.withSubscription(groupId: groupId, playerId: playerId) { subscription in
+                // The player's newer streams past their bound end this one.
+                place.onEnd { subscription.continuation.finish() }
                 // A membership that ended between the check above and the subscription ends the stream now.
                 guard let membership = try await database.membership(playerId: playerId, groupId: groupId) else {
                     try await writer.finish(nil)
