@@ -39,9 +39,9 @@ public struct ServerConfiguration: Sendable {
     public var streamsPerGroup = 64
     /// The share of `maxConnections` that event streams may hold; the rest stays for requests.
     public var streamShare = 0.75
-    /// Files (originals, display images, album ZIPs) sent at once, each holding one 64 KiB
-    /// chunk and what its socket has not taken: together a few dozen megabytes at most.
-    public var streamedDownloads = 256
+    /// Files (originals, display images, album ZIPs) sent at once, each holding what was read
+    /// ahead of its socket, about a megabyte whatever the file's size: together about 128 MB.
+    public var streamedDownloads = 128
     /// The largest photo accepted, in bytes.
     public var maxUploadBytes: Int
     /// Photos processed at once; more wait their turn.

@@ -5,8 +5,9 @@ import NIOCore
 import Synchronization
 
 /// A file sent as the socket drains: read a chunk at a time on the file threads, each written
-/// when the connection has taken the one before (the response writer waits while the socket's
-/// buffer is full), so that an answer whose client does not read holds one chunk, not the file.
+/// when the response writer takes it (it waits while the connection's buffer is full), so that
+/// an answer whose client does not read holds what was read ahead before the writer stopped
+/// taking chunks (measured: about a megabyte), not the file.
 /// The file stays open from the first read to the last: one replaced or removed meanwhile (a
 /// collage made again) is still read whole.
 final class StreamedFile: Sendable {
