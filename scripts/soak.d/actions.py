@@ -121,7 +121,14 @@ class MemberActions:
                 path += "?download=1"
             elif roll < 0.3:
                 route, path = route.replace(".jpg", ".png"), path.replace(".jpg", ".png") + "?size=512"
-        _, _, data = client.call(route, "GET", path, {200}, token=token)
+        # A signed URL names one picture: a member's choice since the document was read made
+        # another, and the old URL answers 404 collage-changed (the document has the new one).
+        status, _, data = client.call(route, "GET", path, {200, 404} if token is None else {200}, token=token)
+        if status == 404:
+            if b'"collage-changed"' not in data:
+                STATS.error("unexpected 4xx", f"{route} of {g.id}/{mission}: 404 {data[:200]!r}")
+            STATS.count("collage URLs outdated by a choice")
+            return
         magic = b"\x89PNG" if ".png" in route else b"\xff\xd8\xff"
         if not data.startswith(magic):
             STATS.error("bad response", f"{route} of {g.id}/{mission}: not an image ({data[:16]!r})")

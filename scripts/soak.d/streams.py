@@ -36,6 +36,9 @@ class Stream:
         self.resync = False
 
 
+STREAMS_PER_PLAYER = 4      # the server's --streams-per-player
+
+
 class StreamManager(EventReading, threading.Thread):
     """Keeps `target` event streams open on the active memberships, in one selector loop."""
 
@@ -171,7 +174,9 @@ class StreamManager(EventReading, threading.Thread):
             elif s.state in ("connecting", "headers") and now - s.last_byte > REQUEST_TIMEOUT:
                 STATS.error("event stream timeout", f"group {s.m.group_id}: no answer in {REQUEST_TIMEOUT} s")
                 self._lost(s)
-        while len(self.streams) < self.target and self.memberships:
+        # No member holds more streams than the server lets one player keep (phones and tabs):
+        # a newer one would end their oldest.
+        while len(self.streams) < self.target and any(m.streams < STREAMS_PER_PLAYER for m in self.memberships):
             fewest = min(m.streams for m in self.memberships)
             self._open(random.choice([m for m in self.memberships if m.streams == fewest]))
         # A member's second phone gives way to a member without one (at the start, the first
