@@ -69,6 +69,8 @@ class Attacks:
                 except OSError as failure:
                     STATS.error("attack connection", f"{attack.__name__}: {failure}")
             STATS.count("attack rounds")
+            # A new connection each round: the server may close one kept idle between rounds.
+            self.client.close()
             self.stop.wait(ROUND_SECONDS)
 
     def _raw(self, request):
