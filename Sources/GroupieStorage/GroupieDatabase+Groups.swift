@@ -2,32 +2,13 @@ import Foundation
 import GRDB
 import GroupieCore
 
-/// Why a change of membership was refused.
-public enum MembershipError: Error, Sendable, Equatable {
-    case unknownCode
-    case groupFull(maximum: Int)
-    case notJoinable
-    case groupNotFound
-    case notAMember
-    case notTheCreator
-    /// The venue's staff closed the group.
-    case groupClosed(Group.Closure)
-}
-
 extension GroupieDatabase {
     public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Join {
         try await commits.write { db in
-            var left: [GroupEvent] = []
-            if let current = try Self.activeGroupId(db, playerId: creatorId) {
-                try Self.leave(db, groupId: current, playerId: creatorId, now: now)
-                left = try Self.appendEvents(db, groupId: current, [.memberLeft(playerId: creatorId)], now: now)
-            }
+            let current = try Self.activeGroupId(db, playerId: creatorId).flatMap { try Self.seats(db, groupId: $0) }
             let group = try Self.insertGroup(db, venueId: venueId, name: name, creatorId: creatorId, joinableFor: joinableFor, now: now)
-            try db.executeCached(
-                sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)",
-                arguments: [group.id, creatorId, now.timeIntervalSince1970]
-            )
-            return Join(group: group, left: left, joined: [])
+            let events = try Self.apply(db, MembershipRules.create(group, creatorId: creatorId, current: current), now: now)
+            return Join(group: group, left: events, joined: [])
         }
     }
 
@@ -65,47 +46,26 @@ extension GroupieDatabase {
 
     public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Join {
         try await commits.write { db in
-            guard var group = try Self.group(db, where: "join_code = ?", code.value) else {
-                throw MembershipError.unknownCode
-            }
-            let current = try Self.activeGroupId(db, playerId: playerId)
-            if current == group.id { return Join(group: group, left: [], joined: []) }
-            if let closed = group.closed { throw MembershipError.groupClosed(closed) }
-            guard group.isJoinable(at: now) else { throw MembershipError.notJoinable }
-            let maximum = maximumSize(group.venueId)
-            let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM membership WHERE group_id = ? AND left_at IS NULL"), arguments: [group.id]) ?? 0
-            guard count < maximum else { throw MembershipError.groupFull(maximum: maximum) }
-            var left: [GroupEvent] = []
-            if let current {
-                try Self.leave(db, groupId: current, playerId: playerId, now: now)
-                left = try Self.appendEvents(db, groupId: current, [.memberLeft(playerId: playerId)], now: now)
-            }
-            try db.executeCached(
-                sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)",
-                arguments: [group.id, playerId, now.timeIntervalSince1970]
+            guard let groupId = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM play_group WHERE join_code = ?"), arguments: [code.value]),
+                  let target = try Self.seats(db, groupId: groupId)
+            else { throw MembershipError.unknownCode }
+            guard let player = try Self.player(db, id: playerId) else { throw MembershipError.groupNotFound }
+            let current = try Self.activeGroupId(db, playerId: playerId).flatMap { try Self.seats(db, groupId: $0) }
+            let decision = try MembershipRules.join(target, player: player, current: current, maximumSize: maximumSize(target.group.venueId), now: now)
+            let events = try Self.apply(db, decision, now: now)
+            return Join(
+                group: target.group.applying(decision.mutations),
+                left: events.filter { $0.groupId != groupId }, joined: events.filter { $0.groupId == groupId }
             )
-            // A group made in advance, or left by everyone, passes to whoever joins it first.
-            if group.creatorId == nil {
-                try db.executeCached(sql: "UPDATE play_group SET creator_id = ? WHERE id = ? AND creator_id IS NULL", arguments: [playerId, group.id])
-                group = try Self.group(db, where: "id = ?", group.id) ?? group
-            }
-            let name = try String.fetchOne(db.cachedStatement(sql: "SELECT name FROM player WHERE id = ?"), arguments: [playerId]) ?? ""
-            let joined = try Self.appendEvents(db, groupId: group.id, [.memberJoined(playerId: playerId, name: name)], now: now)
-            return Join(group: group, left: left, joined: joined)
         }
     }
 
-    /// Ends `playerId`'s membership of the group. Anyone may leave; only the creator may
-    /// remove someone else. When the creator leaves, the longest-standing member takes over.
+    /// Ends `playerId`'s membership of the group, as `MembershipRules.remove` allows.
     @discardableResult
     public func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws -> [GroupEvent] {
         try await commits.write { db in
-            guard let group = try Self.group(db, where: "id = ?", groupId) else { throw MembershipError.groupNotFound }
-            guard try Self.activeGroupId(db, playerId: actorId) == groupId else { throw MembershipError.groupNotFound }
-            if playerId != actorId, group.creatorId != actorId { throw MembershipError.notTheCreator }
-            guard try Self.activeGroupId(db, playerId: playerId) == groupId else { throw MembershipError.notAMember }
-            try Self.leave(db, groupId: groupId, playerId: playerId, now: now)
-            return try Self.appendEvents(db, groupId: groupId, [.memberLeft(playerId: playerId)], now: now)
+            guard let seats = try Self.seats(db, groupId: groupId) else { throw MembershipError.groupNotFound }
+            return try Self.apply(db, MembershipRules.remove(seats, playerId: playerId, by: actorId), now: now)
         }
     }
 
@@ -222,18 +182,39 @@ extension GroupieDatabase {
         }
     }
 
-    /// Ends a membership and hands the group to its longest-standing member if the creator left.
-    static func leave(_ db: Database, groupId: String, playerId: String, now: Date) throws {
-        try db.executeCached(
-            sql: "UPDATE membership SET left_at = ? WHERE group_id = ? AND player_id = ? AND left_at IS NULL",
-            arguments: [now.timeIntervalSince1970, groupId, playerId]
+    /// The group and its members now, longest-standing first: what a change of membership reads.
+    static func seats(_ db: Database, groupId: String) throws -> GroupSeats? {
+        guard let group = try group(db, where: "id = ?", groupId) else { return nil }
+        let members = try String.fetchAll(
+            db.cachedStatement(sql: "SELECT player_id FROM membership WHERE group_id = ? AND left_at IS NULL ORDER BY joined_at, id"), arguments: [groupId]
         )
-        let creator = try String.fetchOne(db.cachedStatement(sql: "SELECT creator_id FROM play_group WHERE id = ?"), arguments: [groupId])
-        guard creator == playerId || creator == nil else { return }
-        let successor = try String.fetchOne(db.cachedStatement(sql: "SELECT player_id FROM membership WHERE group_id = ? AND left_at IS NULL ORDER BY joined_at, id LIMIT 1"),
-            arguments: [groupId]
-        )
-        try db.executeCached(sql: "UPDATE play_group SET creator_id = ? WHERE id = ?", arguments: [successor, groupId])
+        return GroupSeats(group: group, memberIds: members)
+    }
+
+    /// Writes what a rule of Core decided, then stores its events in the same transaction;
+    /// returns the events, numbered.
+    static func apply(_ db: Database, _ decision: GroupDecision, now: Date) throws -> [GroupEvent] {
+        let at = now.timeIntervalSince1970
+        for mutation in decision.mutations {
+            switch mutation {
+            case .endMembership(let groupId, let playerId):
+                try db.executeCached(
+                    sql: "UPDATE membership SET left_at = ? WHERE group_id = ? AND player_id = ? AND left_at IS NULL", arguments: [at, groupId, playerId]
+                )
+            case .addMembership(let groupId, let playerId):
+                try db.executeCached(sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)", arguments: [groupId, playerId, at])
+            case .setCreator(let groupId, let playerId):
+                try db.executeCached(sql: "UPDATE play_group SET creator_id = ? WHERE id = ?", arguments: [playerId, groupId])
+            case .close(let groupId, let closure):
+                try db.executeCached(
+                    sql: "UPDATE play_group SET closed_at = ?, closed_reason = ? WHERE id = ?",
+                    arguments: [closure.at.timeIntervalSince1970, closure.reason, groupId]
+                )
+            case .rename(let playerId, let name):
+                try db.executeCached(sql: "UPDATE player SET name = ? WHERE id = ?", arguments: [name, playerId])
+            }
+        }
+        return try decision.eventsByGroup.flatMap { try appendEvents(db, groupId: $0.groupId, $0.payloads, now: now) }
     }
 }
 

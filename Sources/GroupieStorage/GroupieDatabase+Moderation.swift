@@ -158,13 +158,9 @@ extension GroupieDatabase {
     /// Closes a group: no more joins or photos. Closing a closed group changes nothing.
     public func closeGroup(id: String, reason: String, now: Date) async throws -> (group: Group, events: [GroupEvent]) {
         try await commits.write { db in
-            guard var group = try Self.group(db, where: "id = ?", id) else { throw ModerationError.groupNotFound }
-            if group.closed != nil { return (group, []) }
-            try db.executeCached(
-                sql: "UPDATE play_group SET closed_at = ?, closed_reason = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, reason, id]
-            )
-            group.closed = Group.Closure(at: now, reason: reason)
-            return (group, try Self.appendEvents(db, groupId: id, [.groupClosed(reason: reason)], now: now))
+            guard let group = try Self.group(db, where: "id = ?", id) else { throw ModerationError.groupNotFound }
+            let decision = MembershipRules.close(group, reason: reason, now: now)
+            return (group.applying(decision.mutations), try Self.apply(db, decision, now: now))
         }
     }
 

@@ -116,7 +116,7 @@ extension GroupieDatabase {
 
     /// Deletes a photo when `PhotoRules` allows `actorId` to, with the events it causes at
     /// `venue`; returns it, and whether no photo uses its blob any more, so that the files can go.
-    /// Throws `PhotoRules.Refusal.notAllowedToDelete`, or `MembershipError.groupNotFound` when
+    /// Throws `PhotoRules.Refusal.notAllowedToDelete`, or `PhotoError.photoNotFound` when
     /// the photo is not of the actor's group.
     public func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
         try await commits.write { db in
@@ -128,7 +128,7 @@ extension GroupieDatabase {
                 return (held, try !Self.isBlobUsed(db, held.blob), [])
             }
             guard let photo = try Self.photo(db, id: id), try Self.activeGroupId(db, playerId: actorId) == photo.groupId else {
-                throw MembershipError.groupNotFound
+                throw PhotoError.photoNotFound
             }
             let creatorId = try String.fetchOne(db, sql: "SELECT creator_id FROM play_group WHERE id = ?", arguments: [photo.groupId])
             let change = try PhotoRules.change(
@@ -232,9 +232,4 @@ extension GroupieDatabase {
         let picks = Dictionary(choices, uniquingKeysWith: { _, last in last })
         return TaskPhotos(photos: photos, picks: picks)
     }
-}
-
-public enum PhotoError: Error, Sendable, Equatable {
-    /// An idempotency key used again by the same player in the same group for another task.
-    case keyReused
 }

@@ -26,6 +26,10 @@ extension GroupieDatabase {
         try await lookupOne { db in try Self.player(db, tokenHash: tokenHash) }
     }
 
+    static func player(_ db: Database, id: String) throws -> Player? {
+        try db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE id = ?").firstRow(arguments: [id], Self.player(from:))
+    }
+
     static func player(_ db: Database, tokenHash: Data) throws -> Player? {
         try db.cachedStatement(sql: "SELECT id, name, language, created_at FROM player WHERE token_hash = ?")
             .firstRow(arguments: [tokenHash], Self.player(from:))
@@ -35,20 +39,15 @@ extension GroupieDatabase {
     /// name stored in the player's group.
     public func updatePlayer(id: String, name: String?, language: String??, now: Date) async throws -> PlayerUpdate? {
         try await commits.write { db in
-            let select = "SELECT id, name, language, created_at FROM player WHERE id = ?"
-            guard let before = try Row.fetchOne(db.cachedStatement(sql: select), arguments: [id]).map(Self.player(from:)) else { return nil }
-            if let name {
-                try db.executeCached(sql: "UPDATE player SET name = ? WHERE id = ?", arguments: [name, id])
-            }
+            guard var player = try Self.player(db, id: id) else { return nil }
             if let language {
                 try db.executeCached(sql: "UPDATE player SET language = ? WHERE id = ?", arguments: [language, id])
+                player.language = language
             }
-            guard let player = try Row.fetchOne(db.cachedStatement(sql: select), arguments: [id]).map(Self.player(from:)) else { return nil }
-            var events: [GroupEvent] = []
-            if player.name != before.name, let groupId = try Self.activeGroupId(db, playerId: id) {
-                events = try Self.appendEvents(db, groupId: groupId, [.memberRenamed(playerId: id, name: player.name)], now: now)
-            }
-            return PlayerUpdate(player: player, events: events)
+            guard let name else { return PlayerUpdate(player: player, events: []) }
+            let decision = MembershipRules.rename(player, to: name, groupId: try Self.activeGroupId(db, playerId: id))
+            player.name = name
+            return PlayerUpdate(player: player, events: try Self.apply(db, decision, now: now))
         }
     }
 
@@ -76,9 +75,8 @@ extension GroupieDatabase {
                 try db.executeCached(sql: "DELETE FROM photo WHERE group_id = ? AND photographer_id = ?", arguments: [groupId, id])
                 events += try Self.appendEvents(db, groupId: groupId, payloads, now: now)
             }
-            if let groupId = try Self.activeGroupId(db, playerId: id) {
-                try Self.leave(db, groupId: groupId, playerId: id, now: now)
-                events += try Self.appendEvents(db, groupId: groupId, [.memberLeft(playerId: id)], now: now)
+            if let seats = try Self.activeGroupId(db, playerId: id).flatMap({ try Self.seats(db, groupId: $0) }) {
+                events += try Self.apply(db, MembershipRules.leave(seats, playerId: id), now: now)
             }
             try db.executeCached(sql: "UPDATE play_group SET creator_id = NULL WHERE creator_id = ?", arguments: [id])
             try db.executeCached(sql: "DELETE FROM player WHERE id = ?", arguments: [id])

@@ -2,25 +2,21 @@ import Foundation
 import GroupieCore
 import PostgresNIO
 
-// Groups and memberships: the same rules as `GroupieDatabase`'s, statement by statement, with
-// the player's row, then the groups' rows in the order of their ids, locked by each change.
+// Groups and memberships: each change reads what `MembershipRules` needs, with the player's row,
+// then the groups' rows in the order of their ids, locked; asks Core; and writes its decision.
 extension PostgresStore {
     // MARK: Groups
 
     public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Join {
         try await write { connection in
             try await Self.lockPlayer(connection, id: creatorId, logger: logger)
-            var left: [GroupEvent] = []
-            if let current = try await Self.activeGroupId(connection, playerId: creatorId, logger: logger) {
-                _ = try await Self.lockGroup(connection, id: current, logger: logger)
-                try await Self.leave(connection, groupId: current, playerId: creatorId, now: now, logger: logger)
-                left = try await Self.appendEvents(connection, groupId: current, [.memberLeft(playerId: creatorId)], now: now, logger: logger)
+            var current: GroupSeats?
+            if let groupId = try await Self.activeGroupId(connection, playerId: creatorId, logger: logger) {
+                current = try await Self.seats(connection, groupId: groupId, logger: logger)
             }
             let group = try await Self.insertGroup(connection, venueId: venueId, name: name, creatorId: creatorId, joinableFor: joinableFor, now: now, logger: logger)
-            try await connection.run(
-                "INSERT INTO membership (group_id, player_id, joined_at) VALUES (\(group.id), \(creatorId), \(now.timeIntervalSince1970))", logger: logger
-            )
-            return Join(group: group, left: left, joined: [])
+            let events = try await Self.apply(connection, MembershipRules.create(group, creatorId: creatorId, current: current), now: now, logger: logger)
+            return Join(group: group, left: events, joined: [])
         }
     }
 
@@ -64,38 +60,26 @@ extension PostgresStore {
             guard let target = try await Self.firstText(connection, "SELECT id FROM play_group WHERE join_code = \(code.value)", logger: logger) else {
                 throw MembershipError.unknownCode
             }
-            let current = try await Self.activeGroupId(connection, playerId: playerId, logger: logger)
+            guard let player = try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(playerId)", logger: logger) else {
+                throw MembershipError.groupNotFound
+            }
+            let currentId = try await Self.activeGroupId(connection, playerId: playerId, logger: logger)
             // The groups' rows stay locked until commit (concurrent joiners count one at a time),
             // taken in the order of their ids, as every change of two groups takes them: two
             // players swapping groups wait for each other instead of deadlocking.
-            var locked: [String: Group] = [:]
-            for id in Set([target, current].compactMap { $0 }).sorted() {
-                locked[id] = try await Self.lockGroup(connection, id: id, logger: logger)
+            var seats: [String: GroupSeats] = [:]
+            for id in Set([target, currentId].compactMap { $0 }).sorted() {
+                seats[id] = try await Self.seats(connection, groupId: id, logger: logger)
             }
-            guard var group = locked[target] else { throw MembershipError.unknownCode }
-            if current == group.id { return Join(group: group, left: [], joined: []) }
-            if let closed = group.closed { throw MembershipError.groupClosed(closed) }
-            guard group.isJoinable(at: now) else { throw MembershipError.notJoinable }
-            let maximum = maximumSize(group.venueId)
-            let count = try await connection.value(
-                "SELECT COUNT(*) FROM membership WHERE group_id = \(group.id) AND left_at IS NULL", as: Int.self, logger: logger
-            ) ?? 0
-            guard count < maximum else { throw MembershipError.groupFull(maximum: maximum) }
-            var left: [GroupEvent] = []
-            if let current {
-                try await Self.leave(connection, groupId: current, playerId: playerId, now: now, logger: logger)
-                left = try await Self.appendEvents(connection, groupId: current, [.memberLeft(playerId: playerId)], now: now, logger: logger)
-            }
-            try await connection.run(
-                "INSERT INTO membership (group_id, player_id, joined_at) VALUES (\(group.id), \(playerId), \(now.timeIntervalSince1970))", logger: logger
+            guard let group = seats[target] else { throw MembershipError.unknownCode }
+            let decision = try MembershipRules.join(
+                group, player: player, current: currentId.flatMap { seats[$0] }, maximumSize: maximumSize(group.group.venueId), now: now
             )
-            if group.creatorId == nil {
-                try await connection.run("UPDATE play_group SET creator_id = \(playerId) WHERE id = \(group.id) AND creator_id IS NULL", logger: logger)
-                group = try await Self.lockGroup(connection, id: group.id, logger: logger) ?? group
-            }
-            let name = try await connection.value("SELECT name FROM player WHERE id = \(playerId)", as: String.self, logger: logger) ?? ""
-            let joined = try await Self.appendEvents(connection, groupId: group.id, [.memberJoined(playerId: playerId, name: name)], now: now, logger: logger)
-            return Join(group: group, left: left, joined: joined)
+            let events = try await Self.apply(connection, decision, now: now, logger: logger)
+            return Join(
+                group: group.group.applying(decision.mutations),
+                left: events.filter { $0.groupId != target }, joined: events.filter { $0.groupId == target }
+            )
         }
     }
 
@@ -104,12 +88,8 @@ extension PostgresStore {
         try await write { connection in
             // The member's row first, as their changes of group take it, then the group's.
             try await Self.lockPlayer(connection, id: playerId, logger: logger)
-            guard let group = try await Self.lockGroup(connection, id: groupId, logger: logger) else { throw MembershipError.groupNotFound }
-            guard try await Self.activeGroupId(connection, playerId: actorId, logger: logger) == groupId else { throw MembershipError.groupNotFound }
-            if playerId != actorId, group.creatorId != actorId { throw MembershipError.notTheCreator }
-            guard try await Self.activeGroupId(connection, playerId: playerId, logger: logger) == groupId else { throw MembershipError.notAMember }
-            try await Self.leave(connection, groupId: groupId, playerId: playerId, now: now, logger: logger)
-            return try await Self.appendEvents(connection, groupId: groupId, [.memberLeft(playerId: playerId)], now: now, logger: logger)
+            guard let seats = try await Self.seats(connection, groupId: groupId, logger: logger) else { throw MembershipError.groupNotFound }
+            return try await Self.apply(connection, MembershipRules.remove(seats, playerId: playerId, by: actorId), now: now, logger: logger)
         }
     }
 
@@ -275,16 +255,46 @@ extension PostgresStore {
             """
     }
 
-    /// Ends a membership and hands the group to its longest-standing member if the creator left.
-    static func leave(_ connection: PostgresConnection, groupId: String, playerId: String, now: Date, logger: Logger) async throws {
-        try await connection.run("""
-            UPDATE membership SET left_at = \(now.timeIntervalSince1970) WHERE group_id = \(groupId) AND player_id = \(playerId) AND left_at IS NULL
-            """, logger: logger)
-        let creator = try await connection.value("SELECT creator_id FROM play_group WHERE id = \(groupId)", as: String.self, logger: logger)
-        guard creator == playerId || creator == nil else { return }
-        let successor = try await connection.value("""
-            SELECT player_id FROM membership WHERE group_id = \(groupId) AND left_at IS NULL ORDER BY joined_at, id LIMIT 1
-            """, as: String.self, logger: logger)
-        try await connection.run("UPDATE play_group SET creator_id = \(successor) WHERE id = \(groupId)", logger: logger)
+    /// The group, its row locked until the transaction ends, and its members now,
+    /// longest-standing first: what a change of membership reads.
+    static func seats(_ connection: PostgresConnection, groupId: String, logger: Logger) async throws -> GroupSeats? {
+        guard let group = try await lockGroup(connection, id: groupId, logger: logger) else { return nil }
+        let members = try await connection.rows(Prepared<MemberIds>(groupId), logger: logger).map { try $0.get(0, as: String.self) }
+        return GroupSeats(group: group, memberIds: members)
+    }
+
+    enum MemberIds: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "SELECT player_id FROM membership WHERE group_id = $1 AND left_at IS NULL ORDER BY joined_at, id"
+    }
+
+    /// Writes what a rule of Core decided, then stores and announces its events in the same
+    /// transaction; returns the events, numbered.
+    static func apply(_ connection: PostgresConnection, _ decision: GroupDecision, now: Date, logger: Logger) async throws -> [GroupEvent] {
+        let at = now.timeIntervalSince1970
+        for mutation in decision.mutations {
+            switch mutation {
+            case .endMembership(let groupId, let playerId):
+                try await connection.run(
+                    "UPDATE membership SET left_at = \(at) WHERE group_id = \(groupId) AND player_id = \(playerId) AND left_at IS NULL", logger: logger
+                )
+            case .addMembership(let groupId, let playerId):
+                try await connection.run("INSERT INTO membership (group_id, player_id, joined_at) VALUES (\(groupId), \(playerId), \(at))", logger: logger)
+            case .setCreator(let groupId, let playerId):
+                try await connection.run("UPDATE play_group SET creator_id = \(playerId) WHERE id = \(groupId)", logger: logger)
+            case .close(let groupId, let closure):
+                try await connection.run(
+                    "UPDATE play_group SET closed_at = \(closure.at.timeIntervalSince1970), closed_reason = \(closure.reason) WHERE id = \(groupId)",
+                    logger: logger
+                )
+            case .rename(let playerId, let name):
+                try await connection.run("UPDATE player SET name = \(name) WHERE id = \(playerId)", logger: logger)
+            }
+        }
+        var events: [GroupEvent] = []
+        for (groupId, payloads) in decision.eventsByGroup {
+            events += try await appendEvents(connection, groupId: groupId, payloads, now: now, logger: logger)
+        }
+        return events
     }
 }

@@ -103,7 +103,7 @@ extension PostgresStore {
 
     public func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
         try await write { connection in
-            guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw MembershipError.groupNotFound }
+            guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw PhotoError.photoNotFound }
             _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
             if try await Self.photo(connection, id: id, logger: logger) == nil, let held = try await Self.heldPhoto(connection, id: id, logger: logger),
                 held.photographerId == actorId, try await Self.activeGroupId(connection, playerId: actorId, logger: logger) == held.groupId
@@ -113,7 +113,7 @@ extension PostgresStore {
             }
             guard let photo = try await Self.photo(connection, id: id, logger: logger),
                 try await Self.activeGroupId(connection, playerId: actorId, logger: logger) == photo.groupId
-            else { throw MembershipError.groupNotFound }
+            else { throw PhotoError.photoNotFound }
             let creatorId = try await connection.value("SELECT creator_id FROM play_group WHERE id = \(photo.groupId)", as: String.self, logger: logger)
             let change = try PhotoRules.change(
                 .remove(photo, actorId: actorId, creatorId: creatorId), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger),

@@ -27,24 +27,19 @@ extension PostgresStore {
         try await write { connection in
             // Locked as a change of group locks it: the rename is told to the group the player is in.
             try await Self.lockPlayer(connection, id: id, logger: logger)
-            guard let before = try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger) else {
+            guard var player = try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger) else {
                 return nil
-            }
-            if let name {
-                try await connection.run("UPDATE player SET name = \(name) WHERE id = \(id)", logger: logger)
             }
             if let language {
                 try await connection.run("UPDATE player SET language = \(language) WHERE id = \(id)", logger: logger)
+                player.language = language
             }
-            guard let player = try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger) else {
-                return nil
-            }
-            var events: [GroupEvent] = []
-            if player.name != before.name, let groupId = try await Self.activeGroupId(connection, playerId: id, logger: logger) {
-                _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
-                events = try await Self.appendEvents(connection, groupId: groupId, [.memberRenamed(playerId: id, name: player.name)], now: now, logger: logger)
-            }
-            return PlayerUpdate(player: player, events: events)
+            guard let name else { return PlayerUpdate(player: player, events: []) }
+            let groupId = try await Self.activeGroupId(connection, playerId: id, logger: logger)
+            if let groupId, name != player.name { _ = try await Self.lockGroup(connection, id: groupId, logger: logger) }
+            let decision = MembershipRules.rename(player, to: name, groupId: groupId)
+            player.name = name
+            return PlayerUpdate(player: player, events: try await Self.apply(connection, decision, now: now, logger: logger))
         }
     }
 
@@ -78,9 +73,8 @@ extension PostgresStore {
                 try await connection.run("DELETE FROM photo WHERE group_id = \(groupId) AND photographer_id = \(id)", logger: logger)
                 events += try await Self.appendEvents(connection, groupId: groupId, payloads, now: now, logger: logger)
             }
-            if let groupId = active {
-                try await Self.leave(connection, groupId: groupId, playerId: id, now: now, logger: logger)
-                events += try await Self.appendEvents(connection, groupId: groupId, [.memberLeft(playerId: id)], now: now, logger: logger)
+            if let groupId = active, let seats = try await Self.seats(connection, groupId: groupId, logger: logger) {
+                events += try await Self.apply(connection, MembershipRules.leave(seats, playerId: id), now: now, logger: logger)
             }
             try await connection.run("UPDATE play_group SET creator_id = NULL WHERE creator_id = \(id)", logger: logger)
             try await connection.run("DELETE FROM player WHERE id = \(id)", logger: logger)

@@ -256,13 +256,9 @@ extension PostgresStore {
 
     public func closeGroup(id: String, reason: String, now: Date) async throws -> (group: Group, events: [GroupEvent]) {
         try await write { connection in
-            guard var group = try await Self.lockGroup(connection, id: id, logger: logger) else { throw ModerationError.groupNotFound }
-            if group.closed != nil { return (group, []) }
-            try await connection.run(
-                "UPDATE play_group SET closed_at = \(now.timeIntervalSince1970), closed_reason = \(reason) WHERE id = \(id)", logger: logger
-            )
-            group.closed = Group.Closure(at: now, reason: reason)
-            return (group, try await Self.appendEvents(connection, groupId: id, [.groupClosed(reason: reason)], now: now, logger: logger))
+            guard let group = try await Self.lockGroup(connection, id: id, logger: logger) else { throw ModerationError.groupNotFound }
+            let decision = MembershipRules.close(group, reason: reason, now: now)
+            return (group.applying(decision.mutations), try await Self.apply(connection, decision, now: now, logger: logger))
         }
     }
 

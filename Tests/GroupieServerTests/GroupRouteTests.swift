@@ -116,7 +116,7 @@ struct GroupRouteTests {
             server.clock.advance(by: 8 * 3600 + 1)
             let (closed, closedProblem) = try await client.join(other.code, as: fifth)
             #expect(closed.status == .gone)
-            #expect(closedProblem["code"] as? String == "group-closed")
+            #expect(closedProblem["code"] as? String == "joining-time-over")
 
             let (unknown, unknownProblem) = try await client.join("ZZZZZZ", as: fifth)
             #expect(unknown.status == .notFound)

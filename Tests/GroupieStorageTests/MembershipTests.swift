@@ -94,7 +94,7 @@ struct MembershipTests {
         await #expect(throws: MembershipError.groupFull(maximum: 2)) {
             try await database.joinGroup(code: group.joinCode, playerId: carol.id, now: now) { _ in 2 }
         }
-        await #expect(throws: MembershipError.notJoinable) {
+        await #expect(throws: MembershipError.joiningTimeOver) {
             try await database.joinGroup(code: group.joinCode, playerId: carol.id, now: now.addingTimeInterval(61)) { _ in 9 }
         }
         await #expect(throws: MembershipError.unknownCode) {

@@ -79,7 +79,7 @@ extension StoreContractTests {
         #expect(try await store.activeGroupIds(venueId: "v") == [groups[1].id])
 
         let late = try await player("Late", in: store)
-        await #expect(throws: MembershipError.notJoinable) {
+        await #expect(throws: MembershipError.joiningTimeOver) {
             try await store.joinGroup(code: groups[0].joinCode, playerId: late.id, now: now.addingTimeInterval(600)) { _ in 5 }
         }
     }

@@ -82,6 +82,7 @@ const D = {
     'err.invalid-code': 'That does not look like a group code. It has 6 letters and digits.',
     'err.group-full': 'This group is full: ask someone in it to leave to make room, or start your own group!',
     'err.group-closed': 'This group can no longer be joined. Start a new group instead.',
+    'err.joining-time-over': 'The time for joining this group is over. Start a new group instead.',
     'err.too-many-attempts.one': 'Too many wrong codes. Please try again in 1 minute.', 'err.too-many-attempts.other': 'Too many wrong codes. Please try again in {n} minutes.',
     'err.mission-locked': 'This mission is still locked.',
     'err.unsupported-image': 'This file is not a photo the game can use (JPEG, PNG, WebP or HEIC).',

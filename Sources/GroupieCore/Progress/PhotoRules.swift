@@ -96,3 +96,11 @@ public enum PhotoRules {
         return events
     }
 }
+
+/// Why a photo's change was refused, beyond `PhotoRules.Refusal`.
+public enum PhotoError: Error, Sendable, Equatable {
+    /// An idempotency key used again by the same player in the same group for another task.
+    case keyReused
+    /// No photo of the actor's group has this id.
+    case photoNotFound
+}

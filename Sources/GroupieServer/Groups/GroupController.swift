@@ -79,13 +79,7 @@ struct GroupController {
             }
         } catch MembershipError.unknownCode {
             await failed()
-            throw Problem.notFound("unknown-code", "No group has the code \(code.value).")
-        } catch MembershipError.groupFull(let maximum) {
-            throw Problem(.conflict, code: "group-full", detail: "The group is full: it has \(maximum) members, as many as the venue allows.")
-        } catch MembershipError.groupClosed(let closed) {
-            throw Problem.groupClosed(closed)
-        } catch MembershipError.notJoinable {
-            throw Problem(.gone, code: "group-closed", detail: "The group can no longer be joined; start a new group instead.")
+            throw MembershipError.unknownCode
         }
         let group = joined.group
         context.logger.info("group joined", metadata: ["group": "\(group.id)", "player": "\(player.id)"])
@@ -113,16 +107,7 @@ struct GroupController {
         let player = try context.player
         let groupId = try context.parameters.require("groupId")
         let memberId = try context.parameters.require("playerId")
-        let left: [GroupEvent]
-        do {
-            left = try await database.removeMember(groupId: groupId, playerId: memberId, by: player.id, now: clock())
-        } catch MembershipError.groupNotFound {
-            throw Problem.groupNotFound
-        } catch MembershipError.notTheCreator {
-            throw Problem(.forbidden, code: "not-creator", detail: "Only the group's creator can remove another member.")
-        } catch MembershipError.notAMember {
-            throw Problem.notFound("member-not-found", "That player is not a member of this group.")
-        }
+        let left = try await database.removeMember(groupId: groupId, playerId: memberId, by: player.id, now: clock())
         context.logger.info("member left", metadata: ["group": "\(groupId)", "player": "\(memberId)", "by": "\(player.id)"])
         // The event was stored with the change; the member's streams end at once, then the
         // others hear of it.

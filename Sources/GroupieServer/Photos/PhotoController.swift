@@ -42,7 +42,7 @@ struct PhotoController {
         let choose = try Self.choose(request, task: task)
         // A retry of an upload that already succeeded is answered without processing it again.
         if let idempotencyKey, let first = try await database.uploadedPhoto(playerId: player.id, groupId: group.id, key: idempotencyKey, now: clock()) {
-            guard first.photo.missionId == task?.missionId, first.photo.taskId == task?.taskId else { throw Self.keyReused }
+            guard first.photo.missionId == task?.missionId, first.photo.taskId == task?.taskId else { throw PhotoError.keyReused }
             return EditedResponse(
                 status: .created, response: PhotoEnvelope(photo: PhotoDocument(first.photo, signer: signer, now: clock(), held: first.held))
             )
@@ -64,16 +64,12 @@ struct PhotoController {
         let venue = catalog.venue(id: group.venueId)?.venue
         do {
             (photo, created, held, stored) = try await database.addPhoto(new, venue: venue, now: clock())
-        } catch let error where error is MembershipError || error as? PhotoError == .keyReused {
+        } catch let error where error is MembershipError || error is PhotoError {
             // The member left or staff closed the group while the photo was processed, or a
             // concurrent upload used the key for another task; the files go unless another
             // photo has them.
             try await files.removeUnused(blob, database: database)
-            switch error {
-            case PhotoError.keyReused: throw Self.keyReused
-            case MembershipError.groupClosed(let closed): throw Problem.groupClosed(closed)
-            default: throw Problem.groupNotFound
-            }
+            throw error
         }
         if !created, photo.blob != blob {
             // A concurrent retry with the same key but other bytes: its files belong to no photo.
@@ -143,11 +139,6 @@ struct PhotoController {
         default: throw Problem.badRequest("invalid-choose", "choose is true or false.")
         }
     }
-
-    static let keyReused = Problem(
-        .unprocessableContent, code: "idempotency-key-reused",
-        detail: "This Idempotency-Key was used in the last 24 hours for a photo of another task; use a new key for a new photo."
-    )
 
     static func problem(for error: any Error) -> any Error {
         if error is ServedOriginal.Malformed {
@@ -250,14 +241,7 @@ struct PhotoController {
         let player = try context.player
         let photoId = try context.parameters.require("photoId")
         let venue = try await database.currentGroup(of: player.id).flatMap { catalog.venue(id: $0.venueId)?.venue }
-        let deleted: (photo: Photo, blobUnused: Bool, events: [GroupEvent])
-        do {
-            deleted = try await database.deletePhoto(id: photoId, by: player.id, venue: venue, now: clock())
-        } catch MembershipError.groupNotFound {
-            throw Problem.notFound("photo-not-found", "There is no such photo among your group's.")
-        } catch PhotoRules.Refusal.notAllowedToDelete {
-            throw Problem(.forbidden, code: "not-allowed", detail: "Only the photographer or the group's creator can delete a photo.")
-        }
+        let deleted = try await database.deletePhoto(id: photoId, by: player.id, venue: venue, now: clock())
         if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
         context.logger.info("photo deleted", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
         events.hub.publish(deleted.events)
@@ -270,16 +254,9 @@ struct PhotoController {
         let player = try context.player, group = try context.group
         let body = try await request.decode(as: ChoiceRequest.self, context: context)
         let task = GroupProgress.TaskKey(missionId: try context.parameters.require("missionId"), taskId: try context.parameters.require("taskId"))
-        let stored: [GroupEvent]
-        do {
-            stored = try await database.choosePhoto(
-                groupId: group.id, task: task, photoId: body.photoId, by: player, venue: catalog.venue(id: group.venueId)?.venue, now: clock()
-            )
-        } catch MembershipError.groupNotFound {
-            throw Problem.groupNotFound
-        } catch PhotoRules.Refusal.notOfThisTask {
-            throw Problem(.unprocessableContent, code: "photo-not-of-task", detail: "That photo is not one of this task's photos.")
-        }
+        let stored = try await database.choosePhoto(
+            groupId: group.id, task: task, photoId: body.photoId, by: player, venue: catalog.venue(id: group.venueId)?.venue, now: clock()
+        )
         events.hub.publish(stored)
         collages.refresh(groupId: group.id)
         return .noContent

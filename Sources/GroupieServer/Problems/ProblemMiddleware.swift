@@ -35,6 +35,10 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         case let problem as Problem:
             log(problem, request: request, context: context)
             return try problem.response(from: request, context: context)
+        case _ where Problem(refusal: error) != nil:
+            let problem = Problem(refusal: error)!
+            log(problem, request: request, context: context)
+            return try problem.response(from: request, context: context)
         case let error as HTTPError:
             let problem = Self.problem(error, request: request)
             log(problem, request: request, context: context)

@@ -71,6 +71,7 @@ export default {
     'err.invalid-code': 'Ce n’est pas un code de groupe. Il a 6 lettres et chiffres.',
     'err.group-full': 'Ce groupe est complet : demandez à quelqu’un de le quitter pour faire de la place, ou créez votre propre groupe !',
     'err.group-closed': 'Ce groupe ne peut plus être rejoint. Créez plutôt un nouveau groupe.',
+    'err.joining-time-over': 'Le temps pour rejoindre ce groupe est passé. Créez plutôt un nouveau groupe.',
     'err.too-many-attempts.one': 'Trop de codes erronés. Réessayez dans 1 minute.', 'err.too-many-attempts.other': 'Trop de codes erronés. Réessayez dans {n} minutes.',
     'err.mission-locked': 'Cette mission est encore verrouillée.',
     'err.unsupported-image': 'Ce fichier n’est pas une photo utilisable (JPEG, PNG, WebP ou HEIC).',

@@ -71,6 +71,7 @@ export default {
     'err.invalid-code': 'Det ser inte ut som en gruppkod. Den har 6 bokstäver och siffror.',
     'err.group-full': 'Gruppen är full: be någon i den att lämna för att göra plats, eller starta en egen grupp!',
     'err.group-closed': 'Det går inte längre att gå med i gruppen. Starta en ny grupp i stället.',
+    'err.joining-time-over': 'Tiden för att gå med i gruppen är slut. Starta en ny grupp i stället.',
     'err.too-many-attempts.one': 'För många fel koder. Försök igen om 1 minut.', 'err.too-many-attempts.other': 'För många fel koder. Försök igen om {n} minuter.',
     'err.mission-locked': 'Uppdraget är fortfarande låst.',
     'err.unsupported-image': 'Filen är inget foto som spelet kan använda (JPEG, PNG, WebP eller HEIC).',

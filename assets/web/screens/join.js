@@ -103,7 +103,7 @@ function leaveJoinPath() {
 function joinFailed(form, err) {
   showError(form, errorText(err));
   setBusy(form, false);
-  const stuck = err && (err.code === 'group-full' || err.code === 'group-closed');
+  const stuck = err && (err.code === 'group-full' || err.code === 'group-closed' || err.code === 'joining-time-over');
   let way = form.querySelector('.own-group');
   if (stuck && !way) {
     way = h('a', { class: 'button primary own-group', href: state.token ? '#/create' : '#/', onclick: leaveJoinPath }, t('start.create'));

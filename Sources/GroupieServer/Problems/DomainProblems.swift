@@ -1,0 +1,42 @@
+import GroupieCore
+import GroupieStorage
+import HTTPTypes
+
+extension Problem {
+    /// The one table from the game's refusals to problem documents: one code for one cause, each
+    /// listed in the OpenAPI document. `ProblemMiddleware` answers every refusal a route lets
+    /// through with it; nil for an error that is no refusal of the game.
+    init?(refusal error: any Error) {
+        switch error {
+        case let error as MembershipError:
+            switch error {
+            case .unknownCode: self = .notFound("unknown-code", "No group has this code.")
+            case .groupFull(let maximum):
+                self.init(.conflict, code: "group-full", detail: "The group is full: it has \(maximum) members, as many as the venue allows.")
+            case .joiningTimeOver:
+                self.init(.gone, code: "joining-time-over", detail: "The time for joining this group is over; start a new group instead.")
+            case .groupClosed(let closed): self = .groupClosed(closed)
+            case .groupNotFound: self = .groupNotFound
+            case .notAMember: self = .notFound("member-not-found", "That player is not a member of this group.")
+            case .notTheCreator: self.init(.forbidden, code: "not-creator", detail: "Only the group's creator can remove another member.")
+            }
+        case let error as PhotoRules.Refusal:
+            switch error {
+            case .notAllowedToDelete:
+                self.init(.forbidden, code: "not-allowed", detail: "Only the photographer or the group's creator can delete a photo.")
+            case .notOfThisTask: self.init(.unprocessableContent, code: "photo-not-of-task", detail: "That photo is not one of this task's photos.")
+            }
+        case let error as PhotoError:
+            switch error {
+            case .keyReused:
+                self.init(
+                    .unprocessableContent, code: "idempotency-key-reused",
+                    detail: "This Idempotency-Key was already used for a photo of another task; use a new key for each photo."
+                )
+            case .photoNotFound: self = .notFound("photo-not-found", "There is no such photo among your group's.")
+            }
+        default:
+            return nil
+        }
+    }
+}

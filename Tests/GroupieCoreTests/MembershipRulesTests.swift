@@ -1,0 +1,107 @@
+import Foundation
+import GroupieCore
+import Testing
+
+@Suite("Membership rules")
+struct MembershipRulesTests {
+    let now = Date(timeIntervalSince1970: 1_000)
+
+    func group(_ id: String, creator: String?, joinableFor: TimeInterval = 3600, closed: Group.Closure? = nil) -> Group {
+        Group(
+            id: id, venueId: "v", name: nil, joinCode: JoinCode(typed: "ABCDEF")!, creatorId: creator,
+            createdAt: now, joinableUntil: now.addingTimeInterval(joinableFor), closed: closed
+        )
+    }
+
+    func player(_ id: String, _ name: String = "Ada") -> Player {
+        Player(id: id, name: name, language: nil, createdAt: now)
+    }
+
+    @Test("a joiner leaves their group first: its member-left, then the member-joined, each in its group")
+    func joinMovesOn() throws {
+        let target = GroupSeats(group: group("t", creator: "c"), memberIds: ["c"])
+        let current = GroupSeats(group: group("o", creator: "x"), memberIds: ["x", "p"])
+        let decision = try MembershipRules.join(target, player: player("p"), current: current, maximumSize: 5, now: now)
+        #expect(decision.mutations == [.endMembership(groupId: "o", playerId: "p"), .addMembership(groupId: "t", playerId: "p")])
+        #expect(decision.events.map(\.groupId) == ["o", "t"])
+        #expect(decision.events.map(\.payload) == [.memberLeft(playerId: "p"), .memberJoined(playerId: "p", name: "Ada")])
+    }
+
+    @Test("joining one's own group changes nothing")
+    func joinOwnGroup() throws {
+        let seats = GroupSeats(group: group("t", creator: "c"), memberIds: ["c", "p"])
+        #expect(try MembershipRules.join(seats, player: player("p"), current: seats, maximumSize: 2, now: now).isEmpty)
+    }
+
+    @Test("a closed group, one past its joining time and a full one refuse, each with its own cause, closure first")
+    func refusals() {
+        let closure = Group.Closure(at: now, reason: "Too loud")
+        let closed = GroupSeats(group: group("t", creator: "c", joinableFor: -1, closed: closure), memberIds: ["c"])
+        #expect(throws: MembershipError.groupClosed(closure)) {
+            try MembershipRules.join(closed, player: self.player("p"), current: nil, maximumSize: 1, now: self.now)
+        }
+        let late = GroupSeats(group: group("t", creator: "c", joinableFor: -1), memberIds: ["c"])
+        #expect(throws: MembershipError.joiningTimeOver) {
+            try MembershipRules.join(late, player: self.player("p"), current: nil, maximumSize: 5, now: self.now)
+        }
+        let full = GroupSeats(group: group("t", creator: "c"), memberIds: ["c", "d"])
+        #expect(throws: MembershipError.groupFull(maximum: 2)) {
+            try MembershipRules.join(full, player: self.player("p"), current: nil, maximumSize: 2, now: self.now)
+        }
+    }
+
+    @Test("a group made in advance passes to its first joiner")
+    func firstJoinerCreates() throws {
+        let card = GroupSeats(group: group("t", creator: nil), memberIds: [])
+        let decision = try MembershipRules.join(card, player: player("p"), current: nil, maximumSize: 5, now: now)
+        #expect(decision.mutations == [.addMembership(groupId: "t", playerId: "p"), .setCreator(groupId: "t", playerId: "p")])
+        #expect(card.group.applying(decision.mutations).creatorId == "p")
+    }
+
+    @Test("a creator who leaves hands over to the longest-standing member; the last one leaves it to nobody")
+    func creatorLeaves() {
+        let seats = GroupSeats(group: group("g", creator: "a"), memberIds: ["a", "b", "c"])
+        #expect(MembershipRules.leave(seats, playerId: "a").mutations == [.endMembership(groupId: "g", playerId: "a"), .setCreator(groupId: "g", playerId: "b")])
+        #expect(MembershipRules.leave(seats, playerId: "c").mutations == [.endMembership(groupId: "g", playerId: "c")])
+        let alone = GroupSeats(group: group("g", creator: "a"), memberIds: ["a"])
+        #expect(MembershipRules.leave(alone, playerId: "a").mutations == [.endMembership(groupId: "g", playerId: "a"), .setCreator(groupId: "g", playerId: nil)])
+    }
+
+    @Test("only the creator removes others; strangers learn nothing; a non-member cannot be removed")
+    func remove() throws {
+        let seats = GroupSeats(group: group("g", creator: "a"), memberIds: ["a", "b", "c"])
+        #expect(throws: MembershipError.notTheCreator) { try MembershipRules.remove(seats, playerId: "c", by: "b") }
+        #expect(throws: MembershipError.groupNotFound) { try MembershipRules.remove(seats, playerId: "c", by: "stranger") }
+        #expect(throws: MembershipError.notAMember) { try MembershipRules.remove(seats, playerId: "gone", by: "a") }
+        #expect(try MembershipRules.remove(seats, playerId: "b", by: "b").events.map(\.payload) == [.memberLeft(playerId: "b")])
+        #expect(try MembershipRules.remove(seats, playerId: "c", by: "a").mutations == [.endMembership(groupId: "g", playerId: "c")])
+    }
+
+    @Test("a creator starting a new group leaves the old one, which is told")
+    func create() {
+        let old = GroupSeats(group: group("o", creator: "p"), memberIds: ["p", "q"])
+        let decision = MembershipRules.create(group("n", creator: "p"), creatorId: "p", current: old)
+        #expect(decision.mutations == [
+            .endMembership(groupId: "o", playerId: "p"), .setCreator(groupId: "o", playerId: "q"), .addMembership(groupId: "n", playerId: "p"),
+        ])
+        #expect(decision.events.map(\.groupId) == ["o"])
+    }
+
+    @Test("closing tells the group once; a rename is told only when the name changes, and only to a group")
+    func closeAndRename() {
+        let open = group("g", creator: "a")
+        let closed = MembershipRules.close(open, reason: "Done", now: now)
+        #expect(closed.events.map(\.payload) == [.groupClosed(reason: "Done")])
+        #expect(MembershipRules.close(open.applying(closed.mutations), reason: "Again", now: now).isEmpty)
+        #expect(MembershipRules.rename(player("p", "Ada"), to: "Ada", groupId: "g").isEmpty)
+        #expect(MembershipRules.rename(player("p", "Ada"), to: "Bo", groupId: nil).events.isEmpty)
+        #expect(MembershipRules.rename(player("p", "Ada"), to: "Bo", groupId: "g").events.map(\.payload) == [.memberRenamed(playerId: "p", name: "Bo")])
+    }
+
+    @Test("events are grouped by group in the order each first appears")
+    func eventsByGroup() {
+        let decision = GroupDecision(events: [("b", .memberLeft(playerId: "1")), ("a", .memberLeft(playerId: "2")), ("b", .memberLeft(playerId: "3"))])
+        #expect(decision.eventsByGroup.map(\.groupId) == ["b", "a"])
+        #expect(decision.eventsByGroup.first?.payloads == [.memberLeft(playerId: "1"), .memberLeft(playerId: "3")])
+    }
+}
