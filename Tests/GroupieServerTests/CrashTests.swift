@@ -15,7 +15,7 @@ struct CrashTests {
         let process = Process()
         let port = TestPorts.unused()
 
-        init(data: String) throws {
+        init(data: String, environment: [String: String] = [:]) throws {
             let repository = TestServer.repository
             process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
             process.arguments = [
@@ -25,6 +25,7 @@ struct CrashTests {
             ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             try process.run()
         }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GroupieCore
 import GroupieStorage
 import ServiceLifecycle
 import Synchronization
@@ -50,6 +51,11 @@ final class EventHub: Service, Sendable {
             }
         }
     }
+
+    /// A fault to inject for the crash tests, from `GROUPIE_FAULT_CRASH_BEFORE_PUBLISHING` (an
+    /// event kind): the process kills itself when it is about to publish an event of that kind.
+    /// Never set in service.
+    static let crashBeforePublishing = ProcessInfo.processInfo.environment["GROUPIE_FAULT_CRASH_BEFORE_PUBLISHING"].flatMap(GroupEventKind.init(rawValue:))
 
     let heartbeat: Duration
     private let subscriptions = Mutex<[String: [UUID: Subscription]]>([:])
@@ -126,6 +132,11 @@ final class EventHub: Service, Sendable {
     /// Hands committed events to the streams of their groups; events of several groups (an
     /// erasure's) go to each group in their order.
     func publish(_ events: [GroupEvent]) {
+        if let kind = Self.crashBeforePublishing, events.contains(where: { $0.kind == kind }) {
+            // The fault the crash tests inject: the change and its events are committed, and the
+            // process dies before a stream hears of them.
+            kill(getpid(), SIGKILL)
+        }
         var start = events.startIndex
         while start < events.endIndex {
             let groupId = events[start].groupId
