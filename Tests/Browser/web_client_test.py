@@ -291,8 +291,8 @@ def main():
         # A task with `camera: front` opens the front camera; the others the back one.
         captures = a.d.execute_async_script(
             "const done = arguments[arguments.length - 1];"
-            "import('/assets/web/screens/camera.js').then((c) => done(['front', 'back', undefined].map((camera) =>"
-            " c.fileButton({ id: 'probe', label: 'x', camera }).querySelector('input').getAttribute('capture'))));")
+            "import('/assets/web/widgets.js').then((w) => done(['front', 'back', undefined].map((camera) =>"
+            " w.fileButton({ id: 'probe', label: 'x', camera }).querySelector('input').getAttribute('capture'))));")
         check(captures == ["user", "environment", "environment"], f"the camera buttons capture {captures!r}")
         a.shot("missions-swedish-320px")
         a.d.set_window_size(390, 844)

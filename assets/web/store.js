@@ -101,6 +101,13 @@ export const mission = (id) => S.venue && S.venue.missions.find((m) => m.id === 
 export const progressOf = (id) => S.group && S.group.missions.find((m) => m.id === id);
 export const taskOf = (mid, tid) => { const m = mission(mid); return m && m.tasks.find((x) => x.id === tid); };
 
+// A mission's progress as the missions, the mission and the reward screens count it.
+export function missionState(m) {
+  const p = progressOf(m.id);
+  const done = p ? p.tasks.filter((x) => x.state === 'done').length : 0;
+  return { p, done, total: m.tasks.length, complete: p && p.complete, unlocked: !p || p.unlocked };
+}
+
 // ---------------------------------------------------------------- telling members apart
 
 const nameKey = (name) => String(name || '').normalize('NFC').toLocaleLowerCase().trim();

@@ -1,11 +1,13 @@
-// Pieces that several screens share: titles and alt texts, the name field, form errors and
-// busy state, the language choice, and an upload's row with its progress.
+// Pieces that several screens share: titles and alt texts, the words for a mission's reward,
+// the name field, form errors and busy state, the language choice, an upload's row with its
+// progress, and the camera button.
 
 import { api, ApiError } from './api.js';
 import { t, setLang, LANGS, langName } from './i18n.js';
-import { h } from './ui.js';
+import { h, icon } from './ui.js';
+import { keepTaken } from './queue.js';
 import { state, update, savePlayer, taskOf, memberName, memberColour } from './store.js';
-import { render, chrome } from './router.js';
+import { render, chrome, go } from './router.js';
 import { errorText } from './messages.js';
 import { queue, loadGroupData } from './session.js';
 
@@ -14,6 +16,13 @@ export const groupTitle = () => (state.group && state.group.name) || t('group.un
 export function photoAlt(missionId, taskId, person) {
   const task = missionId && taskOf(missionId, taskId);
   return t('alt.photo', { task: task ? task.prompt : t('album.free'), name: memberName(person) });
+}
+
+// The texts that name a mission's reward: a collage, or for the sticker style a photo with its sticker.
+export function rewardWords(m) {
+  return m.style === 'sticker' ?
+    { lead: 'done.leadSticker', alt: 'done.stickerAlt', making: 'done.makingSticker', download: 'done.downloadSticker', see: 'mission.seeSticker' } :
+    { lead: 'done.lead', alt: 'done.collageAlt', making: 'done.making', download: 'done.download', see: 'mission.seeCollage' };
 }
 
 // ---------------------------------------------------------------- telling members apart
@@ -87,4 +96,28 @@ export function uploadRow(item, withTask) {
     item.state === 'failed' ? h('span', { class: 'row' },
       h('button', { type: 'button', class: 'small', onclick: () => queue.retry(item.id) }, t('up.retry')),
       h('button', { type: 'button', class: 'small', onclick: () => queue.remove(item.id) }, t('up.remove'))) : null);
+}
+
+// ---------------------------------------------------------------- taking a photo
+
+// A task's camera button (the mission's tasks, and retaking on the photo screen): the photo
+// taken is kept and shown on #/photo before it goes into the upload queue.
+export function fileButton({ id, label, missionId, taskId, primary, disabled, describedBy, camera }) {
+  disabled = disabled || state.previewing;
+  // A real <input type=file> inside a label: opens the camera on phones, keyboard-reachable.
+  return h('label', { class: 'button file' + (primary ? ' primary' : ''), for: id, 'aria-disabled': disabled ? 'true' : null },
+    h('input', {
+      // The task says which camera: the front one for photos of the group itself.
+      type: 'file', id, accept: 'image/*', capture: camera === 'front' ? 'user' : 'environment', class: 'visually-hidden',
+      'data-mission': missionId, 'data-task': taskId, disabled, 'aria-describedby': describedBy,
+      onchange: (e) => {
+        const file = e.target.files && e.target.files[0];
+        if (!file) return;
+        if (state.pendingFile && state.pendingFile.url) URL.revokeObjectURL(state.pendingFile.url);
+        update({ pendingFile: { file, missionId, taskId, url: URL.createObjectURL(file) } });
+        keepTaken({ groupId: state.group.id, missionId, taskId, file });
+        go('#/photo');
+      },
+    }),
+    icon('camera'), label);
 }

@@ -1,33 +1,15 @@
-// Taking a task's photo: the camera button (a file input, which opens the camera on phones),
-// and the screen that shows the photo before it goes into the upload queue.
+// Taking a task's photo: the screen that shows the photo before it goes into the upload queue,
+// and the photo taken kept across a reload. The camera button that leads here is widgets.js's
+// fileButton, which the mission screen shares.
 
 import { t } from '../i18n.js';
 import { h, icon } from '../ui.js';
-import { shrink, keepTaken, takenPhoto, forgetTaken } from '../queue.js';
+import { shrink, takenPhoto, forgetTaken } from '../queue.js';
 import { state, update, mission, taskOf, progressOf, memberName } from '../store.js';
 import { go } from '../router.js';
 import { toast } from '../messages.js';
 import { queue } from '../session.js';
-
-export function fileButton({ id, label, missionId, taskId, primary, disabled, describedBy, camera }) {
-  disabled = disabled || state.previewing;
-  // A real <input type=file> inside a label: opens the camera on phones, keyboard-reachable.
-  return h('label', { class: 'button file' + (primary ? ' primary' : ''), for: id, 'aria-disabled': disabled ? 'true' : null },
-    h('input', {
-      // The task says which camera: the front one for photos of the group itself.
-      type: 'file', id, accept: 'image/*', capture: camera === 'front' ? 'user' : 'environment', class: 'visually-hidden',
-      'data-mission': missionId, 'data-task': taskId, disabled, 'aria-describedby': describedBy,
-      onchange: (e) => {
-        const file = e.target.files && e.target.files[0];
-        if (!file) return;
-        if (state.pendingFile && state.pendingFile.url) URL.revokeObjectURL(state.pendingFile.url);
-        update({ pendingFile: { file, missionId, taskId, url: URL.createObjectURL(file) } });
-        keepTaken({ groupId: state.group.id, missionId, taskId, file });
-        go('#/photo');
-      },
-    }),
-    icon('camera'), label);
-}
+import { fileButton } from '../widgets.js';
 
 // The photo taken is let go when the visitor leaves its screen without using it.
 export function dropPendingFile() {

@@ -3,17 +3,9 @@
 
 import { t, tn } from '../i18n.js';
 import { h, icon } from '../ui.js';
-import { state, setHintOpen, mission, progressOf, memberName } from '../store.js';
+import { state, setHintOpen, mission, progressOf, missionState, memberName } from '../store.js';
 import { go } from '../router.js';
-import { groupTitle, uploadRow, avatar } from '../widgets.js';
-import { fileButton } from './camera.js';
-import { rewardWords } from './reward.js';
-
-export function missionState(m) {
-  const p = progressOf(m.id);
-  const done = p ? p.tasks.filter((x) => x.state === 'done').length : 0;
-  return { p, done, total: m.tasks.length, complete: p && p.complete, unlocked: !p || p.unlocked };
-}
+import { groupTitle, uploadRow, avatar, fileButton, rewardWords } from '../widgets.js';
 
 function lockText(m) {
   const names = (m.after || []).filter((id) => { const p = progressOf(id); return !p || !p.complete; })

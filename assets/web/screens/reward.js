@@ -3,9 +3,9 @@
 
 import { t } from '../i18n.js';
 import { h, icon } from '../ui.js';
-import { state, update, mission, progressOf } from '../store.js';
+import { state, update, mission, progressOf, missionState } from '../store.js';
 import { go } from '../router.js';
-import { missionState } from './missions.js';
+import { rewardWords } from '../widgets.js';
 
 function collageOf(id) { const p = progressOf(id); return p && p.collage; }
 
@@ -34,13 +34,6 @@ export function doneScreen(id) {
     h('div', { class: 'stack' },
       h('a', { href: '#/m/' + encodeURIComponent(m.id), class: 'button' }, t('done.photos')),
       h('a', { href: '#/missions', class: 'button quiet' }, t('done.next'))));
-}
-
-// The texts that name a mission's reward: a collage, or for the sticker style a photo with its sticker.
-export function rewardWords(m) {
-  return m.style === 'sticker' ?
-    { lead: 'done.leadSticker', alt: 'done.stickerAlt', making: 'done.makingSticker', download: 'done.downloadSticker', see: 'mission.seeSticker' } :
-    { lead: 'done.lead', alt: 'done.collageAlt', making: 'done.making', download: 'done.download', see: 'mission.seeCollage' };
 }
 
 function confetti() {
