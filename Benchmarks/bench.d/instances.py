@@ -12,48 +12,44 @@ gives PostgreSQL's ceiling on this machine for comparison.
 Usage: instances.py path/to/groupie   (GROUPIE_TEST_POSTGRES: a PostgreSQL server, as
 `scripts/with-postgres` gives it)
 """
-import http.client
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 import uuid
 
-sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import Server, percentile  # noqa: E402
+import benchlib
+from groupie_harness import postgres
+from groupie_harness.checks import percentile
+from groupie_harness.events import EventStream
 
 GROUPS, THREADS, WRITES = 20, 8, 60
 
 
-def listen(server, group_id, token, arrivals, opened):
-    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=300)
-    connection.request("GET", f"/api/v1/groups/{group_id}/events", headers={"Authorization": "Bearer " + token})
-    response = connection.getresponse()
-    opened.release()
-    while True:
-        line = response.fp.readline()
-        if not line:
-            return
-        if line.startswith(b"data: ") and b"bench-" in line:
-            name = json.loads(line[6:]).get("name", "")
-            arrivals[name] = time.monotonic()
+def listen(server, group_id, token, arrivals):
+    """The group's stream, noting when each rename to a `bench-` name arrived."""
+    def on_event(at, _, event, data):
+        if "bench-" in data:
+            arrivals[json.loads(data).get("name", "")] = at
+
+    stream = EventStream(server.api, f"/api/v1/groups/{group_id}/events", token, on_event=on_event, timeout=300)
+    stream.start()
+    return stream
 
 
 def run(label, reader, writer, threads, target=""):
-    arrivals, sent, opened = {}, {}, threading.Semaphore(0)
+    arrivals, sent, streams = {}, {}, []
     teammates = []
     for _ in range(GROUPS):
-        token, group = reader.player_in_group()
-        mate = writer.call("POST", "/api/v1/players", {"name": "Mate"})["token"]
-        writer.call("POST", "/api/v1/groups/join", {"code": group["joinCode"]}, mate)
-        threading.Thread(target=listen, args=(reader, group["id"], token, arrivals, opened), daemon=True).start()
+        token, group = reader.api.player_in_group()
+        mate = writer.api.new_player("Mate")["token"]
+        writer.api.join(mate, group["joinCode"])
+        streams.append(listen(reader, group["id"], token, arrivals))
         teammates.append(mate)
-    for _ in range(GROUPS):
-        opened.acquire()
+    for stream in streams:
+        stream.opened.wait()
     time.sleep(0.5)
 
     def write(index):
@@ -61,7 +57,7 @@ def run(label, reader, writer, threads, target=""):
             mate = teammates[(index + round * threads) % GROUPS]
             name = f"bench-{uuid.uuid4().hex[:8]}-{index}-{round}"
             sent[name] = time.monotonic()
-            writer.call("PATCH", "/api/v1/me", {"name": name}, mate)
+            writer.api.call("PATCH", "/api/v1/me", {"name": name}, token=mate)
 
     started = time.monotonic()
     writers = [threading.Thread(target=write, args=(index,)) for index in range(threads)]
@@ -81,34 +77,31 @@ def run(label, reader, writer, threads, target=""):
 
 def main():
     binary = sys.argv[1]
-    server_url = os.environ["GROUPIE_TEST_POSTGRES"]
+    server_url = postgres.server_url()
     work = tempfile.mkdtemp(prefix="groupie-bench-instances-")
     print(f"Events and small writes: {GROUPS} groups, {THREADS} writers, renames on one instance seen on another's streams")
 
-    sqlite = Server(binary, work)
+    sqlite = benchlib.server(binary, work)
     try:
         for threads in (1, THREADS):
             run("one instance, SQLite", sqlite, sqlite, threads)
     finally:
         sqlite.stop()
 
-    name = "groupie_bench_" + uuid.uuid4().hex[:8]
-    subprocess.run(["psql", "-X", "-q", server_url, "-c", f"CREATE DATABASE {name}"], check=True)
-    parts = urllib.parse.urlsplit(server_url)
-    database = urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + name, "sslmode=disable", ""))
-    first = Server(binary, work, data=f"{work}/shared", extra=("--database", database))
-    second = Server(binary, work, data=f"{work}/shared", extra=("--database", database))
-    try:
-        for threads in (1, THREADS):
-            run("one instance, PostgreSQL", first, first, threads)
-            run("two on PostgreSQL, A's streams, B's writes", first, second, threads, target="   (target p99 < 50 ms)")
-    finally:
-        first.stop()
-        second.stop()
+    with postgres.database("groupie_bench") as database:
+        first, second = (benchlib.server(binary, work, data=f"{work}/shared", options=("--database", database),
+                                         log_name=f"server-{name}.log") for name in "AB")
+        try:
+            for threads in (1, THREADS):
+                run("one instance, PostgreSQL", first, first, threads)
+                run("two on PostgreSQL, A's streams, B's writes", first, second, threads, target="   (target p99 < 50 ms)")
+        finally:
+            first.stop()
+            second.stop()
 
     bench = "groupie_pgbench_" + uuid.uuid4().hex[:8]
-    subprocess.run(["psql", "-X", "-q", server_url, "-c", f"CREATE DATABASE {bench}"], check=True)
-    bench_url = urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + bench, "", ""))
+    postgres.psql(server_url, f"CREATE DATABASE {bench}")
+    bench_url = postgres.with_database(server_url, bench)
     subprocess.run(["pgbench", "-q", "-i", "-s", "1", bench_url], check=True, capture_output=True)
     result = subprocess.run(["pgbench", "-N", "-c", "8", "-j", "2", "-T", "10", bench_url], capture_output=True, text=True)
     tps = next((line for line in result.stdout.splitlines() if line.startswith("tps")), "tps = ?")
