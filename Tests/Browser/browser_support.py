@@ -36,8 +36,10 @@ log = logger()
 
 def start_server(binary, workdir, missions=None, port=None):
     """The server for a browser test: a kill 3 s after SIGTERM, as the browsers' streams may
-    hold it up and the data folder is thrown away anyway."""
-    return Server(binary, workdir, missions=missions, port=port, log_level="warning", wait=20, grace=3)
+    hold it up and the data folder is thrown away anyway; the test's own requests wait 10 s."""
+    server = Server(binary, workdir, missions=missions, port=port, log_level="warning", wait=20, grace=3)
+    server.api.timeout = 10
+    return server
 
 
 class Browser:
