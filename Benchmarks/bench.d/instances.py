@@ -13,6 +13,7 @@ Usage: instances.py path/to/groupie   (GROUPIE_TEST_POSTGRES: a PostgreSQL serve
 `scripts/with-postgres` gives it)
 """
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -81,31 +82,34 @@ def main():
     work = tempfile.mkdtemp(prefix="groupie-bench-instances-")
     print(f"Events and small writes: {GROUPS} groups, {THREADS} writers, renames on one instance seen on another's streams")
 
-    sqlite = benchlib.server(binary, work)
     try:
-        for threads in (1, THREADS):
-            run("one instance, SQLite", sqlite, sqlite, threads)
-    finally:
-        sqlite.stop()
-
-    with postgres.database("groupie_bench") as database:
-        first, second = (benchlib.server(binary, work, data=f"{work}/shared", options=("--database", database),
-                                         log_name=f"server-{name}.log") for name in "AB")
+        sqlite = benchlib.server(binary, work)
         try:
             for threads in (1, THREADS):
-                run("one instance, PostgreSQL", first, first, threads)
-                run("two on PostgreSQL, A's streams, B's writes", first, second, threads, target="   (target p99 < 50 ms)")
+                run("one instance, SQLite", sqlite, sqlite, threads)
         finally:
-            first.stop()
-            second.stop()
+            sqlite.stop()
 
-    bench = "groupie_pgbench_" + uuid.uuid4().hex[:8]
-    postgres.psql(server_url, f"CREATE DATABASE {bench}")
-    bench_url = postgres.with_database(server_url, bench)
-    subprocess.run(["pgbench", "-q", "-i", "-s", "1", bench_url], check=True, capture_output=True)
-    result = subprocess.run(["pgbench", "-N", "-c", "8", "-j", "2", "-T", "10", bench_url], capture_output=True, text=True)
-    tps = next((line for line in result.stdout.splitlines() if line.startswith("tps")), "tps = ?")
-    print(f"  {'reference: pgbench -N (update-only), 8 clients':<56} {tps}")
+        with postgres.database("groupie_bench") as database:
+            first, second = (benchlib.server(binary, work, data=f"{work}/shared", options=("--database", database),
+                                             log_name=f"server-{name}.log") for name in "AB")
+            try:
+                for threads in (1, THREADS):
+                    run("one instance, PostgreSQL", first, first, threads)
+                    run("two on PostgreSQL, A's streams, B's writes", first, second, threads, target="   (target p99 < 50 ms)")
+            finally:
+                first.stop()
+                second.stop()
+
+        bench = "groupie_pgbench_" + uuid.uuid4().hex[:8]
+        postgres.psql(server_url, f"CREATE DATABASE {bench}")
+        bench_url = postgres.with_database(server_url, bench)
+        subprocess.run(["pgbench", "-q", "-i", "-s", "1", bench_url], check=True, capture_output=True)
+        result = subprocess.run(["pgbench", "-N", "-c", "8", "-j", "2", "-T", "10", bench_url], capture_output=True, text=True)
+        tps = next((line for line in result.stdout.splitlines() if line.startswith("tps")), "tps = ?")
+        print(f"  {'reference: pgbench -N (update-only), 8 clients':<56} {tps}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -97,7 +97,7 @@ def main():
 
 def run(binary, nginx, database):
     workdir = Path(tempfile.mkdtemp(prefix="groupie-proxy-"))
-    instances, proxy_process, stream = [], None, None
+    instances, proxy_process, stream, passed = [], None, None, False
     try:
         for label in "AB":
             instances.append(Server(binary, workdir, log_level="info", wait=60, grace=3, name=label,
@@ -189,6 +189,7 @@ def run(binary, nginx, database):
             check(status == 200, f"with B killed, reads through the proxy go on ({status})")
         log("with B killed, 10 reads through the proxy were answered by A")
         log("passed")
+        passed = True
         return 0
     except Failure as failure:
         log(f"FAILED: {failure}")
@@ -207,6 +208,8 @@ def run(binary, nginx, database):
                 proxy_process.wait()
         for instance in instances:
             instance.stop()
+        if passed:
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

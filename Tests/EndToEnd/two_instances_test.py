@@ -15,6 +15,7 @@ as `scripts/with-postgres` sets it). Exits 1 on any failure.
 """
 import http.client
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -59,6 +60,7 @@ def main():
 def run(binary, database):
     workdir = Path(tempfile.mkdtemp(prefix="groupie-two-"))
     a = b = None
+    passed = False
     try:
         # Started together: the second waits for the first's migration under the advisory lock.
         starting = {}
@@ -155,6 +157,7 @@ def run(binary, database):
             stream.wait_for(lambda e, p=photo_id: e[2] == "photo-added" and p in e[3], f"the photo {photo_id} B took before it died")
         log(f"B killed with SIGKILL after {len(acknowledged)} acknowledged uploads: all of them are served by A")
         log("passed")
+        passed = True
         return 0
     except Failure as failure:
         log(f"FAILED: {failure}")
@@ -166,6 +169,8 @@ def run(binary, database):
         for instance in (a, b):
             if instance:
                 instance.stop()
+        if passed:
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":
