@@ -25,6 +25,7 @@ test: bootstrap
 	$(SWIFT) build --build-tests
 	scripts/with-postgres $(SWIFT) test --skip-build --skip ReloadTimingTests
 	$(SWIFT) test --skip-build --filter ReloadTimingTests
+	python3 Tests/harness/harness_test.py .build/debug/groupie
 	scripts/with-postgres python3 Tests/EndToEnd/two_instances_test.py .build/debug/groupie
 	scripts/with-postgres python3 Tests/EndToEnd/reverse_proxy_test.py .build/debug/groupie
 	python3 Tests/Browser/web_client_test.py .build/debug/groupie
@@ -37,7 +38,7 @@ validate: release
 	.build/release/groupie missions validate missions/
 
 bench: bootstrap
-	scripts/bench
+	Benchmarks/bench
 
 fuzz: bootstrap
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" scripts/fuzz

@@ -23,9 +23,9 @@
 """
 
 import json
-import unicodedata
 import os
-import urllib.request
+import sys
+import unicodedata
 from pathlib import Path
 
 import jsonschema
@@ -33,6 +33,10 @@ import schemathesis
 from hypothesis import strategies as st
 from schemathesis import Case, Response
 from schemathesis.transport.serialization import Binary
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+from groupie_harness.client import Api  # noqa: E402
+from groupie_harness.events import parse_events  # noqa: E402
 
 PHOTOS = [Path(p) for p in os.environ.get("GROUPIE_API_TEST_PHOTOS", "").split(os.pathsep) if p]
 REAL_IMAGES = [p.read_bytes() for p in PHOTOS]
@@ -146,22 +150,8 @@ def group_event_data(ctx, response: Response, case: Case):
 
 
 def _events(content: bytes):
-    """The events of a (possibly cut short) SSE body: dicts of their fields, data lines joined."""
-    text = content.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-    for block in text.split("\n\n"):
-        fields, data = {}, []
-        for line in block.split("\n"):
-            if not line or line.startswith(":"):
-                continue
-            name, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if name == "data":
-                data.append(value)
-            else:
-                fields[name] = value
-        if data:
-            fields["data"] = "\n".join(data)
-            yield fields
+    """The events of a (possibly cut short) SSE body that carry data: dicts of their fields."""
+    return [event for event in parse_events(content) if "data" in event]
 
 
 STAFF_CSRF = os.environ.get("GROUPIE_API_TEST_STAFF_CSRF")
@@ -190,14 +180,7 @@ def _positive(case):
 
 def _fixed_call(method, path, token, body=None, content_type="application/json"):
     """A request of the test's own to the server; anything but 2xx is an error of the hook."""
-    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-    headers = {"Authorization": "Bearer " + token}
-    if data is not None:
-        headers["Content-Type"] = content_type
-    request = urllib.request.Request(FIXED["base"] + path, data=data, method=method, headers=headers)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        text = response.read()
-    return json.loads(text) if text else None
+    return Api(FIXED["base"], timeout=30, name="hook").call(method, path, body, token=token, content_type=content_type)
 
 
 @schemathesis.hook("before_call").apply_to(operation_id=["createGroup", "joinGroup", "choosePhoto"])

@@ -19,7 +19,7 @@ Five runs, so that side effects do not spoil the others:
              bodies too (G's code, the venue, a photo of the task), and make again what a
              valid request used up (D back in G, a new photo to delete, a fresh stream
              token), so valid data must be accepted: 2xx or 3xx, nothing else (uploads
-             excepted, see FIXED_POSITIVE_EXCEPTIONS; the staff pages, signed out, keep
+             excepted, see schemathesis_config.py; the staff pages, signed out, keep
              STAFF_SIGNED_OUT's checks).
   wrong-codes
              joinGroup with invalid data only, as player J: wrong codes count against the
@@ -50,229 +50,36 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-import groupie_server  # noqa: E402
+from schemathesis_config import FIXED_POSITIVE_EXCEPTIONS, REPORTS, STAFF_SIGNED_OUT, STRICT_POSITIVE, base_config, toml
 
-REPO = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
-REPORTS = REPO / ".build" / "api-test"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+from groupie_harness.checks import Failure, logger  # noqa: E402
+from groupie_harness.client import Api  # noqa: E402
+from groupie_harness.photos import FIXTURES  # noqa: E402
+from groupie_harness.server import Server  # noqa: E402
+from groupie_harness.staff import add_staff, sign_in  # noqa: E402
+
 VENUE = "science-centre"
 MISSION, TASKS = "poison-frogs", ("brightest-frog", "frog-pose")   # 2 tasks, no after:
-FIXTURE_PHOTOS = [REPO / "Tests/Fixtures/Photos/chelsea.jpg", REPO / "Tests/Fixtures/Photos/coffee.jpg"]
+FIXTURE_PHOTOS = [FIXTURES / "chelsea.jpg", FIXTURES / "coffee.jpg"]
 PHOTOS = list(FIXTURE_PHOTOS)   # small copies made by `small_photos`, when vips is there
-# What a path answers to a method it does not have is checked for these (QUERY is left out:
-# HTTP parsers do not all know it).
-UNEXPECTED_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "PATCH", "TRACE"]
-
-started = time.monotonic()
-
-
-class Failure(Exception):
-    pass
-
-
-def log(msg):
-    print(f"[{time.monotonic() - started:6.1f}s] {msg}", flush=True)
-
-
-class Server:
-    def __init__(self, binary, workdir):
-        # Schemathesis makes hundreds of players and groups from this one address, more than a
-        # class would: the limit on what one address makes has its own test (SecondAttackTests).
-        self.proc, self.port, self.base, self.logpath, self.logfile = groupie_server.start(
-            binary, workdir, "notice", 30, Failure, extra=("--creations-per-address", "100000"))
-        self.data = workdir / "data"
-
-    def call(self, method, path, token=None, body=None, content_type="application/json", expect=(200, 201, 204)):
-        headers = {}
-        if token:
-            headers["Authorization"] = "Bearer " + token
-        data = None
-        if body is not None:
-            data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            headers["Content-Type"] = content_type
-        req = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(req, timeout=60) as r:
-                status, text = r.status, r.read()
-        except urllib.error.HTTPError as e:
-            status, text = e.code, e.read()
-        if status not in expect:
-            raise Failure(f"setup: {method} {path} answered {status}: {text[:300]!r}")
-        return json.loads(text) if text else None
-
-    def stop(self):
-        groupie_server.stop(self.proc, self.logfile)
-
-
-def toml_value(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(value)
-
-
-def toml(config):
-    """A small TOML writer: scalars and inline tables at the top, then tables, then arrays of tables."""
-    lines = []
-
-    def table(prefix, data):
-        scalars = {k: v for k, v in data.items() if not (isinstance(v, dict) and k != "headers" and k != "parameters")
-                   and not (isinstance(v, list) and v and isinstance(v[0], dict))}
-        if prefix:
-            lines.append(f"\n[{prefix}]")
-        for key, value in scalars.items():
-            lines.append(f"{json.dumps(key)} = {toml_value(value)}")
-        for key, value in data.items():
-            if key in scalars:
-                continue
-            if isinstance(value, dict):
-                table(f"{prefix}.{json.dumps(key)}" if prefix else json.dumps(key), value)
-        for key, value in data.items():
-            if isinstance(value, list) and value and isinstance(value[0], dict):
-                for item in value:
-                    lines.append(f"\n[[{json.dumps(key)}]]")
-                    for k, v in item.items():
-                        lines.append(f"{json.dumps(k)} = {toml_value(v)}")
-
-    table("", config)
-    return "\n".join(lines) + "\n"
-
-
-# Where ids are made up (the stateful and erase runs, staff pages without a session), valid
-# data may name what does not exist or is not the player's.
-LENIENT_POSITIVE = ["2xx", "3xx", "401", "403", "404", "409", "429"]
-# Where every id names a real object the player may use (the fixed run), valid data is accepted.
-STRICT_POSITIVE = ["2xx", "3xx"]
-
-
-def checks_config(positive=LENIENT_POSITIVE, extra_positive=()):
-    return {
-        "positive_data_acceptance": {"expected-statuses": [*positive, *extra_positive]},
-        # 413: a JSON body over 64 KiB.
-        "negative_data_rejection": {"expected-statuses": ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429"]},
-    }
-
-
-# Valid data that the server may still refuse for reasons a JSON Schema cannot say (with made-up ids).
-POSITIVE_EXCEPTIONS = [
-    # Any bytes are a valid body; only an image is a photo (415, or 422 for an image too small
-    # or unreadable, or a mission or task the venue does not have).
-    ("uploadPhoto", ["413", "415", "422"]),
-    # A photo id of the right shape that is not one of the task's photos.
-    ("choosePhoto", ["422"]),
-    # A name prefix of the right length made of characters a name may not have (invisible ones).
-    ("staffTableCards", ["422"]),
-]
-
-# The same for the fixed run, where the hooks give valid cases real ids (a photo of the task for
-# choosePhoto). The staff pages keep STAFF_SIGNED_OUT's checks there: without a session their ids
-# are not the test's concern, and the sign-in form takes made-up credentials.
-FIXED_POSITIVE_EXCEPTIONS = [
-    # Any bytes are a valid body, but only an image is a photo: random bytes are 415, and an
-    # image under 64 pixels a side or unreadable is 422. (413 only over 25 MiB; mission and task
-    # are pinned to a real task, and the Idempotency-Key's mission and task with them.)
-    ("uploadPhoto", ["413", "415", "422"]),
-]
-
-
-# Without a staff session, a staff page sends the browser to the sign-in form before it looks
-# at the request: 303 is its answer to valid and invalid requests alike.
-STAFF_SIGNED_OUT = {"include-path-regex": "^/staff", "checks": checks_config()}
-STAFF_SIGNED_OUT["checks"]["negative_data_rejection"]["expected-statuses"].append("303")
-
 STAFF_EMAIL, STAFF_PASSWORD = "curator@example.org", "correct horse battery"
+log = logger()
 
 
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
+def start_server(binary, workdir):
+    # Schemathesis makes hundreds of players and groups from this one address, more than a
+    # class would: the limit on what one address makes has its own test (SecondAttackTests).
+    return Server(binary, workdir, log_level="notice", wait=30, grace=3, options=("--creations-per-address", "100000"))
 
 
 def staff_sign_in(server, binary):
     """An admin account made by the command line, signed in through the form as a browser does:
     returns the session cookie and the session's form token."""
-    added = subprocess.run([binary, "staff", "add", STAFF_EMAIL, "--role", "admin", "--data", str(server.data)],
-                           input=STAFF_PASSWORD + "\n", capture_output=True, text=True, timeout=60)
-    if added.returncode != 0:
-        raise Failure(f"groupie staff add: {added.stderr.strip()}")
-    opener = urllib.request.build_opener(NoRedirect)
-
-    def fetch(path, data=None, cookie=None):
-        headers = {"Cookie": cookie} if cookie else {}
-        if data is not None:
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        req = urllib.request.Request(server.base + path, data=data, headers=headers)
-        try:
-            with opener.open(req, timeout=30) as r:
-                return r.status, r.headers, r.read().decode()
-        except urllib.error.HTTPError as e:
-            return e.code, e.headers, e.read().decode(errors="replace")
-
-    def cookie_named(headers, name):
-        for header in headers.get_all("Set-Cookie") or []:
-            key, _, rest = header.partition("=")
-            if key.strip() == name:
-                return rest.split(";")[0]
-        raise Failure(f"staff sign-in: no {name} cookie in {headers.get_all('Set-Cookie')}")
-
-    def form_token(html):
-        found = re.search(r'name="csrf" value="([^"]+)"', html)
-        if not found:
-            raise Failure("staff sign-in: no form token on the page")
-        return found.group(1)
-
-    status, headers, html = fetch("/staff/login")
-    login_cookie = cookie_named(headers, "groupie_staff_login")
-    form = urllib.parse.urlencode({"csrf": form_token(html), "email": STAFF_EMAIL, "password": STAFF_PASSWORD})
-    status, headers, _ = fetch("/staff/login", form.encode(), "groupie_staff_login=" + login_cookie)
-    if status != 303:
-        raise Failure(f"staff sign-in answered {status}")
-    session = "groupie_staff=" + cookie_named(headers, "groupie_staff")
-    status, _, html = fetch("/staff", cookie=session)
-    if status != 200:
-        raise Failure(f"GET /staff with the session answered {status}")
-    return session, form_token(html)
-
-
-def base_config(server, args, token, run, positive=LENIENT_POSITIVE, exceptions=POSITIVE_EXCEPTIONS):
-    return {
-        "base-url": server.base,
-        # One worker: with two, Python 3.11's parser (which hypothesis calls to describe its
-        # strategies) sometimes fails with "AST constructor recursion depth mismatch", its state
-        # being shared between threads.
-        "workers": 1,
-        "seed": args.seed,
-        "hooks": str(HERE / "hooks.py"),
-        "request-timeout": 30,
-        "continue-on-failure": True,
-        # Show what was sent (the Idempotency-Key, stream tokens), but not the bearer tokens.
-        "output": {"sanitization": {"keys-to-sanitize": ["authorization"], "sensitive-markers": ["authorization"]}},
-        "suppress-health-check": ["too_slow", "filter_too_much", "data_too_large"],
-        "headers": {"Authorization": "Bearer " + token},
-        "generation": {"max-examples": args.max_examples, "database": "none"},
-        "checks": checks_config(positive),
-        "phases": {"coverage": {"unexpected-methods": UNEXPECTED_METHODS}},
-        "reports": {"junit": {"enabled": True, "path": str(REPORTS / f"{run}.xml")}, "har": {"enabled": True, "path": str(REPORTS / f"{run}.har")}},
-        "operations": [
-            STAFF_SIGNED_OUT,
-            # The stream never ends: read what is stored (or wait 2 s) and hang up.
-            {"include-operation-id": "groupEvents", "request-timeout": 2, "max-stream-events": 5},
-            *({"include-operation-id": op, "checks": checks_config(positive, statuses)} for op, statuses in exceptions),
-        ],
-    }
+    add_staff(binary, server.data, STAFF_EMAIL, STAFF_PASSWORD, role="admin")
+    return sign_in(server.api, STAFF_EMAIL, STAFF_PASSWORD)
 
 
 def run_schemathesis(name, server, config, filters, workdir, env=None):
@@ -306,36 +113,33 @@ def small_photos(workdir):
 def setup(server):
     """Players A (group G's creator), B, C, D (a member of G), E, F (group H's creator) and J; G with
     a finished mission, its collage made, and photos, H with a photo."""
+    api = Api(server.base, name="setup")
+
     def player(name):
-        created = server.call("POST", "/api/v1/players", body={"name": name, "lang": "en"})
+        created = api.new_player(name, "en")
         return created["token"], created["player"]["id"]
 
     ids = {}
     (a, ids["a"]), (b, _), (c, _), (d, ids["d"]), (e, _), (f, _), (j, _) = (
         player(n) for n in ("Ada", "Bo", "Cy", "Di", "Ed", "Fi", "Jo"))
     # F's group H, with a photo, is the one the staff run may close and whose photo it may hide and delete.
-    ids["closable"] = server.call("POST", "/api/v1/groups", f, {"venueId": VENUE, "name": "Closable"})["group"]["id"]
-    ids["staff-photo"] = server.call("POST", f"/api/v1/groups/{ids['closable']}/photos", f, PHOTOS[0].read_bytes(),
-                                     "image/jpeg")["photo"]["id"]
-    ids["staff-photo-2"] = server.call("POST", f"/api/v1/groups/{ids['closable']}/photos", f, PHOTOS[-1].read_bytes(),
-                                       "image/jpeg")["photo"]["id"]
+    ids["closable"] = api.new_group(f, VENUE, "Closable")["id"]
+    ids["staff-photo"] = api.upload_photo(ids["closable"], PHOTOS[0].read_bytes(), f)["id"]
+    ids["staff-photo-2"] = api.upload_photo(ids["closable"], PHOTOS[-1].read_bytes(), f)["id"]
     # B starts in a group of its own, so that the links from GET /me lead somewhere.
-    server.call("POST", "/api/v1/groups", b, {"venueId": VENUE})
-    group = server.call("POST", "/api/v1/groups", a, {"venueId": VENUE, "name": "Schemathesis"})["group"]
+    api.new_group(b, VENUE)
+    group = api.new_group(a, VENUE, "Schemathesis")
     ids["group"], ids["code"] = group["id"], group["joinCode"]
-    server.call("POST", "/api/v1/groups/join", d, {"code": ids["code"]})
+    api.join(d, ids["code"])
     photos = []
     for task, photo in zip(TASKS, PHOTOS):
-        uploaded = server.call("POST", f"/api/v1/groups/{ids['group']}/photos?mission={MISSION}&task={task}", a,
-                               photo.read_bytes(), "image/jpeg")
-        photos.append(uploaded["photo"]["id"])
+        photos.append(api.upload_photo(ids["group"], photo.read_bytes(), a, mission=MISSION, task=task)["id"])
     ids["photo"] = photos[0]
-    ids["free-photo"] = server.call("POST", f"/api/v1/groups/{ids['group']}/photos", a, PHOTOS[0].read_bytes(),
-                                    "image/jpeg")["photo"]["id"]
+    ids["free-photo"] = api.upload_photo(ids["group"], PHOTOS[0].read_bytes(), a)["id"]
     # The collage is made in the background once the mission is complete.
     deadline, collage = time.monotonic() + 60, {}
     while time.monotonic() < deadline:
-        missions = server.call("GET", f"/api/v1/groups/{ids['group']}", a)["group"]["missions"]
+        missions = api.get(f"/api/v1/groups/{ids['group']}", a)["group"]["missions"]
         collage = next(m for m in missions if m["id"] == MISSION).get("collage", {})
         if collage.get("status") == "ready":
             break
@@ -370,7 +174,7 @@ def main():
     ok = True
     try:
         small_photos(workdir)
-        server = Server(os.path.abspath(args.binary), workdir)
+        server = start_server(os.path.abspath(args.binary), workdir)
         log(f"server on {server.base}, data in {workdir}")
         tokens, ids = setup(server)
         log(f"group {ids['group']} with photos {ids['photo']} and {ids['free-photo']}")
@@ -466,8 +270,8 @@ def main():
         config["phases"]["stateful"] = {"enabled": False}
         ok &= run_schemathesis("erase", server, config, ["--include-operation-id", "eraseMe"], workdir)
 
-        if server.proc.poll() is not None:
-            log(f"the server died (status {server.proc.returncode})")
+        if not server.running():
+            log(f"the server died (status {server.process.returncode})")
             ok = False
     except Failure as failure:
         log(f"FAILED: {failure}")
@@ -476,9 +280,9 @@ def main():
         if server:
             server.stop()
     errors = []
-    if server and server.logpath.exists():
+    if server and server.log_path.exists():
         # Log lines are `<time> <level> <label>: ...`; error and critical are server faults.
-        errors = [line for line in server.logpath.read_text(errors="replace").splitlines()
+        errors = [line for line in server.log_path.read_text(errors="replace").splitlines()
                   if re.match(r"^\S+ (error|critical) ", line) or "Fatal error" in line]
     if errors:
         log(f"the server logged {len(errors)} error(s):")

@@ -1,84 +1,45 @@
-"""Generic helpers for the browser tests of the web client: the server, a headless Chromium with its
-own profile (waiting, clicking, screenshots, going offline), test photos and the first-load size."""
+"""Generic helpers for the browser tests of the web client: a headless Chromium with its own
+profile (waiting, clicking, screenshots, going offline, its console), running a test, axe-core's
+findings and the first-load size. The server, test photos and failing come from the harness
+(Tests/harness), and are passed on from here."""
 
 import json
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+import traceback
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-import groupie_server  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+from groupie_harness import REPO  # noqa: E402
+from groupie_harness.checks import Failure, check, logger, require  # noqa: E402
+from groupie_harness.photos import make_photo  # noqa: E402
+from groupie_harness.server import Server  # noqa: E402
+from groupie_harness.staff import add_staff  # noqa: E402
 
-from selenium import webdriver
-from selenium.common.exceptions import (ElementClickInterceptedException, StaleElementReferenceException,
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import (ElementClickInterceptedException, StaleElementReferenceException,  # noqa: E402
                                         TimeoutException, WebDriverException)
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
+__all__ = ["REPO", "SHOTS", "Browser", "Failure", "accessibility_problems", "add_staff", "check", "log", "make_photo",
+           "measure_first_load", "run_scenario", "start_server"]
 SHOTS = REPO / ".build" / "browser-screenshots"
-
-started = time.monotonic()
-
-
-class Failure(Exception):
-    pass
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+log = logger()
 
 
-def log(msg):
-    print(f"[{time.monotonic() - started:6.1f}s] {msg}", flush=True)
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
-
-
-def make_photo(path, rgb):
-    """An 800x600 JPEG of one colour with a little noise, made with the vips CLI."""
-    tmp = path.with_suffix(".v")
-    subprocess.run(["vips", "gaussnoise", str(tmp), "800", "600", "--sigma", "12", "--mean", "0"], check=True)
-    band = path.with_suffix(".b.v")
-    subprocess.run(["vips", "bandjoin", f"{tmp} {tmp} {tmp}", str(band)], check=True)
-    subprocess.run(["vips", "linear", str(band), f"{path}[Q=85]", "1 1 1", " ".join(str(c) for c in rgb),
-                    "--uchar"], check=True)
-    tmp.unlink()
-    band.unlink()
-    return path
-
-
-class Server:
-    def __init__(self, binary, workdir, missions=None, port=None):
-        self.data = workdir / "data"
-        self.proc, self.port, self.base, _, self.logfile = groupie_server.start(
-            binary, workdir, "warning", 20, Failure, missions, port)
-
-    def api(self, path, token):
-        req = urllib.request.Request(self.base + "/api/v1" + path, headers={"Authorization": "Bearer " + token})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.load(r)
-
-    def post(self, path, body, token=None):
-        """(status, JSON answer) of a POST; 4xx answers are returned, not raised."""
-        headers = {"Content-Type": "application/json"}
-        if token:
-            headers["Authorization"] = "Bearer " + token
-        req = urllib.request.Request(self.base + "/api/v1" + path, data=json.dumps(body).encode(), headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status, json.load(r)
-        except urllib.error.HTTPError as e:
-            return e.code, json.load(e)
-
-    def stop(self):
-        groupie_server.stop(self.proc, self.logfile)
+def start_server(binary, workdir, missions=None, port=None):
+    """The server for a browser test: a kill 3 s after SIGTERM, as the browsers' streams may
+    hold it up and the data folder is thrown away anyway; the test's own requests wait 10 s."""
+    server = Server(binary, workdir, missions=missions, port=port, log_level="warning", wait=20, grace=3)
+    server.api.timeout = 10
+    return server
 
 
 class Browser:
@@ -88,7 +49,7 @@ class Browser:
         self.downloads = workdir / f"downloads-{name}"
         self.downloads.mkdir()
         o = Options()
-        o.binary_location = "/usr/bin/chromium"
+        o.binary_location = CHROMIUM
         for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                   f"--user-data-dir={self.profile}", f"--window-size={width},{height}", f"--lang={lang}",
                   "--no-first-run", "--disable-extensions", "--hide-scrollbars"):
@@ -97,7 +58,7 @@ class Browser:
                                             "download.prompt_for_download": False,
                                             "intl.accept_languages": f"{lang},{lang.split('-')[0]}"})
         o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        self.d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+        self.d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
         self.d.set_window_size(width, height)
         self.d.execute_cdp_cmd("Browser.setDownloadBehavior",
                                {"behavior": "allow", "downloadPath": str(self.downloads)})
@@ -236,14 +197,20 @@ class Browser:
     stop = quit
 
 
-def run_scenario(doc, prefix, scenario):
+def run_scenario(doc, prefix, scenario, tools=()):
     """Runs a browser test: `scenario(binary, work, started)` with the server binary named on the
     command line and a fresh work folder. What it starts (servers, browsers) it adds to
-    `started`, and all of it is stopped at the end, whatever happened; the work folder is kept
-    when the test fails. Returns the exit status."""
+    `started`, and all of it is stopped at the end, whatever happened; the work folder (with
+    the servers' logs) is kept when the test fails. `tools`: commands it needs besides Chromium
+    and its driver. Returns the exit status."""
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if not args:
         print(doc)
+        return 2
+    try:
+        require(CHROMIUM, CHROMEDRIVER, *tools)
+    except Failure as missing:
+        print(f"{Path(sys.argv[0]).name}: {missing}", file=sys.stderr)
         return 2
     binary = str(Path(args[0]).resolve())
     work = Path(tempfile.mkdtemp(prefix=prefix))
@@ -254,12 +221,19 @@ def run_scenario(doc, prefix, scenario):
         log("PASS")
     except Failure as e:
         log(f"FAIL: {e}")
+    except Exception as e:  # a bug in the test or a crashed browser: still a failure, with a trace
+        traceback.print_exc()
+        log(f"FAIL: {type(e).__name__}: {e}")
     finally:
         for thing in reversed(started):
             thing.stop()
         if ok:
             shutil.rmtree(work, ignore_errors=True)
         else:
+            for server in (thing for thing in started if isinstance(thing, Server)):
+                tail = server.log_path.read_text(errors="replace")[-3000:]
+                if tail.strip():
+                    print(f"--- {server.log_path} (end) ---\n{tail}", file=sys.stderr)
             print(f"work folder kept: {work}", file=sys.stderr)
     return 0 if ok else 1
 

@@ -17,19 +17,19 @@ Usage:  python3 Tests/Browser/offline_test.py .build/debug/groupie
 import sys
 import time
 
-from browser_support import Browser, Server, check, log, make_photo, run_scenario
+from browser_support import Browser, check, log, make_photo, run_scenario, start_server
 
 VENUE, MISSION = "science-centre", "poison-frogs"
 TASKS = ("brightest-frog", "frog-pose")
 
 
 def photos_of(server, token, group_id):
-    return server.api(f"/groups/{group_id}/photos?mission={MISSION}", token)["photos"]
+    return server.api.get(f"/api/v1/groups/{group_id}/photos?mission={MISSION}", token)["photos"]
 
 
 def scenario(binary, work, started):
     photos = [make_photo(work / f"p{i}.jpg", c) for i, c in enumerate([(200, 40, 40), (40, 70, 200)])]
-    server = Server(binary, work)
+    server = start_server(binary, work)
     started.append(server)
     log(f"server on {server.base}")
     a = Browser("offline-A", work)
@@ -41,7 +41,7 @@ def scenario(binary, work, started):
     a.click("#create-group")
     a.click("#to-missions")
     token = a.token()
-    group_id = server.api("/me", token)["group"]["id"]
+    group_id = server.api.get("/api/v1/me", token)["group"]["id"]
     a.wait(lambda d: a.js("return !!navigator.serviceWorker.controller"), "the service worker to look after the page", timeout=20)
 
     # Within the first visit's page: only the hash changes until the network goes.
@@ -80,7 +80,7 @@ def scenario(binary, work, started):
     log("offline: the reloaded page shows the group, its missions and the photo; a new photo waits")
 
     # ------------------------------------------------------------ the Wi-Fi comes back
-    server = Server(binary, work, port=port)
+    server = start_server(binary, work, port=port)
     started.append(server)
     a.set_offline(False)
     a.wait(lambda d: len(photos_of(server, token, group_id)) == 2, "the waiting photo uploaded", timeout=60)

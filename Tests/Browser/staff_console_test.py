@@ -21,15 +21,11 @@ Usage:  python3 Tests/Browser/staff_console_test.py .build/debug/groupie
 """
 
 import shutil
-import subprocess
 import sys
-from pathlib import Path
 
 from selenium.webdriver.common.action_chains import ActionChains
 
-from browser_support import Browser, Server, accessibility_problems, check, log, make_photo, run_scenario
-
-REPO = Path(__file__).resolve().parents[2]
+from browser_support import REPO, Browser, accessibility_problems, add_staff, check, log, make_photo, run_scenario, start_server
 VENUE, MISSION, TASK, SECOND_TASK = "science-centre", "poison-frogs", "brightest-frog", "frog-pose"
 EMAIL, PASSWORD = "moderator@museum.example", "a long moderator password"
 
@@ -62,19 +58,17 @@ def take(v, task, picture):
 def scenario(binary, work, started):
     photo = make_photo(work / "frog.jpg", (30, 160, 60))
     second = make_photo(work / "pose.jpg", (200, 60, 40))
-    server = Server(binary, work)
+    server = start_server(binary, work)
     started.append(server)
-    added = subprocess.run([binary, "staff", "add", EMAIL, "--venue", VENUE, "--role", "moderator", "--data", str(server.data)],
-                           input=PASSWORD + "\n", capture_output=True, text=True, timeout=60)
-    check(added.returncode == 0, f"groupie staff add: {added.stderr}")
-    log(f"server on {server.base}; {added.stdout.strip()}")
+    added = add_staff(binary, server.data, EMAIL, PASSWORD, role="moderator", venue=VENUE)
+    log(f"server on {server.base}; {added.strip()}")
 
     # The visitor: a group and a photo, the album open.
     v = visitor("staff-visitor", work, started, server, "Ada")
     take(v, TASK, photo)
     token = v.token()
-    group_id = server.api("/me", token)["group"]["id"]
-    uploaded = lambda n: len(server.api(f"/groups/{group_id}/photos", token)["photos"]) == n  # noqa: E731
+    group_id = server.api.get("/api/v1/me", token)["group"]["id"]
+    uploaded = lambda n: len(server.api.get(f"/api/v1/groups/{group_id}/photos", token)["photos"]) == n  # noqa: E731
     v.wait(lambda d: uploaded(1), "the first photo uploaded", timeout=30)
     v.js("location.hash = '#/album'")
     v.wait(lambda d: v.img_loaded(".thumbs img"), "the visitor's photo in the album", timeout=30)
@@ -130,16 +124,14 @@ def review_queue(binary, work, started, photo, second):
     text = venue_file.read_text()
     check("\nmissions:\n" in text, "the science centre's file has its missions at the top level")
     venue_file.write_text(text.replace("\nmissions:\n", "\nreview: before_sharing\nmissions:\n", 1))
-    server = Server(binary, folder, missions=missions)
+    server = start_server(binary, folder, missions=missions)
     started.append(server)
-    added = subprocess.run([binary, "staff", "add", EMAIL, "--venue", VENUE, "--role", "moderator", "--data", str(server.data)],
-                           input=PASSWORD + "\n", capture_output=True, text=True, timeout=60)
-    check(added.returncode == 0, f"groupie staff add: {added.stderr}")
+    add_staff(binary, server.data, EMAIL, PASSWORD, role="moderator", venue=VENUE)
 
     v = visitor("staff-review-visitor", folder, started, server, "Bo")
     token = v.token()
-    group_id = server.api("/me", token)["group"]["id"]
-    album = lambda: server.api(f"/groups/{group_id}/photos", token)  # noqa: E731
+    group_id = server.api.get("/api/v1/me", token)["group"]["id"]
+    album = lambda: server.api.get(f"/api/v1/groups/{group_id}/photos", token)  # noqa: E731
     take(v, TASK, photo)
     take(v, SECOND_TASK, second)
     v.wait(lambda d: len(album()["waitingForReview"]) == 2, "both photos held for review", timeout=30)

@@ -24,7 +24,7 @@ Usage:  python3 Tests/Browser/visitor_path_test.py .build/debug/groupie
 import shutil
 import sys
 
-from browser_support import REPO, Browser, Server, accessibility_problems, check, log, make_photo, run_scenario
+from browser_support import REPO, Browser, accessibility_problems, check, log, make_photo, run_scenario, start_server
 
 VENUE, MISSION, TASK = "science-centre", "poison-frogs", "brightest-frog"
 STICKER_MISSION = "heartbeat"
@@ -75,7 +75,7 @@ def record_toasts(b):
 
 
 def chosen_by(server, token, group_id):
-    g = server.api(f"/groups/{group_id}", token)["group"]
+    g = server.api.get(f"/api/v1/groups/{group_id}", token)["group"]
     task = next(t for m in g["missions"] if m["id"] == MISSION for t in m["tasks"] if t["id"] == TASK)
     return (task.get("chosenPhoto") or {}).get("photographerId")
 
@@ -99,7 +99,7 @@ def scenario(binary, work, started):
         shutil.copy(f, missions / f.name)
     (missions / "technikmuseum.yaml").write_text(GERMAN_VENUE, encoding="utf-8")
     photos = [make_photo(work / f"p{i}.jpg", c) for i, c in enumerate([(200, 40, 40), (40, 160, 60), (40, 70, 200), (220, 180, 30)])]
-    server = Server(binary, work, missions)
+    server = start_server(binary, work, missions)
     started.append(server)
     browsers = []
     log(f"server on {server.base}")
@@ -128,7 +128,7 @@ def scenario(binary, work, started):
     browsers.append(b)
     started.append(b)
     join(b, join_url, "Ada")
-    group_id = server.api("/me", a.token())["group"]["id"]
+    group_id = server.api.get("/api/v1/me", a.token())["group"]["id"]
     a.d.get(server.base + "/#/group")
     a.wait(lambda d: a.js("return document.querySelectorAll('.members li').length") == 2, "both members")
     names = a.js("return [...document.querySelectorAll('.members li .who strong')].map(e => e.textContent)")
@@ -155,7 +155,7 @@ def scenario(binary, work, started):
     a.el("main .screen.mission .task")
     check(a.js("return location.hash") != "#/photo" and not a.js("return !!document.getElementById('photo-kept')"),
           "a used photo is not offered again")
-    count = len(server.api(f"/groups/{group_id}/photos?mission={MISSION}", a.token())["photos"])
+    count = len(server.api.get(f"/api/v1/groups/{group_id}/photos?mission={MISSION}", a.token())["photos"])
     check(count == 1, f"the kept photo arrived once ({count})")
     log("a photo taken before a reload is offered again and uploads once")
 
@@ -165,7 +165,7 @@ def scenario(binary, work, started):
     b.shot("replace-question")
     accessible(b, "the question whether a photo replaces the chosen one")
     b.click("#accept-photo")
-    b.wait(lambda d: len(server.api(f"/groups/{group_id}/photos?mission={MISSION}", b.token())["photos"]) == 2, "B's photo in the album", timeout=30)
+    b.wait(lambda d: len(server.api.get(f"/api/v1/groups/{group_id}/photos?mission={MISSION}", b.token())["photos"]) == 2, "B's photo in the album", timeout=30)
     check(chosen_by(server, b.token(), group_id) == first, "B's photo joined the album without replacing A's")
     a.d.get(server.base + f"/#/m/{MISSION}")
     a.el(".task")
@@ -189,7 +189,7 @@ def scenario(binary, work, started):
     b.click("#accept-photo")
 
     def sticker_done(d):
-        g = server.api(f"/groups/{group_id}", b.token())["group"]
+        g = server.api.get(f"/api/v1/groups/{group_id}", b.token())["group"]
         return any(m["id"] == STICKER_MISSION and m.get("complete") for m in g["missions"])
     b.wait(sticker_done, "the sticker mission complete", timeout=30)
     b.d.get(server.base + f"/#/done/{STICKER_MISSION}")

@@ -14,118 +14,43 @@ Usage: two_instances_test.py path/to/groupie   (GROUPIE_TEST_POSTGRES: a Postgre
 as `scripts/with-postgres` sets it). Exits 1 on any failure.
 """
 import http.client
-import json
 import os
-import queue
-import signal
-import socket
+import shutil
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-import groupie_server  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
+from groupie_harness import postgres  # noqa: E402
+from groupie_harness.checks import Failure, check, logger  # noqa: E402
+from groupie_harness.events import EventStream  # noqa: E402
+from groupie_harness.photos import FIXTURES  # noqa: E402
+from groupie_harness.server import Server  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
 VENUE = "science-centre"
 MISSION, TASKS = "poison-frogs", ("brightest-frog", "frog-pose")   # 2 tasks, no after:
-PHOTOS = [REPO / "Tests/Fixtures/Photos/chelsea.jpg", REPO / "Tests/Fixtures/Photos/coffee.jpg"]
+PHOTOS = [FIXTURES / "chelsea.jpg", FIXTURES / "coffee.jpg"]
+log = logger("two-instances")
 
 
-class Failure(Exception):
-    pass
+def start_instance(name, binary, workdir, database):
+    """An instance on the shared database and data folder; stopped with a kill after 3 s, as its
+    streams may hold it up and the data folder is thrown away anyway."""
+    return Server(binary, workdir, log_level="info", wait=60, grace=3, options=("--database", database),
+                  log_name=f"server-{name}.log", name=name)
 
 
-def log(message):
-    print(f"two-instances: {message}", flush=True)
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
-class Instance:
-    def __init__(self, name, binary, workdir, database):
-        self.name = name
-        self.proc, self.port, self.base, self.logpath, self.logfile = groupie_server.start(
-            binary, workdir, "info", 60, Failure, extra=("--database", database), log_name=f"server-{name}.log")
-
-    def call(self, method, path, token=None, body=None, content_type="application/json", expect=(200, 201, 204)):
-        headers = {"Authorization": "Bearer " + token} if token else {}
-        data = None
-        if body is not None:
-            data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            headers["Content-Type"] = content_type
-        request = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                status, text = response.status, response.read()
-        except urllib.error.HTTPError as error:
-            status, text = error.code, error.read()
-        if status not in expect:
-            raise Failure(f"{self.name}: {method} {path} answered {status}: {text[:300]!r}")
-        return (json.loads(text) if text and text[:1] in b"[{" else text), status
-
-    def metric(self, name):
-        text, _ = self.call("GET", "/metrics")
-        total = 0.0
-        for line in text.decode().splitlines():
-            if line.startswith(name + " ") or line.startswith(name + "{"):
-                total += float(line.rsplit(" ", 1)[1])
-        return total
-
-    def stop(self):
-        groupie_server.stop(self.proc, self.logfile)
-
-
-class EventStream(threading.Thread):
-    """Reads a group's Server-Sent Events into a queue of (arrival time, id, event, data)."""
-
-    def __init__(self, instance, group_id, token, last_event_id=None):
-        super().__init__(daemon=True)
-        self.instance, self.group_id, self.token, self.last_event_id = instance, group_id, token, last_event_id
-        self.events = queue.Queue()
-        self.opened = threading.Event()
-        self.connection = None
-
-    def run(self):
-        self.connection = connection = http.client.HTTPConnection("127.0.0.1", self.instance.port, timeout=120)
-        headers = {"Authorization": "Bearer " + self.token}
-        if self.last_event_id is not None:
-            headers["Last-Event-ID"] = str(self.last_event_id)
-        connection.request("GET", f"/api/v1/groups/{self.group_id}/events", headers=headers)
-        response = connection.getresponse()
-        self.opened.set()
-        groupie_server.read_events(response, lambda id, event, data: self.events.put((time.monotonic(), id, event, data)))
-
-    def close(self):
-        """Drops the connection, as a phone losing its Wi-Fi does."""
-        self.connection.sock.shutdown(socket.SHUT_RDWR)
-        self.join(10)
-
-    def wait_for(self, predicate, what, timeout=20):
-        deadline = time.monotonic() + timeout
-        seen = []
-        while time.monotonic() < deadline:
-            try:
-                event = self.events.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            seen.append(event)
-            if predicate(event):
-                return event, seen
-        raise Failure(f"{self.instance.name}'s stream did not show {what} within {timeout} s; it showed {[(e[1], e[2]) for e in seen]}")
+def stream_of(server, group_id, token, last_event_id=None):
+    """A group's Server-Sent Events, read into a queue of (arrival time, id, event, data)."""
+    return EventStream(server.api, f"/api/v1/groups/{group_id}/events", token, last_event_id=last_event_id, name=server.name)
 
 
 def main():
     binary = os.path.abspath(sys.argv[1])
     try:
-        with groupie_server.postgres_database("groupie_two", Failure) as database:
+        with postgres.database("groupie_two") as database:
             return run(binary, database)
     except Failure as failure:
         log(f"FAILED: {failure}")
@@ -135,10 +60,11 @@ def main():
 def run(binary, database):
     workdir = Path(tempfile.mkdtemp(prefix="groupie-two-"))
     a = b = None
+    passed = False
     try:
         # Started together: the second waits for the first's migration under the advisory lock.
         starting = {}
-        threads = [threading.Thread(target=lambda n=n: starting.__setitem__(n, Instance(n, binary, workdir, database))) for n in "AB"]
+        threads = [threading.Thread(target=lambda n=n: starting.__setitem__(n, start_instance(n, binary, workdir, database))) for n in "AB"]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -146,15 +72,15 @@ def run(binary, database):
         check(set(starting) == {"A", "B"}, f"both instances start on one new database at once (started: {sorted(starting)})")
         a, b = starting["A"], starting["B"]
         for instance in (a, b):
-            ready, _ = instance.call("GET", "/readyz")
+            ready = instance.api.call("GET", "/readyz")
             check(ready["status"] == "ready" and ready["backend"] == "postgresql", f"{instance.name} /readyz: {ready}")
         log("A and B ready on one PostgreSQL database")
 
-        ada, _ = a.call("POST", "/api/v1/players", body={"name": "Ada", "lang": "en"})
-        bo, _ = b.call("POST", "/api/v1/players", body={"name": "Bo", "lang": "en"})
-        group = a.call("POST", "/api/v1/groups", ada["token"], {"venueId": VENUE, "name": "Frogs"})[0]["group"]
-        b.call("POST", "/api/v1/groups/join", bo["token"], {"code": group["joinCode"]})
-        stream = EventStream(a, group["id"], ada["token"])
+        ada = a.api.new_player("Ada", "en")
+        bo = b.api.new_player("Bo", "en")
+        group = a.api.new_group(ada["token"], VENUE, "Frogs")
+        b.api.join(bo["token"], group["joinCode"])
+        stream = stream_of(a, group["id"], ada["token"])
         stream.start()
         check(stream.opened.wait(10), "A's event stream opens")
         stream.wait_for(lambda e: e[2] == "member-joined", "Bo joining on B")
@@ -162,11 +88,10 @@ def run(binary, database):
         latencies = []
         for task, photo in zip(TASKS, PHOTOS):
             sent = time.monotonic()
-            uploaded, status = b.call("POST", f"/api/v1/groups/{group['id']}/photos?mission={MISSION}&task={task}", bo["token"],
-                                      photo.read_bytes(), "image/jpeg")
+            uploaded = b.api.upload(group["id"], photo.read_bytes(), bo["token"], mission=MISSION, task=task, expect=None)
             answered = time.monotonic()
-            check(status == 201, f"B takes the photo for {task}")
-            photo_id = uploaded["photo"]["id"]
+            check(uploaded.status == 201, f"B takes the photo for {task}: {uploaded.status} {uploaded.body[:300]!r}")
+            photo_id = uploaded.data["photo"]["id"]
             event, _ = stream.wait_for(lambda e: e[2] == "photo-added" and photo_id in e[3], f"Bo's photo for {task}")
             latencies.append((event[0] - answered) * 1000)
         stream.wait_for(lambda e: e[2] == "mission-completed", "the completed mission")
@@ -174,9 +99,7 @@ def run(binary, database):
 
         stream.wait_for(lambda e: e[2] == "collage-ready", "the collage", timeout=60)
         time.sleep(3)
-        again = []
-        while not stream.events.empty():
-            again.append(stream.events.get())
+        again = stream.drain()
         check(not [e for e in again if e[2] == "collage-ready"], f"the collage is announced once, not again: {again}")
         renders = a.metric("groupie_collages_rendered_total") + b.metric("groupie_collages_rendered_total")
         check(renders == 1, f"the collage is rendered once across both instances, not {renders} times")
@@ -184,21 +107,20 @@ def run(binary, database):
 
         # Bo's phone follows the group on B, loses its connection, and comes back on A with the
         # last event id it had: it gets what it missed, in order, once each.
-        on_b = EventStream(b, group["id"], bo["token"])
+        on_b = stream_of(b, group["id"], bo["token"])
         on_b.start()
         check(on_b.opened.wait(10), "Bo's event stream on B opens")
-        a.call("PATCH", "/api/v1/me", ada["token"], {"name": "Ada One"})
+        a.api.call("PATCH", "/api/v1/me", {"name": "Ada One"}, token=ada["token"])
         last, _ = on_b.wait_for(lambda e: e[2] == "member-renamed" and "Ada One" in e[3], "Ada's first rename, made on A")
         on_b.close()
         for name in ("Ada Two", "Ada Three"):
-            a.call("PATCH", "/api/v1/me", ada["token"], {"name": name})
-        on_a = EventStream(a, group["id"], bo["token"], last_event_id=last[1])
+            a.api.call("PATCH", "/api/v1/me", {"name": name}, token=ada["token"])
+        on_a = stream_of(a, group["id"], bo["token"], last_event_id=last[1])
         on_a.start()
         check(on_a.opened.wait(10), "Bo's event stream on A opens with Last-Event-ID")
         _, replayed = on_a.wait_for(lambda e: e[2] == "member-renamed" and "Ada Three" in e[3], "the renames Bo missed")
         time.sleep(1)
-        while not on_a.events.empty():
-            replayed.append(on_a.events.get())
+        replayed += on_a.drain()
         ids = [e[1] for e in replayed]
         check(ids == list(range(last[1] + 1, last[1] + 1 + len(ids))) and len(ids) >= 2,
               f"after event {last[1]} on B, A replays the next events once each, in order: {[(e[1], e[2]) for e in replayed]}")
@@ -211,8 +133,7 @@ def run(binary, database):
         def burst():
             while not stop.is_set():
                 try:
-                    uploaded, _ = b.call("POST", f"/api/v1/groups/{group['id']}/photos", bo["token"], PHOTOS[0].read_bytes(), "image/jpeg")
-                    acknowledged.append(uploaded["photo"]["id"])
+                    acknowledged.append(b.api.upload_photo(group["id"], PHOTOS[0].read_bytes(), bo["token"])["id"])
                 except (Failure, OSError, http.client.HTTPException):
                     return
 
@@ -221,33 +142,35 @@ def run(binary, database):
         deadline = time.monotonic() + 20
         while len(acknowledged) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
-        b.proc.send_signal(signal.SIGKILL)
-        b.proc.wait()
+        b.kill()
         stop.set()
         uploader.join(10)
         check(len(acknowledged) >= 3, f"B answered 201 to uploads before it was killed ({len(acknowledged)})")
-        album, _ = a.call("GET", f"/api/v1/groups/{group['id']}/photos?limit=100", ada["token"])
+        album = a.api.call("GET", f"/api/v1/groups/{group['id']}/photos?limit=100", token=ada["token"])
         listed = {p["id"] for p in album["photos"]}
         missing = [p for p in acknowledged if p not in listed]
         check(not missing, f"every photo B answered 201 for is in the album through A; missing {missing}")
         for photo_id in acknowledged:
-            image, status = a.call("GET", f"/api/v1/photos/{photo_id}/display", ada["token"])
-            check(status == 200 and len(image) > 100, f"A serves the display image of {photo_id}")
+            image = a.api.request("GET", f"/api/v1/photos/{photo_id}/display", token=ada["token"])
+            check(image.status == 200 and len(image.body) > 100, f"A serves the display image of {photo_id}")
         for photo_id in acknowledged:
             stream.wait_for(lambda e, p=photo_id: e[2] == "photo-added" and p in e[3], f"the photo {photo_id} B took before it died")
         log(f"B killed with SIGKILL after {len(acknowledged)} acknowledged uploads: all of them are served by A")
         log("passed")
+        passed = True
         return 0
     except Failure as failure:
         log(f"FAILED: {failure}")
         for instance in (a, b):
             if instance:
-                log(f"{instance.name}'s log: {instance.logpath}")
+                log(f"{instance.name}'s log: {instance.log_path}")
         return 1
     finally:
         for instance in (a, b):
-            if instance and instance.proc.poll() is None:
+            if instance:
                 instance.stop()
+        if passed:
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

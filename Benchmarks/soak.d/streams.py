@@ -29,10 +29,7 @@ class Stream:
         self.reconnecting = False
         self.token = None
         self.last_byte = 0.0
-        self.chunked = False
-        self.chunk_left = None     # None: reading a size line
-        self.lines = b""
-        self.event = {}
+        self.decoder = self.parser = None   # the reading state (events.py)
         self.resync = False
 
 
@@ -210,7 +207,7 @@ class StreamManager(EventReading, threading.Thread):
             self._connect(s)
 
     def _connect(self, s):
-        s.buf, s.chunked, s.chunk_left, s.lines, s.event, s.resync = b"", False, None, b"", {}, False
+        self._reset(s)
         s.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.sock.setblocking(False)
         code = s.sock.connect_ex(("127.0.0.1", self.port))

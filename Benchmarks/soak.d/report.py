@@ -4,16 +4,11 @@ durations and statuses, and the verdict."""
 import os
 import shutil
 
+from groupie_harness.checks import median
 from stats import STATS
 
 RSS_GROWTH_LIMIT = 10.0      # percent
 RSS_WINDOW = 300             # seconds of samples whose median stands for "start" and "end"
-
-
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return None if not ordered else (ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2)
 
 
 def windowed_growth(samples, warmup, load_seconds):

@@ -2,13 +2,14 @@
 play (the things a member does are in actions.py); finished groups break up."""
 
 import random
-import struct
 import threading
 import time
 import uuid
 
 from actions import MemberActions
-from client import Client, path_of
+from client import Client
+from groupie_harness.client import path_of
+from groupie_harness.photos import with_comment
 from model import Group, Membership, Player
 from stats import STATS, Unexpected
 
@@ -57,9 +58,7 @@ class Load(MemberActions):
         with self.pool_lock:
             self.photo_no += 1
             n = self.photo_no
-        data = random.choice(self.photos)
-        text = f"groupie soak photo {n} {uuid.uuid4()}".encode()
-        return data[:2] + b"\xff\xfe" + struct.pack(">H", len(text) + 2) + text + data[2:]
+        return with_comment(random.choice(self.photos), f"groupie soak photo {n} {uuid.uuid4()}")
 
     def new_player(self, client):
         name = random.choice(NAMES)

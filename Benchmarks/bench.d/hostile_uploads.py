@@ -11,9 +11,9 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
 
 import benchlib
+from groupie_harness.client import Problem
 
 BINARY = os.path.abspath(sys.argv[1])
 
@@ -32,10 +32,10 @@ def upload_four(server, token, group, data):
 
     def one():
         try:
-            server.call("POST", f"/api/v1/groups/{group}/photos", data, token, content_type="image/png")
+            server.api.upload(group, data, token, content_type="image/png")
             statuses.append(201)
-        except urllib.error.HTTPError as error:
-            statuses.append(error.code)
+        except Problem as error:
+            statuses.append(error.status)
 
     started = time.monotonic()
     threads = [threading.Thread(target=one) for _ in range(4)]
@@ -51,19 +51,18 @@ def main():
         eight, sixteen = f"{work}/rgb8.png", f"{work}/rgb16.png"
         make_png(eight, 8)
         make_png(sixteen, 16)
-        server = benchlib.Server(BINARY, work)
+        server = benchlib.server(BINARY, work)
         try:
-            token, group = server.player_in_group()
+            token, group = server.api.player_in_group()
             at_start = server.memory_mib("VmRSS")
             refused, refused_time = upload_four(server, token, group["id"], open(sixteen, "rb").read())
             accepted, accepted_time = upload_four(server, token, group["id"], open(eight, "rb").read())
-            peak = server.peak_rss_mib()
+            peak = server.memory_mib("VmHWM")
             synchronous = subprocess.run(
                 ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA journal_mode').fetchone()[0])",
                  f"{server.data}/groupie.sqlite"], capture_output=True, text=True).stdout.strip()
         finally:
-            server.process.terminate()
-            server.process.wait()
+            server.stop()
     print("four 100-megapixel uploads at once")
     print(f"  16-bit PNG (600 MB decoded): {refused} in {refused_time:.1f} s (target: all 422, from the header)")
     print(f"  8-bit PNG (300 MB decoded):  {accepted} in {accepted_time:.1f} s")

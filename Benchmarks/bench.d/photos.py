@@ -15,26 +15,11 @@ import tempfile
 import time
 
 import benchlib
+from groupie_harness import aio
+from groupie_harness.photos import black_jpeg, make_photo, read, with_comment
 
 BINARY = os.path.abspath(sys.argv[1])
-REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORK = tempfile.mkdtemp(prefix="groupie-bench-photos-")
-
-
-def Server():
-    return benchlib.Server(BINARY, WORK)
-
-
-def vips(*arguments):
-    subprocess.run(["vips", *arguments], check=True, capture_output=True)
-
-
-def twelve_megapixel_jpeg():
-    path = f"{WORK}/photo-12mp.jpg"
-    vips("gaussnoise", f"{WORK}/noise.v", "4000", "3000", "--sigma", "40", "--mean", "128")
-    vips("bandjoin", f"{WORK}/noise.v {WORK}/noise.v {WORK}/noise.v", f"{WORK}/rgb.v")
-    vips("cast", f"{WORK}/rgb.v", path + "[Q=90]", "uchar")
-    return path
 
 
 def ms(seconds):
@@ -42,21 +27,18 @@ def ms(seconds):
 
 
 def distinct(body, index):
-    """The same picture as a file of its own: a JPEG comment after the start marker, which the
-    served original leaves out, gives it another hash, so that each upload is stored (and flushed)
-    as a new photo; the same bytes again would find their files stored already."""
-    comment = f"upload {index}".encode()
-    return body[:2] + b"\xff\xfe" + (len(comment) + 2).to_bytes(2, "big") + comment + body[2:]
+    """The same picture as a photo of its own, stored (and flushed) anew."""
+    return with_comment(body, f"upload {index}")
 
 
 def ingest(server, photo):
-    token, group = server.player_in_group()
-    body = open(photo, "rb").read()
-    server.call("POST", f"/api/v1/groups/{group['id']}/photos", distinct(body, 0), token, "image/jpeg")  # warm-up
+    token, group = server.api.player_in_group()
+    body = read(photo)
+    server.api.upload(group["id"], distinct(body, 0), token)  # warm-up
     ours, reference = [], []
     for index in range(1, 8):
         start = time.perf_counter()
-        server.call("POST", f"/api/v1/groups/{group['id']}/photos", distinct(body, index), token, "image/jpeg")
+        server.api.upload(group["id"], distinct(body, index), token)
         ours.append(time.perf_counter() - start)
         start = time.perf_counter()
         subprocess.run(["vipsthumbnail", photo, "-s", "1600", "-o", f"{WORK}/ref-display.jpg[Q=85,strip]"], check=True)
@@ -69,22 +51,22 @@ def ingest(server, photo):
 
 
 def sustained(server, photo, seconds=15, clients=4):
-    token, group = server.player_in_group()
-    body = open(photo, "rb").read()
+    token, group = server.api.player_in_group()
+    body = read(photo)
     done = [0]
     deadline = time.perf_counter() + seconds
 
     async def client():
         loop = asyncio.get_running_loop()
         while time.perf_counter() < deadline:
-            await loop.run_in_executor(None, lambda: server.call("POST", f"/api/v1/groups/{group['id']}/photos", body, token, "image/jpeg"))
+            await loop.run_in_executor(None, lambda: server.api.upload(group["id"], body, token))
             done[0] += 1
 
     start = time.perf_counter()
     asyncio.run(_gather(client, clients))
     elapsed = time.perf_counter() - start
     print(f"sustained uploads of 12-megapixel JPEGs, {clients} clients for {seconds} s on 2 cores:")
-    print(f"  {done[0] / elapsed:6.2f} uploads/s; server peak RSS {server.peak_rss_mib():.0f} MiB")
+    print(f"  {done[0] / elapsed:6.2f} uploads/s; server peak RSS {server.memory_mib('VmHWM'):.0f} MiB")
 
 
 async def _gather(factory, count):
@@ -94,36 +76,33 @@ async def _gather(factory, count):
 async def event_latency(server, small_photo, groups=200, per_group=5):
     members = []
     for _ in range(groups):
-        token, group = server.player_in_group()
-        members.append((token, group))
+        members.append(server.api.player_in_group())
     received = {}
     ready = asyncio.Event()
     opened = [0]
     total = groups * per_group
 
     async def subscribe(group_id, token):
-        stream_token = server.call("POST", f"/api/v1/groups/{group_id}/events/token", None, token)["token"]
-        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-        writer.write(f"GET /api/v1/groups/{group_id}/events?token={stream_token} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-        await writer.drain()
+        stream_token = server.api.call("POST", f"/api/v1/groups/{group_id}/events/token", token=token)["token"]
+        reader, writer = await aio.open_stream(server.port, f"/api/v1/groups/{group_id}/events?token={stream_token}")
         opened[0] += 1
         if opened[0] == total:
             ready.set()
-        while True:
-            line = await reader.readline()
-            if not line:
-                return
-            if line.startswith(b"event: photo-added"):
+
+        def on_event(event):
+            if event.get("event") == "photo-added":
                 received.setdefault(group_id, []).append(time.perf_counter())
+
+        await aio.read_stream(reader, on_event)
 
     tasks = [asyncio.create_task(subscribe(group["id"], token)) for token, group in members for _ in range(per_group)]
     await ready.wait()
     await asyncio.sleep(1)
-    body = open(small_photo, "rb").read()
+    body = read(small_photo)
     latencies = []
     loop = asyncio.get_running_loop()
     for token, group in members:
-        await loop.run_in_executor(None, lambda: server.call("POST", f"/api/v1/groups/{group['id']}/photos", body, token, "image/jpeg"))
+        await loop.run_in_executor(None, lambda: server.api.upload(group["id"], body, token))
         answered = time.perf_counter()
         for _ in range(200):
             if len(received.get(group["id"], [])) >= per_group:
@@ -141,11 +120,9 @@ async def event_latency(server, small_photo, groups=200, per_group=5):
 
 
 def main():
-    photo = twelve_megapixel_jpeg()
-    small = f"{WORK}/small.jpg"
-    vips("black", f"{WORK}/black.v", "320", "240", "--bands", "3")
-    vips("cast", f"{WORK}/black.v", small, "uchar")
-    server = Server()
+    photo = make_photo(f"{WORK}/photo-12mp.jpg", (128, 128, 128), size=(4000, 3000), sigma=40, quality=90)
+    small = black_jpeg(f"{WORK}/small.jpg", 320, 240)
+    server = benchlib.server(BINARY, WORK)
     try:
         ingest(server, photo)
         sustained(server, photo)

@@ -5,7 +5,7 @@ Targets (issue: mission visualisations):
   the libvips command-line pipeline making the same grid from the same files;
 - a 9-photo collage from 12-megapixel originals: no slower than `vipsthumbnail` +
   `vips arrayjoin` on the same files, and peak RSS under 150 MiB; ImageMagick's `montage`
-  beside both;
+  beside both (scripts/bootstrap installs it);
 - album.zip of 300 photos: at most 64 MiB added to the server's memory, first bytes at once.
 """
 import os
@@ -16,16 +16,15 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 import zipfile
 
 import benchlib
+from groupie_harness import REPO
+from groupie_harness.photos import fixture_photos, read, with_comment
 
 BINARY = os.path.abspath(sys.argv[1])
-REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORK = tempfile.mkdtemp(prefix="groupie-bench-collages-")
-PHOTOS = sorted(os.path.join(REPOSITORY, "Tests/Fixtures/Photos", name)
-                for name in os.listdir(os.path.join(REPOSITORY, "Tests/Fixtures/Photos")))[:9]
+PHOTOS = [str(path) for path in fixture_photos()[:9]]
 
 
 def run(arguments, **kwargs):
@@ -83,7 +82,7 @@ missions:
 
 
 def groupie_collage(photos, out, repeat):
-    return [BINARY, "collage", "--venue", f"{WORK}/bench.yaml", "--mission", "nine", "--assets", f"{REPOSITORY}/assets",
+    return [BINARY, "collage", "--venue", f"{WORK}/bench.yaml", "--mission", "nine", "--assets", f"{REPO}/assets",
             "--names", "Ada,Bo,Cy,Di,Eli,Fay,Gus,Hal,Ivy", "--repeat", str(repeat), "--out", out] + photos
 
 
@@ -125,30 +124,27 @@ def bench_collages():
             ["montage"] + originals + ["-tile", "3x3", "-geometry", "672x504^+4+4", "-gravity", "center", "-quality", "90", f"{WORK}/montage.jpg"]))
         line += f"; ImageMagick montage {montage * 1000:.0f} ms, peak {montage_rss:.0f} MiB, ratio {ours / montage:.2f}x"
     else:
-        line += "; ImageMagick montage not installed"
+        line += "; ImageMagick montage not installed (scripts/bootstrap installs it)"
     print(line)
     return originals
 
 
 def bench_album_zip(sources):
-    server = benchlib.Server(BINARY, WORK)
+    server = benchlib.server(BINARY, WORK)
     try:
-        token, group = server.player_in_group()
+        token, group = server.api.player_in_group()
         # 300 distinct photos of about 3 megapixels: nine pictures, each made unique by a JPEG comment.
         bases = []
         for index, source in enumerate(sources):
             path = f"{WORK}/album-{index}.jpg"
             subprocess.check_call(["vipsthumbnail", source, "-s", "2000", "-o", path + "[Q=90]"])
-            with open(path, "rb") as file:
-                bases.append(file.read())
+            bases.append(read(path))
         total_bytes = 0
         started = time.perf_counter()
         for n in range(300):
-            jpeg = bases[n % len(bases)]
-            comment = f"album photo {n}".encode()
-            unique = jpeg[:2] + b"\xff\xfe" + (len(comment) + 2).to_bytes(2, "big") + comment + jpeg[2:]
+            unique = with_comment(bases[n % len(bases)], f"album photo {n}")
             total_bytes += len(unique)
-            server.call("POST", f"/api/v1/groups/{group['id']}/photos", unique, token, "image/jpeg")
+            server.api.upload(group["id"], unique, token)
         upload_seconds = time.perf_counter() - started
         time.sleep(1)
         baseline = server.memory_mib("VmRSS")
@@ -162,12 +158,14 @@ def bench_album_zip(sources):
 
         watcher = threading.Thread(target=watch)
         watcher.start()
-        request = urllib.request.Request(f"http://127.0.0.1:{server.port}/api/v1/groups/{group['id']}/album.zip")
-        request.add_header("Authorization", f"Bearer {token}")
+        connection = server.api.connection(timeout=300)
         started = time.perf_counter()
+        connection.request("GET", f"/api/v1/groups/{group['id']}/album.zip", headers={"Authorization": f"Bearer {token}"})
+        response = connection.getresponse()
+        assert response.status == 200, response.status
         first_byte = None
         received = 0
-        with urllib.request.urlopen(request, timeout=300) as response, open(f"{WORK}/album.zip", "wb") as out:
+        with open(f"{WORK}/album.zip", "wb") as out:
             while True:
                 chunk = response.read(1 << 16)
                 if not chunk:
@@ -177,6 +175,7 @@ def bench_album_zip(sources):
                 received += len(chunk)
                 out.write(chunk)
         seconds = time.perf_counter() - started
+        connection.close()
         done.set()
         watcher.join()
         with zipfile.ZipFile(f"{WORK}/album.zip") as archive:
@@ -190,8 +189,6 @@ def bench_album_zip(sources):
 
 
 if __name__ == "__main__":
-    if shutil.which("montage") is None:
-        subprocess.run(["apt-get", "install", "-y", "-qq", "imagemagick"], stdout=subprocess.DEVNULL, check=False)
     try:
         bench_collages()
         bench_album_zip(PHOTOS)

@@ -25,19 +25,19 @@ the log file gets the server's stderr at log level info, for finding out why str
 """
 import argparse
 import asyncio
-import json
 import os
 import re
 import resource
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(__file__))
-from benchlib import REPOSITORY, Server, percentile  # noqa: E402
+import benchlib
+from groupie_harness import aio
+from groupie_harness.checks import Failure, percentile
+from groupie_harness.photos import FIXTURES, read
 
 MEMBERS = 5                  # the venue's largest group
 MEASURED_GROUPS = 50
@@ -49,12 +49,8 @@ DELIVERY_TIMEOUT = 5.0       # seconds for an event to reach every stream it is 
 SETUP_CONNECTIONS = 32
 OPENING_AT_ONCE = 128        # streams being opened at a time (the server's accept backlog)
 MISSION, TASKS = "shark-tunnel", ("shark-from-below", "ray", "tunnel-selfie")
-PHOTO = f"{REPOSITORY}/Tests/Fixtures/Photos/chelsea.jpg"
-NAME = re.compile(rb'"name":"(bench-[a-z]-\d+)"')
-
-
-class BenchError(Exception):
-    pass
+PHOTO = FIXTURES / "chelsea.jpg"
+NAME = re.compile(r'"name":"(bench-[a-z]-\d+)"')
 
 
 def raise_file_limit(wanted):
@@ -69,84 +65,8 @@ def raise_file_limit(wanted):
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
         soft = hard
     if soft != resource.RLIM_INFINITY and soft < wanted:
-        raise BenchError(f"the file limit is {soft}, {wanted} are needed for the streams; raise it with ulimit -Hn")
+        raise Failure(f"the file limit is {soft}, {wanted} are needed for the streams; raise it with ulimit -Hn")
     return soft
-
-
-# MARK: - A small HTTP/1.1 client over asyncio
-
-async def read_head(reader):
-    """The status and the headers (lower-cased names) of a response."""
-    line = await reader.readline()
-    if not line:
-        raise ConnectionError("the server closed the connection")
-    status = int(line.split(b" ", 2)[1])
-    headers = {}
-    while True:
-        line = await reader.readline()
-        if line in (b"\r\n", b"\n", b""):
-            return status, headers
-        name, _, value = line.decode("latin-1").partition(":")
-        headers[name.strip().lower()] = value.strip()
-
-
-class Connection:
-    """One kept-alive connection; one request at a time."""
-
-    def __init__(self, port):
-        self.port = port
-        self.reader = self.writer = None
-
-    async def request(self, method, path, body=None, token=None, content_type="application/json"):
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-        data = json.dumps(body).encode() if isinstance(body, dict) else (body or b"")
-        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(data)}\r\n"
-        if data:
-            head += f"Content-Type: {content_type}\r\n"
-        if token:
-            head += f"Authorization: Bearer {token}\r\n"
-        self.writer.write(head.encode() + b"\r\n" + data)
-        status, headers = await read_head(self.reader)
-        if headers.get("transfer-encoding", "").lower() == "chunked":
-            text = b""
-            while size := int((await self.reader.readline()).split(b";")[0], 16):
-                text += (await self.reader.readexactly(size + 2))[:-2]
-            await self.reader.readline()
-        else:
-            text = await self.reader.readexactly(int(headers.get("content-length", "0")))
-        if headers.get("connection", "").lower() == "close":
-            self.close()
-        if status >= 300:
-            raise BenchError(f"{method} {path.split('?')[0]} answered {status}: {text[:300].decode(errors='replace')}")
-        return json.loads(text) if text else None
-
-    def close(self):
-        if self.writer is not None:
-            self.writer.close()
-        self.reader = self.writer = None
-
-
-class Pool:
-    def __init__(self, port, size):
-        self.connections = [Connection(port) for _ in range(size)]
-        self.free = asyncio.Queue()
-        for connection in self.connections:
-            self.free.put_nowait(connection)
-
-    async def call(self, *arguments, **options):
-        connection = await self.free.get()
-        try:
-            return await connection.request(*arguments, **options)
-        except BaseException:
-            connection.close()
-            raise
-        finally:
-            self.free.put_nowait(connection)
-
-    def close(self):
-        for connection in self.connections:
-            connection.close()
 
 
 # MARK: - Event streams
@@ -163,51 +83,46 @@ class Streams:
         self.ending = False
 
     async def add(self, group, member, token):
-        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
-        writer.write(f"GET /api/v1/groups/{group['id']}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                     f"Accept: text/event-stream\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
-        status, headers = await read_head(reader)
-        if status != 200 or headers.get("transfer-encoding", "").lower() != "chunked":
-            writer.close()
-            raise BenchError(f"an event stream was answered {status}, {headers}")
+        reader, writer = await aio.open_stream(self.port, f"/api/v1/groups/{group['id']}/events", token)
         # The subscription is made before `retry:` is written: from then on no event is missed.
-        first = await self.chunk(reader)
-        if not first or b"retry:" not in first:
-            writer.close()
-            raise BenchError(f"an event stream began with {first!r}, not retry:")
+        first = asyncio.get_running_loop().create_future()
         stream = (group["id"], member, writer)
+        reading = asyncio.get_running_loop().create_task(self.read(stream, reader, first))
+        await asyncio.wait({first, reading}, return_when=asyncio.FIRST_COMPLETED)
+        if not first.done() or "retry" not in first.result():
+            writer.close()
+            raise Failure(f"an event stream began with {first.result() if first.done() else 'its end'}, not retry:")
         self.open.append(stream)
-        asyncio.get_running_loop().create_task(self.read(stream, reader))
 
-    @staticmethod
-    async def chunk(reader):
-        size = int((await reader.readline()).split(b";")[0] or b"0", 16)
-        return (await reader.readexactly(size + 2))[:-2] if size else b""
-
-    async def read(self, stream, reader):
+    async def read(self, stream, reader, first):
         group_id, member, _ = stream
-        pending = b""
+        now = [0.0]
+
+        def arrived():
+            now[0] = time.perf_counter()
+
+        def heartbeat(text):
+            if text.startswith("heartbeat"):
+                self.heartbeats += 1
+
+        def event(fields):
+            if not first.done():
+                first.set_result(fields)
+                return
+            data = fields.get("data", "")
+            if member != 0 and "bench-" in data:
+                match = NAME.search(data)
+                entry = match and self.waiting.get(match.group(1))
+                if entry and entry[3] == group_id:
+                    entry[1].append(now[0])
+                    if len(entry[1]) == entry[0] and not entry[2].done():
+                        entry[2].set_result(None)
+
         try:
-            while True:
-                data = await self.chunk(reader)
-                now = time.perf_counter()
-                if not data:
-                    break
-                pending += data
-                *lines, pending = pending.split(b"\n")
-                for line in lines:
-                    if line.startswith(b": heartbeat"):
-                        self.heartbeats += 1
-                    elif line.startswith(b"data: ") and member != 0 and b"bench-" in line:
-                        match = NAME.search(line)
-                        entry = match and self.waiting.get(match.group(1).decode())
-                        if entry and entry[3] == group_id:
-                            entry[1].append(now)
-                            if len(entry[1]) == entry[0] and not entry[2].done():
-                                entry[2].set_result(None)
+            await aio.read_stream(reader, event, heartbeat, arrived)
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass
-        if not self.ending:
+        if not self.ending and first.done():
             self.closed_early.append((group_id, member, time.monotonic()))
 
     def close(self):
@@ -348,12 +263,12 @@ def rss_line(label, server, baseline=None, streams=0):
 
 
 async def bench(server, count):
-    photo = open(PHOTO, "rb").read()
+    photo = read(PHOTO)
     groups_needed = -(-count // MEMBERS)
     measured_count = min(MEASURED_GROUPS, max(1, groups_needed // 4))
     background_count = min(BACKGROUND_GROUPS, max(1, groups_needed // 4))
-    pool = Pool(server.port, SETUP_CONNECTIONS)
-    writer = Connection(server.port)
+    pool = aio.Pool(server.port, SETUP_CONNECTIONS)
+    writer = aio.Connection(server.port)
     streams = Streams(server.port)
     print(f"Event streams: {count} streams in {groups_needed} groups of {MEMBERS}, one instance on SQLite;"
           f" {WRITES} renames in {measured_count} groups, one at a time", flush=True)
@@ -408,7 +323,7 @@ async def bench(server, count):
         if background.failures:
             problems.append(f"{len(background.failures)} background requests failed, first: {background.failures[0]}")
         if problems:
-            raise BenchError("; ".join(problems))
+            raise Failure("; ".join(problems))
     finally:
         streams.close()
         pool.close()
@@ -430,27 +345,18 @@ def main():
     # only so that the set-up's kept-alive connections are not closed under a slow start.
     extra = ("--max-connections", str(count + 1024), "--idle-timeout", "3600")
     work = tempfile.mkdtemp(prefix="groupie-bench-streams-")
-    server = log = None
+    server = None
     try:
-        if arguments.server_log:
-            log = open(arguments.server_log, "w")
-            original = subprocess.Popen
-            subprocess.Popen = lambda command, **options: original(command, **{**options, "stderr": log})
-            try:
-                server = Server(os.path.abspath(arguments.binary), work, extra=(*extra, "--log-level", "info"))
-            finally:
-                subprocess.Popen = original
-        else:
-            server = Server(os.path.abspath(arguments.binary), work, extra=extra)
+        server = benchlib.server(os.path.abspath(arguments.binary), work, options=extra,
+                                 log_level="info" if arguments.server_log else "error",
+                                 log_name=os.path.abspath(arguments.server_log or os.path.join(work, "server.log")))
         asyncio.run(bench(server, count))
-    except BenchError as error:
+    except Failure as error:
         print(f"streams.py: {error}", file=sys.stderr)
         sys.exit(1)
     finally:
         if server is not None:
             server.stop()
-        if log is not None:
-            log.close()
         shutil.rmtree(work, ignore_errors=True)
 
 

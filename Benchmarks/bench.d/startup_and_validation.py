@@ -12,10 +12,8 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 import benchlib
-
 import yaml
 
 BINARY = os.path.abspath(sys.argv[1])
@@ -73,26 +71,19 @@ def make_folder(venues, missions):
 
 
 def time_to_first_answer(root):
-    port = benchlib.free_port()
     shutil.rmtree(f"{root}/data", ignore_errors=True)
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        [BINARY, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", f"{root}/data",
-         "--missions", f"{root}/missions", "--assets", f"{root}/assets", "--log-level", "error"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = benchlib.server(BINARY, root, missions=f"{root}/missions", assets=f"{root}/assets", ready=None)
     try:
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/venues/venue-0", timeout=1) as r:
-                    if r.status == 200:
-                        return time.perf_counter() - start
+                if server.api.request("GET", "/api/v1/venues/venue-0", expect=None, timeout=1).status == 200:
+                    return time.perf_counter() - server.started
             except OSError:
                 time.sleep(0.002)
-            if time.perf_counter() - start > 30:
+            if time.perf_counter() - server.started > 30:
                 raise RuntimeError("the server did not answer within 30 s")
     finally:
-        process.terminate()
-        process.wait()
+        server.stop()
 
 
 def median_ms(samples):

@@ -14,28 +14,26 @@ Live: 200 groups with a member each, the console's event stream open as a signed
 staff. For each upload: from sending it to the stream's event, and to the venue page fetched
 again (what the page's script does on the event) showing the new photo.
 """
-import http.client
 import json
 import os
 import random
-import re
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 import uuid
 
-import yaml
-
 import benchlib
+import yaml
+from groupie_harness import REPO
+from groupie_harness.events import EventStream
+from groupie_harness.photos import black_jpeg, read
+from groupie_harness.staff import add_staff, sign_in
 
 BINARY = os.path.abspath(sys.argv[1])
-REPOSITORY = benchlib.REPOSITORY
 WORK = tempfile.mkdtemp(prefix="groupie-bench-staff-")
 VENUE = "science-centre"
 GROUPS = int(os.environ.get("BENCH_STAFF_GROUPS", "100000"))
@@ -43,56 +41,22 @@ EMAIL, PASSWORD = "bench@museum.example", "a bench password"
 
 
 def start(data):
-    port = benchlib.free_port()
-    process = subprocess.Popen(
-        [BINARY, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", data, "--missions", f"{REPOSITORY}/missions",
-         "--assets", f"{REPOSITORY}/assets", "--log-level", "error"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(800):
-        try:
-            status, _, _ = request(port, "GET", "/healthz")
-            if status == 200:
-                return process, port
-        except OSError:
-            time.sleep(0.025)
-    raise RuntimeError("the server did not start")
+    server = benchlib.server(BINARY, WORK, data=data, log_name=f"server-{os.path.basename(data)}.log")
+    server.api.timeout = 120
+    return server
 
 
-def request(port, method, path, body=None, headers=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, response.headers, response.read()
-    finally:
-        connection.close()
-
-
-def staff_session(port, data):
+def staff_session(server):
     """An admin made with `groupie staff add`, signed in through the form: the Cookie header."""
-    subprocess.run([BINARY, "staff", "add", EMAIL, "--role", "admin", "--data", data], input=PASSWORD + "\n",
-                   capture_output=True, text=True, check=True)
-    _, headers, html = request(port, "GET", "/staff/login")
-    login = re.search(r"groupie_staff_login=([^;]+)", headers.get("Set-Cookie", "")).group(1)
-    csrf = re.search(rb'name="csrf" value="([^"]+)"', html).group(1).decode()
-    form = urllib.parse.urlencode({"csrf": csrf, "email": EMAIL, "password": PASSWORD})
-    status, headers, _ = request(port, "POST", "/staff/login", form, {
-        "Content-Type": "application/x-www-form-urlencoded", "Cookie": "groupie_staff_login=" + login})
-    assert status == 303, status
-    session = [c for c in headers.get_all("Set-Cookie") if c.startswith("groupie_staff=")][0].split(";")[0]
-    return {"Cookie": session}
+    add_staff(BINARY, server.data, EMAIL, PASSWORD, role="admin")
+    return {"Cookie": sign_in(server.api, EMAIL, PASSWORD)[0]}
 
 
-def peak_rss_mib(process):
-    with open(f"/proc/{process.pid}/status") as status:
-        return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmHWM:"))
-
-
-def timed(port, path, headers, runs):
+def timed(server, path, headers, runs):
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        status, _, _ = request(port, "GET", path, headers=headers)
+        status = server.api.request("GET", path, headers=headers, expect=None).status
         times.append((time.perf_counter() - started) * 1000)
         assert status == 200, (path, status)
     times.sort()
@@ -101,7 +65,7 @@ def timed(port, path, headers, runs):
 
 def seed(data):
     """GROUPS groups with the events of their games, as the server would have stored them."""
-    venue = yaml.safe_load(open(f"{REPOSITORY}/missions/{VENUE}.yaml"))
+    venue = yaml.safe_load(read(f"{REPO}/missions/{VENUE}.yaml"))
     missions = [(m["id"], [t["id"] for t in m["tasks"]]) for m in venue["missions"]]
     rng = random.Random(20261124)
     db = sqlite3.connect(f"{data}/groupie.sqlite")
@@ -141,57 +105,49 @@ def seed(data):
 
 def numbers():
     data = f"{WORK}/numbers"
-    process, _ = start(data)       # makes the database and its tables
-    process.terminate()
-    process.wait()
+    start(data).stop()       # makes the database and its tables
     started = time.perf_counter()
     count = seed(data)
     print(f"  seeded {GROUPS:,} groups with {count:,} events in {time.perf_counter() - started:.0f} s")
-    process, port = start(data)
+    server = start(data)
     try:
-        session = staff_session(port, data)
+        session = staff_session(server)
         page = f"/staff/venues/{VENUE}/numbers"
-        timed(port, page, session, 3)                                   # warm-up
-        p50, p99 = timed(port, page, session, 30)
-        csv50, csv99 = timed(port, f"/staff/venues/{VENUE}/numbers/missions.csv", session, 10)
-        before = peak_rss_mib(process)
-        ref50, ref99 = timed(port, f"/staff/venues/{VENUE}/numbers/research.csv", session, 3)
-        after = peak_rss_mib(process)
-        bare50, bare99 = timed(port, "/healthz", {}, 30)
+        timed(server, page, session, 3)                                   # warm-up
+        p50, p99 = timed(server, page, session, 30)
+        csv50, csv99 = timed(server, f"/staff/venues/{VENUE}/numbers/missions.csv", session, 10)
+        before = server.memory_mib("VmHWM")
+        ref50, ref99 = timed(server, f"/staff/venues/{VENUE}/numbers/research.csv", session, 3)
+        after = server.memory_mib("VmHWM")
+        bare50, bare99 = timed(server, "/healthz", {}, 30)
         print(f"  numbers page over {GROUPS:,} groups:        p50 {p50:7.1f} ms  p99 {p99:7.1f} ms  (target < 200 ms)")
         print(f"  missions.csv, same tally:                p50 {csv50:7.1f} ms  p99 {csv99:7.1f} ms")
         print(f"  reference, research.csv (every event):   p50 {ref50:7.1f} ms  p99 {ref99:7.1f} ms"
               f"  (server peak RSS {before:.0f} -> {after:.0f} MiB)")
         print(f"  reference, GET /healthz:                 p50 {bare50:7.1f} ms  p99 {bare99:7.1f} ms")
     finally:
-        process.terminate()
-        process.wait()
+        server.stop()
 
 
-class StaffStream(threading.Thread):
+class StaffStream:
     """The console's event stream: when each `photo-added` arrived, with its group (the feed
     names only the group)."""
 
-    def __init__(self, port, headers):
-        super().__init__(daemon=True)
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        self.connection.request("GET", f"/staff/venues/{VENUE}/events", headers={**headers, "Accept": "text/event-stream"})
-        self.response = self.connection.getresponse()
-        assert self.response.status == 200, self.response.status
+    def __init__(self, server, headers):
         self.arrived = []
         self.lock = threading.Condition()
+        self.stream = EventStream(server.api, f"/staff/venues/{VENUE}/events", headers={**headers, "Accept": "text/event-stream"},
+                                  on_event=self.on_event)
+        self.stream.start()
+        self.stream.opened.wait(120)
+        assert self.stream.status == 200, self.stream.status
 
-    def run(self):
-        kind = None
-        for raw in self.response:
-            line = raw.decode().rstrip("\r\n")
-            if line.startswith("event:"):
-                kind = line[6:].strip()
-            elif line.startswith("data:") and kind == "photo-added":
-                group = json.loads(line[5:]).get("groupId")
-                with self.lock:
-                    self.arrived.append((group, time.perf_counter()))
-                    self.lock.notify_all()
+    def on_event(self, _, __, kind, data):
+        if kind == "photo-added":
+            group = json.loads(data).get("groupId")
+            with self.lock:
+                self.arrived.append((group, time.perf_counter()))
+                self.lock.notify_all()
 
     def wait_for(self, group, after, timeout=10):
         def found():
@@ -203,41 +159,34 @@ class StaffStream(threading.Thread):
 
 def live(uploads=100):
     data = f"{WORK}/live"
-    process, port = start(data)
+    server = start(data)
+    api = server.api
     try:
-        session = staff_session(port, data)
-        subprocess.run(["vips", "black", f"{WORK}/small.jpg", "320", "240", "--bands", "3"], check=True)
-        photo = open(f"{WORK}/small.jpg", "rb").read()
+        session = staff_session(server)
+        photo = read(black_jpeg(f"{WORK}/small.jpg", 320, 240))
         players = []
         for n in range(200):
-            _, _, body = request(port, "POST", "/api/v1/players", json.dumps({"name": f"Player {n}"}), {"Content-Type": "application/json"})
-            token = json.loads(body)["token"]
-            _, _, body = request(port, "POST", "/api/v1/groups", json.dumps({"venueId": VENUE}),
-                                 {"Content-Type": "application/json", "Authorization": "Bearer " + token})
-            players.append((token, json.loads(body)["group"]["id"]))
-        venue = yaml.safe_load(open(f"{REPOSITORY}/missions/{VENUE}.yaml"))
+            token = api.new_player(f"Player {n}")["token"]
+            players.append((token, api.new_group(token, VENUE)["id"]))
+        venue = yaml.safe_load(read(f"{REPO}/missions/{VENUE}.yaml"))
         mission = venue["missions"][0]
-        stream = StaffStream(port, session)
-        stream.start()
+        stream = StaffStream(server, session)
         rng = random.Random(7)
         to_event, to_page = [], []
         for n in range(uploads):
             token, group = rng.choice(players)
             task = rng.choice(mission["tasks"])["id"]
             sent = time.perf_counter()
-            status, _, body = request(port, "POST", f"/api/v1/groups/{group}/photos?mission={mission['id']}&task={task}", photo,
-                                      {"Content-Type": "image/jpeg", "Authorization": "Bearer " + token})
-            assert status == 201, status
-            photo_id = json.loads(body)["photo"]["id"]
+            photo_id = api.upload_photo(group, photo, token, mission=mission["id"], task=task)["id"]
             arrived = stream.wait_for(group, sent)
             assert arrived is not None, "no event for the photo of group " + group
-            _, _, page = request(port, "GET", f"/staff/venues/{VENUE}", headers=session)
+            page = api.request("GET", f"/staff/venues/{VENUE}", headers=session, expect=None).body
             assert photo_id.encode() in page, "the venue page does not show the new photo"
             to_event.append((arrived - sent) * 1000)
             to_page.append((time.perf_counter() - sent) * 1000)
             time.sleep(0.05)
-        bare50, bare99 = timed(port, "/healthz", {}, 30)
-        page50, page99 = timed(port, f"/staff/venues/{VENUE}", session, 30)
+        bare50, bare99 = timed(server, "/healthz", {}, 30)
+        page50, page99 = timed(server, f"/staff/venues/{VENUE}", session, 30)
         for label, values in (("upload sent to the console's event", to_event), ("upload sent to the page fetched again", to_page)):
             values.sort()
             print(f"  {label + ':':42} p50 {statistics.median(values):7.1f} ms  p99 {values[int(len(values) * 0.99) - 1]:7.1f} ms"
@@ -245,8 +194,7 @@ def live(uploads=100):
         print(f"  the venue page alone, 200 groups:          p50 {page50:7.1f} ms  p99 {page99:7.1f} ms")
         print(f"  reference, GET /healthz:                   p50 {bare50:7.1f} ms  p99 {bare99:7.1f} ms")
     finally:
-        process.terminate()
-        process.wait()
+        server.stop()
 
 
 def main():

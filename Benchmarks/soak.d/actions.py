@@ -6,7 +6,7 @@ import urllib.parse
 import uuid
 import zipfile
 
-from client import path_of
+from groupie_harness.client import path_of
 from stats import STATS
 
 

@@ -4,11 +4,10 @@ import collections
 import threading
 import time
 
+from groupie_harness.checks import logger, percentile
+
 started = time.monotonic()
-
-
-def log(msg):
-    print(f"[{time.monotonic() - started:7.1f}s] {msg}", flush=True)
+log = logger(width=7)
 
 
 class Stats:
@@ -32,8 +31,8 @@ class Stats:
     def p99(self, since, until, game_only=True):
         """The 99th percentile of the requests that ended in the window, the attacker's left out."""
         with self.lock:
-            values = sorted(s for t, r, s in self.timed if since <= t < until and not (game_only and r.startswith("attack")))
-        return values[min(len(values) - 1, int(len(values) * 0.99))] if values else None
+            values = [s for t, r, s in self.timed if since <= t < until and not (game_only and r.startswith("attack"))]
+        return percentile(values, 0.99) if values else None
 
     def error(self, kind, detail):
         with self.lock:

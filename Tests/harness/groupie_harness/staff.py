@@ -1,0 +1,52 @@
+"""Accounts of the staff console: made with `groupie staff add`, signed in through the form as a
+browser does."""
+import re
+import subprocess
+
+from .checks import Failure
+
+
+def add_staff(binary, data, email, password, role="admin", venue=None):
+    """`groupie staff add` on the data folder `data` (the password on standard input); returns
+    what it printed, raises Failure when it fails."""
+    command = [str(binary), "staff", "add", email, "--role", role, *(["--venue", venue] if venue else []), "--data", str(data)]
+    added = subprocess.run(command, input=password + "\n", capture_output=True, text=True, timeout=60)
+    if added.returncode != 0:
+        raise Failure(f"groupie staff add: {added.stderr.strip()}")
+    return added.stdout
+
+
+def form_token(html):
+    """The form token (csrf) of a staff page."""
+    found = re.search(r'name="csrf" value="([^"]+)"', html if isinstance(html, str) else html.decode(errors="replace"))
+    if not found:
+        raise Failure("staff sign-in: no form token on the page")
+    return found.group(1)
+
+
+def cookie_named(headers, name):
+    for header in headers.get_all("Set-Cookie") or []:
+        key, _, rest = header.partition("=")
+        if key.strip() == name:
+            return rest.split(";")[0]
+    raise Failure(f"staff sign-in: no {name} cookie in {headers.get_all('Set-Cookie')}")
+
+
+def login_form(api):
+    """The sign-in form: (its cookie, as a Cookie header's value, and its form token)."""
+    answer = api.request("GET", "/staff/login", expect=(200,))
+    return "groupie_staff_login=" + cookie_named(answer.headers, "groupie_staff_login"), form_token(answer.body)
+
+
+def sign_in(api, email, password):
+    """Signs in through the form: (the session's Cookie header value, the session's form token)."""
+    cookie, csrf = login_form(api)
+    answer = api.request("POST", "/staff/login", form={"csrf": csrf, "email": email, "password": password},
+                         headers={"Cookie": cookie}, expect=None)
+    if answer.status != 303:
+        raise Failure(f"staff sign-in answered {answer.status}")
+    session = "groupie_staff=" + cookie_named(answer.headers, "groupie_staff")
+    page = api.request("GET", "/staff", headers={"Cookie": session}, expect=None)
+    if page.status != 200:
+        raise Failure(f"GET /staff with the session answered {page.status}")
+    return session, form_token(page.body)
