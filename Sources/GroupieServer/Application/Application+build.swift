@@ -172,9 +172,11 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         store: dependencies.database, scope: "create-address", limit: configuration.creationsPerAddress, window: configuration.creationWindow,
         logger: dependencies.logger
     )
+    let templates = try PageTemplates.load()
     JoinPageController(
         database: dependencies.database, catalog: dependencies.catalog, clock: clock,
-        fileIO: dependencies.fileIO, pagePath: configuration.assetsDirectory + "/web/index.html", limiterByAddress: limiterByAddress, clientAddress: clientAddress
+        fileIO: dependencies.fileIO, pagePath: configuration.assetsDirectory + "/web/index.html", limiterByAddress: limiterByAddress, clientAddress: clientAddress,
+        templates: templates
     ).addRoutes(to: router)
 
     let streamTokens = StreamTokens(signer: signer, clock: clock)
@@ -221,7 +223,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         database: dependencies.database, catalog: dependencies.catalog, reloader: dependencies.reloader, files: dependencies.files, events: events,
         collages: dependencies.collages, logins: StaffLoginLimits(store: dependencies.database, logger: dependencies.logger),
         passwords: dependencies.passwords, clientAddress: clientAddress, fileIO: dependencies.fileIO,
-        links: links, assetsDirectory: configuration.assetsDirectory, clock: clock
+        links: links, assetsDirectory: configuration.assetsDirectory, pages: StaffPages(templates: templates), clock: clock
     ).addRoutes(to: router)
     routes.set(router.routes.map { ($0.method, $0.path.description) })
     return router

@@ -19,6 +19,8 @@ struct JoinPageController {
     /// cannot be used to find which codes exist faster than joining could.
     let limiterByAddress: JoinRateLimiter
     let clientAddress: ClientAddress
+    /// The preview's templates (`join-….mustache`), which escape the group's and the venue's names.
+    let templates: PageTemplates
 
     static let previewMarker = "<!--groupie:preview-->"
     static let titleMarker = "<!--groupie:title-->"
@@ -52,24 +54,18 @@ struct JoinPageController {
         let address = clientAddress.of(request, context: context)
         let now = clock()
         if let seconds = await limiterByAddress.retryAfter(address, now: now) {
-            var response = try await render(status: .tooManyRequests, title: "Too many wrong codes", preview: """
-                <section class="preview" data-state="limited">
-                <h1>Too many wrong codes</h1>
-                <p>Too many wrong group codes came from this network. Try again in \(Self.minutes(seconds)).</p>
-                </section>
-                """)
+            var response = try await render(
+                status: .tooManyRequests, title: "Too many wrong codes", preview: templates.render(LimitedView(wait: Self.minutes(seconds)), "join-limited")
+            )
             response.headers[.retryAfter] = "\(seconds)"
             return response
         }
         let group = try await JoinCode(typed: typed).asyncFlatMap { try await database.group(code: $0) }
         guard let group else {
             await limiterByAddress.recordFailure(address, now: now)
-            return try await render(status: .notFound, title: "Unknown group code", preview: """
-                <section class="preview" data-state="unknown">
-                <h1>Unknown group code</h1>
-                <p>No group has the code <strong>\(Self.escape(String(typed.prefix(16))))</strong>. Check the code with the person who made the group.</p>
-                </section>
-                """)
+            return try await render(
+                status: .notFound, title: "Unknown group code", preview: templates.render(UnknownView(code: String(typed.prefix(16))), "join-unknown")
+            )
         }
         let entry = catalog.venue(id: group.venueId)
         let language = entry.map {
@@ -78,14 +74,11 @@ struct JoinPageController {
         let venueName = entry.map { $0.venue.name.resolved(language: language, fallback: $0.venue.defaultLanguage) } ?? group.venueId
         let joinable = group.isJoinable(at: now)
         let status = joinable ? "Type your name to join the group." : "This group can no longer be joined; start a new one."
-        return try await render(status: .ok, title: "Join \(group.joinCode.value)", preview: """
-            <section class="preview" data-state="\(joinable ? "joinable" : "closed")" data-code="\(group.joinCode.value)">
-            <p class="venue">\(Self.escape(venueName))</p>
-            <h1>Group <bdi>\(Self.escape(group.name.flatMap { $0.isEmpty ? nil : $0 } ?? group.joinCode.value))</bdi></h1>
-            <p class="code" aria-label="Group code">\(group.joinCode.value)</p>
-            <p>\(status)</p>
-            </section>
-            """)
+        let preview = GroupView(
+            state: joinable ? "joinable" : "closed", code: group.joinCode.value, venue: venueName,
+            name: group.name.flatMap { $0.isEmpty ? nil : $0 } ?? group.joinCode.value, status: status
+        )
+        return try await render(status: .ok, title: "Join \(group.joinCode.value)", preview: templates.render(preview, "join-group"))
     }
 
     private func render(status: HTTPResponse.Status, title: String, preview: String) async throws -> Response {
@@ -98,7 +91,7 @@ struct JoinPageController {
                           detail: "The web client's page \(path) is missing; the operator must restore the assets folder.")
         }
         let page = template
-            .replacingOccurrences(of: Self.titleMarker, with: Self.escape(title))
+            .replacingOccurrences(of: Self.titleMarker, with: templates.render(TitleView(title: title), "join-title"))
             .replacingOccurrences(of: Self.previewMarker, with: preview)
         return Response(
             status: status,
@@ -107,7 +100,25 @@ struct JoinPageController {
         )
     }
 
-    static func escape(_ text: String) -> String { Markup.escape(text) }
+    struct TitleView: Sendable {
+        let title: String
+    }
+
+    struct LimitedView: Sendable {
+        let wait: String
+    }
+
+    struct UnknownView: Sendable {
+        let code: String
+    }
+
+    struct GroupView: Sendable {
+        let state: String
+        let code: String
+        let venue: String
+        let name: String
+        let status: String
+    }
 
     static func minutes(_ seconds: Int) -> String {
         let minutes = (seconds + 59) / 60

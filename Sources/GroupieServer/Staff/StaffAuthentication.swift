@@ -69,7 +69,7 @@ struct StaffRequired: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard context.staffSession == nil else { return try await next(request, context) }
         if request.method == .get || request.method == .head {
-            return Response(status: .seeOther, headers: [.location: "/staff/login"])
+            return StaffController.redirect(to: .login)
         }
         throw Problem(.unauthorized, code: "staff-sign-in-required", detail: "Sign in to the staff console first.")
     }

@@ -22,6 +22,7 @@ struct StaffController {
     let fileIO: FileIO
     let links: JoinLinks
     let assetsDirectory: String
+    let pages: StaffPages
     let clock: @Sendable () -> Date
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
@@ -41,12 +42,12 @@ struct StaffController {
         signedIn.post("photos/{photoId}/restore", use: restore)
         signedIn.post("photos/{photoId}/delete", use: delete)
         signedIn.get("audit", use: audit)
-        StaffNumbersController(database: database, catalog: catalog, clock: clock).addRoutes(to: signedIn)
+        StaffNumbersController(database: database, catalog: catalog, pages: pages, clock: clock).addRoutes(to: signedIn)
         StaffPosterController(
             database: database, catalog: catalog, links: links, assetsDirectory: assetsDirectory, fileIO: fileIO, clock: clock
         ).addRoutes(to: signedIn)
         StaffLiveController(database: database, catalog: catalog, hub: events.hub).addRoutes(to: signedIn)
-        StaffMissionsController(catalog: catalog, reloader: reloader, work: collages.work, assetsDirectory: assetsDirectory).addRoutes(to: signedIn)
+        StaffMissionsController(catalog: catalog, reloader: reloader, work: collages.work, assetsDirectory: assetsDirectory, pages: pages).addRoutes(to: signedIn)
     }
 
     // MARK: Signing in and out
@@ -54,21 +55,21 @@ struct StaffController {
     /// The sign-in form, with a token in a cookie of its own that the form must echo
     /// (a session does not exist yet to hold it).
     func loginPage(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        if context.staffSession != nil { return Response(status: .seeOther, headers: [.location: "/staff"]) }
-        return Self.withLoginToken { StaffPages.login(csrf: $0) }
+        if context.staffSession != nil { return Self.redirect(to: .home) }
+        return Self.withLoginToken { pages.login(csrf: $0) }
     }
 
     func login(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let form = try await StaffForm(request, context: context)
         guard let cookieToken = request.cookies[Self.loginCookie]?.value, form["csrf"].map({ StaffSession.hash($0) }) == StaffSession.hash(cookieToken) else {
-            return Self.withLoginToken { StaffPages.login(csrf: $0, message: "The sign-in form had expired; try again.", status: .forbidden) }
+            return Self.withLoginToken { pages.login(csrf: $0, message: "The sign-in form had expired; try again.", status: .forbidden) }
         }
         let email = StaffMember.normalisedEmail(form["email"] ?? "") ?? ""
         let address = clientAddress.of(request, context: context)
         if let wait = await logins.admit(email: email, address: address, now: clock()) {
             context.logger.notice("staff sign-in refused: too many attempts", metadata: ["address": "\(address)"])
             return Self.withLoginToken {
-                var response = StaffPages.login(
+                var response = pages.login(
                     csrf: $0, email: email, message: "Too many attempts. \(Waiting.inWords(seconds: wait))", status: .tooManyRequests
                 )
                 response.headers[.retryAfter] = String(wait)
@@ -82,14 +83,14 @@ struct StaffController {
         guard let matches = try await passwords.verify(password, hash: hash) else {
             context.logger.notice("staff sign-in refused: too many passwords being checked at once", metadata: ["address": "\(address)"])
             return Self.withLoginToken {
-                var response = StaffPages.login(csrf: $0, email: email, message: "The server is busy checking other sign-ins. Try again in a few seconds.", status: .serviceUnavailable)
+                var response = pages.login(csrf: $0, email: email, message: "The server is busy checking other sign-ins. Try again in a few seconds.", status: .serviceUnavailable)
                 response.headers[.retryAfter] = "5"
                 return response
             }
         }
         guard let member = credentials?.member, matches else {
             context.logger.notice("staff sign-in failed", metadata: ["address": "\(address)"])
-            return Self.withLoginToken { StaffPages.login(csrf: $0, email: email, message: "Wrong e-mail address or password.", status: .unauthorized) }
+            return Self.withLoginToken { pages.login(csrf: $0, email: email, message: "Wrong e-mail address or password.", status: .unauthorized) }
         }
         await logins.signedIn(email: email, address: address)
         let token = StaffSession.newToken()
@@ -97,7 +98,7 @@ struct StaffController {
             staffId: member.id, tokenHash: StaffSession.hash(token), csrfToken: StaffSession.newToken(), now: clock(), lifetime: StaffSession.lifetime
         )
         try await database.audit(.init(at: clock(), staffEmail: member.email, venueId: nil, action: "signed in", subject: nil, reason: nil))
-        var response = Response(status: .seeOther, headers: [.location: "/staff"])
+        var response = Self.redirect(to: .home)
         response.setCookie(StaffSession.cookie(token, maxAge: Int(StaffSession.lifetime)))
         response.setCookie(Cookie(name: Self.loginCookie, value: "", maxAge: 0, path: "/staff", secure: true, httpOnly: true, sameSite: .strict))
         return response
@@ -107,7 +108,7 @@ struct StaffController {
         let session = try context.staff
         try await StaffForm(request, context: context).requireToken(of: session)
         try await database.endStaffSession(tokenHash: session.tokenHash)
-        var response = Response(status: .seeOther, headers: [.location: "/staff/login"])
+        var response = Self.redirect(to: .login)
         response.setCookie(StaffSession.cookie("", maxAge: 0))
         return response
     }
@@ -129,7 +130,7 @@ struct StaffController {
         for entry in catalog.all.sorted(by: { $0.venue.id < $1.venue.id }) where session.member.reaches(venueId: entry.venue.id) {
             entries.append((entry.venue, try await database.activeGroupIds(venueId: entry.venue.id).count))
         }
-        return StaffPages.venues(entries, session: session)
+        return pages.venues(entries, session: session)
     }
 
     func venue(_ request: Request, context: GroupieRequestContext) async throws -> Response {
@@ -143,7 +144,7 @@ struct StaffController {
         }
         let latest = try await database.latestPhotos(venueId: venueId, limit: 12)
         let waiting = try await database.heldPhotos(venueId: venueId, limit: 0).total
-        return StaffPages.venue(venue, groups: groups, latest: latest, waiting: waiting, session: session)
+        return pages.venue(venue, groups: groups, latest: latest, waiting: waiting, session: session)
     }
 
     /// The photos waiting for review at a venue, oldest first: shared or hidden one by one, by
@@ -153,7 +154,7 @@ struct StaffController {
         let venueId = try context.parameters.require("venueId")
         guard session.member.may(.view, at: venueId), let venue = catalog.venue(id: venueId)?.venue else { throw Self.venueNotFound }
         let held = try await database.heldPhotos(venueId: venueId, limit: Self.reviewPageSize)
-        return StaffPages.review(venue, photos: held.photos, total: held.total, session: session)
+        return pages.review(venue, photos: held.photos, total: held.total, session: session)
     }
 
     static let reviewPageSize = 50
@@ -163,13 +164,13 @@ struct StaffController {
         guard let view = try await database.staffView(groupId: try context.parameters.require("groupId")),
             session.member.may(.view, at: view.group.venueId)
         else { throw Self.groupNotFound }
-        return StaffPages.group(view, venue: catalog.venue(id: view.group.venueId)?.venue, session: session)
+        return pages.group(view, venue: catalog.venue(id: view.group.venueId)?.venue, session: session)
     }
 
     func audit(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let session = try context.staff
         let venues = session.member.role == .admin ? nil : session.member.venueIds
-        return StaffPages.audit(try await database.auditLog(venueIds: venues, staffEmail: session.member.email, limit: 500), session: session)
+        return pages.audit(try await database.auditLog(venueIds: venues, staffEmail: session.member.email, limit: 500), session: session)
     }
 
     /// A photo's thumbnail, or its display size (for the review queue).
@@ -259,15 +260,19 @@ struct StaffController {
         context.logger.info("staff \(action)", metadata: ["staff": "\(session.member.id)", "subject": "\(subject)", "venue": "\(venueId)"])
     }
 
+    static func redirect(to url: StaffURL) -> Response {
+        Response(status: .seeOther, headers: [.location: url.path])
+    }
+
     static func back(to groupId: String) -> Response {
-        Response(status: .seeOther, headers: [.location: "/staff/groups/\(groupId)"])
+        redirect(to: .group(groupId))
     }
 
     /// Back to the group's page, or to the venue's review queue when the form came from there
     /// (`next=review`; nothing else is followed).
     static func back(to groupId: String, form: StaffForm, venueId: String) -> Response {
         guard form["next"] == "review" else { return back(to: groupId) }
-        return Response(status: .seeOther, headers: [.location: "/staff/venues/\(venueId)/review"])
+        return redirect(to: .review(venueId: venueId))
     }
 
     static let venueNotFound = Problem.notFound("venue-not-found", "There is no such venue among yours.")

@@ -13,6 +13,7 @@ struct StaffMissionsController {
     let reloader: MissionReloader
     let work: ImageWorkQueue
     let assetsDirectory: String
+    let pages: StaffPages
 
     func addRoutes(to staff: RouterGroup<GroupieRequestContext>) {
         staff.get("venues/{venueId}/missions", use: page)
@@ -76,51 +77,70 @@ struct StaffMissionsController {
         guard session.member.may(.view, at: venueId), let entry = catalog.venue(id: venueId) else { throw StaffController.venueNotFound }
         guard session.member.may(.editMissions, at: venueId) else { throw StaffController.notAllowed(session.member.role) }
         let problems = reloader.fileProblems.first { $0.path == entry.path }?.problems ?? []
-        return StaffPages.missions(entry, problems: problems, session: session)
+        return pages.missions(entry, problems: problems, session: session)
     }
 }
 
 extension StaffPages {
-    static func missions(_ entry: VenueCatalog.Entry, problems: [MissionProblem], session: StaffSession) -> Response {
+    struct MissionsView: Sendable {
+        struct FileProblem: Sendable {
+            let severity: String
+            let place: String
+            let message: String
+        }
+        struct Language: Sendable {
+            let language: String
+            let phone: String
+            let missions: [Card]
+        }
+        struct Card: Sendable {
+            let language: String
+            let title: String
+            let after: String?
+            let tasks: [CardTask]
+            let fact: String?
+            let reward: String
+            let picture: String
+        }
+        struct CardTask: Sendable {
+            let prompt: String
+            let hint: String?
+            let frontCamera: Bool
+        }
+        let venueURL: String
+        let file: String
+        let version: String
+        let hasErrors: Bool
+        let problems: [FileProblem]
+        let languages: [Language]
+    }
+
+    func missions(_ entry: VenueCatalog.Entry, problems: [MissionProblem], session: StaffSession) -> Response {
         let venue = entry.venue
         let file = (entry.path as NSString).lastPathComponent
-        let problemList = problems.isEmpty
-            ? "<p>No problems: every mission of the file is served.</p>"
-            : "<ul class=\"problems\">" + problems.map { problem -> String in
-                "<li class=\"\(problem.severity.rawValue)\"><code>\(escape(file)):\(problem.line):\(problem.column)</code> \(problem.severity.rawValue): \(escape(problem.message))</li>"
-            }.joined() + "</ul>"
-        let hasErrors = problems.contains { $0.severity == .error }
-        let previews = venue.languages.map { language -> String in
-            let cards = venue.missions.map { mission -> String in
-                let text = { (value: LocalizedText) in escape(value.resolved(language: language, fallback: venue.defaultLanguage)) }
-                let tasks = mission.tasks.map { task -> String in
-                    "<li>\(text(task.prompt))\(task.hint.map { "<br><span class=\"muted\">\(text($0))</span>" } ?? "")\(task.camera == .front ? " <span class=\"tag\">front camera</span>" : "")</li>"
-                }.joined()
-                let after = mission.after.isEmpty ? "" : "<p class=\"muted\">Opens after: \(mission.after.map { escape($0) }.joined(separator: ", "))</p>"
-                let reward = mission.style == .sticker ? "a photo with a sticker" : "a collage (\(mission.style.rawValue))"
-                let picture = "/staff/venues/\(escape(venue.id))/missions/\(escape(mission.id))/reward.jpg?lang=\(escape(language))&amp;v=\(escape(String(entry.contentHash.prefix(12))))"
-                return """
-                    <li class="card" lang="\(escape(language))"><h4>\(text(mission.title))</h4>\(after)<ol>\(tasks)</ol>
-                    \(mission.fact.map { "<p>\(text($0))</p>" } ?? "")<p class="muted">Reward: \(reward), drawn from stand-in photos:</p>
-                    <img class="reward" src="\(picture)" alt="The reward of \(text(mission.title)), drawn from stand-in photos" loading="lazy" width="320"></li>
-                    """
-            }.joined()
-            let phone = "/?preview=\(escape(venue.id))&amp;lang=\(escape(language))#/missions"
-            return """
-                <h3 lang="en">\(escape(language))</h3>
-                <div class="phone-preview"><iframe src="\(phone)" title="The missions on a phone, in \(escape(language))" width="360" height="640" loading="lazy"></iframe>
-                <p class="muted">The phone's own screens, as a new group sees them: open a mission to see its tasks. Nothing is sent from here.</p></div>
-                <ul class="previews">\(cards)</ul>
-                """
-        }.joined()
-        return page(title: "Missions: \(name(venue))", session: session, """
-            <p><a href="/staff/venues/\(escape(venue.id))">Groups playing now</a></p>
-            <h2>The file</h2>
-            <p><code>\(escape(file))</code>: the version loaded is <code>\(escape(String(entry.contentHash.prefix(12))))</code>\
-            \(hasErrors ? ", the last good one; the file as saved now has errors and is not served until they are fixed." : ".")</p>
-            <h2>Problems</h2>\(problemList)
-            <h2>Missions as visitors read them</h2>\(previews)
-            <script src="/assets/staff/live.js" data-poll="3000" defer></script>
-            """)
+        let version = String(entry.contentHash.prefix(12))
+        let languages = venue.languages.map { language in
+            let text = { (value: LocalizedText) in value.resolved(language: language, fallback: venue.defaultLanguage) }
+            let missions = venue.missions.map { mission in
+                MissionsView.Card(
+                    language: language, title: text(mission.title),
+                    after: mission.after.isEmpty ? nil : mission.after.joined(separator: ", "),
+                    tasks: mission.tasks.map { .init(prompt: text($0.prompt), hint: $0.hint.map(text), frontCamera: $0.camera == .front) },
+                    fact: mission.fact.map(text),
+                    reward: mission.style == .sticker ? "a photo with a sticker" : "a collage (\(mission.style.rawValue))",
+                    picture: StaffURL.reward(venueId: venue.id, missionId: mission.id, language: language, version: version).path
+                )
+            }
+            return MissionsView.Language(
+                language: language, phone: StaffURL.phonePreview(venueId: venue.id, language: language).path, missions: missions
+            )
+        }
+        let view = MissionsView(
+            venueURL: StaffURL.venue(venue.id).path, file: file, version: version,
+            hasErrors: problems.contains { $0.severity == .error },
+            problems: problems.map { .init(severity: $0.severity.rawValue, place: "\(file):\($0.line):\($0.column)", message: $0.message) },
+            languages: languages
+        )
+        return page("staff-missions", title: "Missions: \(Self.name(venue))", session: session, view)
     }
 }

@@ -9,6 +9,7 @@ import Hummingbird
 struct StaffNumbersController {
     let database: any GroupieStore
     let catalog: VenueCatalog
+    let pages: StaffPages
     let clock: @Sendable () -> Date
 
     /// The CSV files a venue's numbers come as.
@@ -31,7 +32,7 @@ struct StaffNumbersController {
     func page(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let (session, venue) = try venue(context)
         let numbers = VisitNumbers(venue: venue, tally: try await database.visitTally(venueId: venue.id))
-        return StaffPages.numbers(numbers, venue: venue, session: session)
+        return pages.numbers(numbers, venue: venue, session: session)
     }
 
     func csv(_ request: Request, context: GroupieRequestContext) async throws -> Response {
@@ -114,74 +115,139 @@ struct StaffNumbersController {
 }
 
 extension StaffPages {
-    static func numbers(_ numbers: VisitNumbers, venue: Venue, session: StaffSession) -> Response {
+    struct NumbersView: Sendable {
+        struct Download: Sendable {
+            let url: String
+            let name: String
+        }
+        struct MissionRow: Sendable {
+            let title: String
+            let started: Int
+            let completed: Int
+            let dropOff: Int
+            let median: String
+        }
+        struct TaskRow: Sendable {
+            let mission: String
+            let task: String
+            let done: Int
+            let skipped: Int
+            let median: String
+        }
+        struct DayRow: Sendable {
+            let date: String
+            let started: Int
+            let completed: Int
+        }
+        let venueURL: String
+        let downloads: [Download]
+        let stored: String
+        let photos: String
+        let missionChart: BarChart?
+        let missions: [MissionRow]
+        let mostSkipped: [TaskRow]
+        let dayChart: BarChart?
+        let days: [DayRow]
+        let tasks: [TaskRow]
+    }
+
+    func numbers(_ numbers: VisitNumbers, venue: Venue, session: StaffSession) -> Response {
         let titles = Dictionary(
             venue.missions.map { ($0.id, $0.title.resolved(language: "en", fallback: venue.defaultLanguage)) }, uniquingKeysWith: { first, _ in first }
         )
         func minutes(_ seconds: Double?) -> String { seconds.map { String(format: "%.1f min", $0 / 60) } ?? "–" }
-        let days = numbers.days.map { day -> String in
-            "<tr><td>\(day.date)</td><td>\(day.groupsStarted)</td><td>\(day.missionsCompleted)</td></tr>"
-        }.joined()
-        let missions = numbers.missions.map { row -> String in
-            """
-            <tr><th scope="row">\(escape(titles[row.missionId] ?? row.missionId))</th><td>\(row.started)</td><td>\(row.completed)</td>\
-            <td>\(row.dropOff)</td><td>\(minutes(row.medianSeconds))</td></tr>
-            """
-        }.joined()
-        let skipped = numbers.mostSkipped.prefix(10).map { row -> String in
-            "<tr><td>\(escape(titles[row.missionId] ?? row.missionId))</td><td>\(escape(row.taskId))</td><td>\(row.skipped)</td><td>\(row.done)</td></tr>"
-        }.joined()
-        let tasks = numbers.tasks.map { row -> String in
-            "<tr><td>\(escape(titles[row.missionId] ?? row.missionId))</td><td>\(escape(row.taskId))</td><td>\(row.done)</td><td>\(row.skipped)</td><td>\(minutes(row.medianSeconds))</td></tr>"
-        }.joined()
-        let links = StaffNumbersController.Table.allCases.map { table -> String in
-            "<a href=\"/staff/venues/\(escape(venue.id))/numbers/\(table.rawValue).csv\">\(table.rawValue).csv</a>"
-        }.joined(separator: " · ")
-        let photos = numbers.medianPhotosPerGroup.map { String(format: "%.1f", $0) } ?? "–"
-        return page(title: "Numbers: \(name(venue))", session: session, """
-            <p><a href="/staff/venues/\(escape(venue.id))">Groups playing now</a> · Download: \(links)</p>
-            <p>\(numbers.groups) group\(numbers.groups == 1 ? "" : "s") stored; photos per group (median) \(photos). \
-            A group starts a mission with its first photo for it; a task is skipped by a group that started its mission and never did it.</p>
-            <h2>Missions: started and completed</h2>
-            \(barChart(numbers.missions.map { (titles[$0.missionId] ?? $0.missionId, [$0.completed, $0.dropOff]) }, legend: ["completed", "dropped off"]))
-            <table><thead><tr><th scope="col">Mission</th><th scope="col">Started</th><th scope="col">Completed</th><th scope="col">Drop-off</th>\
-            <th scope="col">Median time</th></tr></thead><tbody>\(missions)</tbody></table>
-            <h2>Tasks most skipped</h2>
-            \(skipped.isEmpty ? "<p>No task was skipped.</p>" : "<table><thead><tr><th scope=\"col\">Mission</th><th scope=\"col\">Task</th><th scope=\"col\">Skipped</th><th scope=\"col\">Done</th></tr></thead><tbody>\(skipped)</tbody></table>")
-            <h2>Per day</h2>
-            \(barChart(numbers.days.map { ($0.date, [$0.groupsStarted]) }, legend: ["groups started"]))
-            <table><thead><tr><th scope="col">Day</th><th scope="col">Groups started</th><th scope="col">Missions completed</th></tr></thead><tbody>\(days)</tbody></table>
-            <h2>Every task</h2>
-            <table><thead><tr><th scope="col">Mission</th><th scope="col">Task</th><th scope="col">Done</th><th scope="col">Skipped</th>\
-            <th scope="col">Median time from the mission's start</th></tr></thead><tbody>\(tasks)</tbody></table>
-            """)
+        let view = NumbersView(
+            venueURL: StaffURL.venue(venue.id).path,
+            downloads: StaffNumbersController.Table.allCases.map { table in
+                .init(url: StaffURL.numbersTable(venueId: venue.id, table: table.rawValue).path, name: table.rawValue + ".csv")
+            },
+            stored: "\(numbers.groups) group\(numbers.groups == 1 ? "" : "s")",
+            photos: numbers.medianPhotosPerGroup.map { String(format: "%.1f", $0) } ?? "–",
+            missionChart: BarChart(numbers.missions.map { (titles[$0.missionId] ?? $0.missionId, [$0.completed, $0.dropOff]) }, legend: ["completed", "dropped off"]),
+            missions: numbers.missions.map { row in
+                .init(
+                    title: titles[row.missionId] ?? row.missionId, started: row.started, completed: row.completed, dropOff: row.dropOff,
+                    median: minutes(row.medianSeconds)
+                )
+            },
+            mostSkipped: numbers.mostSkipped.prefix(10).map { row in
+                .init(mission: titles[row.missionId] ?? row.missionId, task: row.taskId, done: row.done, skipped: row.skipped, median: "")
+            },
+            dayChart: BarChart(numbers.days.map { ($0.date, [$0.groupsStarted]) }, legend: ["groups started"]),
+            days: numbers.days.map { .init(date: $0.date, started: $0.groupsStarted, completed: $0.missionsCompleted) },
+            tasks: numbers.tasks.map { row in
+                .init(
+                    mission: titles[row.missionId] ?? row.missionId, task: row.taskId, done: row.done, skipped: row.skipped,
+                    median: minutes(row.medianSeconds)
+                )
+            }
+        )
+        return page("staff-numbers", title: "Numbers: \(Self.name(venue))", session: session, view)
     }
+}
 
-    /// A horizontal stacked bar chart as inline SVG (no script, no style attribute): one bar per
-    /// label, segments in the legend's order, with the figures written beside them.
-    static func barChart(_ bars: [(label: String, values: [Int])], legend: [String]) -> String {
-        guard !bars.isEmpty else { return "" }
-        let colours = ["#1f5d8c", "#c9c9c9"]
-        let rowHeight = 28, labelWidth = 220, barWidth = 420
+/// A horizontal stacked bar chart for `staff-bar-chart.mustache`, drawn as inline SVG (no script,
+/// no style attribute): one bar per label, segments in the legend's order, with the figures
+/// written beside them.
+struct BarChart: Sendable {
+    struct Bar: Sendable {
+        let label: String
+        let textY: Int
+        let segments: [Segment]
+        let figuresX: Int
+        let figures: String
+    }
+    struct Segment: Sendable {
+        let x: Int
+        let y: Int
+        let width: Int
+        let colour: String
+        let title: String
+    }
+    struct Key: Sendable {
+        let x: Int
+        let y: Int
+        let textX: Int
+        let textY: Int
+        let colour: String
+        let name: String
+    }
+    let ariaLabel: String
+    let width: Int
+    let height: Int
+    let bars: [Bar]
+    let legend: [Key]
+
+    static let colours = ["#1f5d8c", "#c9c9c9"]
+    static let rowHeight = 28, labelWidth = 220, barWidth = 420
+
+    /// Nil when there are no bars.
+    init?(_ bars: [(label: String, values: [Int])], legend: [String]) {
+        guard !bars.isEmpty else { return nil }
+        let colours = Self.colours, rowHeight = Self.rowHeight, labelWidth = Self.labelWidth, barWidth = Self.barWidth
         let maximum = max(1, bars.map { $0.values.reduce(0, +) }.max() ?? 1)
-        var svg = "<svg class=\"chart\" role=\"img\" aria-label=\"\(escape(legend.joined(separator: ", ")))\" viewBox=\"0 0 \(labelWidth + barWidth + 80) \(rowHeight * bars.count + 30)\" width=\"100%\">"
-        for (index, bar) in bars.enumerated() {
+        ariaLabel = legend.joined(separator: ", ")
+        width = labelWidth + barWidth + 80
+        height = rowHeight * bars.count + 30
+        self.bars = bars.enumerated().map { index, bar in
             let y = index * rowHeight
-            svg += "<text x=\"0\" y=\"\(y + 18)\" font-size=\"13\">\(escape(String(bar.label.prefix(30))))</text>"
             var x = labelWidth
+            var segments: [Segment] = []
             for (segment, value) in bar.values.enumerated() where value > 0 {
                 let width = max(1, value * barWidth / maximum)
-                svg += "<rect x=\"\(x)\" y=\"\(y + 4)\" width=\"\(width)\" height=\"18\" fill=\"\(colours[segment % colours.count])\"><title>\(escape(legend[segment % legend.count])): \(value)</title></rect>"
+                segments.append(.init(
+                    x: x, y: y + 4, width: width, colour: colours[segment % colours.count], title: "\(legend[segment % legend.count]): \(value)"
+                ))
                 x += width
             }
-            svg += "<text x=\"\(x + 6)\" y=\"\(y + 18)\" font-size=\"13\">\(bar.values.map(String.init).joined(separator: " / "))</text>"
+            return Bar(
+                label: String(bar.label.prefix(30)), textY: y + 18, segments: segments, figuresX: x + 6,
+                figures: bar.values.map(String.init).joined(separator: " / ")
+            )
         }
         let legendY = rowHeight * bars.count + 20
-        var legendX = 0
-        for (index, name) in legend.enumerated() {
-            svg += "<rect x=\"\(legendX)\" y=\"\(legendY - 11)\" width=\"12\" height=\"12\" fill=\"\(colours[index % colours.count])\"/><text x=\"\(legendX + 16)\" y=\"\(legendY)\" font-size=\"13\">\(escape(name))</text>"
-            legendX += 140
+        self.legend = legend.enumerated().map { index, name in
+            .init(x: index * 140, y: legendY - 11, textX: index * 140 + 16, textY: legendY, colour: colours[index % colours.count], name: name)
         }
-        return svg + "</svg>"
     }
 }

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Every link, form action and redirect of the staff console, in one place: `path` writes each
+/// id as one percent-encoded segment (or query value), so that no id can add a segment, a query
+/// or a fragment of its own. Pages put `path` into their templates, which escape it for HTML.
+enum StaffURL: Sendable, Hashable {
+    case home
+    case login
+    case logout
+    case audit
+    case venue(String)
+    case review(venueId: String)
+    case numbers(venueId: String)
+    /// One of the numbers' CSV files: `table` is `days`, `missions`, `tasks` or `research`.
+    case numbersTable(venueId: String, table: String)
+    case missions(venueId: String)
+    /// A mission's reward drawn from stand-in photos, in `language`; `version` names the file's
+    /// version so that a browser may keep the picture until the file changes.
+    case reward(venueId: String, missionId: String, language: String, version: String)
+    /// The venue's poster: `paper` is `a4` or `a3`, `format` is `pdf` or `png`.
+    case poster(venueId: String, paper: String, format: String)
+    case cards(venueId: String)
+    case events(venueId: String)
+    case group(String)
+    /// A photo on its group's page.
+    case groupPhoto(groupId: String, photoId: String)
+    case groupClose(String)
+    case photoThumb(String)
+    case photoDisplay(String)
+    case photoHide(String)
+    case photoRestore(String)
+    case photoDelete(String)
+    /// The web client's own mission screens as a new group at the venue sees them, in `language`.
+    case phonePreview(venueId: String, language: String)
+
+    var path: String {
+        switch self {
+        case .home: "/staff"
+        case .login: "/staff/login"
+        case .logout: "/staff/logout"
+        case .audit: "/staff/audit"
+        case .venue(let id): "/staff/venues/" + Self.segment(id)
+        case .review(let venueId): Self.venue(venueId).path + "/review"
+        case .numbers(let venueId): Self.venue(venueId).path + "/numbers"
+        case .numbersTable(let venueId, let table): Self.numbers(venueId: venueId).path + "/" + Self.segment(table + ".csv")
+        case .missions(let venueId): Self.venue(venueId).path + "/missions"
+        case .reward(let venueId, let missionId, let language, let version):
+            Self.missions(venueId: venueId).path + "/" + Self.segment(missionId) + "/reward.jpg"
+                + Self.query([("lang", language), ("v", version)])
+        case .poster(let venueId, let paper, let format):
+            Self.venue(venueId).path + "/" + Self.segment("poster." + format) + Self.query([("paper", paper)])
+        case .cards(let venueId): Self.venue(venueId).path + "/cards"
+        case .events(let venueId): Self.venue(venueId).path + "/events"
+        case .group(let id): "/staff/groups/" + Self.segment(id)
+        case .groupPhoto(let groupId, let photoId): Self.group(groupId).path + "#" + Self.segment("photo-" + photoId)
+        case .groupClose(let id): Self.group(id).path + "/close"
+        case .photoThumb(let id): Self.photo(id) + "/thumb"
+        case .photoDisplay(let id): Self.photo(id) + "/display"
+        case .photoHide(let id): Self.photo(id) + "/hide"
+        case .photoRestore(let id): Self.photo(id) + "/restore"
+        case .photoDelete(let id): Self.photo(id) + "/delete"
+        case .phonePreview(let venueId, let language): "/" + Self.query([("preview", venueId), ("lang", language)]) + "#/missions"
+        }
+    }
+
+    private static func photo(_ id: String) -> String { "/staff/photos/" + segment(id) }
+
+    /// RFC 3986's unreserved characters; everything else is percent-encoded as UTF-8.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// `text` as one path segment (or query value, or fragment): `/`, `?`, `#`, `&`, `=`, `%`,
+    /// spaces and every other character outside the unreserved set are escaped.
+    static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    private static func query(_ pairs: [(String, String)]) -> String {
+        "?" + pairs.map { segment($0.0) + "=" + segment($0.1) }.joined(separator: "&")
+    }
+}
