@@ -5,7 +5,7 @@ PORT ?= 8080
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?=
 
-.PHONY: run test build release bench validate bootstrap clean fuzz
+.PHONY: run test test-fast build release bench validate bootstrap clean fuzz
 
 bootstrap:
 	@scripts/bootstrap
@@ -33,6 +33,13 @@ test: bootstrap
 	python3 Tests/Browser/offline_test.py .build/debug/groupie
 	python3 Tests/Browser/staff_console_test.py .build/debug/groupie
 	python3 Tests/API/schemathesis_test.py .build/debug/groupie
+
+# The edit-test loop: Core, Content and the storage contract on SQLite, in under two minutes
+# once built; no PostgreSQL, browser or fuzzer. `make test` stays the whole.
+test-fast: bootstrap
+	scripts/check-architecture
+	$(SWIFT) build --build-tests
+	GROUPIE_TEST_BACKENDS=sqlite $(SWIFT) test --skip-build --filter 'GroupieCoreTests|GroupieContentTests|StoreContractTests|MembershipTests'
 
 validate: release
 	.build/release/groupie missions validate missions/

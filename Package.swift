@@ -52,12 +52,22 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .target(name: "GroupieStorage", dependencies: ["GroupieCore"]),
         .target(
-            name: "GroupieStorage",
+            name: "GroupieSQLite",
             dependencies: [
                 "GroupieCore",
+                "GroupieStorage",
                 "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "GroupiePostgres",
+            dependencies: [
+                "GroupieCore",
+                "GroupieStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -71,6 +81,8 @@ let package = Package(
                 "GroupieCore",
                 "GroupieContent",
                 "GroupieStorage",
+                "GroupieSQLite",
+                "GroupiePostgres",
                 "GroupieImaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -98,6 +110,8 @@ let package = Package(
                 "GroupieCore",
                 "GroupieImaging",
                 "GroupieStorage",
+                "GroupieSQLite",
+                "GroupiePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -115,7 +129,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GroupieStorageTests",
-            dependencies: ["GroupieStorage", "GroupieCore", "GroupieTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")]
+            dependencies: ["GroupieStorage", "GroupieSQLite", "GroupiePostgres", "GroupieCore", "GroupieTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "GroupieTestSupport", path: "Tests/GroupieTestSupport"),
         .testTarget(name: "GroupieImagingTests", dependencies: ["GroupieImaging", "GroupieTestSupport"]),
@@ -129,6 +143,8 @@ let package = Package(
             dependencies: [
                 "GroupieServer",
                 "GroupieStorage",
+                "GroupieSQLite",
+                "GroupiePostgres",
                 "GroupieTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -155,6 +155,13 @@ public struct CollageSubject: Sendable {
     public var taskPhotos: TaskPhotos
     public var creatorLanguage: String?
     public var collages: [CollageRecord]
+
+    public init(group: Group, taskPhotos: TaskPhotos, creatorLanguage: String?, collages: [CollageRecord]) {
+        self.group = group
+        self.taskPhotos = taskPhotos
+        self.creatorLanguage = creatorLanguage
+        self.collages = collages
+    }
 }
 
 /// A join (or a group's creation) as stored: the group, and the events committed with it: `left`
@@ -170,6 +177,12 @@ public struct Join: Sendable {
     public var membership: Membership? {
         joined.last.map { Membership(group: group, version: $0.seq) }
     }
+
+    public init(group: Group, left: [GroupEvent], joined: [GroupEvent]) {
+        self.group = group
+        self.left = left
+        self.joined = joined
+    }
 }
 
 /// A player's membership of a group, with the sequence number of the group's latest event:
@@ -178,6 +191,11 @@ public struct Join: Sendable {
 public struct Membership: Sendable {
     public var group: Group
     public var version: Int
+
+    public init(group: Group, version: Int) {
+        self.group = group
+        self.version = version
+    }
 }
 
 /// What a member sees of a group beyond the group itself.
@@ -185,6 +203,12 @@ public struct GroupContents: Sendable {
     public var members: [Member]
     public var taskPhotos: TaskPhotos
     public var collages: [CollageRecord]
+
+    public init(members: [Member], taskPhotos: TaskPhotos, collages: [CollageRecord]) {
+        self.members = members
+        self.taskPhotos = taskPhotos
+        self.collages = collages
+    }
 }
 
 /// A group as staff see it: members, every photo (hidden ones too) and progress.
@@ -196,6 +220,14 @@ public struct StaffGroupView: Sendable {
     public var photos: [Photo]
     /// Photos staff hid, and photos held for review (`held`, with no reason yet), newest first.
     public var hidden: [(photo: Photo, reason: String, at: Date, held: Bool)]
+
+    public init(group: Group, members: [Member], taskPhotos: TaskPhotos, photos: [Photo], hidden: [(photo: Photo, reason: String, at: Date, held: Bool)]) {
+        self.group = group
+        self.members = members
+        self.taskPhotos = taskPhotos
+        self.photos = photos
+        self.hidden = hidden
+    }
 }
 
 /// A photo hidden by staff: the row moves out of `photo`, so that no visitor route can serve it.
@@ -252,12 +284,23 @@ public struct Erasure: Sendable, Equatable {
     public var groupsWithPhotos: [String]
     /// What the erasure told the groups, committed with it, in order.
     public var events: [GroupEvent]
+
+    public init(unusedBlobs: [String], groupsWithPhotos: [String], events: [GroupEvent]) {
+        self.unusedBlobs = unusedBlobs
+        self.groupsWithPhotos = groupsWithPhotos
+        self.events = events
+    }
 }
 
 /// A player as an update left them, and the events it stored (a new name told to their group).
 public struct PlayerUpdate: Sendable, Equatable {
     public var player: Player
     public var events: [GroupEvent]
+
+    public init(player: Player, events: [GroupEvent]) {
+        self.player = player
+        self.events = events
+    }
 }
 
 public enum StaffError: Error, Sendable, Equatable {
@@ -301,10 +344,12 @@ public struct RowCounts: Sendable, Equatable {
 
 /// Failed attempts per key in memory: the rate-limit state of a store that one process uses
 /// alone, which a restart may forget.
-final class FailureLog: Sendable {
+public final class FailureLog: Sendable {
+    public init() {}
+
     private let failures = Mutex<[String: [Date]]>([:])
 
-    func failures(of key: String, within window: TimeInterval, now: Date) -> [Date] {
+    public func failures(of key: String, within window: TimeInterval, now: Date) -> [Date] {
         failures.withLock { failures in
             let recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
             failures[key] = recent.isEmpty ? nil : recent
@@ -312,11 +357,11 @@ final class FailureLog: Sendable {
         }
     }
 
-    func forget(_ key: String) {
+    public func forget(_ key: String) {
         _ = failures.withLock { $0.removeValue(forKey: key) }
     }
 
-    func record(_ key: String, now: Date, window: TimeInterval) {
+    public func record(_ key: String, now: Date, window: TimeInterval) {
         failures.withLock { failures in
             var recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
             // Oldest first, as `failures(of:)` promises, though concurrent requests may record

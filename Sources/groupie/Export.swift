@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GroupieServer
+import GroupieSQLite
 import GroupieStorage
 
 /// `groupie export`: one venue's visits from the SQLite database of a data folder, as a SQLite

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GroupiePostgres
 import GroupieServer
 import GroupieStorage
 

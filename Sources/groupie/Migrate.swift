@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GroupieServer
+import GroupieSQLite
 import GroupieStorage
 
 /// `groupie migrate`: brings the database to this version's schema without serving, so that an

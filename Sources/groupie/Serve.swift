@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GroupieImaging
 import GroupieServer
+import GroupieSQLite
 import GroupieStorage
 import Hummingbird
 import Logging

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import GroupiePostgres
 import GroupieServer
+import GroupieSQLite
 import GroupieStorage
 import Logging
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import GroupieSQLite
 import GroupieStorage
 import GroupieTestSupport
 import Synchronization

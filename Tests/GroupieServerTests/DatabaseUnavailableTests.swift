@@ -1,8 +1,9 @@
-import GroupieStorage
+import _ConnectionPoolModule
+@testable import GroupiePostgres
 @testable import GroupieServer
+import GroupieStorage
 import Hummingbird
 import HummingbirdTesting
-import _ConnectionPoolModule
 import Testing
 
 /// A request that meets a database it cannot reach answers 503 with `Retry-After`, not 500:
@@ -11,13 +12,17 @@ import Testing
 struct DatabaseUnavailableTests {
     @Test("A lost or refused PostgreSQL connection, or PostgreSQL known to be down, is a 503 database-unavailable with Retry-After; another failure stays a 500")
     func answers() async throws {
+        // What PostgreSQL's store turns into the contract's one error: a connection it had
+        // closed, the pool unable to connect for a while; not a request the pool cancelled.
+        #expect(PostgresStore.unavailable(PostgresConnectionClosed()) != nil)
+        #expect(PostgresStore.unavailable(ConnectionPoolError.connectionCreationCircuitBreakerTripped) != nil)
+        #expect(PostgresStore.unavailable(ConnectionPoolError.requestCancelled) == nil)
         let router = Router(context: GroupieRequestContext.self)
         router.add(middleware: ProblemMiddleware(routes: KnownRoutes()))
-        router.get("closed") { _, _ -> String in throw PostgresConnectionClosed() }
-        // What the pool answers when it could not connect for a while.
-        router.get("refused") { _, _ -> String in throw ConnectionPoolError.connectionCreationCircuitBreakerTripped }
+        router.get("closed") { _, _ -> String in throw PostgresStore.unavailable(PostgresConnectionClosed())! }
+        router.get("refused") { _, _ -> String in throw PostgresStore.unavailable(ConnectionPoolError.connectionCreationCircuitBreakerTripped)! }
         // What the store answers while it knows PostgreSQL to be down.
-        router.get("down") { _, _ -> String in throw PostgresStoreError.unreachable("Connection refused") }
+        router.get("down") { _, _ -> String in throw StoreUnavailable("Connection refused") }
         router.get("broken") { _, _ -> String in throw ConnectionPoolError.requestCancelled }
         try await Application(router: router).test(.router) { client in
             for path in ["/closed", "/refused", "/down"] {

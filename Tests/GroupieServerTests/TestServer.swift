@@ -1,12 +1,13 @@
 import Foundation
 import GroupieServer
+@testable import GroupieSQLite
+import GroupieStorage
+import HTTPTypes
 import Hummingbird
 @testable import HummingbirdTesting
-import GroupieStorage
 import Logging
 import NIOCore
 import ServiceLifecycle
-import HTTPTypes
 import Synchronization
 
 /// A clock the tests move by hand.

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+@testable import GroupiePostgres
+@testable import GroupieSQLite
 @testable import GroupieStorage
 import GroupieTestSupport
 import Logging
@@ -12,6 +14,13 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case postgresql
 
     var testDescription: String { rawValue }
+
+    /// The backends the contract runs on: both, unless `GROUPIE_TEST_BACKENDS` names some
+    /// (`make test-fast` runs it on SQLite alone, with no PostgreSQL to start).
+    static var chosen: [Backend] {
+        guard let names = ProcessInfo.processInfo.environment["GROUPIE_TEST_BACKENDS"] else { return allCases }
+        return names.split(separator: ",").compactMap { Backend(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+    }
 
     /// A new, empty store of this kind: a SQLite file in a temporary folder, or a database of
     /// its own on the test cluster.

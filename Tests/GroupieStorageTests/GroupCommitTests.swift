@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+@testable import GroupieSQLite
 @testable import GroupieStorage
 import Synchronization
 import Testing

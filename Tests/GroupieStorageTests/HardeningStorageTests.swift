@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GroupieCore
+@testable import GroupieSQLite
 @testable import GroupieStorage
 import Testing
 

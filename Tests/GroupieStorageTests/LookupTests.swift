@@ -1,4 +1,5 @@
 import Foundation
+@testable import GroupieSQLite
 @testable import GroupieStorage
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import GroupiePostgres
 @testable import GroupieStorage
 import GroupieTestSupport
 import PostgresNIO

@@ -1,6 +1,7 @@
 import Foundation
-@testable import GroupieStorage
 import GroupieCore
+@testable import GroupiePostgres
+@testable import GroupieStorage
 import GroupieTestSupport
 import PostgresNIO
 import Testing
@@ -37,7 +38,7 @@ struct PostgresOutageTests {
                     try await connection.run("SELECT 1", logger: Backend.logger)
                     return "answered"
                 } catch let error as PostgresConnectionClosed {
-                    return PostgresStore.isUnreachable(error) ? "refused" : "refused, but not as unreachable"
+                    return PostgresStore.unavailable(error) != nil ? "refused" : "refused, but not as unreachable"
                 }
             }
         }
@@ -58,7 +59,7 @@ struct PostgresOutageTests {
                 }
                 return "finished"
             } catch {
-                return PostgresStore.isUnreachable(error) ? "failed" : "failed with \(String(reflecting: error))"
+                return error is StoreUnavailable ? "failed" : "failed with \(String(reflecting: error))"
             }
         }
         // The lock's connection was ended with the server: unlocking there cannot succeed, and
@@ -104,7 +105,7 @@ struct PostgresOutageTests {
                     _ = try await store.player(id: ada.id)
                     return "answered"
                 } catch {
-                    return PostgresStore.isUnreachable(error) ? "refused" : "failed with \(String(reflecting: error))"
+                    return error is StoreUnavailable ? "refused" : "failed with \(String(reflecting: error))"
                 }
             }
             let took = ContinuousClock.now - started

@@ -1,4 +1,5 @@
 import Foundation
+@testable import GroupiePostgres
 @testable import GroupieStorage
 import GroupieTestSupport
 import PostgresNIO
@@ -29,6 +30,8 @@ struct PostgresTLSTests {
             return (try await usesTLS(store) ? "tls" : "plain", nil)
         } catch let error as PostgresStoreError {
             return (error.description, ContinuousClock.now - started)
+        } catch let error as StoreUnavailable {
+            return (error.reason, ContinuousClock.now - started)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import GroupiePostgres
 @testable import GroupieStorage
 import PostgresNIO
 import Testing
@@ -107,7 +108,7 @@ struct PostgresURLTests {
         await #expect {
             _ = try await PostgresStore.open(url: "postgres://groupie@/groupie?host=\(folder)", logger: Backend.logger)
         } throws: { error in
-            "\(error)" == "no connection to PostgreSQL: \(folder)/.s.PGSQL.5432: No such file or directory"
+            error as? StoreUnavailable == StoreUnavailable("\(folder)/.s.PGSQL.5432: No such file or directory")
         }
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import GroupieContent
 import GroupieImaging
+import GroupiePostgres
+import GroupieSQLite
 import GroupieStorage
 import Hummingbird
 import HummingbirdCore
@@ -230,13 +232,24 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
 }
 
 /// Opens the store the configuration names: PostgreSQL for a `postgres://` URL, else SQLite in
-/// the data folder. `serve`, `migrate` and `staff` open it the same way.
+/// the data folder. `serve`, `migrate` and `staff` open it the same way. The one place in the
+/// server that names a backend's type.
 public enum GroupieStores {
+    /// A database URL as logs and `/readyz` may show it: the password replaced by `***`.
+    static func shown(_ url: String) -> String {
+        (try? PostgresURL(url).redacted) ?? "postgres://"
+    }
+
+    /// Throws, saying why, when `url` is no database URL the server can use.
+    static func check(url: String) throws {
+        _ = try PostgresURL(url)
+    }
+
     /// A PostgreSQL that does not answer yet is waited for up to `patience`: `serve` waits for a
     /// database started beside it (by the same compose file or unit); the commands do not.
     public static func open(_ configuration: ServerConfiguration, logger: Logger, patience: Duration = .zero) async throws -> any GroupieStore {
         if let url = configuration.databaseURL {
-            let shown = (try? PostgresURL(url).redacted) ?? "postgres://"
+            let shown = shown(url)
             do {
                 let store = try await PostgresStore.open(url: url, logger: logger, patience: patience)
                 logger.info("storing in PostgreSQL at \(shown)")

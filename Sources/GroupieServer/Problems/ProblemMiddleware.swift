@@ -47,7 +47,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             let problem = Problem(error.status, code: Self.code(for: error.status), detail: "\(error)")
             log(problem, request: request, context: context)
             return try problem.response(from: request, context: context)
-        case _ where PostgresStore.isUnreachable(error):
+        case is StoreUnavailable:
             context.logger.error("request failed, the database is unreachable: \(error)", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
             return try Self.databaseUnavailable.response(from: request, context: context)
         default:

@@ -1,0 +1,192 @@
+import GroupieStorage
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// What this instance knows of whether PostgreSQL answers, so that requests need not wait on a
+/// pool that cannot connect.
+///
+/// While PostgreSQL is down, postgres-nio's pool keeps trying to connect for a minute before it
+/// fails the requests that wait for a connection: each request would hang that long. Instead, a
+/// statement that fails for want of its connection, a readiness check without an answer, or a
+/// request that has waited more than a second for a connection while none has been served, has
+/// a connection tried outside the pool. When two tries a moment apart get no answer and nothing
+/// went through the pool meanwhile, PostgreSQL is down: the store ends its pool (`onDown`),
+/// which fails the requests waiting for it, and requests are refused before they wait
+/// (`StoreUnavailable`, which the server answers with 503 and Retry-After). A
+/// connection is tried every half second; the first that succeeds lets requests through again,
+/// on a new pool (`onUp`): the one started when PostgreSQL went down has been backing off its
+/// own attempts meanwhile. A connection that one server process or a proxy ended, with the
+/// server itself fine, or a server that refuses a connection of its own accord (too many
+/// clients), changes nothing: the try beside the pool gets an answer.
+final class PostgresReachability: Sendable {
+    private enum State: Equatable {
+        case up
+        /// A connection is being tried outside the pool; requests go on as before meanwhile.
+        case checking
+        case down(reason: String)
+    }
+
+    private struct Inner {
+        var state = State.up
+        /// When each request now waiting for a connection began to wait, by a number of its own.
+        var waiting: [Int: ContinuousClock.Instant] = [:]
+        var nextWaiter = 0
+        /// When a request last had its work done on a connection of the pool.
+        var lastServed = ContinuousClock.now
+        var trying: Task<Void, Never>?
+        var closed = false
+    }
+
+    /// How long a request waits for a connection before one is tried beside the pool.
+    static let patience = Duration.seconds(1)
+    /// How long after the first try without an answer the second is made.
+    static let confirmation = Duration.milliseconds(250)
+    /// How often a connection is tried while PostgreSQL is down.
+    static let retryInterval = Duration.milliseconds(500)
+
+    private let inner = Mutex(Inner())
+    private let url: PostgresURL
+    private let logger: Logger
+    private let onDown: @Sendable () -> Void
+    private let onUp: @Sendable () -> Void
+    private let watching = Mutex<Task<Void, Never>?>(nil)
+
+    /// `onDown` is called when PostgreSQL is found down, `onUp` when it answers again (the store
+    /// ends its pool and starts another at both).
+    init(url: PostgresURL, logger: Logger, onDown: @escaping @Sendable () -> Void, onUp: @escaping @Sendable () -> Void) {
+        self.url = url
+        self.logger = logger
+        self.onDown = onDown
+        self.onUp = onUp
+    }
+
+    /// Why requests are refused now, or nil while they go through.
+    var downReason: String? {
+        inner.withLock { inner in
+            if case .down(let reason) = inner.state { return reason }
+            return nil
+        }
+    }
+
+    /// Notes a request that starts to wait for a connection; `leased` when it has one.
+    func waits() -> Int {
+        let id = inner.withLock { inner in
+            inner.nextWaiter += 1
+            inner.waiting[inner.nextWaiter] = .now
+            return inner.nextWaiter
+        }
+        watch()
+        return id
+    }
+
+    func leased(_ id: Int) {
+        _ = inner.withLock { $0.waiting.removeValue(forKey: id) }
+    }
+
+    /// Notes work done on a connection of the pool: PostgreSQL answers.
+    func served() {
+        inner.withLock { $0.lastServed = .now }
+    }
+
+    /// Something suggests that PostgreSQL cannot be reached: a connection is tried beside the
+    /// pool, unless one is tried already or PostgreSQL is known to be down.
+    func suspect() {
+        inner.withLock { inner in
+            guard !inner.closed, inner.state == .up else { return }
+            inner.state = .checking
+            // Made and kept under the lock, so that `close` finds it and the task's own end
+            // (which takes the lock) comes after.
+            inner.trying = tryConnecting()
+        }
+    }
+
+    /// Stops trying and watching: the store is closed.
+    func close() {
+        inner.withLock { inner in
+            inner.closed = true
+            inner.trying?.cancel()
+            inner.trying = nil
+        }
+        watching.withLock { $0?.cancel() }
+    }
+
+    /// Tries a connection until one succeeds. PostgreSQL is down when two tries a moment apart
+    /// get no answer and no request was served by the pool meanwhile.
+    private func tryConnecting() -> Task<Void, Never> {
+        Task { [url, logger, onDown, onUp] in
+            let started = ContinuousClock.now
+            var failures = 0
+            while !Task.isCancelled {
+                guard let reason = await PostgresStore.silence(url, logger: logger) else {
+                    // The new pool first, while requests are still refused: none leases from
+                    // the pool that is ended.
+                    if downReason != nil { onUp() }
+                    let wasDown = inner.withLock { inner -> Bool in
+                        guard !inner.closed else { return false }
+                        defer { inner.state = .up; inner.trying = nil }
+                        if case .down = inner.state { return true }
+                        return false
+                    }
+                    if wasDown { logger.notice("PostgreSQL answers again; requests go through") }
+                    return
+                }
+                failures += 1
+                let goesDown = inner.withLock { inner -> Bool in
+                    guard !inner.closed, inner.state == .checking else { return false }
+                    if inner.lastServed > started {
+                        // The pool served a request meanwhile: the server answers it.
+                        inner.state = .up
+                        inner.trying = nil
+                        return false
+                    }
+                    guard failures >= 2 else { return false }
+                    inner.state = .down(reason: reason)
+                    return true
+                }
+                if goesDown {
+                    logger.error("PostgreSQL cannot be reached; requests that need it are refused until it answers: \(reason)")
+                    onDown()
+                }
+                let goesOn = inner.withLock { inner -> Bool in
+                    guard !inner.closed else { return false }
+                    if case .up = inner.state { return false }
+                    return true
+                }
+                if !goesOn { return }
+                try? await Task.sleep(for: failures < 2 ? Self.confirmation : Self.retryInterval)
+            }
+        }
+    }
+
+    /// Watches the requests waiting for a connection, while any wait: one that has waited longer
+    /// than `patience`, while the pool has served no one for as long, has a connection tried.
+    /// (The pool says nothing of the connections it cannot make, until it gives up; a pool that
+    /// is merely busy goes on serving.)
+    private func watch() {
+        watching.withLock { watching in
+            guard watching == nil else { return }
+            watching = Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.patience / 2)
+                    guard let self else { return }
+                    let (stuck, idle) = inner.withLock { inner -> (Bool, Bool) in
+                        let now = ContinuousClock.now
+                        let longest = inner.waiting.values.min().map { now - $0 }
+                        return ((longest ?? .zero) > Self.patience && now - inner.lastServed > Self.patience, inner.waiting.isEmpty)
+                    }
+                    if stuck { suspect() }
+                    if idle {
+                        // Started again by the next request that waits.
+                        let stops = self.watching.withLock { watching -> Bool in
+                            guard inner.withLock({ $0.waiting.isEmpty }) else { return false }
+                            watching = nil
+                            return true
+                        }
+                        if stops { return }
+                    }
+                }
+            }
+        }
+    }
+}

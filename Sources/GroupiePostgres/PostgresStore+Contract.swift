@@ -1,0 +1,143 @@
+import _ConnectionPoolModule
+import Foundation
+import GroupieCore
+import GroupieStorage
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+extension PostgresStore {
+    // MARK: - The contract's odds and ends
+
+    public func isReachable() async -> Bool {
+        guard reachability.downReason == nil else { return false }
+        let reachable = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                (try? await self.leased { try await $0.column("SELECT 1", as: Int.self, logger: self.logger) }) == [1]
+            }
+            // A load balancer asks often: a database that does not answer within a second is down.
+            group.addTask {
+                try? await Task.sleep(for: .seconds(1))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !reachable { reachability.suspect() }
+        return reachable
+    }
+
+    public func counts() async throws -> RowCounts {
+        try await read { connection in
+            let row = try await connection.one("""
+                SELECT (SELECT COUNT(*) FROM player), (SELECT COUNT(*) FROM play_group), (SELECT COUNT(*) FROM membership),
+                       (SELECT COUNT(*) FROM photo)
+                """, logger: logger)!
+            return RowCounts(players: try row.get(0), groups: try row.get(1), memberships: try row.get(2), photos: try row.get(3))
+        }
+    }
+
+    /// Holds a session advisory lock named for the job while `body` runs; another instance
+    /// that asks meanwhile gets nil at once.
+    public func exclusively<T: Sendable>(_ name: String, _ body: @Sendable () async throws -> T) async throws -> T? {
+        // The lock's connection stays leased while `body` leases others: a few jobs at a time,
+        // so that they cannot take the whole pool and wait on one another for a connection.
+        await exclusiveSlots.acquire()
+        do {
+            let value = try await holdingLock("groupie:" + name, body)
+            await exclusiveSlots.release()
+            return value
+        } catch {
+            await exclusiveSlots.release()
+            throw error
+        }
+    }
+
+    func holdingLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T? {
+        try await leased { connection in
+            guard try await connection.value("SELECT pg_try_advisory_lock(hashtext(\(key)))", as: Bool.self, logger: logger) == true else {
+                return nil
+            }
+            do {
+                let value = try await body()
+                try await connection.run("SELECT pg_advisory_unlock(hashtext(\(key)))", logger: logger)
+                return value
+            } catch {
+                _ = try? await connection.run("SELECT pg_advisory_unlock(hashtext(\(key)))", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// Listens on `eventChannel` on a connection of its own, for as long as the stream is read;
+    /// a lost connection is made again a second later, and `.resumed` says so.
+    public func eventAnnouncements() -> AsyncStream<EventAnnouncement>? {
+        let (stream, continuation) = AsyncStream.makeStream(of: EventAnnouncement.self, bufferingPolicy: .bufferingNewest(65_536))
+        let pool = self.pool, logger = self.logger, reachability = self.reachability
+        let listening = Task {
+            while !Task.isCancelled {
+                // While PostgreSQL is known to be down, the pool is left alone until it is back.
+                if reachability.downReason != nil {
+                    try? await Task.sleep(for: .seconds(1))
+                    continue
+                }
+                do {
+                    try await pool.client.withConnection { connection in
+                        try await connection.listen(on: Self.eventChannel) { notifications in
+                            continuation.yield(.resumed)
+                            for try await notification in notifications {
+                                let parts = notification.payload.split(separator: " ")
+                                guard parts.count == 2, let seq = Int(parts[1]) else { continue }
+                                continuation.yield(.committed(groupId: String(parts[0]), seq: seq))
+                            }
+                        }
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                    logger.warning("listening for events of other instances failed, again in a second: \(error)")
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in listening.cancel() }
+        return stream
+    }
+
+    public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
+        try await leased { connection in
+            try await connection.rows(Prepared<RecentFailures>(key, now.timeIntervalSince1970 - window), logger: logger).map {
+                Date(timeIntervalSince1970: try $0.get(0))
+            }
+        }
+    }
+
+    enum RecentFailures: PreparedSQL {
+        static let types: [PostgresDataType] = [.text, .float8]
+        static let sql = "SELECT at FROM rate_failure WHERE key = $1 AND at > $2 ORDER BY at"
+    }
+
+    public func recordFailure(of key: String, now: Date, window: TimeInterval) async throws {
+        let cutoff = now.timeIntervalSince1970 - window
+        try await write { connection in
+            try await connection.run("INSERT INTO rate_failure (key, at) VALUES (\(key), \(now.timeIntervalSince1970))", logger: logger)
+            try await connection.run("DELETE FROM rate_failure WHERE key = \(key) AND at <= \(cutoff)", logger: logger)
+            // Keys that went quiet go now and then, after a day: no limit counts further back.
+            if Int.random(in: 0..<100) == 0 {
+                try await connection.run("DELETE FROM rate_failure WHERE at <= \(now.timeIntervalSince1970 - 86_400)", logger: logger)
+            }
+        }
+    }
+
+    public func forgetFailures(of key: String) async throws {
+        try await write { connection in
+            try await connection.run("DELETE FROM rate_failure WHERE key = \(key)", logger: logger)
+        }
+    }
+
+    /// 128 random bits, as lowercase hex, as `GroupieDatabase` makes them.
+    static func newId() -> String { StoreIds.newId() }
+}

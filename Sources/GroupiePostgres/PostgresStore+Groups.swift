@@ -1,0 +1,301 @@
+import Foundation
+import GroupieCore
+import GroupieStorage
+import PostgresNIO
+
+// Groups and memberships: each change reads what `MembershipRules` needs, with the player's row,
+// then the groups' rows in the order of their ids, locked; asks Core; and writes its decision.
+extension PostgresStore {
+    // MARK: Groups
+
+    public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Join {
+        try await write { connection in
+            try await Self.lockPlayer(connection, id: creatorId, logger: logger)
+            var current: GroupSeats?
+            if let groupId = try await Self.activeGroupId(connection, playerId: creatorId, logger: logger) {
+                current = try await Self.seats(connection, groupId: groupId, logger: logger)
+            }
+            let group = try await Self.insertGroup(connection, venueId: venueId, name: name, creatorId: creatorId, joinableFor: joinableFor, now: now, logger: logger)
+            let events = try await Self.apply(connection, MembershipRules.create(group, creatorId: creatorId, current: current), now: now, logger: logger)
+            return Join(group: group, left: events, joined: [])
+        }
+    }
+
+    public func createGroupsInAdvance(venueId: String, names: [String], joinableFor: TimeInterval, now: Date) async throws -> [Group] {
+        try await write { connection in
+            var groups: [Group] = []
+            for name in names {
+                groups.append(try await Self.insertGroup(connection, venueId: venueId, name: name, creatorId: nil, joinableFor: joinableFor, now: now, logger: logger))
+            }
+            return groups
+        }
+    }
+
+    /// A new group row with a join code no group has; `ON CONFLICT DO NOTHING` keeps a code
+    /// another instance takes at the same moment from failing the transaction.
+    static func insertGroup(
+        _ connection: PostgresConnection, venueId: String, name: String?, creatorId: String?, joinableFor: TimeInterval, now: Date, logger: Logger
+    ) async throws -> Group {
+        let id = newId()
+        for attempt in 0..<30 {
+            let code = JoinCode.random(length: 6 + attempt / 10)
+            let group = Group(
+                id: id, venueId: venueId, name: name, joinCode: code, creatorId: creatorId,
+                createdAt: now, joinableUntil: now.addingTimeInterval(joinableFor)
+            )
+            let inserted = try await connection.rows("""
+                INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until)
+                VALUES (\(id), \(venueId), \(name), \(code.value), \(creatorId), \(now.timeIntervalSince1970), \(group.joinableUntil.timeIntervalSince1970))
+                ON CONFLICT (join_code) DO NOTHING RETURNING 1
+                """, logger: logger)
+            if !inserted.isEmpty { return group }
+        }
+        throw PostgresStoreError.noFreeJoinCode
+    }
+
+    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Join {
+        try await write { connection in
+            // One player's changes of group are made one at a time, as SQLite's single writer
+            // makes them: two joins at once both succeed, the later one moving the player on.
+            try await Self.lockPlayer(connection, id: playerId, logger: logger)
+            guard let target = try await Self.firstText(connection, "SELECT id FROM play_group WHERE join_code = \(code.value)", logger: logger) else {
+                throw MembershipError.unknownCode
+            }
+            guard let player = try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(playerId)", logger: logger) else {
+                throw MembershipError.groupNotFound
+            }
+            let currentId = try await Self.activeGroupId(connection, playerId: playerId, logger: logger)
+            // The groups' rows stay locked until commit (concurrent joiners count one at a time),
+            // taken in the order of their ids, as every change of two groups takes them: two
+            // players swapping groups wait for each other instead of deadlocking.
+            var seats: [String: GroupSeats] = [:]
+            for id in Set([target, currentId].compactMap { $0 }).sorted() {
+                seats[id] = try await Self.seats(connection, groupId: id, logger: logger)
+            }
+            guard let group = seats[target] else { throw MembershipError.unknownCode }
+            let decision = try MembershipRules.join(
+                group, player: player, current: currentId.flatMap { seats[$0] }, maximumSize: maximumSize(group.group.venueId), now: now
+            )
+            let events = try await Self.apply(connection, decision, now: now, logger: logger)
+            return Join(
+                group: group.group.applying(decision.mutations),
+                left: events.filter { $0.groupId != target }, joined: events.filter { $0.groupId == target }
+            )
+        }
+    }
+
+    @discardableResult
+    public func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws -> [GroupEvent] {
+        try await write { connection in
+            // The member's row first, as their changes of group take it, then the group's.
+            try await Self.lockPlayer(connection, id: playerId, logger: logger)
+            guard let seats = try await Self.seats(connection, groupId: groupId, logger: logger) else { throw MembershipError.groupNotFound }
+            return try await Self.apply(connection, MembershipRules.remove(seats, playerId: playerId, by: actorId), now: now, logger: logger)
+        }
+    }
+
+    public func membership(playerId: String, groupId: String) async throws -> Membership? {
+        try await once { connection in
+            guard let row = try await connection.one(Prepared<MembershipOfPlayer>(groupId, playerId), logger: logger) else { return nil }
+            return Membership(group: try Self.group(from: row), version: try row.get(9))
+        }
+    }
+
+    enum MembershipOfPlayer: PreparedSQL {
+        static let types: [PostgresDataType] = [.text, .text]
+        static let sql = """
+            SELECT \(qualifiedGroupColumns), (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id)
+            FROM play_group JOIN membership ON membership.group_id = play_group.id
+            WHERE play_group.id = $1 AND membership.player_id = $2 AND membership.left_at IS NULL
+            """
+    }
+
+    /// One statement: the player, and the group's columns and version where the membership holds.
+    public func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)? {
+        try await once { connection in
+            guard let row = try await connection.one(Prepared<MemberByToken>(groupId, tokenHash), logger: logger) else { return nil }
+            let player = Player(id: try row.get(10), name: try row.get(11), language: try row.get(12), createdAt: Date(timeIntervalSince1970: try row.get(13)))
+            guard try row.get(0, as: String?.self) != nil else { return (player, nil) }
+            return (player, Membership(group: try Self.group(from: row), version: try row.get(9)))
+        }
+    }
+
+    enum MemberByToken: PreparedSQL {
+        static let types: [PostgresDataType] = [.text, .bytea]
+        static let sql = """
+            SELECT \(qualifiedGroupColumns), (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id),
+                   player.id, player.name, player.language, player.created_at
+            FROM player
+            LEFT JOIN membership ON membership.player_id = player.id AND membership.left_at IS NULL AND membership.group_id = $1
+            LEFT JOIN play_group ON play_group.id = membership.group_id
+            WHERE player.token_hash = $2
+            """
+    }
+
+    public func groupContents(_ group: Group) async throws -> GroupContents {
+        try await once { try await Self.contents($0, group: group, logger: logger) }
+    }
+
+    public func currentGroup(of playerId: String) async throws -> Group? {
+        try await once { connection in
+            try await Self.group(connection, """
+                SELECT \(unescaped: Self.qualifiedGroupColumns) FROM play_group JOIN membership ON membership.group_id = play_group.id
+                WHERE membership.player_id = \(playerId) AND membership.left_at IS NULL
+                """, logger: logger)
+        }
+    }
+
+    public func group(code: JoinCode) async throws -> Group? {
+        try await once { try await Self.group($0, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE join_code = \(code.value)", logger: logger) }
+    }
+
+    public func group(id: String) async throws -> Group? {
+        try await once { try await Self.group($0, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE id = \(id)", logger: logger) }
+    }
+
+    public func groupExists(id: String) async throws -> Bool {
+        try await statement("SELECT 1 FROM play_group WHERE id = \(id)").isEmpty == false
+    }
+
+    public func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)] {
+        try await once { connection in
+            try await connection.rows("SELECT group_id, joined_at, left_at FROM membership WHERE player_id = \(playerId) ORDER BY id", logger: logger).map { row in
+                (try row.get(0), Date(timeIntervalSince1970: try row.get(1)), try row.get(2, as: Double?.self).map(Date.init(timeIntervalSince1970:)))
+            }
+        }
+    }
+
+    public func deleteGroups(createdBefore cutoff: Date) async throws -> (groups: Int, unusedBlobs: [String]) {
+        try await write { connection in
+            let blobs = try await connection.column("""
+                SELECT DISTINCT p.blob FROM (SELECT blob, group_id FROM photo UNION ALL SELECT blob, group_id FROM hidden_photo) p
+                JOIN play_group ON play_group.id = p.group_id
+                WHERE play_group.created_at < \(cutoff.timeIntervalSince1970)
+                """, as: String.self, logger: logger)
+            let count = try await connection.value("""
+                WITH gone AS (DELETE FROM play_group WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING 1) SELECT COUNT(*) FROM gone
+                """, as: Int.self, logger: logger) ?? 0
+            // Players who belong to no group any more (every group of theirs is gone, or they
+            // never joined one) go too, with their names.
+            try await connection.run("""
+                DELETE FROM player WHERE created_at < \(cutoff.timeIntervalSince1970)
+                AND NOT EXISTS (SELECT 1 FROM membership WHERE membership.player_id = player.id)
+                """, logger: logger)
+            var unused: [String] = []
+            for blob in blobs where try await !Self.isBlobUsed(connection, blob, logger: logger) { unused.append(blob) }
+            return (count, unused)
+        }
+    }
+
+    // MARK: - Inside transactions
+
+    static let groupColumns = SQLColumns.group
+    static let qualifiedGroupColumns = groupColumns.split(separator: ", ").map { "play_group.\($0)" }.joined(separator: ", ")
+
+    static func activeGroupId(_ connection: PostgresConnection, playerId: String, logger: Logger) async throws -> String? {
+        try await connection.one(Prepared<ActiveGroup>(playerId), logger: logger)?.get(0)
+    }
+
+    enum ActiveGroup: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "SELECT group_id FROM membership WHERE player_id = $1 AND left_at IS NULL"
+    }
+
+    /// Locks the player's row until the transaction ends, so that one player's changes of group
+    /// wait for each other. `NO KEY UPDATE`: rows that refer to the player (a photo, a
+    /// membership) can still be written meanwhile.
+    static func lockPlayer(_ connection: PostgresConnection, id: String, logger: Logger) async throws {
+        try await connection.run("SELECT 1 FROM player WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
+    }
+
+    /// The first column of the one row `query` reads, as text; nil when it reads none.
+    static func firstText(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> String? {
+        try await connection.one(query, logger: logger)?.get(0)
+    }
+
+    /// The group, its row locked until the transaction ends.
+    static func lockGroup(_ connection: PostgresConnection, id: String, logger: Logger) async throws -> Group? {
+        try await connection.one(Prepared<LockGroup>(id), logger: logger).map(group(from:))
+    }
+
+    enum LockGroup: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "SELECT \(groupColumns) FROM play_group WHERE id = $1 FOR UPDATE"
+    }
+
+    static func group(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> Group? {
+        try await connection.one(query, logger: logger).map(group(from:))
+    }
+
+    /// A row whose first columns are `groupColumns`.
+    static func group(from row: PostgresRandomAccessRow) throws -> Group {
+        let closedAt = try row.get(7, as: Double?.self)
+        return Group(
+            id: try row.get(0), venueId: try row.get(1), name: try row.get(2),
+            joinCode: JoinCode(typed: try row.get(3))!, creatorId: try row.get(4),
+            createdAt: Date(timeIntervalSince1970: try row.get(5)),
+            joinableUntil: Date(timeIntervalSince1970: try row.get(6)),
+            closed: try closedAt.map { Group.Closure(at: Date(timeIntervalSince1970: $0), reason: try row.get(8, as: String?.self) ?? "") }
+        )
+    }
+
+    static func members(_ connection: PostgresConnection, group: Group, logger: Logger) async throws -> [Member] {
+        try await connection.rows(Prepared<Members>(group.id), logger: logger).map { row in
+            let id: String = try row.get(0)
+            return Member(playerId: id, name: try row.get(1), joinedAt: Date(timeIntervalSince1970: try row.get(2)), isCreator: id == group.creatorId)
+        }
+    }
+
+    enum Members: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = """
+            SELECT player.id, player.name, membership.joined_at FROM membership
+            JOIN player ON player.id = membership.player_id
+            WHERE membership.group_id = $1 AND membership.left_at IS NULL
+            ORDER BY membership.joined_at, membership.id
+            """
+    }
+
+    /// The group, its row locked until the transaction ends, and its members now,
+    /// longest-standing first: what a change of membership reads.
+    static func seats(_ connection: PostgresConnection, groupId: String, logger: Logger) async throws -> GroupSeats? {
+        guard let group = try await lockGroup(connection, id: groupId, logger: logger) else { return nil }
+        let members = try await connection.rows(Prepared<MemberIds>(groupId), logger: logger).map { try $0.get(0, as: String.self) }
+        return GroupSeats(group: group, memberIds: members)
+    }
+
+    enum MemberIds: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "SELECT player_id FROM membership WHERE group_id = $1 AND left_at IS NULL ORDER BY joined_at, id"
+    }
+
+    /// Writes what a rule of Core decided, then stores and announces its events in the same
+    /// transaction; returns the events, numbered.
+    static func apply(_ connection: PostgresConnection, _ decision: GroupDecision, now: Date, logger: Logger) async throws -> [GroupEvent] {
+        let at = now.timeIntervalSince1970
+        for mutation in decision.mutations {
+            switch mutation {
+            case .endMembership(let groupId, let playerId):
+                try await connection.run(
+                    "UPDATE membership SET left_at = \(at) WHERE group_id = \(groupId) AND player_id = \(playerId) AND left_at IS NULL", logger: logger
+                )
+            case .addMembership(let groupId, let playerId):
+                try await connection.run("INSERT INTO membership (group_id, player_id, joined_at) VALUES (\(groupId), \(playerId), \(at))", logger: logger)
+            case .setCreator(let groupId, let playerId):
+                try await connection.run("UPDATE play_group SET creator_id = \(playerId) WHERE id = \(groupId)", logger: logger)
+            case .close(let groupId, let closure):
+                try await connection.run(
+                    "UPDATE play_group SET closed_at = \(closure.at.timeIntervalSince1970), closed_reason = \(closure.reason) WHERE id = \(groupId)",
+                    logger: logger
+                )
+            case .rename(let playerId, let name):
+                try await connection.run("UPDATE player SET name = \(name) WHERE id = \(playerId)", logger: logger)
+            }
+        }
+        var events: [GroupEvent] = []
+        for (groupId, payloads) in decision.eventsByGroup {
+            events += try await appendEvents(connection, groupId: groupId, payloads, now: now, logger: logger)
+        }
+        return events
+    }
+}

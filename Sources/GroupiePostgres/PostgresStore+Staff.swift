@@ -1,0 +1,310 @@
+import Foundation
+import GroupieCore
+import GroupieStorage
+import PostgresNIO
+
+// Staff accounts, sessions, the audit log, moderation and the venues' numbers, as
+// `GroupieDatabase` keeps them.
+extension PostgresStore {
+    // MARK: Staff
+
+    public func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date) async throws -> StaffMember {
+        try await write { connection in
+            let member = StaffMember(id: Self.newId(), email: email, role: role, venueIds: venueIds)
+            let inserted = try await connection.rows("""
+                INSERT INTO staff (id, email, password_hash, role, created_at) VALUES (\(member.id), \(email), \(passwordHash), \(role.rawValue), \(now.timeIntervalSince1970))
+                ON CONFLICT (email) DO NOTHING RETURNING 1
+                """, logger: logger)
+            guard !inserted.isEmpty else { throw StaffError.emailTaken }
+            for venueId in venueIds.sorted() {
+                try await connection.run("INSERT INTO staff_venue (staff_id, venue_id) VALUES (\(member.id), \(venueId))", logger: logger)
+            }
+            return member
+        }
+    }
+
+    public func allStaff() async throws -> [StaffMember] {
+        try await read { connection in
+            var members: [StaffMember] = []
+            for id in try await connection.column("SELECT id FROM staff ORDER BY email", as: String.self, logger: logger) {
+                if let member = try await Self.staffMember(connection, id: id, logger: logger) { members.append(member) }
+            }
+            return members
+        }
+    }
+
+    public func staffCredentials(email: String) async throws -> (member: StaffMember, passwordHash: String)? {
+        try await read { connection in
+            guard let row = try await connection.one("SELECT id, password_hash FROM staff WHERE email = \(email)", logger: logger),
+                let member = try await Self.staffMember(connection, id: try row.get(0), logger: logger)
+            else { return nil }
+            return (member, try row.get(1))
+        }
+    }
+
+    public func removeStaff(email: String) async throws {
+        try await write { connection in
+            guard try await connection.rows("DELETE FROM staff WHERE email = \(email) RETURNING 1", logger: logger).count == 1 else {
+                throw StaffError.unknownStaff
+            }
+        }
+    }
+
+    public func setStaffPassword(email: String, passwordHash: String) async throws {
+        try await write { connection in
+            guard let id = try await connection.value("SELECT id FROM staff WHERE email = \(email)", as: String.self, logger: logger) else {
+                throw StaffError.unknownStaff
+            }
+            try await connection.run("UPDATE staff SET password_hash = \(passwordHash) WHERE id = \(id)", logger: logger)
+            try await connection.run("DELETE FROM staff_session WHERE staff_id = \(id)", logger: logger)
+        }
+    }
+
+    public func startStaffSession(staffId: String, tokenHash: Data, csrfToken: String, now: Date, lifetime: TimeInterval) async throws {
+        try await write { connection in
+            try await connection.run("DELETE FROM staff_session WHERE expires_at <= \(now.timeIntervalSince1970)", logger: logger)
+            try await connection.run("""
+                INSERT INTO staff_session (token_hash, staff_id, csrf_token, created_at, expires_at)
+                VALUES (\(tokenHash), \(staffId), \(csrfToken), \(now.timeIntervalSince1970), \(now.timeIntervalSince1970 + lifetime))
+                """, logger: logger)
+        }
+    }
+
+    public func staffSession(tokenHash: Data, now: Date) async throws -> (member: StaffMember, csrfToken: String)? {
+        try await read { connection in
+            guard let row = try await connection.one("""
+                SELECT staff_id, csrf_token FROM staff_session WHERE token_hash = \(tokenHash) AND expires_at > \(now.timeIntervalSince1970)
+                """, logger: logger),
+                let member = try await Self.staffMember(connection, id: try row.get(0), logger: logger)
+            else { return nil }
+            return (member, try row.get(1))
+        }
+    }
+
+    public func endStaffSession(tokenHash: Data) async throws {
+        try await statement("DELETE FROM staff_session WHERE token_hash = \(tokenHash)")
+    }
+
+    public func audit(_ entry: AuditEntry) async throws {
+        try await statement("""
+            INSERT INTO staff_audit (at, staff_email, venue_id, action, subject, reason)
+            VALUES (\(entry.at.timeIntervalSince1970), \(entry.staffEmail), \(entry.venueId), \(entry.action), \(entry.subject), \(entry.reason))
+            """)
+    }
+
+    public func auditLog(venueIds: Set<String>?, staffEmail: String, limit: Int) async throws -> [AuditEntry] {
+        let everything = venueIds == nil
+        let venues = (venueIds ?? []).sorted()
+        return try await statement("""
+            SELECT at, staff_email, venue_id, action, subject, reason FROM staff_audit
+            WHERE \(everything) OR staff_email = \(staffEmail) OR venue_id = ANY(\(venues))
+            ORDER BY id DESC LIMIT \(limit)
+            """).map { row in
+            let row = row.makeRandomAccess()
+            return AuditEntry(
+                at: Date(timeIntervalSince1970: try row.get(0)), staffEmail: try row.get(1), venueId: try row.get(2),
+                action: try row.get(3), subject: try row.get(4), reason: try row.get(5)
+            )
+        }
+    }
+
+    static func staffMember(_ connection: PostgresConnection, id: String, logger: Logger) async throws -> StaffMember? {
+        guard let row = try await connection.one("SELECT id, email, role FROM staff WHERE id = \(id)", logger: logger),
+            let role = StaffRole(rawValue: try row.get(2))
+        else { return nil }
+        let venues = try await connection.column("SELECT venue_id FROM staff_venue WHERE staff_id = \(id)", as: String.self, logger: logger)
+        return StaffMember(id: try row.get(0), email: try row.get(1), role: role, venueIds: Set(venues))
+    }
+
+    // MARK: Moderation
+
+    public func playingGroups(venueId: String, limit: Int) async throws -> [Group] {
+        try await once { connection in
+            try await connection.rows("""
+                SELECT \(unescaped: Self.groupColumns) FROM play_group
+                WHERE venue_id = \(venueId) AND EXISTS (SELECT 1 FROM membership WHERE group_id = play_group.id AND left_at IS NULL)
+                ORDER BY created_at DESC, id LIMIT \(limit)
+                """, logger: logger).map(Self.group(from:))
+        }
+    }
+
+    public func latestPhotos(venueId: String, limit: Int) async throws -> [Photo] {
+        try await once { connection in
+            try await connection.rows("""
+                \(unescaped: Self.photoSelect) JOIN play_group ON play_group.id = photo.group_id WHERE play_group.venue_id = \(venueId)
+                ORDER BY photo.created_at DESC, photo.id DESC LIMIT \(limit)
+                """, logger: logger).map(Self.photo(from:))
+        }
+    }
+
+    public func staffView(groupId: String) async throws -> StaffGroupView? {
+        try await read { connection in
+            guard let group = try await Self.group(connection, "SELECT \(unescaped: Self.groupColumns) FROM play_group WHERE id = \(groupId)", logger: logger)
+            else { return nil }
+            let photos = try await connection.rows(
+                "\(unescaped: Self.photoSelect) WHERE photo.group_id = \(groupId) ORDER BY photo.created_at DESC, photo.id DESC", logger: logger
+            ).map(Self.photo(from:))
+            let hidden = try await connection.rows(
+                "\(unescaped: Self.hiddenSelect) WHERE hidden_photo.group_id = \(groupId) ORDER BY hidden_photo.created_at DESC, hidden_photo.id DESC",
+                logger: logger
+            ).map { row in (try Self.photo(from: row), try row.get(13, as: String.self), Date(timeIntervalSince1970: try row.get(14)), try row.get(15, as: Bool.self)) }
+            return StaffGroupView(
+                group: group, members: try await Self.members(connection, group: group, logger: logger),
+                taskPhotos: try await Self.taskPhotos(connection, groupId: groupId, logger: logger), photos: photos, hidden: hidden
+            )
+        }
+    }
+
+    public func moderatedPhoto(id: String) async throws -> (photo: Photo, venueId: String, hidden: Bool, held: Bool)? {
+        try await read { connection in
+            if let photo = try await Self.photo(connection, id: id, logger: logger),
+                let venueId = try await connection.value("SELECT venue_id FROM play_group WHERE id = \(photo.groupId)", as: String.self, logger: logger)
+            {
+                return (photo, venueId, false, false)
+            }
+            guard let row = try await connection.one("\(unescaped: Self.hiddenSelect) WHERE hidden_photo.id = \(id)", logger: logger) else { return nil }
+            let photo = try Self.photo(from: row)
+            guard let venueId = try await connection.value("SELECT venue_id FROM play_group WHERE id = \(photo.groupId)", as: String.self, logger: logger)
+            else { return nil }
+            return (photo, venueId, true, try row.get(15))
+        }
+    }
+
+    public func heldPhotos(venueId: String, limit: Int) async throws -> (photos: [Photo], total: Int) {
+        try await read { connection in
+            let photos = try await connection.rows("""
+                \(unescaped: Self.hiddenSelect) JOIN play_group ON play_group.id = hidden_photo.group_id
+                WHERE hidden_photo.held AND play_group.venue_id = \(venueId)
+                ORDER BY hidden_photo.created_at, hidden_photo.id LIMIT \(limit)
+                """, logger: logger).map(Self.photo(from:))
+            let total = try await connection.value("""
+                SELECT COUNT(*) FROM hidden_photo JOIN play_group ON play_group.id = hidden_photo.group_id
+                WHERE hidden_photo.held AND play_group.venue_id = \(venueId)
+                """, as: Int.self, logger: logger) ?? 0
+            return (photos, total)
+        }
+    }
+
+    public func heldPhotos(groupId: String, photographerId: String) async throws -> [Photo] {
+        try await once { connection in
+            try await connection.rows("""
+                \(unescaped: Self.hiddenSelect) WHERE hidden_photo.held AND hidden_photo.group_id = \(groupId) AND hidden_photo.photographer_id = \(photographerId)
+                ORDER BY hidden_photo.created_at, hidden_photo.id
+                """, logger: logger).map(Self.photo(from:))
+        }
+    }
+
+    public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+        try await write { connection in
+            guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
+            _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
+            guard let photo = try await Self.photo(connection, id: id, logger: logger) else {
+                try await connection.run("""
+                    UPDATE hidden_photo SET held = false, hidden_reason = \(reason), hidden_at = \(now.timeIntervalSince1970) WHERE id = \(id) AND held
+                    """, logger: logger)
+                return []
+            }
+            let change = try PhotoRules.change(.withdraw(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
+            try await connection.run("""
+                INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
+                                          focus_x, focus_y, hidden_at, hidden_reason)
+                SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y,
+                       \(now.timeIntervalSince1970), \(reason)
+                FROM photo WHERE id = \(id)
+                """, logger: logger)
+            try await connection.run("DELETE FROM photo WHERE id = \(id)", logger: logger)
+            return try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
+        }
+    }
+
+    public func restorePhoto(id: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+        try await write { connection in
+            guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
+            _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
+            guard let row = try await connection.one("\(unescaped: Self.hiddenSelect) WHERE hidden_photo.id = \(id)", logger: logger) else { return [] }
+            let photo = try Self.photo(from: row)
+            let change = try PhotoRules.change(.add(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
+            try await connection.run("""
+                INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
+                SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y
+                FROM hidden_photo WHERE id = \(id)
+                """, logger: logger)
+            try await connection.run("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
+            return try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
+        }
+    }
+
+    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
+        try await write { connection in
+            guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
+            _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
+            var events: [GroupEvent] = []
+            let photo: Photo
+            if let shown = try await Self.photo(connection, id: id, logger: logger) {
+                photo = shown
+                let change = try PhotoRules.change(.withdraw(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
+                try await connection.run("DELETE FROM photo WHERE id = \(id)", logger: logger)
+                events = try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
+            } else if let row = try await connection.one("\(unescaped: Self.hiddenSelect) WHERE hidden_photo.id = \(id)", logger: logger) {
+                photo = try Self.photo(from: row)
+                try await connection.run("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
+            } else {
+                throw ModerationError.photoNotFound
+            }
+            return (photo, try await !Self.isBlobUsed(connection, photo.blob, logger: logger), events)
+        }
+    }
+
+    public func closeGroup(id: String, reason: String, now: Date) async throws -> (group: Group, events: [GroupEvent]) {
+        try await write { connection in
+            guard let group = try await Self.lockGroup(connection, id: id, logger: logger) else { throw ModerationError.groupNotFound }
+            let decision = MembershipRules.close(group, reason: reason, now: now)
+            return (group.applying(decision.mutations), try await Self.apply(connection, decision, now: now, logger: logger))
+        }
+    }
+
+    // MARK: Numbers
+
+    public func visitTally(venueId: String) async throws -> VisitNumbers.Tally {
+        try await once { connection in
+            var tally = VisitNumbers.Tally()
+            for row in try await connection.rows(
+                "SELECT kind, mission_id, task_id, value, count FROM visit_tally WHERE venue_id = \(venueId) AND count > 0", logger: logger
+            ) {
+                tally.add(kind: try row.get(0), missionId: try row.get(1), taskId: try row.get(2), value: try row.get(3), count: try row.get(4))
+            }
+            return tally
+        }
+    }
+
+    public func venueHistories(venueId: String, after: HistoryCursor?, limit: Int) async throws -> [VisitNumbers.History] {
+        try await read { connection in
+            var histories: [String: VisitNumbers.History] = [:]
+            var order: [String] = []
+            for row in try await connection.rows("""
+                SELECT id, created_at FROM play_group
+                WHERE venue_id = \(venueId)
+                  AND (\(after?.startedAt)::double precision IS NULL OR created_at > \(after?.startedAt) OR (created_at = \(after?.startedAt) AND id > \(after?.groupId)))
+                ORDER BY created_at, id LIMIT \(limit)
+                """, logger: logger)
+            {
+                let id: String = try row.get(0)
+                histories[id] = VisitNumbers.History(groupId: id, startedAt: Date(timeIntervalSince1970: try row.get(1)), events: [])
+                order.append(id)
+            }
+            guard !order.isEmpty else { return [] }
+            for row in try await connection.rows("""
+                SELECT group_id, type, data::jsonb ->> 'missionId', data::jsonb ->> 'taskId', created_at FROM group_event
+                WHERE group_id = ANY(\(order)) AND type IN ('photo-added', 'task-done', 'mission-completed')
+                ORDER BY group_id, seq
+                """, logger: logger)
+            {
+                guard let kind = GroupEventKind(rawValue: try row.get(1)) else { continue }
+                histories[try row.get(0, as: String.self)]?.events.append(
+                    .init(kind: kind, missionId: try row.get(2), taskId: try row.get(3), at: Date(timeIntervalSince1970: try row.get(4)))
+                )
+            }
+            return order.compactMap { histories[$0] }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import GRDB
+import GroupieCore
+import GroupieStorage
+
+/// Moving a venue at a time: one venue's visits as a SQLite database of their own, for
+/// `groupie import` into a PostgreSQL database that other venues may already use.
+extension GroupieDatabase {
+    /// Opens a Groupie database that exists already, to copy from (`groupie export` and
+    /// `groupie import`), read-only. A file that is not SQLite, SQLite without Groupie's tables
+    /// (an empty file among them), or the database of a newer Groupie is refused with its name
+    /// and left as it was; a file this version would have to migrate is brought to its schema
+    /// first, as `serve` would at start, and is the only kind that is written.
+    public static func openExisting(atPath path: String) throws -> GroupieDatabase {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw DatabaseFileError.unreadable(path, "it cannot be opened for reading") }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        guard !head.isEmpty else { throw DatabaseFileError.notGroupie(path) }
+        guard head == Data("SQLite format 3\u{0}".utf8) else { throw DatabaseFileError.notSQLite(path, "it does not begin as a SQLite file does") }
+        // SQLite makes these beside a WAL-mode file even to read it: gone again from a refused one.
+        let absent = ["-wal", "-shm"].map { path + $0 }.filter { !FileManager.default.fileExists(atPath: $0) }
+        func refuse(_ error: DatabaseFileError) -> DatabaseFileError {
+            for companion in absent { try? FileManager.default.removeItem(atPath: companion) }
+            return error
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        let file: DatabaseQueue
+        let applied: [String]
+        do {
+            file = try DatabaseQueue(path: path, configuration: configuration)
+            applied = try file.read { db in
+                guard try db.tableExists("grdb_migrations") else { return [] }
+                return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+            }
+        } catch let error as DatabaseError {
+            let reason = error.message ?? "\(error.resultCode)"
+            throw refuse([.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) ? .notSQLite(path, reason) : .unreadable(path, reason))
+        }
+        let known = migrator.migrations
+        guard let first = known.first, applied.contains(first) else {
+            try? file.close()
+            throw refuse(.notGroupie(path))
+        }
+        guard Set(applied).isSubset(of: known) else {
+            try? file.close()
+            throw refuse(.newer(path))
+        }
+        if Set(known).isSubset(of: applied) { return try GroupieDatabase(writer: file, migrates: false) }
+        try file.close()
+        return try open(atPath: path)
+    }
+    /// Writes a copy of the database to `path` (a new file) that holds the venue `venueId` only:
+    /// its groups with everything that hangs on them (memberships, photos, hidden and held
+    /// photos, chosen photos, upload keys, events, collages, numbers), the players who were ever
+    /// in one of them, the venue's staff and the admins (with no other venue), and the venue's
+    /// audit entries; no staff sessions. The copy is taken in one read (`VACUUM INTO`), so a
+    /// server may keep serving meanwhile. Returns what the copy holds; a venue with no stored
+    /// group is refused and leaves no file.
+    public func exportVenue(_ venueId: String, to path: String) async throws -> RowCounts {
+        // Made empty and private first (`VACUUM INTO` fills an empty file): names and token hashes
+        // are never readable by others, and two exports cannot write the same file.
+        let file = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard file >= 0 else {
+            throw errno == EEXIST ? ExportError.fileExists(path) : ExportError.cannotCreate(path, String(cString: strerror(errno)))
+        }
+        close(file)
+        do {
+            try await writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
+            let copy = try GroupieDatabase(writer: DatabaseQueue(path: path))
+            try await copy.writer.write { db in
+                // Foreign keys take the rest of each other venue's group with it, and the tally's
+                // triggers its numbers.
+                try db.execute(sql: "DELETE FROM play_group WHERE venue_id <> ?", arguments: [venueId])
+                try db.execute(sql: "DELETE FROM player WHERE id NOT IN (SELECT player_id FROM membership)")
+                try db.execute(sql: "DELETE FROM staff_venue WHERE venue_id <> ?", arguments: [venueId])
+                try db.execute(sql: "DELETE FROM staff WHERE role <> ? AND id NOT IN (SELECT staff_id FROM staff_venue)", arguments: [StaffRole.admin.rawValue])
+                try db.execute(sql: "DELETE FROM staff_session")
+                try db.execute(sql: "DELETE FROM staff_audit WHERE venue_id IS NOT ?", arguments: [venueId])
+            }
+            let counts = try await copy.counts()
+            // A mistyped venue id would otherwise make a file of nothing but the admins.
+            guard counts.groups > 0 else { throw ExportError.noGroups(venueId) }
+            try await copy.writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+            return counts
+        } catch {
+            // No half-made export is left to be imported, or to stand in the way of the next try.
+            unlink(path)
+            throw error
+        }
+    }
+}
+
+public enum ExportError: Error, CustomStringConvertible, Equatable {
+    case fileExists(String)
+    case cannotCreate(String, String)
+    /// The database holds no group of the venue.
+    case noGroups(String)
+
+    public var description: String {
+        switch self {
+        case .fileExists(let path): "\(path) exists already: name a new file to export to."
+        case .cannotCreate(let path, let reason): "\(path) cannot be created: \(reason)."
+        case .noGroups(let venueId): "No group of the venue '\(venueId)' is stored; check the venue's id (its mission file's name). Nothing was written."
+        }
+    }
+}
+
+/// A file named as a Groupie database that is not one.
+public enum DatabaseFileError: Error, CustomStringConvertible, Equatable {
+    case notSQLite(String, String)
+    case notGroupie(String)
+    case newer(String)
+    case unreadable(String, String)
+
+    public var description: String {
+        switch self {
+        case .notSQLite(let path, let reason): "\(path) is not a SQLite database (\(reason)). Nothing was read or changed."
+        case .notGroupie(let path): "\(path) holds no Groupie database (none of its tables). Nothing was read or changed."
+        case .newer(let path): "\(path) was written by a newer Groupie than this one: upgrade this Groupie first. Nothing was read or changed."
+        case .unreadable(let path, let reason): "\(path) cannot be read (\(reason)). Nothing was changed."
+        }
+    }
+}
+
+extension GroupieDatabase: RowSource {
+    public func storedGroupIds() async throws -> [String] {
+        try await writer.read { db in try String.fetchAll(db, sql: "SELECT id FROM play_group") }
+    }
+
+    public func rows(of table: String, columns: [String], order: String, limit: Int, offset: Int) async throws -> [[StoredValue]] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY \(order) LIMIT \(limit) OFFSET \(offset)").map { row in
+                row.databaseValues.map { value in
+                    switch value.storage {
+                    case .null: .null
+                    case .int64(let number): .integer(number)
+                    case .double(let number): .real(number)
+                    case .string(let text): .text(text)
+                    case .blob(let data): .bytes(data)
+                    }
+                }
+            }
+        }
+    }
+}

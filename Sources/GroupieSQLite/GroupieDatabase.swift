@@ -1,0 +1,401 @@
+import CSQLite
+import Foundation
+import GRDB
+import GroupieCore
+import GroupieStorage
+import Logging
+import Synchronization
+
+/// The game's state in SQLite. Every statement lives behind a method named for what it means,
+/// so that another backend can come later behind the same methods.
+public struct GroupieDatabase: GroupieStore {
+    let writer: any DatabaseWriter
+    /// Concurrent writes share a transaction and its flush to disk.
+    let commits: GroupCommit
+    /// Rate-limit state: one process writes the file, so memory is where it is shared.
+    let failureLog = FailureLog()
+    /// Read-only connections for `lookup`; none for a database that is not a file.
+    let lookups: LookupConnections?
+    /// Copies the log back into the file beside the writer; none for a database that is not a file.
+    let checkpointer: WALCheckpointer?
+
+    /// Opens (or creates) the database file in WAL mode with `synchronous=FULL` on every
+    /// connection (GRDB's pool would set its writer to NORMAL, which in WAL mode may lose the
+    /// last commits on a power cut), and migrates it to the current schema. The file and its
+    /// `-wal` and `-shm` companions are readable by the service user only. The writer's commits
+    /// leave checkpoints to a `WALCheckpointer`.
+    public static func open(atPath path: String, logger: Logger = Logger(label: "groupie")) throws -> GroupieDatabase {
+        let checkpointer = WALCheckpointer(path: path, logger: logger)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        // The pool's configuration keeps the checkpointer as long as the writer it serves.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            if !db.configuration.readonly { checkpointer.install(on: db) }
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        // GRDB sets NORMAL on the pool's writer after `prepareDatabase`; set FULL again on
+        // the writer itself and read both settings back, so that a changed default cannot pass
+        // unseen: `synchronous` FULL (2), and no automatic checkpoint in the writer's commits.
+        let (synchronous, autocheckpoint) = try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            return (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint"))
+        }
+        guard synchronous == 2 else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "PRAGMA synchronous is \(synchronous ?? -1) on the writer, not FULL (2)")
+        }
+        guard autocheckpoint == 0 else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "PRAGMA wal_autocheckpoint is \(autocheckpoint ?? -1) on the writer: its commits would checkpoint")
+        }
+        // SQLite gives the `-wal` and `-shm` files the mode of the database file.
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            _ = chmod(file, 0o600)
+        }
+        return try GroupieDatabase(writer: pool, lookups: LookupConnections(path: path), checkpointer: checkpointer)
+    }
+
+    /// Turns SQLite's memory statistics off for the process (see
+    /// `groupie_sqlite_disable_memory_statistics`); returns whether SQLite took the setting.
+    /// `serve` calls it first thing: SQLite takes it only before its first connection opens, and
+    /// not while another thread may be opening one.
+    @discardableResult
+    public static func turnOffMemoryStatistics() -> Bool {
+        groupie_sqlite_disable_memory_statistics() == 0
+    }
+
+    /// Whether SQLite keeps memory statistics in this process, as SQLite reports it: its count
+    /// of memory in use stays 0 while they are off, and is never 0 with a connection open.
+    public static var keepsMemoryStatistics: Bool { groupie_sqlite_memory_used() != 0 }
+
+    /// The writer's `PRAGMA synchronous`, as SQLite reports it (2 is FULL): what the durability
+    /// test and `make bench` read back.
+    public func writerSynchronous() async throws -> Int {
+        try await writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
+    /// `migrates` false: a file only read from, already at this version's schema.
+    init(writer: any DatabaseWriter, lookups: LookupConnections? = nil, checkpointer: WALCheckpointer? = nil, migrates: Bool = true) throws {
+        self.writer = writer
+        self.commits = GroupCommit(writer: writer)
+        self.lookups = lookups
+        self.checkpointer = checkpointer
+        if migrates { try Self.migrator.migrate(writer) }
+    }
+
+    public var backend: String { "sqlite" }
+
+    /// One process writes the file: every job is exclusive already.
+    public func exclusively<T: Sendable>(_ name: String, _ body: @Sendable () async throws -> T) async throws -> T? {
+        try await body()
+    }
+
+    public func eventAnnouncements() -> AsyncStream<EventAnnouncement>? { nil }
+
+    public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
+        failureLog.failures(of: key, within: window, now: now)
+    }
+
+    public func recordFailure(of key: String, now: Date, window: TimeInterval) async throws {
+        failureLog.record(key, now: now, window: window)
+    }
+
+    public func forgetFailures(of key: String) async throws {
+        failureLog.forget(key)
+    }
+
+    /// A short read (a lookup by key, a bounded page) on the calling thread, through one of the
+    /// lookup connections. GRDB's asynchronous read hands the work to a reader's queue and back,
+    /// two thread switches that cost more than such a read itself: in `make bench` (small
+    /// writes) a join or a choice made twice as many thread switches and took a fifth more CPU
+    /// that way. A lookup never waits on the caller's thread: when every lookup connection is
+    /// busy, or SQLite answers busy (in WAL mode a read waits only for the rare recovery of the
+    /// WAL index), it reads asynchronously. (Waiting for one of the pool's readers instead would
+    /// block the threads that the asynchronous reads need to hand their readers back: `make
+    /// bench` (streams) hung that way.) Connections are opened lazily, on the first lookups.
+    func lookup<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await lookup(snapshot: true, body)
+    }
+
+    /// A lookup that runs one statement. SQLite reads a statement from one snapshot by itself,
+    /// so it runs outside a transaction: the BEGIN and COMMIT around it, and GRDB's switch to
+    /// read-only and back, cost more than a lookup by key (a member's every request to its group
+    /// makes one).
+    func lookupOne<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await lookup(snapshot: false, body)
+    }
+
+    private func lookup<T: Sendable>(snapshot: Bool, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        if let lookups, let connection = lookups.take() {
+            defer { lookups.give(connection) }
+            do {
+                return try snapshot ? LookupConnections.read(connection, body) : connection.inDatabase(body)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {}
+        }
+        return try await writer.read(body)
+    }
+
+    public func isReachable() async -> Bool {
+        (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+    }
+
+    /// `PRAGMA integrity_check`, "ok" when the file is sound.
+    public func integrityCheck() async throws -> String {
+        try await writer.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "" }
+    }
+
+    /// Shipped migrations are never edited; a change of schema is a new migration.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1 players, groups and memberships") { db in
+            try db.execute(sql: """
+                CREATE TABLE player (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    language TEXT,
+                    token_hash BLOB NOT NULL UNIQUE,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE play_group (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    venue_id TEXT NOT NULL,
+                    name TEXT,
+                    join_code TEXT NOT NULL UNIQUE,
+                    creator_id TEXT REFERENCES player(id) ON DELETE SET NULL,
+                    created_at REAL NOT NULL,
+                    joinable_until REAL NOT NULL
+                );
+                CREATE TABLE membership (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    player_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                    joined_at REAL NOT NULL,
+                    left_at REAL
+                );
+                -- A player is in at most one group at a time, whatever the code above does.
+                CREATE UNIQUE INDEX membership_one_active_per_player ON membership(player_id) WHERE left_at IS NULL;
+                CREATE INDEX membership_by_group ON membership(group_id, left_at);
+                """)
+        }
+        migrator.registerMigration("v2 photos and chosen photos") { db in
+            try db.execute(sql: """
+                CREATE TABLE photo (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    photographer_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                    mission_id TEXT,
+                    task_id TEXT,
+                    blob TEXT NOT NULL,
+                    format TEXT NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    idempotency_key TEXT,
+                    UNIQUE (photographer_id, idempotency_key)
+                );
+                CREATE INDEX photo_by_group ON photo(group_id, created_at, id);
+                CREATE INDEX photo_by_blob ON photo(blob);
+                -- A task's chosen photo when a member picked one; otherwise the latest counts.
+                CREATE TABLE task_choice (
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    mission_id TEXT NOT NULL,
+                    task_id TEXT NOT NULL,
+                    photo_id TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
+                    PRIMARY KEY (group_id, mission_id, task_id)
+                );
+                """)
+        }
+        migrator.registerMigration("v3 group events") { db in
+            try db.execute(sql: """
+                CREATE TABLE group_event (
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    type TEXT NOT NULL,
+                    data TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (group_id, seq)
+                ) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v4 collages") { db in
+            try db.execute(sql: """
+                CREATE TABLE collage (
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    mission_id TEXT NOT NULL,
+                    photo_ids TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (group_id, mission_id)
+                ) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v5 photo focus") { db in
+            // Where a photo's subject is, found at upload; collages crop around it. Null for
+            // photos from before, which are looked at when their collage is made.
+            try db.execute(sql: """
+                ALTER TABLE photo ADD COLUMN focus_x REAL;
+                ALTER TABLE photo ADD COLUMN focus_y REAL;
+                """)
+        }
+        migrator.registerMigration("v6 bounded names, upload keys per group") { db in
+            // Erasure finds every group a player was ever in.
+            try db.execute(sql: "CREATE INDEX membership_by_player ON membership(player_id)")
+            // Names from before names were bounded in bytes and marks are cut to the bounds,
+            // in every place that stores a copy of them.
+            for row in try Row.fetchAll(db, sql: "SELECT id, name FROM player") {
+                let name: String = row["name"]
+                guard case .failure = DisplayName.validated(name, limits: DisplayName.player) else { continue }
+                let shortened = DisplayName.shortened(name, limits: DisplayName.player)
+                guard shortened != name else { continue }
+                try db.execute(sql: "UPDATE player SET name = ? WHERE id = ?", arguments: [shortened, row["id"] as String])
+                try renameInEvents(db, playerId: row["id"], to: shortened)
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT id, name FROM play_group WHERE name IS NOT NULL") {
+                let name: String = row["name"]
+                guard case .failure = DisplayName.validated(name, limits: DisplayName.group) else { continue }
+                let shortened = DisplayName.shortened(name, limits: DisplayName.group)
+                if shortened != name {
+                    try db.execute(sql: "UPDATE play_group SET name = ? WHERE id = ?", arguments: [shortened, row["id"] as String])
+                }
+            }
+            // An idempotency key belongs to a player in a group for a day, no longer to the
+            // player forever; the column of v2 stays, unused.
+            try db.execute(sql: """
+                CREATE TABLE upload_key (
+                    player_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    photo_id TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
+                    mission_id TEXT,
+                    task_id TEXT,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (player_id, group_id, key)
+                ) WITHOUT ROWID;
+                CREATE INDEX upload_key_by_time ON upload_key(created_at);
+                INSERT OR IGNORE INTO upload_key (player_id, group_id, key, photo_id, mission_id, task_id, created_at)
+                    SELECT photographer_id, group_id, substr(idempotency_key, 1, 128), id, mission_id, task_id, created_at
+                    FROM photo WHERE idempotency_key IS NOT NULL;
+                UPDATE photo SET idempotency_key = NULL WHERE idempotency_key IS NOT NULL;
+                """)
+        }
+        migrator.registerMigration("v7 chosen photos kept when the first photo becomes the default") { db in
+            // A task's chosen photo was its latest unless picked; it is now its first. Groups
+            // playing across the upgrade keep what they saw: the latest photo of each task with
+            // several and no pick becomes the pick.
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO task_choice (group_id, mission_id, task_id, photo_id)
+                    SELECT p.group_id, p.mission_id, p.task_id, p.id FROM photo p
+                    WHERE p.task_id IS NOT NULL AND p.mission_id IS NOT NULL
+                      AND EXISTS (SELECT 1 FROM photo q WHERE q.group_id = p.group_id AND q.mission_id = p.mission_id
+                                  AND q.task_id = p.task_id AND q.id != p.id)
+                      AND NOT EXISTS (SELECT 1 FROM photo q WHERE q.group_id = p.group_id AND q.mission_id = p.mission_id
+                                      AND q.task_id = p.task_id
+                                      AND (q.created_at > p.created_at OR (q.created_at = p.created_at AND q.id > p.id)))
+                """)
+        }
+        migrator.registerMigration("v8 staff, their sessions and audit log, hidden photos, closed groups") { db in
+            try db.execute(sql: """
+                CREATE TABLE staff (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    email TEXT NOT NULL UNIQUE,
+                    password_hash TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE staff_venue (
+                    staff_id TEXT NOT NULL REFERENCES staff(id) ON DELETE CASCADE,
+                    venue_id TEXT NOT NULL,
+                    PRIMARY KEY (staff_id, venue_id)
+                ) WITHOUT ROWID;
+                -- Only a hash of the session cookie is kept, like the visitors' tokens.
+                CREATE TABLE staff_session (
+                    token_hash BLOB PRIMARY KEY NOT NULL,
+                    staff_id TEXT NOT NULL REFERENCES staff(id) ON DELETE CASCADE,
+                    csrf_token TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX staff_session_by_staff ON staff_session(staff_id);
+                -- Who did what, when; kept when the member of staff is removed.
+                CREATE TABLE staff_audit (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at REAL NOT NULL,
+                    staff_email TEXT NOT NULL,
+                    venue_id TEXT,
+                    action TEXT NOT NULL,
+                    subject TEXT,
+                    reason TEXT
+                );
+                CREATE INDEX staff_audit_by_venue ON staff_audit(venue_id, at);
+                -- A photo staff hid leaves the photo table for this one, so that nothing that
+                -- serves visitors can show it; restoring moves it back.
+                CREATE TABLE hidden_photo (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    photographer_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                    mission_id TEXT,
+                    task_id TEXT,
+                    blob TEXT NOT NULL,
+                    format TEXT NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    focus_x REAL,
+                    focus_y REAL,
+                    hidden_at REAL NOT NULL,
+                    hidden_reason TEXT NOT NULL
+                );
+                CREATE INDEX hidden_photo_by_group ON hidden_photo(group_id);
+                CREATE INDEX hidden_photo_by_blob ON hidden_photo(blob);
+                ALTER TABLE play_group ADD COLUMN closed_at REAL;
+                ALTER TABLE play_group ADD COLUMN closed_reason TEXT;
+                """)
+        }
+        migrator.registerMigration("v9 photos held for review") { db in
+            // A held photo waits in `hidden_photo` until staff share it (it moves to `photo`) or
+            // keep it hidden (`held` becomes 0 and the reason is theirs).
+            // An upload key may name a held photo, which is not in `photo`: the key loses its
+            // reference to that table (a key whose photo is gone answers nothing, and goes with
+            // the others after a day).
+            try db.execute(sql: """
+                ALTER TABLE hidden_photo ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX hidden_photo_held ON hidden_photo(created_at, id) WHERE held = 1;
+                CREATE TABLE upload_key_v9 (
+                    player_id TEXT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                    group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    photo_id TEXT NOT NULL,
+                    mission_id TEXT,
+                    task_id TEXT,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (player_id, group_id, key)
+                ) WITHOUT ROWID;
+                INSERT INTO upload_key_v9 (player_id, group_id, key, photo_id, mission_id, task_id, created_at)
+                    SELECT player_id, group_id, key, photo_id, mission_id, task_id, created_at FROM upload_key;
+                DROP TABLE upload_key;
+                ALTER TABLE upload_key_v9 RENAME TO upload_key;
+                CREATE INDEX upload_key_by_time ON upload_key(created_at);
+                """)
+        }
+        migrator.registerMigration("v10 the venue numbers kept as events are stored") { db in
+            try db.execute(sql: Self.visitTallySchema)
+        }
+        return migrator
+    }
+
+    /// Writes `name` over the copies of a player's name in the stored events of the groups they
+    /// were ever in: on erasure, and when a stored name is shortened.
+    static func renameInEvents(_ db: Database, playerId: String, to name: String) throws {
+        try db.execute(sql: """
+            UPDATE group_event SET data = json_set(data, '$.name', ?)
+            WHERE group_id IN (SELECT group_id FROM membership WHERE player_id = ?)
+              AND json_extract(data, '$.playerId') = ? AND json_type(data, '$.name') IS NOT NULL
+            """, arguments: [name, playerId, playerId])
+        try db.execute(sql: """
+            UPDATE group_event SET data = json_set(data, '$.photographerName', ?)
+            WHERE group_id IN (SELECT group_id FROM membership WHERE player_id = ?)
+              AND json_extract(data, '$.photographerId') = ? AND json_type(data, '$.photographerName') IS NOT NULL
+            """, arguments: [name, playerId, playerId])
+    }
+}
