@@ -86,10 +86,20 @@ extension PostgresStore {
     }
 
     public func audit(_ entry: AuditEntry) async throws {
-        try await statement("""
-            INSERT INTO staff_audit (at, staff_email, venue_id, action, subject, reason)
-            VALUES (\(entry.at.timeIntervalSince1970), \(entry.staffEmail), \(entry.venueId), \(entry.action), \(entry.subject), \(entry.reason))
-            """)
+        try await write { connection in try await Self.audited(connection, entry, logger: logger) {} }
+    }
+
+    /// Runs an action of staff and writes its line of the audit log in the same transaction:
+    /// the log holds what was done, and nothing that was not.
+    static func audited<T>(_ connection: PostgresConnection, _ entry: AuditEntry?, logger: Logger, _ action: () async throws -> T) async throws -> T {
+        let result = try await action()
+        if let entry {
+            try await connection.run("""
+                INSERT INTO staff_audit (at, staff_email, venue_id, action, subject, reason)
+                VALUES (\(entry.at.timeIntervalSince1970), \(entry.staffEmail), \(entry.venueId), \(entry.action), \(entry.subject), \(entry.reason))
+                """, logger: logger)
+        }
+        return result
     }
 
     public func auditLog(venueIds: Set<String>?, staffEmail: String, limit: Int) async throws -> [AuditEntry] {
@@ -194,72 +204,80 @@ extension PostgresStore {
         }
     }
 
-    public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+    public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent] {
         try await write { connection in
-            guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
-            _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
-            guard let photo = try await Self.photo(connection, id: id, logger: logger) else {
-                try await connection.run("""
-                    UPDATE hidden_photo SET held = false, hidden_reason = \(reason), hidden_at = \(now.timeIntervalSince1970) WHERE id = \(id) AND held
-                    """, logger: logger)
-                return []
-            }
-            let change = try PhotoRules.change(.withdraw(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
-            try await connection.run("""
-                INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
-                                          focus_x, focus_y, hidden_at, hidden_reason)
-                SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y,
-                       \(now.timeIntervalSince1970), \(reason)
-                FROM photo WHERE id = \(id)
-                """, logger: logger)
-            try await connection.run("DELETE FROM photo WHERE id = \(id)", logger: logger)
-            return try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
-        }
-    }
-
-    public func restorePhoto(id: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
-        try await write { connection in
-            guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
-            _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
-            guard let row = try await connection.one("\(unescaped: Self.hiddenSelect) WHERE hidden_photo.id = \(id)", logger: logger) else { return [] }
-            let photo = try Self.photo(from: row)
-            let change = try PhotoRules.change(.add(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
-            try await connection.run("""
-                INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
-                SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y
-                FROM hidden_photo WHERE id = \(id)
-                """, logger: logger)
-            try await connection.run("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
-            return try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
-        }
-    }
-
-    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
-        try await write { connection in
-            guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
-            _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
-            var events: [GroupEvent] = []
-            let photo: Photo
-            if let shown = try await Self.photo(connection, id: id, logger: logger) {
-                photo = shown
+            try await Self.audited(connection, audit, logger: logger) {
+                guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
+                _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
+                guard let photo = try await Self.photo(connection, id: id, logger: logger) else {
+                    try await connection.run("""
+                        UPDATE hidden_photo SET held = false, hidden_reason = \(reason), hidden_at = \(now.timeIntervalSince1970) WHERE id = \(id) AND held
+                        """, logger: logger)
+                    return []
+                }
                 let change = try PhotoRules.change(.withdraw(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
+                try await connection.run("""
+                    INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
+                                              focus_x, focus_y, hidden_at, hidden_reason)
+                    SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y,
+                           \(now.timeIntervalSince1970), \(reason)
+                    FROM photo WHERE id = \(id)
+                    """, logger: logger)
                 try await connection.run("DELETE FROM photo WHERE id = \(id)", logger: logger)
-                events = try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
-            } else if let row = try await connection.one("\(unescaped: Self.hiddenSelect) WHERE hidden_photo.id = \(id)", logger: logger) {
-                photo = try Self.photo(from: row)
-                try await connection.run("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
-            } else {
-                throw ModerationError.photoNotFound
+                return try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
             }
-            return (photo, try await !Self.isBlobUsed(connection, photo.blob, logger: logger), events)
         }
     }
 
-    public func closeGroup(id: String, reason: String, now: Date) async throws -> (group: Group, events: [GroupEvent]) {
+    public func restorePhoto(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent] {
         try await write { connection in
-            guard let group = try await Self.lockGroup(connection, id: id, logger: logger) else { throw ModerationError.groupNotFound }
-            let decision = MembershipRules.close(group, reason: reason, now: now)
-            return (group.applying(decision.mutations), try await Self.apply(connection, decision, now: now, logger: logger))
+            try await Self.audited(connection, audit, logger: logger) {
+                guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
+                _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
+                guard let row = try await connection.one("\(unescaped: Self.hiddenSelect) WHERE hidden_photo.id = \(id)", logger: logger) else { return [] }
+                let photo = try Self.photo(from: row)
+                let change = try PhotoRules.change(.add(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
+                try await connection.run("""
+                    INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
+                    SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y
+                    FROM hidden_photo WHERE id = \(id)
+                    """, logger: logger)
+                try await connection.run("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
+                return try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
+            }
+        }
+    }
+
+    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
+        try await write { connection in
+            try await Self.audited(connection, audit, logger: logger) {
+                guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
+                _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
+                var events: [GroupEvent] = []
+                let photo: Photo
+                if let shown = try await Self.photo(connection, id: id, logger: logger) {
+                    photo = shown
+                    let change = try PhotoRules.change(.withdraw(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
+                    try await connection.run("DELETE FROM photo WHERE id = \(id)", logger: logger)
+                    events = try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
+                } else if let row = try await connection.one("\(unescaped: Self.hiddenSelect) WHERE hidden_photo.id = \(id)", logger: logger) {
+                    photo = try Self.photo(from: row)
+                    try await connection.run("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
+                } else {
+                    throw ModerationError.photoNotFound
+                }
+                return (photo, try await !Self.isBlobUsed(connection, photo.blob, logger: logger), events)
+            }
+        }
+    }
+
+    public func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent]) {
+        try await write { connection in
+            try await Self.audited(connection, audit, logger: logger) {
+                guard let group = try await Self.lockGroup(connection, id: id, logger: logger) else { throw ModerationError.groupNotFound }
+                let decision = MembershipRules.close(group, reason: reason, now: now)
+                return (group.applying(decision.mutations), try await Self.apply(connection, decision, now: now, logger: logger))
+            }
         }
     }
 

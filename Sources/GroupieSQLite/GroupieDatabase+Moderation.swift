@@ -93,75 +93,83 @@ extension GroupieDatabase {
     /// Hides a photo from the group's members: it leaves their album, their progress, the
     /// collages and the ZIP, with the events that causes at `venue`. A photo held for review
     /// stays hidden, with the reason. Hiding a hidden photo changes nothing.
-    public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+    public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent] {
         try await commits.write { db in
-            guard let photo = try Self.photo(db, id: id) else {
-                try db.executeCached(
-                    sql: "UPDATE hidden_photo SET held = 0, hidden_reason = ?, hidden_at = ? WHERE id = ? AND held = 1",
-                    arguments: [reason, now.timeIntervalSince1970, id]
-                )
-                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM hidden_photo WHERE id = ?)", arguments: [id]) == true { return [] }
-                throw ModerationError.photoNotFound
+            try Self.audited(db, audit) {
+                guard let photo = try Self.photo(db, id: id) else {
+                    try db.executeCached(
+                        sql: "UPDATE hidden_photo SET held = 0, hidden_reason = ?, hidden_at = ? WHERE id = ? AND held = 1",
+                        arguments: [reason, now.timeIntervalSince1970, id]
+                    )
+                    if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM hidden_photo WHERE id = ?)", arguments: [id]) == true { return [] }
+                    throw ModerationError.photoNotFound
+                }
+                let change = try PhotoRules.change(.withdraw(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
+                try db.executeCached(sql: """
+                    INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
+                                              focus_x, focus_y, hidden_at, hidden_reason)
+                    SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y, ?, ?
+                    FROM photo WHERE id = ?
+                    """, arguments: [now.timeIntervalSince1970, reason, id])
+                try db.executeCached(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
+                return try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
             }
-            let change = try PhotoRules.change(.withdraw(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
-            try db.executeCached(sql: """
-                INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
-                                          focus_x, focus_y, hidden_at, hidden_reason)
-                SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y, ?, ?
-                FROM photo WHERE id = ?
-                """, arguments: [now.timeIntervalSince1970, reason, id])
-            try db.executeCached(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
-            return try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
         }
     }
 
     /// Shows a hidden photo again, or shares one held for review, as a new photo of the album
     /// (it does not take back the choice it had). Restoring a shown photo changes nothing.
-    public func restorePhoto(id: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+    public func restorePhoto(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent] {
         try await commits.write { db in
-            guard let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) else {
-                if try Self.photo(db, id: id) != nil { return [] }
-                throw ModerationError.photoNotFound
+            try Self.audited(db, audit) {
+                guard let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) else {
+                    if try Self.photo(db, id: id) != nil { return [] }
+                    throw ModerationError.photoNotFound
+                }
+                let photo = Self.photo(from: row)
+                let change = try PhotoRules.change(.add(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
+                try db.executeCached(sql: """
+                    INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
+                    SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y
+                    FROM hidden_photo WHERE id = ?
+                    """, arguments: [id])
+                try db.executeCached(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
+                return try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
             }
-            let photo = Self.photo(from: row)
-            let change = try PhotoRules.change(.add(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
-            try db.executeCached(sql: """
-                INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
-                SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y
-                FROM hidden_photo WHERE id = ?
-                """, arguments: [id])
-            try db.executeCached(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
-            return try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
         }
     }
 
     /// Deletes a photo, shown or hidden, for good; returns it, whether its files can go, and
     /// the events its leaving the album causes.
-    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
+    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
         try await commits.write { db in
-            var events: [GroupEvent] = []
-            let photo: Photo
-            if let shown = try Self.photo(db, id: id) {
-                photo = shown
-                let change = try PhotoRules.change(.withdraw(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
-                try db.executeCached(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
-                events = try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
-            } else if let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) {
-                photo = Self.photo(from: row)
-                try db.executeCached(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
-            } else {
-                throw ModerationError.photoNotFound
+            try Self.audited(db, audit) {
+                var events: [GroupEvent] = []
+                let photo: Photo
+                if let shown = try Self.photo(db, id: id) {
+                    photo = shown
+                    let change = try PhotoRules.change(.withdraw(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
+                    try db.executeCached(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
+                    events = try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
+                } else if let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) {
+                    photo = Self.photo(from: row)
+                    try db.executeCached(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
+                } else {
+                    throw ModerationError.photoNotFound
+                }
+                return (photo, try !Self.isBlobUsed(db, photo.blob), events)
             }
-            return (photo, try !Self.isBlobUsed(db, photo.blob), events)
         }
     }
 
     /// Closes a group: no more joins or photos. Closing a closed group changes nothing.
-    public func closeGroup(id: String, reason: String, now: Date) async throws -> (group: Group, events: [GroupEvent]) {
+    public func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent]) {
         try await commits.write { db in
-            guard let group = try Self.group(db, where: "id = ?", id) else { throw ModerationError.groupNotFound }
-            let decision = MembershipRules.close(group, reason: reason, now: now)
-            return (group.applying(decision.mutations), try Self.apply(db, decision, now: now))
+            try Self.audited(db, audit) {
+                guard let group = try Self.group(db, where: "id = ?", id) else { throw ModerationError.groupNotFound }
+                let decision = MembershipRules.close(group, reason: reason, now: now)
+                return (group.applying(decision.mutations), try Self.apply(db, decision, now: now))
+            }
         }
     }
 

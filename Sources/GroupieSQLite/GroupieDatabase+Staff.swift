@@ -87,12 +87,20 @@ extension GroupieDatabase {
 
     /// Writes one line of the audit log.
     public func audit(_ entry: AuditEntry) async throws {
-        try await commits.write { db in
+        try await commits.write { db in try Self.audited(db, entry) {} }
+    }
+
+    /// Runs an action of staff and writes its line of the audit log in the same transaction:
+    /// the log holds what was done, and nothing that was not.
+    static func audited<T>(_ db: Database, _ entry: AuditEntry?, _ action: () throws -> T) throws -> T {
+        let result = try action()
+        if let entry {
             try db.executeCached(
                 sql: "INSERT INTO staff_audit (at, staff_email, venue_id, action, subject, reason) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [entry.at.timeIntervalSince1970, entry.staffEmail, entry.venueId, entry.action, entry.subject, entry.reason]
             )
         }
+        return result
     }
 
     /// The newest lines of the audit log about `venueIds` and those of `staffEmail` (every

@@ -109,10 +109,11 @@ public protocol GroupieStore: Sendable {
     func moderatedPhoto(id: String) async throws -> (photo: Photo, venueId: String, hidden: Bool, held: Bool)?
     func heldPhotos(venueId: String, limit: Int) async throws -> (photos: [Photo], total: Int)
     func heldPhotos(groupId: String, photographerId: String) async throws -> [Photo]
-    func hidePhoto(id: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent]
-    func restorePhoto(id: String, venue: Venue?, now: Date) async throws -> [GroupEvent]
-    func deletePhotoByStaff(id: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent])
-    func closeGroup(id: String, reason: String, now: Date) async throws -> (group: Group, events: [GroupEvent])
+    // Each action of staff writes its line of the audit log, `audit`, in its own transaction.
+    func hidePhoto(id: String, reason: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent]
+    func restorePhoto(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent]
+    func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent])
+    func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent])
 
     // MARK: Rate limits
     /// When `key` failed within the `window` seconds before `now`, oldest first.
@@ -128,6 +129,23 @@ public protocol GroupieStore: Sendable {
 }
 
 extension GroupieStore {
+    // The actions of staff without a line in the audit log: for tests and tools.
+    public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+        try await hidePhoto(id: id, reason: reason, venue: venue, now: now, audit: nil)
+    }
+
+    public func restorePhoto(id: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+        try await restorePhoto(id: id, venue: venue, now: now, audit: nil)
+    }
+
+    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
+        try await deletePhotoByStaff(id: id, venue: venue, now: now, audit: nil)
+    }
+
+    public func closeGroup(id: String, reason: String, now: Date) async throws -> (group: Group, events: [GroupEvent]) {
+        try await closeGroup(id: id, reason: reason, now: now, audit: nil)
+    }
+
     /// How long an idempotency key answers for the photo it first made.
     public static var idempotencyKeyLifetime: TimeInterval { 24 * 3600 }
 

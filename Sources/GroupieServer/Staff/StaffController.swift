@@ -191,32 +191,29 @@ struct StaffController {
     func hide(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
         let reason = try form.reason()
+        let audit = entry(session, venueId: found.venueId, action: found.held ? "photo not shared after review" : "photo hidden", subject: found.photo.id, reason: reason)
         let stored = try await database.hidePhoto(
-            id: found.photo.id, reason: reason, venue: catalog.venue(id: found.venueId)?.venue, now: clock()
+            id: found.photo.id, reason: reason, venue: catalog.venue(id: found.venueId)?.venue, now: audit.at, audit: audit
         )
-        try await finish(
-            stored, groupId: found.photo.groupId, session: session, venueId: found.venueId,
-            action: found.held ? "photo not shared after review" : "photo hidden", subject: found.photo.id, reason: reason, context: context
-        )
+        finish(stored, groupId: found.photo.groupId, audit: audit, session: session, context: context)
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
     func restore(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
-        let stored = try await database.restorePhoto(id: found.photo.id, venue: catalog.venue(id: found.venueId)?.venue, now: clock())
-        try await finish(
-            stored, groupId: found.photo.groupId, session: session, venueId: found.venueId,
-            action: found.held ? "photo shared after review" : "photo restored", subject: found.photo.id, reason: nil, context: context
-        )
+        let audit = entry(session, venueId: found.venueId, action: found.held ? "photo shared after review" : "photo restored", subject: found.photo.id, reason: nil)
+        let stored = try await database.restorePhoto(id: found.photo.id, venue: catalog.venue(id: found.venueId)?.venue, now: audit.at, audit: audit)
+        finish(stored, groupId: found.photo.groupId, audit: audit, session: session, context: context)
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
     func delete(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
         let reason = try form.reason()
-        let deleted = try await database.deletePhotoByStaff(id: found.photo.id, venue: catalog.venue(id: found.venueId)?.venue, now: clock())
+        let audit = entry(session, venueId: found.venueId, action: "photo deleted", subject: found.photo.id, reason: reason)
+        let deleted = try await database.deletePhotoByStaff(id: found.photo.id, venue: catalog.venue(id: found.venueId)?.venue, now: audit.at, audit: audit)
         if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
-        try await finish(deleted.events, groupId: found.photo.groupId, session: session, venueId: found.venueId, action: "photo deleted", subject: found.photo.id, reason: reason, context: context)
+        finish(deleted.events, groupId: found.photo.groupId, audit: audit, session: session, context: context)
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
@@ -229,8 +226,9 @@ struct StaffController {
         }
         guard session.member.may(.moderate, at: group.venueId) else { throw Self.notAllowed(session.member.role) }
         let reason = try form.reason()
-        let closed = try await database.closeGroup(id: group.id, reason: reason, now: clock())
-        try await finish(closed.events, groupId: group.id, session: session, venueId: group.venueId, action: "group closed", subject: group.id, reason: reason, context: context)
+        let audit = entry(session, venueId: group.venueId, action: "group closed", subject: group.id, reason: reason)
+        let closed = try await database.closeGroup(id: group.id, reason: reason, now: audit.at, audit: audit)
+        finish(closed.events, groupId: group.id, audit: audit, session: session, context: context)
         return Self.back(to: group.id)
     }
 
@@ -249,15 +247,19 @@ struct StaffController {
         return (session, form, found)
     }
 
-    /// After a moderation: members' screens learn at once, collages follow, the audit log records it.
-    private func finish(
-        _ stored: [GroupEvent], groupId: String, session: StaffSession, venueId: String, action: String, subject: String, reason: String?,
-        context: GroupieRequestContext
-    ) async throws {
+    /// The line of the audit log an action of staff writes with its change.
+    private func entry(_ session: StaffSession, venueId: String, action: String, subject: String, reason: String?) -> AuditEntry {
+        AuditEntry(at: clock(), staffEmail: session.member.email, venueId: venueId, action: action, subject: subject, reason: reason)
+    }
+
+    /// After a moderation, committed with its line of the audit log: members' screens learn at
+    /// once, collages follow.
+    private func finish(_ stored: [GroupEvent], groupId: String, audit: AuditEntry, session: StaffSession, context: GroupieRequestContext) {
         events.hub.publish(stored)
         if !stored.isEmpty { collages.refresh(groupId: groupId) }
-        try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venueId, action: action, subject: subject, reason: reason))
-        context.logger.info("staff \(action)", metadata: ["staff": "\(session.member.id)", "subject": "\(subject)", "venue": "\(venueId)"])
+        context.logger.info(
+            "staff \(audit.action)", metadata: ["staff": "\(session.member.id)", "subject": "\(audit.subject ?? "")", "venue": "\(audit.venueId ?? "")"]
+        )
     }
 
     static func redirect(to url: StaffURL) -> Response {
