@@ -58,13 +58,39 @@ extension PostgresStore {
         guard let row = try await connection.one(Prepared<ContentsOfGroup>(group.id), logger: logger) else {
             return GroupContents(members: [], taskPhotos: TaskPhotos(photos: [], picks: [:]), collages: [])
         }
-        let members = try ContentsJSON.decode([MemberJSON].self, row.get(0)).map {
-            Member(playerId: $0.id, name: $0.name, joinedAt: Date(timeIntervalSince1970: $0.joinedAt), isCreator: $0.id == group.creatorId)
-        }
         return GroupContents(
-            members: members, taskPhotos: try ContentsJSON.taskPhotos(photos: row.get(1), choices: row.get(2)),
+            members: try ContentsJSON.members(row.get(0), group: group), taskPhotos: try ContentsJSON.taskPhotos(photos: row.get(1), choices: row.get(2)),
             collages: try ContentsJSON.collages(row.get(3), groupId: group.id)
         )
+    }
+
+    /// `playingGroups` with their members and task photos, in one statement.
+    public func playingGroupContents(venueId: String, limit: Int) async throws -> [PlayingGroup] {
+        try await once { connection in
+            try await connection.rows(Prepared<PlayingGroupContents>(venueId, limit), logger: logger).map { row in
+                let group = try Self.group(from: row)
+                return PlayingGroup(
+                    group: group, members: try ContentsJSON.members(row.get(9), group: group),
+                    taskPhotos: try ContentsJSON.taskPhotos(photos: row.get(10), choices: row.get(11))
+                )
+            }
+        }
+    }
+
+    /// Columns: `groupColumns`, members, task photos, choices; the JSON parts as a group's
+    /// contents read them, of each group in turn.
+    enum PlayingGroupContents: PreparedSQL {
+        static let types: [PostgresDataType] = [.text, .int8]
+        static let sql = """
+            SELECT \(groupColumns), \(ofEachGroup(membersJSON))::text, \(ofEachGroup(taskPhotosJSON))::text, \(ofEachGroup(choicesJSON))::text
+            FROM play_group
+            WHERE venue_id = $1 AND EXISTS (SELECT 1 FROM membership WHERE group_id = play_group.id AND left_at IS NULL)
+            ORDER BY created_at DESC, id LIMIT $2
+            """
+
+        static func ofEachGroup(_ part: String) -> String {
+            part.replacingOccurrences(of: "$1", with: "play_group.id")
+        }
     }
 
     /// The group's task photos and choices, in one statement.
@@ -113,6 +139,12 @@ private struct CollageJSON: Decodable {
 private enum ContentsJSON {
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try JSONDecoder().decode(T.self, from: Data(text.utf8))
+    }
+
+    static func members(_ text: String, group: Group) throws -> [Member] {
+        try decode([MemberJSON].self, text).map {
+            Member(playerId: $0.id, name: $0.name, joinedAt: Date(timeIntervalSince1970: $0.joinedAt), isCreator: $0.id == group.creatorId)
+        }
     }
 
     static func taskPhotos(photos: String, choices: String) throws -> TaskPhotos {

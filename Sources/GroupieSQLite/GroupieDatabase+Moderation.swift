@@ -16,6 +16,47 @@ extension GroupieDatabase {
         }
     }
 
+    /// `playingGroups` with their members and task photos: four statements in one read,
+    /// whatever the number of groups.
+    public func playingGroupContents(venueId: String, limit: Int) async throws -> [PlayingGroup] {
+        try await writer.read { db in
+            let playing = """
+                SELECT id FROM play_group
+                WHERE venue_id = ? AND EXISTS (SELECT 1 FROM membership WHERE group_id = play_group.id AND left_at IS NULL)
+                ORDER BY created_at DESC, id LIMIT ?
+                """
+            let arguments: StatementArguments = [venueId, limit]
+            let groups = try Row.fetchAll(db, sql: "SELECT \(Self.groupColumns) FROM play_group WHERE id IN (\(playing)) ORDER BY created_at DESC, id", arguments: arguments)
+                .map { Self.group(from: $0) }
+            var members: [String: [Member]] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT membership.group_id, player.id, player.name, membership.joined_at FROM membership
+                JOIN player ON player.id = membership.player_id
+                WHERE membership.group_id IN (\(playing)) AND membership.left_at IS NULL
+                ORDER BY membership.joined_at, membership.id
+                """, arguments: arguments)
+            {
+                members[row[0], default: []].append(Member(playerId: row[1], name: row[2], joinedAt: Date(timeIntervalSince1970: row[3]), isCreator: false))
+            }
+            var photos: [String: [Photo]] = [:]
+            for row in try Row.fetchAll(db, sql: Self.photoSelect + " WHERE photo.group_id IN (\(playing)) AND photo.task_id IS NOT NULL", arguments: arguments) {
+                let photo = Self.photo(from: row)
+                photos[photo.groupId, default: []].append(photo)
+            }
+            var picks: [String: [GroupProgress.TaskKey: String]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT group_id, mission_id, task_id, photo_id FROM task_choice WHERE group_id IN (\(playing))", arguments: arguments) {
+                picks[row[0], default: [:]][GroupProgress.TaskKey(missionId: row[1], taskId: row[2])] = row[3]
+            }
+            return groups.map { group in
+                PlayingGroup(
+                    group: group,
+                    members: (members[group.id] ?? []).map { Member(playerId: $0.playerId, name: $0.name, joinedAt: $0.joinedAt, isCreator: $0.playerId == group.creatorId) },
+                    taskPhotos: TaskPhotos(photos: photos[group.id] ?? [], picks: picks[group.id] ?? [:])
+                )
+            }
+        }
+    }
+
     /// The newest photos of a venue's groups (shown ones only), newest first.
     public func latestPhotos(venueId: String, limit: Int) async throws -> [Photo] {
         try await writer.read { db in

@@ -104,6 +104,9 @@ public protocol GroupieStore: Sendable {
 
     // MARK: Moderation
     func playingGroups(venueId: String, limit: Int) async throws -> [Group]
+    /// The same groups with their members and task photos, for the venue's page: read at once,
+    /// however many groups there are.
+    func playingGroupContents(venueId: String, limit: Int) async throws -> [PlayingGroup]
     func latestPhotos(venueId: String, limit: Int) async throws -> [Photo]
     func staffView(groupId: String) async throws -> StaffGroupView?
     func moderatedPhoto(id: String) async throws -> (photo: Photo, venueId: String, hidden: Bool, held: Bool)?

@@ -120,3 +120,16 @@ extension VisitNumbers.Tally {
         }
     }
 }
+
+/// A group playing at a venue as the venue's page lists it: its members and task photos.
+public struct PlayingGroup: Sendable {
+    public var group: Group
+    public var members: [Member]
+    public var taskPhotos: TaskPhotos
+
+    public init(group: Group, members: [Member], taskPhotos: TaskPhotos) {
+        self.group = group
+        self.members = members
+        self.taskPhotos = taskPhotos
+    }
+}

@@ -137,10 +137,8 @@ struct StaffController {
         let session = try context.staff
         let venueId = try context.parameters.require("venueId")
         guard session.member.may(.view, at: venueId), let venue = catalog.venue(id: venueId)?.venue else { throw Self.venueNotFound }
-        var groups: [(group: Group, members: [Member], progress: GroupProgress)] = []
-        for group in try await database.playingGroups(venueId: venueId, limit: 500) {
-            guard let view = try await database.groupContents(group) as GroupContents? else { continue }
-            groups.append((group, view.members, GroupProgress(venue: venue, doneTasks: view.taskPhotos.done)))
+        let groups = try await database.playingGroupContents(venueId: venueId, limit: 500).map {
+            (group: $0.group, members: $0.members, progress: GroupProgress(venue: venue, doneTasks: $0.taskPhotos.done))
         }
         let latest = try await database.latestPhotos(venueId: venueId, limit: 12)
         let waiting = try await database.heldPhotos(venueId: venueId, limit: 0).total
