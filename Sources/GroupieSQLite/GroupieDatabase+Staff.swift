@@ -133,3 +133,18 @@ extension GroupieDatabase {
         return StaffMember(id: row["id"], email: row["email"], role: role, venueIds: Set(venues))
     }
 }
+
+// Rate limits: counted in this process's memory, which a restart forgets.
+extension GroupieDatabase {
+    public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
+        failureLog.failures(of: key, within: window, now: now)
+    }
+
+    public func recordFailure(of key: String, now: Date, window: TimeInterval) async throws {
+        failureLog.record(key, now: now, window: window)
+    }
+
+    public func forgetFailures(of key: String) async throws {
+        failureLog.forget(key)
+    }
+}

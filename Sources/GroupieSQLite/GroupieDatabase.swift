@@ -91,18 +91,6 @@ public struct GroupieDatabase: GroupieStore {
 
     public func eventAnnouncements() -> AsyncStream<EventAnnouncement>? { nil }
 
-    public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
-        failureLog.failures(of: key, within: window, now: now)
-    }
-
-    public func recordFailure(of key: String, now: Date, window: TimeInterval) async throws {
-        failureLog.record(key, now: now, window: window)
-    }
-
-    public func forgetFailures(of key: String) async throws {
-        failureLog.forget(key)
-    }
-
     /// A short read (a lookup by key, a bounded page) on the calling thread, through one of the
     /// lookup connections. GRDB's asynchronous read hands the work to a reader's queue and back,
     /// two thread switches that cost more than such a read itself: in `make bench` (small

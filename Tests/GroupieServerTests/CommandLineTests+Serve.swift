@@ -1,0 +1,154 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import GRDB
+@testable import GroupiePostgres
+import GroupieServer
+@testable import GroupieSQLite
+@testable import GroupieStorage
+import GroupieTestSupport
+import Logging
+import Testing
+
+extension CommandLineTests {
+    @Test("`serve --help` lists every setting with its variable, file key and default")
+    func serveHelp() async throws {
+        let result = try await Self.run(["serve", "--help"])
+        #expect(result.status == 0)
+        // Unwrapped, since where a line breaks depends on the lengths of the texts.
+        let help = result.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for option in [ServerOptions.configFile] + ServerOptions.all {
+            #expect(help.contains(option.flag), "\(option.flag)")
+            #expect(help.contains(option.variable), "\(option.variable)")
+            #expect(help.contains("Default \(option.defaultText)."), "\(option.key)")
+        }
+        for option in ServerOptions.all {
+            #expect(help.contains("\"\(option.key)\" in the file"), "\(option.key)")
+        }
+    }
+
+    /// `groupie serve` on the sample venues on a free port, started; its standard error goes to
+    /// `errors`, and `settings` come after the others.
+    static func start(logLevel: String, errors: FileHandle = .nullDevice, settings: [String] = []) throws -> (process: Process, port: Int) {
+        let server = try TestServer.samples()
+        let port = TestPorts.unused()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = [
+            "serve", "--port", "\(port)", "--host", "127.0.0.1", "--data", server.root + "/data",
+            "--missions", server.missions, "--assets", server.assets, "--log-level", logLevel,
+        ] + settings
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        return (process, port)
+    }
+
+    /// `groupie serve` on the sample venues on a free port, healthy; its standard error goes to `errors`.
+    static func serve(logLevel: String, errors: FileHandle = .nullDevice) async throws -> (process: Process, port: Int) {
+        let (process, port) = try start(logLevel: logLevel, errors: errors)
+        var healthy = false
+        for _ in 0..<100 where !healthy {
+            try await Task.sleep(for: .milliseconds(100))
+            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!) {
+                healthy = (response as? HTTPURLResponse)?.statusCode == 200
+            }
+        }
+        #expect(healthy)
+        return (process, port)
+    }
+
+    static func post(port: Int, _ path: String, _ json: String, token: String? = nil) async throws -> [String: Any] {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(json.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    }
+
+    @Test("`serve` logs how it stores, and a request's line with the request id and the line's own metadata")
+    func logLines() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-log-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let (process, port) = try await Self.serve(logLevel: "info", errors: try FileHandle(forWritingTo: log))
+        defer { if process.isRunning { process.terminate() } }
+        let token = try #require(try await Self.post(port: port, "/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
+        let group = try #require(try await Self.post(port: port, "/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
+        let id = try #require(group["id"] as? String)
+        process.terminate()
+        process.waitUntilExit()
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        // SQLite's allocations take no process-wide lock: read back from SQLite at start.
+        #expect(lines.contains { $0.contains("storing in SQLite at ") && $0.contains("(synchronous FULL, checkpoints beside the writer, memory statistics off)") }, "\(lines)")
+        let created = try #require(lines.first { $0.contains("group created") }, "\(lines)")
+        #expect(created.contains(" info "))
+        #expect(created.contains("group=\(id)") && created.contains("venue=art-museum"), "the line's own metadata")
+        #expect(created.contains("hb.request.id="), "the request's metadata, set on its logger")
+        #expect(lines.allSatisfy { !$0.contains(token) }, "no token in the log")
+    }
+
+    @Test("`serve` waits for a PostgreSQL that does not answer yet, says so once, and serves once it answers")
+    func serveWaitsForPostgres() async throws {
+        let cluster = try await TestPostgres.Cluster()
+        defer { cluster.remove() }
+        let url = try await cluster.freshDatabase()
+        try await cluster.stop()
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-log-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        // Generous: beside the whole suite on two cores, this test may wait its turn for long.
+        let (process, port) = try Self.start(
+            logLevel: "info", errors: try FileHandle(forWritingTo: log), settings: ["--database", url, "--database-wait", "300"]
+        )
+        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        var waiting = false
+        for _ in 0..<600 where !waiting && process.isRunning {
+            try await Task.sleep(for: .milliseconds(100))
+            waiting = (try? String(contentsOf: log, encoding: .utf8))?.contains("waiting for PostgreSQL at ") == true
+        }
+        try await Task.sleep(for: .seconds(1))
+        #expect(process.isRunning, "still waiting for PostgreSQL")
+        try await cluster.restart()
+        var ready = false
+        for _ in 0..<200 where !ready && process.isRunning {
+            try await Task.sleep(for: .milliseconds(100))
+            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!) {
+                ready = (response as? HTTPURLResponse)?.statusCode == 200
+            }
+        }
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(ready, "serve \(process.isRunning ? "runs" : "ended with \(process.terminationStatus)"): \(text)")
+        #expect(text.components(separatedBy: "waiting for PostgreSQL at ").count == 2, "said once: \(text)")
+        #expect(text.contains("storing in PostgreSQL at "))
+    }
+
+    @Test("`serve` stops gracefully on SIGTERM and SIGINT, open event streams included", arguments: [SIGTERM, SIGINT])
+    func gracefulShutdown(signal: Int32) async throws {
+        let (process, port) = try await Self.serve(logLevel: "warning")
+        defer { if process.isRunning { process.terminate() } }
+        // A phone listening to its group's events must not hold the shutdown up.
+        func post(_ path: String, _ json: String, token: String? = nil) async throws -> [String: Any] {
+            try await Self.post(port: port, path, json, token: token)
+        }
+        let token = try #require(try await post("/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
+        let group = try #require(try await post("/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
+        let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(try #require(group["id"] as? String))/events", headers: ["Authorization": "Bearer \(token)"])
+        #expect(await stream.read(for: 5) { $0.contains("retry:") }.contains("retry:"))
+
+        let signalled = ContinuousClock.now
+        kill(process.processIdentifier, signal)
+        for _ in 0..<140 where process.isRunning {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        // The heartbeat comes every 15 s: well under that, and not 5 s, which beside the whole
+        // suite on two cores was once missed by a tenth of a second.
+        #expect(ContinuousClock.now - signalled < .seconds(12), "stopped without waiting for the stream's next heartbeat")
+        #expect(!process.isRunning)
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+}
