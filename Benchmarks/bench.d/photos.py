@@ -74,9 +74,17 @@ async def _gather(factory, count):
 
 
 async def event_latency(server, small_photo, groups=200, per_group=5):
+    # Each subscriber is a member of its own: a player may hold only a few streams at once.
     members = []
+    subscribers = []
     for _ in range(groups):
-        members.append(server.api.player_in_group())
+        token, group = server.api.player_in_group()
+        members.append((token, group))
+        subscribers.append((token, group))
+        for index in range(per_group - 1):
+            joiner = server.api.new_player(f"Member {index}")["token"]
+            server.api.join(joiner, group["joinCode"])
+            subscribers.append((joiner, group))
     received = {}
     ready = asyncio.Event()
     opened = [0]
@@ -95,7 +103,7 @@ async def event_latency(server, small_photo, groups=200, per_group=5):
 
         await aio.read_stream(reader, on_event)
 
-    tasks = [asyncio.create_task(subscribe(group["id"], token)) for token, group in members for _ in range(per_group)]
+    tasks = [asyncio.create_task(subscribe(group["id"], token)) for token, group in subscribers]
     await ready.wait()
     await asyncio.sleep(1)
     body = read(small_photo)
@@ -122,7 +130,8 @@ async def event_latency(server, small_photo, groups=200, per_group=5):
 def main():
     photo = make_photo(f"{WORK}/photo-12mp.jpg", (128, 128, 128), size=(4000, 3000), sigma=40, quality=90)
     small = black_jpeg(f"{WORK}/small.jpg", 320, 240)
-    server = benchlib.server(BINARY, WORK)
+    # A thousand subscribers, each a player of their own, from one address.
+    server = benchlib.server(BINARY, WORK, options=("--creations-per-address", "5000"))
     try:
         ingest(server, photo)
         sustained(server, photo)
