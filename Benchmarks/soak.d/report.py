@@ -23,7 +23,7 @@ def windowed_growth(samples, warmup, load_seconds):
     return (last - first) / first * 100, first / 1024, last / 1024
 
 
-def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutdown, data_bytes, rss_samples,
+def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutdown, data_bytes, rss_samples, anon_samples, file_samples,
             rss_start, rss_end, rss_peak, heap_start, heap_end, fds_start, fds_end, exit_status, shutdown_seconds,
             p99_quiet=None, p99_attacked=None):
     """Prints the report; returns the exit status, 0 on PASS and 1 on FAIL."""
@@ -60,6 +60,10 @@ def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutd
         if windowed:
             print(f"RSS, 5-min medians  {windowed[1]:.1f} MiB after the warm-up, {windowed[2]:.1f} MiB at the end: "
                   f"growth {windowed[0]:+.1f} % (the verdict's figure)")
+        for label, samples in (("anonymous", anon_samples), ("from files", file_samples)):
+            split = windowed_growth(samples, warmup, load_seconds)
+            if split:
+                print(f"  {label:18}{split[1]:.1f} MiB -> {split[2]:.1f} MiB: {split[0]:+.1f} % (5-min medians)")
         trail = [f"{t / 60:.1f}m {r / 1024:.0f}" for t, r in rss_samples[::max(1, len(rss_samples) // 10)]]
         print(f"RSS samples (MiB)   " + ", ".join(trail))
         if heap_start and heap_end:
