@@ -159,7 +159,7 @@ extension PostgresStore {
 
     // MARK: Collages
 
-    public func saveCollage(_ record: CollageRecord) async throws -> String? {
+    public func saveCollage(_ record: CollageRecord, now: Date) async throws -> SavedCollage? {
         try await write { connection in
             guard try await Self.lockGroup(connection, id: record.groupId, logger: logger) != nil else { return nil }
             let previous = try await connection.value(
@@ -172,7 +172,8 @@ extension PostgresStore {
                 ON CONFLICT (group_id, mission_id) DO UPDATE SET photo_ids = excluded.photo_ids, key = excluded.key, width = excluded.width,
                     height = excluded.height, created_at = excluded.created_at
                 """, logger: logger)
-            return previous == record.key ? nil : previous
+            let events = try await Self.appendEvents(connection, groupId: record.groupId, [.collageReady(missionId: record.missionId)], now: now, logger: logger)
+            return SavedCollage(previousKey: previous == record.key ? nil : previous, events: events)
         }
     }
 
@@ -184,8 +185,16 @@ extension PostgresStore {
         try await once { try await Self.subject($0, groupId: groupId, logger: logger) }
     }
 
-    public func deleteCollage(groupId: String, missionId: String) async throws {
-        try await statement("DELETE FROM collage WHERE group_id = \(groupId) AND mission_id = \(missionId)")
+    @discardableResult
+    public func deleteCollage(groupId: String, missionId: String, now: Date) async throws -> [GroupEvent] {
+        try await write { connection in
+            guard try await Self.lockGroup(connection, id: groupId, logger: logger) != nil else { return [] }
+            let deleted = try await connection.rows(
+                "DELETE FROM collage WHERE group_id = \(groupId) AND mission_id = \(missionId) RETURNING 1", logger: logger
+            )
+            guard !deleted.isEmpty else { return [] }
+            return try await Self.appendEvents(connection, groupId: groupId, [.collageRemoved(missionId: missionId)], now: now, logger: logger)
+        }
     }
 
     // MARK: - Inside transactions

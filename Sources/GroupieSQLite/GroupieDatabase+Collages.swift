@@ -6,7 +6,7 @@ import GroupieStorage
 extension GroupieDatabase {
     /// Records a finished collage, replacing the mission's previous one; returns the previous
     /// key, whose files the caller removes. Nothing is stored when the group is gone.
-    public func saveCollage(_ record: CollageRecord) async throws -> String? {
+    public func saveCollage(_ record: CollageRecord, now: Date) async throws -> SavedCollage? {
         try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM play_group WHERE id = ?)", arguments: [record.groupId]) == true else {
                 return nil
@@ -20,7 +20,8 @@ extension GroupieDatabase {
                     """,
                 arguments: [record.groupId, record.missionId, record.photoIds.joined(separator: ","), record.key, record.width, record.height, record.createdAt.timeIntervalSince1970]
             )
-            return previous == record.key ? nil : previous
+            let events = try Self.appendEvents(db, groupId: record.groupId, [.collageReady(missionId: record.missionId)], now: now)
+            return SavedCollage(previousKey: previous == record.key ? nil : previous, events: events)
         }
     }
 
@@ -65,9 +66,12 @@ extension GroupieDatabase {
     }
 
     /// Forgets a mission's collage (its photos changed and it is no longer complete).
-    public func deleteCollage(groupId: String, missionId: String) async throws {
+    @discardableResult
+    public func deleteCollage(groupId: String, missionId: String, now: Date) async throws -> [GroupEvent] {
         try await commits.write { db in
             try db.executeCached(sql: "DELETE FROM collage WHERE group_id = ? AND mission_id = ?", arguments: [groupId, missionId])
+            guard db.changesCount > 0 else { return [] }
+            return try Self.appendEvents(db, groupId: groupId, [.collageRemoved(missionId: missionId)], now: now)
         }
     }
 }

@@ -9,7 +9,7 @@ import Synchronization
 /// Every method that changes a group and returns events commits them with the change, numbered
 /// in the group's gapless sequence; a backend shared by several instances announces them to the
 /// others (`StoreEvents`).
-public protocol GroupieStore: Sendable {
+public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, CollageStore, StaffStore, ModerationStore, RateLimitStore, NumbersStore {
     /// Which backend this is, for logs and `/readyz`: "sqlite" or "postgresql".
     var backend: String { get }
     /// Whether the database answers now; what `/healthz` and `/readyz` ask.
@@ -24,8 +24,10 @@ public protocol GroupieStore: Sendable {
     /// as the stream is read; nil when this process is the only writer (SQLite), whose events
     /// the server hands to its streams itself.
     func eventAnnouncements() -> AsyncStream<EventAnnouncement>?
+}
 
-    // MARK: Players
+/// The visitors: made with a token, renamed, erased with every trace.
+public protocol PlayerStore: Sendable {
     func createPlayer(name: String, language: String?, tokenHash: Data, now: Date) async throws -> Player
     func player(id: String) async throws -> Player?
     func player(tokenHash: Data) async throws -> Player?
@@ -37,8 +39,10 @@ public protocol GroupieStore: Sendable {
     /// a venue id) and they leave their group.
     @discardableResult
     func erasePlayer(id: String, now: Date, venue: @escaping @Sendable (String) -> Venue?) async throws -> Erasure
+}
 
-    // MARK: Groups
+/// Groups and who is in them: made, joined, left, read by members, swept by retention.
+public protocol GroupStore: Sendable {
     /// A new group with a fresh join code; its creator leaves any group they are in (that
     /// group's `member-left` is stored in the same transaction, in `left`) and is its first member.
     func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Join
@@ -63,13 +67,17 @@ public protocol GroupieStore: Sendable {
     /// Deletes the groups made before `cutoff`, and the players made before it who then
     /// belong to no group; returns the groups' count and the blobs no photo uses any more.
     func deleteGroups(createdBefore cutoff: Date) async throws -> (groups: Int, unusedBlobs: [String])
+}
 
-    // MARK: Events
+/// Each group's gapless sequence of events, read back by streams that resume.
+public protocol EventStore: Sendable {
     func appendEvents(groupId: String, _ events: [GroupEventPayload], now: Date) async throws -> [GroupEvent]
     func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent]
     func activeGroupIds(venueId: String) async throws -> [String]
+}
 
-    // MARK: Photos
+/// Photos of a group: added with their idempotency keys, deleted, chosen, read.
+public protocol PhotoStore: Sendable {
     func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> (photo: Photo, created: Bool, held: Bool, events: [GroupEvent])
     func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> (photo: Photo, held: Bool)?
     @discardableResult
@@ -83,14 +91,23 @@ public protocol GroupieStore: Sendable {
     func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> [GroupEvent]
     func taskPhotos(groupId: String) async throws -> TaskPhotos
     func isBlobUsed(_ blob: String) async throws -> Bool
+}
 
-    // MARK: Collages
-    func saveCollage(_ record: CollageRecord) async throws -> String?
+/// The collage last made of each mission of a group.
+public protocol CollageStore: Sendable {
+    /// Records a finished collage in place of the mission's previous one and stores its
+    /// `collage-ready` in the same transaction; nil when the group is gone.
+    func saveCollage(_ record: CollageRecord, now: Date) async throws -> SavedCollage?
     func collages(groupId: String) async throws -> [CollageRecord]
     func collageSubject(groupId: String) async throws -> CollageSubject?
-    func deleteCollage(groupId: String, missionId: String) async throws
+    /// Withdraws a mission's collage and stores its `collage-removed` in the same transaction;
+    /// no event when it had none.
+    @discardableResult
+    func deleteCollage(groupId: String, missionId: String, now: Date) async throws -> [GroupEvent]
+}
 
-    // MARK: Staff
+/// Staff accounts, their sessions and the audit log.
+public protocol StaffStore: Sendable {
     func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date) async throws -> StaffMember
     func allStaff() async throws -> [StaffMember]
     func staffCredentials(email: String) async throws -> (member: StaffMember, passwordHash: String)?
@@ -101,8 +118,10 @@ public protocol GroupieStore: Sendable {
     func endStaffSession(tokenHash: Data) async throws
     func audit(_ entry: AuditEntry) async throws
     func auditLog(venueIds: Set<String>?, staffEmail: String, limit: Int) async throws -> [AuditEntry]
+}
 
-    // MARK: Moderation
+/// What staff see of a venue and do to its photos and groups; each action writes its audit line in its own transaction.
+public protocol ModerationStore: Sendable {
     func playingGroups(venueId: String, limit: Int) async throws -> [Group]
     /// The same groups with their members and task photos, for the venue's page: read at once,
     /// however many groups there are.
@@ -117,21 +136,34 @@ public protocol GroupieStore: Sendable {
     func restorePhoto(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent]
     func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent])
     func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent])
+}
 
-    // MARK: Rate limits
+/// Failed attempts per key, for the rate limits that must hold across instances.
+public protocol RateLimitStore: Sendable {
     /// When `key` failed within the `window` seconds before `now`, oldest first.
     func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date]
     /// Counts a failure of `key` at `now`; failures older than `window` may be forgotten.
     func recordFailure(of key: String, now: Date, window: TimeInterval) async throws
     /// Forgets every failure of `key` (a member of staff who signed in).
     func forgetFailures(of key: String) async throws
+}
 
-    // MARK: Numbers
+/// What the venue numbers and the research export read.
+public protocol NumbersStore: Sendable {
     func visitTally(venueId: String) async throws -> VisitNumbers.Tally
     func venueHistories(venueId: String, after: HistoryCursor?, limit: Int) async throws -> [VisitNumbers.History]
 }
 
 extension GroupieStore {
+    /// `saveCollage`, for tests: the key of the collage it replaced, whose files go.
+    public func saveCollage(_ record: CollageRecord) async throws -> String? {
+        try await saveCollage(record, now: record.createdAt)?.previousKey
+    }
+
+    public func deleteCollage(groupId: String, missionId: String) async throws {
+        try await deleteCollage(groupId: groupId, missionId: missionId, now: Date())
+    }
+
     // The actions of staff without a line in the audit log: for tests and tools.
     public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
         try await hidePhoto(id: id, reason: reason, venue: venue, now: now, audit: nil)

@@ -133,3 +133,15 @@ public struct PlayingGroup: Sendable {
         self.taskPhotos = taskPhotos
     }
 }
+
+/// A collage recorded: the key of the one it replaced (nil when none, or the same), whose files
+/// go, and its `collage-ready`, committed with it.
+public struct SavedCollage: Sendable, Equatable {
+    public var previousKey: String?
+    public var events: [GroupEvent]
+
+    public init(previousKey: String?, events: [GroupEvent]) {
+        self.previousKey = previousKey
+        self.events = events
+    }
+}

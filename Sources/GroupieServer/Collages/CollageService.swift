@@ -278,9 +278,8 @@ actor CollageService {
                     inputs = try self.inputs(subject: subject, missionId: mission.id)
                 } catch {
                     if record != nil {
-                        try await database.deleteCollage(groupId: groupId, missionId: mission.id)
                         // Told first: once the files are gone, everything about the withdrawal is done.
-                        await events.emit(groupId: groupId, [.collageRemoved(missionId: mission.id)])
+                        events.hub.publish(try await database.deleteCollage(groupId: groupId, missionId: mission.id, now: clock()))
                         try await removeFiles(groupId: groupId, missionId: mission.id, except: nil)
                     }
                     continue
@@ -301,12 +300,12 @@ actor CollageService {
                     refreshAgain.insert(groupId)
                     continue
                 }
-                _ = try await database.saveCollage(CollageRecord(
+                let saved = try await database.saveCollage(CollageRecord(
                     groupId: groupId, missionId: mission.id, photoIds: inputs.photos.map(\.id), key: inputs.key,
                     width: file.width, height: file.height, createdAt: clock()
-                ))
+                ), now: clock())
                 try await removeFiles(groupId: groupId, missionId: mission.id, except: inputs.key)
-                await events.emit(groupId: groupId, [.collageReady(missionId: mission.id)])
+                events.hub.publish(saved?.events ?? [])
             }
         } catch {
             logger.error("cannot refresh collages: \(error)", metadata: ["group": "\(groupId)"])

@@ -3,9 +3,9 @@ import GroupieCore
 import GroupieStorage
 import Logging
 
-/// Stores events of a group that follow a change already made (a member left, a collage was
-/// drawn) and hands them to the hub. Events of photos, picks and joins are stored by the
-/// database in the change's own transaction instead (`PhotoRules`, `joinGroup`).
+/// Stores events that tell of no stored change (the venue's mission file was edited) and hands
+/// them to the hub. Every change of what is stored, a group's or a collage's, commits its events
+/// in its own transaction instead, and the store returns them to be published.
 struct GroupEvents: Sendable {
     let database: any GroupieStore
     let hub: EventHub
