@@ -185,9 +185,13 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let downloads = StreamedDownloads(limit: configuration.streamedDownloads)
     let api = router.group("api/v1")
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
+    let membership = MembershipService(
+        database: dependencies.database, hub: events.hub, catalog: dependencies.catalog, files: dependencies.files,
+        collages: dependencies.collages, clock: clock
+    )
     PlayerController(
-        database: dependencies.database, links: links, files: dependencies.files, events: events,
-        collages: dependencies.collages, catalog: dependencies.catalog, creationsByAddress: creationsByAddress, clientAddress: clientAddress, clock: clock
+        database: dependencies.database, links: links, membership: membership, creationsByAddress: creationsByAddress, clientAddress: clientAddress,
+        clock: clock
     ).addRoutes(to: api)
     GroupController(
         database: dependencies.database, catalog: dependencies.catalog, links: links, clock: clock,
@@ -195,7 +199,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
             store: dependencies.database, scope: "join-player", limit: configuration.failedJoinsPerPlayer, window: configuration.failedJoinWindow,
             logger: dependencies.logger
         ),
-        limiterByAddress: limiterByAddress, creationsByAddress: creationsByAddress, clientAddress: clientAddress, signer: signer, events: events
+        limiterByAddress: limiterByAddress, creationsByAddress: creationsByAddress, clientAddress: clientAddress, signer: signer, membership: membership
     ).addRoutes(to: api)
     PhotoController(
         database: dependencies.database, catalog: dependencies.catalog,
@@ -221,9 +225,13 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         )),
         clock: clock
     ).addRoutes(to: api)
+    let moderation = ModerationService(
+        database: dependencies.database, hub: events.hub, catalog: dependencies.catalog, files: dependencies.files,
+        collages: dependencies.collages, clock: clock
+    )
     StaffController(
-        database: dependencies.database, catalog: dependencies.catalog, reloader: dependencies.reloader, files: dependencies.files, events: events,
-        collages: dependencies.collages, logins: StaffLoginLimits(store: dependencies.database, logger: dependencies.logger),
+        database: dependencies.database, catalog: dependencies.catalog, reloader: dependencies.reloader, files: dependencies.files, hub: events.hub,
+        work: dependencies.collages.work, moderation: moderation, logins: StaffLoginLimits(store: dependencies.database, logger: dependencies.logger),
         passwords: dependencies.passwords, clientAddress: clientAddress, fileIO: dependencies.fileIO,
         links: links, assetsDirectory: configuration.assetsDirectory, pages: StaffPages(templates: templates), clock: clock
     ).addRoutes(to: router)

@@ -20,7 +20,7 @@ struct GroupController {
     let creationsByAddress: JoinRateLimiter
     let clientAddress: ClientAddress
     let signer: ImageURLSigner
-    let events: GroupEvents
+    let membership: MembershipService
     let documents = GroupDocumentCache()
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
@@ -39,14 +39,9 @@ struct GroupController {
             throw Problem.notFound("venue-not-found", "There is no venue '\(body.venueId.prefix(64))'.")
         }
         let name = try body.name.map { try PlayerInput.name($0, field: "name", limits: DisplayName.group) }
-        let created = try await database.createGroup(
-            venueId: venue.id, name: name, creatorId: player.id,
-            joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: now
-        )
+        let group = try await membership.create(at: venue, name: name, by: player).group
         await creationsByAddress.recordFailure("groups/" + address, now: now)
-        let group = created.group
         context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(venue.id)"])
-        publish(created, by: player)
         return EditedResponse(status: .created, response: try await document(groupId: group.id, player: player, request: request))
     }
 
@@ -74,29 +69,17 @@ struct GroupController {
         }
         let joined: Join
         do {
-            joined = try await database.joinGroup(code: code, playerId: player.id, now: now) { venueId in
-                catalog.venue(id: venueId)?.venue.rules.maxGroupSize ?? VenueRules.defaultMaxGroupSize
-            }
+            joined = try await membership.join(code: code, by: player)
         } catch MembershipError.unknownCode {
             await failed()
             throw MembershipError.unknownCode
         }
         let group = joined.group
         context.logger.info("group joined", metadata: ["group": "\(group.id)", "player": "\(player.id)"])
-        publish(joined, by: player)
         if let membership = joined.membership {
             return try await document(player, membership: membership, request: request)
         }
         return try await document(groupId: group.id, player: player, request: request)
-    }
-
-    /// Hands a join's events to the streams, and ends the player's streams of the group they left.
-    private func publish(_ join: Join, by player: Player) {
-        if let previous = join.left.first?.groupId {
-            events.hub.endStreams(groupId: previous, playerId: player.id)
-        }
-        events.hub.publish(join.left)
-        events.hub.publish(join.joined)
     }
 
     func show(_ request: Request, context: GroupieRequestContext) async throws -> GroupEnvelope {
@@ -107,12 +90,8 @@ struct GroupController {
         let player = try context.player
         let groupId = try context.parameters.require("groupId")
         let memberId = try context.parameters.require("playerId")
-        let left = try await database.removeMember(groupId: groupId, playerId: memberId, by: player.id, now: clock())
+        try await membership.remove(memberId, from: groupId, by: player)
         context.logger.info("member left", metadata: ["group": "\(groupId)", "player": "\(memberId)", "by": "\(player.id)"])
-        // The event was stored with the change; the member's streams end at once, then the
-        // others hear of it.
-        events.hub.endStreams(groupId: groupId, playerId: memberId)
-        events.hub.publish(left)
         return .noContent
     }
 

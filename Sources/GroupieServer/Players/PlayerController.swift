@@ -8,10 +8,7 @@ import Hummingbird
 struct PlayerController {
     let database: any GroupieStore
     let links: JoinLinks
-    let files: PhotoFiles
-    let events: GroupEvents
-    let collages: CollageService
-    let catalog: VenueCatalog
+    let membership: MembershipService
     let creationsByAddress: JoinRateLimiter
     let clientAddress: ClientAddress
     let clock: @Sendable () -> Date
@@ -46,25 +43,17 @@ struct PlayerController {
         let changes = try await request.decode(as: PlayerChanges.self, context: context)
         let name = try changes.name.map { try PlayerInput.name($0) }
         let language: String?? = try changes.lang.map { try $0.map(PlayerInput.language) }
-        guard let updated = try await database.updatePlayer(id: player.id, name: name, language: language, now: clock()) else {
+        guard let updated = try await membership.update(player, name: name, language: language) else {
             throw BearerToken.unauthorized("The player was erased.")
         }
-        events.hub.publish(updated.events)
         let group = try await database.currentGroup(of: player.id)
         return Me(player: PlayerDocument(updated.player), group: group.map(links.summary))
     }
 
     func erase(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
         let player = try context.player
-        let group = try await database.currentGroup(of: player.id)
-        let erasure = try await database.erasePlayer(id: player.id, now: clock()) { [catalog] venueId in catalog.venue(id: venueId)?.venue }
-        try await files.removeFiles(of: erasure.unusedBlobs)
+        try await membership.erase(player)
         context.logger.info("player erased", metadata: ["player": "\(player.id)"])
-        if let group { events.hub.endStreams(groupId: group.id, playerId: player.id) }
-        events.hub.publish(erasure.events)
-        // Collages show photographers' names: those with the erased player's photos are made
-        // again without them, or withdrawn with their files.
-        for groupId in erasure.groupsWithPhotos { collages.refresh(groupId: groupId) }
         return .noContent
     }
 }

@@ -14,8 +14,9 @@ struct StaffController {
     let catalog: VenueCatalog
     let reloader: MissionReloader
     let files: PhotoFiles
-    let events: GroupEvents
-    let collages: CollageService
+    let hub: EventHub
+    let work: ImageWorkQueue
+    let moderation: ModerationService
     let logins: StaffLoginLimits
     let passwords: PasswordChecks
     let clientAddress: ClientAddress
@@ -46,8 +47,8 @@ struct StaffController {
         StaffPosterController(
             database: database, catalog: catalog, links: links, assetsDirectory: assetsDirectory, fileIO: fileIO, clock: clock
         ).addRoutes(to: signedIn)
-        StaffLiveController(database: database, catalog: catalog, hub: events.hub).addRoutes(to: signedIn)
-        StaffMissionsController(catalog: catalog, reloader: reloader, work: collages.work, assetsDirectory: assetsDirectory, pages: pages).addRoutes(to: signedIn)
+        StaffLiveController(database: database, catalog: catalog, hub: hub).addRoutes(to: signedIn)
+        StaffMissionsController(catalog: catalog, reloader: reloader, work: work, assetsDirectory: assetsDirectory, pages: pages).addRoutes(to: signedIn)
     }
 
     // MARK: Signing in and out
@@ -188,30 +189,22 @@ struct StaffController {
 
     func hide(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
-        let reason = try form.reason()
-        let audit = entry(session, venueId: found.venueId, action: found.held ? "photo not shared after review" : "photo hidden", subject: found.photo.id, reason: reason)
-        let stored = try await database.hidePhoto(
-            id: found.photo.id, reason: reason, venue: catalog.venue(id: found.venueId)?.venue, now: audit.at, audit: audit
-        )
-        finish(stored, groupId: found.photo.groupId, audit: audit, session: session, context: context)
+        let audit = try await moderation.hide(found, reason: try form.reason(), by: session.member)
+        log(audit, session: session, context: context)
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
     func restore(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
-        let audit = entry(session, venueId: found.venueId, action: found.held ? "photo shared after review" : "photo restored", subject: found.photo.id, reason: nil)
-        let stored = try await database.restorePhoto(id: found.photo.id, venue: catalog.venue(id: found.venueId)?.venue, now: audit.at, audit: audit)
-        finish(stored, groupId: found.photo.groupId, audit: audit, session: session, context: context)
+        let audit = try await moderation.restore(found, by: session.member)
+        log(audit, session: session, context: context)
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
     func delete(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
-        let reason = try form.reason()
-        let audit = entry(session, venueId: found.venueId, action: "photo deleted", subject: found.photo.id, reason: reason)
-        let deleted = try await database.deletePhotoByStaff(id: found.photo.id, venue: catalog.venue(id: found.venueId)?.venue, now: audit.at, audit: audit)
-        if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
-        finish(deleted.events, groupId: found.photo.groupId, audit: audit, session: session, context: context)
+        let audit = try await moderation.delete(found, reason: try form.reason(), by: session.member)
+        log(audit, session: session, context: context)
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
@@ -223,10 +216,8 @@ struct StaffController {
             throw Self.groupNotFound
         }
         guard session.member.may(.moderate, at: group.venueId) else { throw Self.notAllowed(session.member.role) }
-        let reason = try form.reason()
-        let audit = entry(session, venueId: group.venueId, action: "group closed", subject: group.id, reason: reason)
-        let closed = try await database.closeGroup(id: group.id, reason: reason, now: audit.at, audit: audit)
-        finish(closed.events, groupId: group.id, audit: audit, session: session, context: context)
+        let audit = try await moderation.close(group, reason: try form.reason(), by: session.member)
+        log(audit, session: session, context: context)
         return Self.back(to: group.id)
     }
 
@@ -245,16 +236,7 @@ struct StaffController {
         return (session, form, found)
     }
 
-    /// The line of the audit log an action of staff writes with its change.
-    private func entry(_ session: StaffSession, venueId: String, action: String, subject: String, reason: String?) -> AuditEntry {
-        AuditEntry(at: clock(), staffEmail: session.member.email, venueId: venueId, action: action, subject: subject, reason: reason)
-    }
-
-    /// After a moderation, committed with its line of the audit log: members' screens learn at
-    /// once, collages follow.
-    private func finish(_ stored: [GroupEvent], groupId: String, audit: AuditEntry, session: StaffSession, context: GroupieRequestContext) {
-        events.hub.publish(stored)
-        if !stored.isEmpty { collages.refresh(groupId: groupId) }
+    private func log(_ audit: AuditEntry, session: StaffSession, context: GroupieRequestContext) {
         context.logger.info(
             "staff \(audit.action)", metadata: ["staff": "\(session.member.id)", "subject": "\(audit.subject ?? "")", "venue": "\(audit.venueId ?? "")"]
         )

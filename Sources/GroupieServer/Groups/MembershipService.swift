@@ -1,0 +1,69 @@
+import Foundation
+import GroupieContent
+import GroupieCore
+import GroupieStorage
+
+/// Joining, starting, leaving and renaming, and a visitor's erasure: each calls the store once,
+/// which decides by `MembershipRules` and commits the change with its events, then owns what
+/// follows the commit: a departed member's streams end, the events reach the others' streams,
+/// and collages that showed an erased photographer are made again. Controllers parse the
+/// request, call one method here and answer.
+struct MembershipService: Sendable {
+    let database: any GroupieStore
+    let hub: EventHub
+    let catalog: VenueCatalog
+    let files: PhotoFiles
+    let collages: CollageService
+    let clock: @Sendable () -> Date
+
+    func create(at venue: Venue, name: String?, by player: Player) async throws -> Join {
+        let created = try await database.createGroup(
+            venueId: venue.id, name: name, creatorId: player.id, joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: clock()
+        )
+        publish(created, by: player)
+        return created
+    }
+
+    func join(code: JoinCode, by player: Player) async throws -> Join {
+        let joined = try await database.joinGroup(code: code, playerId: player.id, now: clock()) { [catalog] venueId in
+            catalog.venue(id: venueId)?.venue.rules.maxGroupSize ?? VenueRules.defaultMaxGroupSize
+        }
+        publish(joined, by: player)
+        return joined
+    }
+
+    /// `actor` ends `memberId`'s membership (their own, or another's as the creator): the
+    /// member's streams end at once, then the others hear of it.
+    func remove(_ memberId: String, from groupId: String, by actor: Player) async throws {
+        let left = try await database.removeMember(groupId: groupId, playerId: memberId, by: actor.id, now: clock())
+        hub.endStreams(groupId: groupId, playerId: memberId)
+        hub.publish(left)
+    }
+
+    /// Nil when the player was erased meanwhile.
+    func update(_ player: Player, name: String?, language: String??) async throws -> PlayerUpdate? {
+        guard let updated = try await database.updatePlayer(id: player.id, name: name, language: language, now: clock()) else { return nil }
+        hub.publish(updated.events)
+        return updated
+    }
+
+    /// Erases the player; their files go unless another photo has them, and the collages that
+    /// showed their photos and name are made again without them, or withdrawn.
+    func erase(_ player: Player) async throws {
+        let group = try await database.currentGroup(of: player.id)
+        let erasure = try await database.erasePlayer(id: player.id, now: clock()) { [catalog] venueId in catalog.venue(id: venueId)?.venue }
+        try await files.removeFiles(of: erasure.unusedBlobs)
+        if let group { hub.endStreams(groupId: group.id, playerId: player.id) }
+        hub.publish(erasure.events)
+        for groupId in erasure.groupsWithPhotos { collages.refresh(groupId: groupId) }
+    }
+
+    /// Hands a join's events to the streams, and ends the player's streams of the group they left.
+    private func publish(_ join: Join, by player: Player) {
+        if let previous = join.left.first?.groupId {
+            hub.endStreams(groupId: previous, playerId: player.id)
+        }
+        hub.publish(join.left)
+        hub.publish(join.joined)
+    }
+}
