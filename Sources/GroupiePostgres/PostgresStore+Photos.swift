@@ -19,6 +19,7 @@ extension PostgresStore {
             }
             if let closed = group?.closed { throw MembershipError.groupClosed(closed) }
             let before = try await Self.taskPhotos(connection, groupId: new.groupId, logger: logger)
+            try PhotoRules.requireUnlocked(new.missionId, before: before, venue: venue)
             let id = Self.newId()
             let at = now.timeIntervalSince1970
             if venue?.review == .beforeSharing {

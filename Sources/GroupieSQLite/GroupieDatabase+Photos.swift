@@ -23,6 +23,7 @@ extension GroupieDatabase {
             }
             if let closed = try Self.group(db, where: "id = ?", new.groupId)?.closed { throw MembershipError.groupClosed(closed) }
             let before = try Self.taskPhotos(db, groupId: new.groupId)
+            try PhotoRules.requireUnlocked(new.missionId, before: before, venue: venue)
             let id = Self.newId()
             let hold = venue?.review == .beforeSharing
             try db.executeCached(

@@ -105,3 +105,19 @@ struct MembershipRulesTests {
         #expect(decision.eventsByGroup.first?.payloads == [.memberLeft(playerId: "1"), .memberLeft(playerId: "3")])
     }
 }
+
+@Suite("Locked missions")
+struct LockedMissionTests {
+    @Test("a photo for a locked mission is refused; one for an unlocked mission, a free photo or an unknown mission passes")
+    func requireUnlocked() throws {
+        let rules = PhotoRulesTests()
+        let empty = TaskPhotos(photos: [], picks: [:])
+        #expect(throws: PhotoRules.Refusal.missionLocked(missionId: "b")) { try PhotoRules.requireUnlocked("b", before: empty, venue: rules.venue) }
+        try PhotoRules.requireUnlocked("a", before: empty, venue: rules.venue)
+        try PhotoRules.requireUnlocked(nil, before: empty, venue: rules.venue)
+        try PhotoRules.requireUnlocked("gone", before: empty, venue: rules.venue)
+        try PhotoRules.requireUnlocked("b", before: empty, venue: nil)
+        let done = TaskPhotos(photos: [rules.photo("x", "a", "1"), rules.photo("y", "a", "2")], picks: [:])
+        try PhotoRules.requireUnlocked("b", before: done, venue: rules.venue)
+    }
+}

@@ -38,3 +38,24 @@ struct PlayingGroupTests {
         #expect(try await store.playingGroupContents(venueId: "v", limit: 1).map(\.group.id) == [other.id])
     }
 }
+
+@Suite("Locked missions, on both backends")
+struct LockedMissionStoreTests {
+    let contract = StoreContractTests()
+
+    @Test("a photo for a mission that is locked in the photo's own transaction is refused and stores nothing", arguments: Backend.chosen)
+    func lockedInTransaction(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, _, group) = try await contract.pair(in: store)
+        var venue = contract.venue
+        venue.missions[1].after = ["a"]
+        let counts = try await store.counts()
+        await #expect(throws: PhotoRules.Refusal.missionLocked(missionId: "b")) {
+            _ = try await store.addPhoto(contract.photo(group, by: ada, "b", "1"), venue: venue, now: contract.now)
+        }
+        #expect(try await store.counts() == counts)
+        _ = try await store.addPhoto(contract.photo(group, by: ada, "a", "1"), venue: venue, now: contract.now)
+        _ = try await store.addPhoto(contract.photo(group, by: ada, "a", "2"), venue: venue, now: contract.now)
+        #expect(try await store.addPhoto(contract.photo(group, by: ada, "b", "1"), venue: venue, now: contract.now).created)
+    }
+}

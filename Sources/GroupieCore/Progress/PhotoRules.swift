@@ -19,6 +19,18 @@ public enum PhotoRules {
         case notAllowedToDelete
         /// The picked photo is not one of the task's in this group.
         case notOfThisTask
+        /// A photo for a mission whose `after` missions the group has not all completed.
+        case missionLocked(missionId: String)
+    }
+
+    /// Refuses a new photo for a task of `missionId` while the mission is locked for a group
+    /// whose task photos are `before`; a free photo (no mission), a mission the venue no longer
+    /// has, or no venue, passes. Checked in the photo's own transaction, so that a prerequisite
+    /// undone meanwhile (a photo deleted or hidden) is seen.
+    public static func requireUnlocked(_ missionId: String?, before: TaskPhotos, venue: Venue?) throws(Refusal) {
+        guard let missionId, let venue else { return }
+        let progress = GroupProgress(venue: venue, doneTasks: before.done)
+        if let mission = progress.mission(missionId), !mission.isUnlocked { throw .missionLocked(missionId: missionId) }
     }
 
     public struct Change: Sendable {

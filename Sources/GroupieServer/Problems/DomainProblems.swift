@@ -25,6 +25,8 @@ extension Problem {
             case .notAllowedToDelete:
                 self.init(.forbidden, code: "not-allowed", detail: "Only the photographer or the group's creator can delete a photo.")
             case .notOfThisTask: self.init(.unprocessableContent, code: "photo-not-of-task", detail: "That photo is not one of this task's photos.")
+            case .missionLocked(let missionId):
+                self.init(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when the missions before it are complete.")
             }
         case let error as PhotoError:
             switch error {
