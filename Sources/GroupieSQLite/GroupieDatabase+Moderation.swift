@@ -28,6 +28,7 @@ extension GroupieDatabase {
             let arguments: StatementArguments = [venueId, limit]
             let groups = try Row.fetchAll(db, sql: "SELECT \(Self.groupColumns) FROM play_group WHERE id IN (\(playing)) ORDER BY created_at DESC, id", arguments: arguments)
                 .map { Self.group(from: $0) }
+            let creators = Dictionary(uniqueKeysWithValues: groups.map { ($0.id, $0.creatorId) })
             var members: [String: [Member]] = [:]
             for row in try Row.fetchAll(db, sql: """
                 SELECT membership.group_id, player.id, player.name, membership.joined_at FROM membership
@@ -36,7 +37,10 @@ extension GroupieDatabase {
                 ORDER BY membership.joined_at, membership.id
                 """, arguments: arguments)
             {
-                members[row[0], default: []].append(Member(playerId: row[1], name: row[2], joinedAt: Date(timeIntervalSince1970: row[3]), isCreator: false))
+                let groupId: String = row[0], playerId: String = row[1]
+                members[groupId, default: []].append(
+                    Member(playerId: playerId, name: row[2], joinedAt: Date(timeIntervalSince1970: row[3]), isCreator: (creators[groupId] ?? nil) == playerId)
+                )
             }
             var photos: [String: [Photo]] = [:]
             for row in try Row.fetchAll(db, sql: Self.photoSelect + " WHERE photo.group_id IN (\(playing)) AND photo.task_id IS NOT NULL", arguments: arguments) {
@@ -48,11 +52,7 @@ extension GroupieDatabase {
                 picks[row[0], default: [:]][GroupProgress.TaskKey(missionId: row[1], taskId: row[2])] = row[3]
             }
             return groups.map { group in
-                PlayingGroup(
-                    group: group,
-                    members: (members[group.id] ?? []).map { Member(playerId: $0.playerId, name: $0.name, joinedAt: $0.joinedAt, isCreator: $0.playerId == group.creatorId) },
-                    taskPhotos: TaskPhotos(photos: photos[group.id] ?? [], picks: picks[group.id] ?? [:])
-                )
+                PlayingGroup(group: group, members: members[group.id] ?? [], taskPhotos: TaskPhotos(photos: photos[group.id] ?? [], picks: picks[group.id] ?? [:]))
             }
         }
     }

@@ -300,10 +300,11 @@ actor CollageService {
                     refreshAgain.insert(groupId)
                     continue
                 }
+                let madeAt = clock()
                 let saved = try await database.saveCollage(CollageRecord(
                     groupId: groupId, missionId: mission.id, photoIds: inputs.photos.map(\.id), key: inputs.key,
-                    width: file.width, height: file.height, createdAt: clock()
-                ), now: clock())
+                    width: file.width, height: file.height, createdAt: madeAt
+                ), now: madeAt)
                 try await removeFiles(groupId: groupId, missionId: mission.id, except: inputs.key)
                 events.hub.publish(saved?.events ?? [])
             }

@@ -31,12 +31,12 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func answer(_ error: any Error, request: Request, context: Context) throws -> Response {
+        if let refusal = Problem(refusal: error) {
+            log(refusal, request: request, context: context)
+            return try refusal.response(from: request, context: context)
+        }
         switch error {
         case let problem as Problem:
-            log(problem, request: request, context: context)
-            return try problem.response(from: request, context: context)
-        case _ where Problem(refusal: error) != nil:
-            let problem = Problem(refusal: error)!
             log(problem, request: request, context: context)
             return try problem.response(from: request, context: context)
         case let error as HTTPError:

@@ -1,0 +1,207 @@
+import Foundation
+import GroupieCore
+
+// What the contract passes in and out.
+
+/// What a shared store tells every instance about stored events.
+public enum EventAnnouncement: Sendable, Equatable {
+    /// The group's events up to `seq` are committed.
+    case committed(groupId: String, seq: Int)
+    /// The announcements were cut off for a while and may have missed some: every stream
+    /// should look at what was stored meanwhile.
+    case resumed
+}
+
+/// What a group's collages are made from: the group, its chosen photos, the language its
+/// creator plays in, and the collages made so far.
+public struct CollageSubject: Sendable {
+    public var group: Group
+    public var taskPhotos: TaskPhotos
+    public var creatorLanguage: String?
+    public var collages: [CollageRecord]
+
+    public init(group: Group, taskPhotos: TaskPhotos, creatorLanguage: String?, collages: [CollageRecord]) {
+        self.group = group
+        self.taskPhotos = taskPhotos
+        self.creatorLanguage = creatorLanguage
+        self.collages = collages
+    }
+}
+
+/// A join (or a group's creation) as stored: the group, and the events committed with it: `left`
+/// in the group the player was in before (none if they were in none), `joined` in this one (none
+/// for a creator). Both are empty when the player was in the group already, which changes nothing.
+public struct Join: Sendable {
+    public var group: Group
+    public var left: [GroupEvent]
+    public var joined: [GroupEvent]
+
+    /// The membership the join gave, at the version of its own event; nil when the player was
+    /// a member already and nothing was written.
+    public var membership: Membership? {
+        joined.last.map { Membership(group: group, version: $0.seq) }
+    }
+
+    public init(group: Group, left: [GroupEvent], joined: [GroupEvent]) {
+        self.group = group
+        self.left = left
+        self.joined = joined
+    }
+}
+
+/// A player's membership of a group, with the sequence number of the group's latest event:
+/// every change of what a member sees of the group is announced by an event, so it names
+/// the version of the group.
+public struct Membership: Sendable {
+    public var group: Group
+    public var version: Int
+
+    public init(group: Group, version: Int) {
+        self.group = group
+        self.version = version
+    }
+}
+
+/// What a member sees of a group beyond the group itself.
+public struct GroupContents: Sendable {
+    public var members: [Member]
+    public var taskPhotos: TaskPhotos
+    public var collages: [CollageRecord]
+
+    public init(members: [Member], taskPhotos: TaskPhotos, collages: [CollageRecord]) {
+        self.members = members
+        self.taskPhotos = taskPhotos
+        self.collages = collages
+    }
+}
+
+/// A group as staff see it: members, every photo (hidden ones too) and progress.
+public struct StaffGroupView: Sendable {
+    public var group: Group
+    public var members: [Member]
+    public var taskPhotos: TaskPhotos
+    /// Photos of the group, newest first.
+    public var photos: [Photo]
+    /// Photos staff hid, and photos held for review (`held`, with no reason yet), newest first.
+    public var hidden: [(photo: Photo, reason: String, at: Date, held: Bool)]
+
+    public init(group: Group, members: [Member], taskPhotos: TaskPhotos, photos: [Photo], hidden: [(photo: Photo, reason: String, at: Date, held: Bool)]) {
+        self.group = group
+        self.members = members
+        self.taskPhotos = taskPhotos
+        self.photos = photos
+        self.hidden = hidden
+    }
+}
+
+/// A photo hidden by staff: the row moves out of `photo`, so that no visitor route can serve it.
+public enum ModerationError: Error, Sendable, Equatable {
+    case photoNotFound
+    case groupNotFound
+}
+
+/// Where a page of `venueHistories` ends: the start and id of its last group.
+public struct HistoryCursor: Sendable, Equatable {
+    public var startedAt: Double
+    public var groupId: String
+
+    public init(after history: VisitNumbers.History) {
+        startedAt = history.startedAt.timeIntervalSince1970
+        groupId = history.groupId
+    }
+}
+
+public struct NewPhoto: Sendable {
+    public var groupId: String
+    public var photographerId: String
+    public var missionId: String?
+    public var taskId: String?
+    public var blob: String
+    public var format: String
+    public var width: Int
+    public var height: Int
+    public var idempotencyKey: String?
+    public var focus: Focus?
+    /// Whether the photographer makes it the task's chosen photo in place of the one before.
+    public var choose: Bool
+
+    public init(groupId: String, photographerId: String, missionId: String?, taskId: String?, blob: String, format: String, width: Int, height: Int, idempotencyKey: String?, focus: Focus? = nil, choose: Bool = false) {
+        self.groupId = groupId
+        self.photographerId = photographerId
+        self.missionId = missionId
+        self.taskId = taskId
+        self.blob = blob
+        self.format = format
+        self.width = width
+        self.height = height
+        self.idempotencyKey = idempotencyKey
+        self.focus = focus
+        self.choose = choose
+    }
+}
+
+/// What an erasure leaves for the caller to do outside the database.
+public struct Erasure: Sendable, Equatable {
+    /// Blobs no photo uses any more, whose files the caller removes.
+    public var unusedBlobs: [String]
+    /// Groups that lost photos, whose collages must be made again or withdrawn.
+    public var groupsWithPhotos: [String]
+    /// What the erasure told the groups, committed with it, in order.
+    public var events: [GroupEvent]
+
+    public init(unusedBlobs: [String], groupsWithPhotos: [String], events: [GroupEvent]) {
+        self.unusedBlobs = unusedBlobs
+        self.groupsWithPhotos = groupsWithPhotos
+        self.events = events
+    }
+}
+
+/// A player as an update left them, and the events it stored (a new name told to their group).
+public struct PlayerUpdate: Sendable, Equatable {
+    public var player: Player
+    public var events: [GroupEvent]
+
+    public init(player: Player, events: [GroupEvent]) {
+        self.player = player
+        self.events = events
+    }
+}
+
+public enum StaffError: Error, Sendable, Equatable {
+    case emailTaken
+    case unknownStaff
+}
+
+/// One line of the audit log.
+public struct AuditEntry: Sendable, Equatable {
+    public var at: Date
+    public var staffEmail: String
+    public var venueId: String?
+    public var action: String
+    public var subject: String?
+    public var reason: String?
+
+    public init(at: Date, staffEmail: String, venueId: String?, action: String, subject: String?, reason: String?) {
+        self.at = at
+        self.staffEmail = staffEmail
+        self.venueId = venueId
+        self.action = action
+        self.subject = subject
+        self.reason = reason
+    }
+}
+
+/// How many rows of each kind there are.
+public struct RowCounts: Sendable, Equatable {
+    public var players: Int
+    public var groups: Int
+    public var memberships: Int
+    public var photos: Int
+
+    public init(players: Int, groups: Int, memberships: Int, photos: Int = 0) {
+        self.players = players
+        self.groups = groups
+        self.memberships = memberships
+        self.photos = photos
+    }
+}
