@@ -11,8 +11,24 @@ import Synchronization
 extension PostgresStore {
     // MARK: - The contract's odds and ends
 
+    /// Callers at the same moment (a load balancer's checks and `/readyz`) share one check, and
+    /// so one connection of the pool, instead of taking one each.
     public func isReachable() async -> Bool {
         guard reachability.downReason == nil else { return false }
+        let check = healthCheck.withLock { current -> Task<Bool, Never> in
+            if let current { return current }
+            let check = Task { await self.checkReachable() }
+            current = check
+            return check
+        }
+        let reachable = await check.value
+        healthCheck.withLock { current in
+            if current == check { current = nil }
+        }
+        return reachable
+    }
+
+    private func checkReachable() async -> Bool {
         let reachable = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 (try? await self.leased { try await $0.column("SELECT 1", as: Int.self, logger: self.logger) }) == [1]

@@ -21,6 +21,8 @@ public final class PostgresStore: GroupieStore {
     let logger: Logger
     let reachability: PostgresReachability
     let exclusiveSlots = Slots(4)
+    /// The health check under way, which every caller meanwhile shares.
+    let healthCheck = Mutex<Task<Bool, Never>?>(nil)
 
     /// The pool's client now: another replaces it when PostgreSQL is found down.
     var client: PostgresClient { pool.client }
