@@ -97,15 +97,16 @@ class PostgresWatch:
     OWN = ("query NOT LIKE '%pg_stat%' AND query NOT LIKE 'DO %' AND query NOT LIKE 'CREATE TEMP%'"
            " AND query NOT LIKE 'SELECT pg_sleep%' AND query NOT LIKE '%FROM sample%'")
     SAMPLE = """
-        CREATE TEMP TABLE sample (state text, wait text);
+        CREATE TEMP TABLE sample (state text, wait text, event text);
         DO $$ BEGIN FOR i IN 1..%d LOOP
             PERFORM pg_stat_clear_snapshot();
-            INSERT INTO sample SELECT state, COALESCE(wait_event_type, '') FROM pg_stat_activity
+            INSERT INTO sample SELECT state, COALESCE(wait_event_type, ''), COALESCE(wait_event, '') FROM pg_stat_activity
             WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()
               AND state IN ('active', 'idle in transaction');
             PERFORM pg_sleep(0.02);
         END LOOP; END $$;
-        SELECT state, wait, COUNT(*) FROM sample GROUP BY state, wait;
+        SELECT state, wait, COUNT(*), string_agg(DISTINCT event, ',') FROM sample GROUP BY state, wait;
+        SELECT 'event', wait || ':' || event, COUNT(*) FROM sample WHERE event <> '' GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 8;
         """
 
     def __init__(self, url, seconds):
@@ -134,9 +135,19 @@ class PostgresWatch:
             calls, planning, running = (float(v or 0) for v in found.stdout.strip().split("|"))
             lines.append(f"PostgreSQL per write: {calls / writes:.1f} statements, planning them {planning / writes:.2f} ms,"
                          f" running them {running / writes:.2f} ms (locks waited for included)")
+            if os.environ.get("BENCH_STATEMENTS"):
+                top = self.psql(f"""
+                    SELECT calls, round(total_exec_time::numeric, 1), left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements
+                    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND {self.OWN}
+                    ORDER BY calls DESC LIMIT 25""")
+                lines += [f"  {line}" for line in top.stdout.splitlines()]
         kinds = {"Groupie's next statement": 0, "working": 0, "a lock": 0, "the WAL or the disk": 0, "other": 0}
         for line in output.splitlines():
             parts = line.split("|")
+            if parts[0] == "event" and os.environ.get("BENCH_STATEMENTS"):
+                lines.append(f"  waited on {parts[1]}: {parts[2]} samples")
+                continue
+            parts = parts[:3]
             if len(parts) != 3 or not parts[2].isdigit():
                 continue
             state, wait, count = parts[0], parts[1], int(parts[2])

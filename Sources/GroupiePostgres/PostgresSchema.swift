@@ -300,6 +300,14 @@ enum PostgresSchema {
             CREATE TRIGGER visit_event_stored AFTER INSERT ON group_event FOR EACH ROW
                 WHEN (NEW.type IN ('photo-added', 'task-done', 'mission-completed')) EXECUTE FUNCTION visit_event();
             """),
+        (2, "the newest event's number on its group's row", """
+            -- Events are numbered from here rather than by reading the newest, and a change that
+            -- waited for the group's row sees at once whether another one committed meanwhile.
+            ALTER TABLE play_group ADD COLUMN event_seq bigint NOT NULL DEFAULT 0;
+            UPDATE play_group SET event_seq = newest.seq
+                FROM (SELECT group_id, MAX(seq) AS seq FROM group_event GROUP BY group_id) AS newest
+                WHERE play_group.id = newest.group_id;
+            """),
     ]
 
     /// The statements of a migration, one at a time, as the extended query protocol takes them:

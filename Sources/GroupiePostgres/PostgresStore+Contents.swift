@@ -136,7 +136,7 @@ private struct CollageJSON: Decodable {
     let missionId: String, photoIds: String, key: String, width: Int, height: Int, createdAt: Double
 }
 
-private enum ContentsJSON {
+enum ContentsJSON {
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try JSONDecoder().decode(T.self, from: Data(text.utf8))
     }

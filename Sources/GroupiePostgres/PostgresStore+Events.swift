@@ -16,23 +16,9 @@ extension PostgresStore {
     }
 
     /// Inside a transaction that holds the group's row: the events commit with the change they
-    /// tell of, and are announced to every instance when they do. One prepared statement, one
-    /// round trip, whatever the number of events.
+    /// tell of, and are announced to every instance when they do.
     static func appendEvents(_ connection: PostgresConnection, groupId: String, _ events: [GroupEventPayload], now: Date, logger: Logger) async throws -> [GroupEvent] {
-        guard !events.isEmpty else { return [] }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try events.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        let at = now.timeIntervalSince1970
-        // One event, as most changes make, has a statement of its own: its plan fits any values,
-        // so PostgreSQL keeps it, where the plan for an array of events is made at each use.
-        let rows = try await events.count == 1
-            ? connection.rows(Prepared<AppendEvent>(groupId, events[0].kind.rawValue, data[0], at), logger: logger)
-            : connection.rows(Prepared<AppendEvents>(groupId, events.map(\.kind.rawValue), data, at), logger: logger)
-        // Rows in the order of `events`: numbered by their position.
-        return try zip(events, rows).map { event, row in
-            GroupEvent(groupId: groupId, seq: try row.get(0), kind: event.kind, data: try row.get(1))
-        }
+        try await apply(connection, Writes(groupId: groupId, events: events), now: now, logger: logger)
     }
 
     /// The event's data as stored: an event that names a player erased meanwhile keeps no name.
@@ -43,37 +29,6 @@ extension PostgresStore {
              THEN jsonb_set(\(data)::jsonb, '{name}', '""')::text
              ELSE \(data) END
         """
-    }
-
-    /// Numbers the event after the group's newest, stores it and announces it.
-    enum AppendEvent: PreparedSQL {
-        static let types: [PostgresDataType] = [.text, .text, .text, .float8]
-        static let sql = """
-            WITH newest AS (SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM group_event WHERE group_id = $1),
-            stored AS (
-                INSERT INTO group_event (group_id, seq, type, data, created_at)
-                SELECT $1, newest.seq, $2, \(erasureChecked("$3::text")), $4 FROM newest
-                RETURNING seq, data
-            )
-            SELECT stored.seq, stored.data, pg_notify('\(eventChannel)', $1 || ' ' || stored.seq) FROM stored
-            """
-    }
-
-    /// Numbers the events after the group's newest, stores them and announces the last one.
-    enum AppendEvents: PreparedSQL {
-        static let types: [PostgresDataType] = [.text, .textArray, .textArray, .float8]
-        static let sql = """
-            WITH newest AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM group_event WHERE group_id = $1),
-            stored AS (
-                INSERT INTO group_event (group_id, seq, type, data, created_at)
-                SELECT $1, newest.seq + event.position, event.type, \(erasureChecked("event.data")), $4
-                FROM newest, unnest($2::text[], $3::text[]) WITH ORDINALITY AS event(type, data, position)
-                RETURNING seq, data
-            )
-            SELECT stored.seq, stored.data
-            FROM stored, (SELECT pg_notify('\(eventChannel)', $1 || ' ' || MAX(seq)) FROM stored) AS announced
-            ORDER BY stored.seq
-            """
     }
 
     public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {

@@ -57,32 +57,63 @@ extension PostgresStore {
         try await write { connection in
             // One player's changes of group are made one at a time, as SQLite's single writer
             // makes them: two joins at once both succeed, the later one moving the player on.
-            try await Self.lockPlayer(connection, id: playerId, logger: logger)
-            guard let target = try await Self.firstText(connection, "SELECT id FROM play_group WHERE join_code = \(code.value)", logger: logger) else {
-                throw MembershipError.unknownCode
-            }
-            guard let player = try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(playerId)", logger: logger) else {
-                throw MembershipError.groupNotFound
-            }
-            let currentId = try await Self.activeGroupId(connection, playerId: playerId, logger: logger)
-            // The groups' rows stay locked until commit (concurrent joiners count one at a time),
-            // taken in the order of their ids, as every change of two groups takes them: two
-            // players swapping groups wait for each other instead of deadlocking.
-            var seats: [String: GroupSeats] = [:]
-            for id in Set([target, currentId].compactMap { $0 }).sorted() {
-                seats[id] = try await Self.seats(connection, groupId: id, logger: logger)
-            }
-            guard let group = seats[target] else { throw MembershipError.unknownCode }
-            let decision = try MembershipRules.join(
-                group, player: player, current: currentId.flatMap { seats[$0] }, maximumSize: maximumSize(group.group.venueId), now: now
-            )
+            guard let player = try await Self.lockPlayer(connection, id: playerId, logger: logger) else { throw MembershipError.groupNotFound }
+            let seats = try await Self.joinSeats(connection, code: code, playerId: playerId, logger: logger)
+            guard let group = seats.target else { throw MembershipError.unknownCode }
+            let decision = try MembershipRules.join(group, player: player, current: seats.current, maximumSize: maximumSize(group.group.venueId), now: now)
             let events = try await Self.apply(connection, decision, now: now, logger: logger)
             return Join(
                 group: group.group.applying(decision.mutations),
-                left: events.filter { $0.groupId != target }, joined: events.filter { $0.groupId == target }
+                left: events.filter { $0.groupId != group.group.id }, joined: events.filter { $0.groupId == group.group.id }
             )
         }
     }
+
+    /// In one statement, the group of the join code and the player's group now, each with its
+    /// members, their rows locked until the transaction ends. The rows are taken in the order of
+    /// their ids, as every change of two groups takes them: two players swapping groups wait for
+    /// each other instead of deadlocking. Read again when another change of either group
+    /// committed while this one waited for its row, so that the members are those of now.
+    static func joinSeats(
+        _ connection: PostgresConnection, code: JoinCode, playerId: String, logger: Logger
+    ) async throws -> (target: GroupSeats?, current: GroupSeats?) {
+        while true {
+            let rows = try await connection.rows(Prepared<JoinSeats>(playerId, code.value), logger: logger)
+            guard try rows.allSatisfy(isCurrent) else { continue }
+            var target: GroupSeats?, current: GroupSeats?
+            for row in rows {
+                let seats = GroupSeats(group: try group(from: row), memberIds: try row.get(11))
+                if try row.get(12, as: Bool.self) { target = seats }
+                if seats.memberIds.contains(playerId) { current = seats }
+            }
+            return (target, current)
+        }
+    }
+
+    /// Whether a row locked by a statement that also read the group's members (or photos) saw
+    /// them as they are: its columns 9 and 10 are the group's newest event on its row (as it is
+    /// now, once locked) and in the statement's snapshot (as it was when the statement began).
+    /// Every change of a group's members and photos stores an event.
+    static func isCurrent(_ row: PostgresRandomAccessRow) throws -> Bool {
+        try row.get(9, as: Int.self) == row.get(10, as: Int.self)
+    }
+
+    /// Columns: `groupColumns`, the newest event's number on the row and in the snapshot, the
+    /// member ids longest-standing first, and whether it is the join code's group.
+    enum JoinSeats: PreparedSQL {
+        static let types: [PostgresDataType] = [.text, .text]
+        static let sql = """
+            SELECT \(qualifiedGroupColumns), play_group.event_seq, \(newestEvent),
+                   ARRAY(SELECT player_id FROM membership WHERE group_id = play_group.id AND left_at IS NULL ORDER BY joined_at, id),
+                   play_group.join_code = $2
+            FROM play_group
+            WHERE play_group.join_code = $2 OR play_group.id = (SELECT group_id FROM membership WHERE player_id = $1 AND left_at IS NULL)
+            ORDER BY play_group.id FOR UPDATE OF play_group
+            """
+    }
+
+    /// The group's newest event as the statement's snapshot has it.
+    static let newestEvent = "(SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id)"
 
     @discardableResult
     public func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws -> [GroupEvent] {
@@ -104,7 +135,7 @@ extension PostgresStore {
     enum MembershipOfPlayer: PreparedSQL {
         static let types: [PostgresDataType] = [.text, .text]
         static let sql = """
-            SELECT \(qualifiedGroupColumns), (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id)
+            SELECT \(qualifiedGroupColumns), play_group.event_seq
             FROM play_group JOIN membership ON membership.group_id = play_group.id
             WHERE play_group.id = $1 AND membership.player_id = $2 AND membership.left_at IS NULL
             """
@@ -123,7 +154,7 @@ extension PostgresStore {
     enum MemberByToken: PreparedSQL {
         static let types: [PostgresDataType] = [.text, .bytea]
         static let sql = """
-            SELECT \(qualifiedGroupColumns), (SELECT COALESCE(MAX(seq), 0) FROM group_event WHERE group_id = play_group.id),
+            SELECT \(qualifiedGroupColumns), play_group.event_seq,
                    player.id, player.name, player.language, player.created_at
             FROM player
             LEFT JOIN membership ON membership.player_id = player.id AND membership.left_at IS NULL AND membership.group_id = $1
@@ -202,10 +233,18 @@ extension PostgresStore {
     }
 
     /// Locks the player's row until the transaction ends, so that one player's changes of group
-    /// wait for each other. `NO KEY UPDATE`: rows that refer to the player (a photo, a
-    /// membership) can still be written meanwhile.
-    static func lockPlayer(_ connection: PostgresConnection, id: String, logger: Logger) async throws {
-        try await connection.run("SELECT 1 FROM player WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
+    /// wait for each other, and reads it. `NO KEY UPDATE`: rows that refer to the player (a
+    /// photo, a membership) can still be written meanwhile.
+    @discardableResult
+    static func lockPlayer(_ connection: PostgresConnection, id: String, logger: Logger) async throws -> Player? {
+        try await connection.one(Prepared<LockPlayer>(id), logger: logger).map { row in
+            Player(id: try row.get(0), name: try row.get(1), language: try row.get(2), createdAt: Date(timeIntervalSince1970: try row.get(3)))
+        }
+    }
+
+    enum LockPlayer: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "SELECT id, name, language, created_at FROM player WHERE id = $1 FOR NO KEY UPDATE"
     }
 
     /// The first column of the one row `query` reads, as text; nil when it reads none.
@@ -267,35 +306,5 @@ extension PostgresStore {
     enum MemberIds: PreparedSQL {
         static let types: [PostgresDataType] = [.text]
         static let sql = "SELECT player_id FROM membership WHERE group_id = $1 AND left_at IS NULL ORDER BY joined_at, id"
-    }
-
-    /// Writes what a rule of Core decided, then stores and announces its events in the same
-    /// transaction; returns the events, numbered.
-    static func apply(_ connection: PostgresConnection, _ decision: GroupDecision, now: Date, logger: Logger) async throws -> [GroupEvent] {
-        let at = now.timeIntervalSince1970
-        for mutation in decision.mutations {
-            switch mutation {
-            case .endMembership(let groupId, let playerId):
-                try await connection.run(
-                    "UPDATE membership SET left_at = \(at) WHERE group_id = \(groupId) AND player_id = \(playerId) AND left_at IS NULL", logger: logger
-                )
-            case .addMembership(let groupId, let playerId):
-                try await connection.run("INSERT INTO membership (group_id, player_id, joined_at) VALUES (\(groupId), \(playerId), \(at))", logger: logger)
-            case .setCreator(let groupId, let playerId):
-                try await connection.run("UPDATE play_group SET creator_id = \(playerId) WHERE id = \(groupId)", logger: logger)
-            case .close(let groupId, let closure):
-                try await connection.run(
-                    "UPDATE play_group SET closed_at = \(closure.at.timeIntervalSince1970), closed_reason = \(closure.reason) WHERE id = \(groupId)",
-                    logger: logger
-                )
-            case .rename(let playerId, let name):
-                try await connection.run("UPDATE player SET name = \(name) WHERE id = \(playerId)", logger: logger)
-            }
-        }
-        var events: [GroupEvent] = []
-        for (groupId, payloads) in decision.eventsByGroup {
-            events += try await appendEvents(connection, groupId: groupId, payloads, now: now, logger: logger)
-        }
-        return events
     }
 }

@@ -82,6 +82,12 @@ extension PostgresStore {
                 }
                 copied.append((table.name, count))
             }
+            // Each group's next event is numbered after its newest imported one.
+            try await connection.run("""
+                UPDATE play_group SET event_seq = newest.seq
+                FROM (SELECT group_id, MAX(seq) AS seq FROM group_event WHERE group_id = ANY(\(groupIds)) GROUP BY group_id) AS newest
+                WHERE play_group.id = newest.group_id
+                """, logger: logger)
             return copied
         }
     }

@@ -138,16 +138,38 @@ extension PostgresStore {
 
     public func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> [GroupEvent] {
         try await write { connection in
-            _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
-            guard try await Self.activeGroupId(connection, playerId: member.id, logger: logger) == groupId else { throw MembershipError.groupNotFound }
-            guard let photo = try await Self.photo(connection, id: photoId, logger: logger) else { throw PhotoRules.Refusal.notOfThisTask }
-            let change = try PhotoRules.change(
-                .choose(photo, for: task, groupId: groupId, by: member), before: try await Self.taskPhotos(connection, groupId: groupId, logger: logger),
-                venue: venue
-            )
-            try await Self.pick(connection, groupId: groupId, task: task, photoId: photoId, logger: logger)
-            return try await Self.appendEvents(connection, groupId: groupId, change.events, now: now, logger: logger)
+            guard let (isMember, before) = try await Self.choiceSnapshot(connection, groupId: groupId, playerId: member.id, logger: logger), isMember else {
+                throw MembershipError.groupNotFound
+            }
+            guard let photo = before.photos[task]?.first(where: { $0.id == photoId }) else { throw PhotoRules.Refusal.notOfThisTask }
+            let change = try PhotoRules.change(.choose(photo, for: task, groupId: groupId, by: member), before: before, venue: venue)
+            return try await Self.apply(connection, Writes(groupId: groupId, events: change.events, pick: (task, photoId)), now: now, logger: logger)
         }
+    }
+
+    /// In one statement, the group's row locked until the transaction ends, whether the player
+    /// is a member, and the group's task photos and picks; read again when another change of
+    /// the group committed while this one waited for its row. Nil when there is no such group.
+    static func choiceSnapshot(
+        _ connection: PostgresConnection, groupId: String, playerId: String, logger: Logger
+    ) async throws -> (isMember: Bool, taskPhotos: TaskPhotos)? {
+        while true {
+            guard let row = try await connection.one(Prepared<ChoiceSnapshot>(groupId, playerId), logger: logger) else { return nil }
+            guard try row.get(0, as: Int.self) == row.get(1, as: Int.self) else { continue }
+            return (try row.get(2), try ContentsJSON.taskPhotos(photos: row.get(3), choices: row.get(4)))
+        }
+    }
+
+    /// Columns: the newest event's number on the row and in the snapshot, whether the player is
+    /// a member, task photos, choices.
+    enum ChoiceSnapshot: PreparedSQL {
+        static let types: [PostgresDataType] = [.text, .text]
+        static let sql = """
+            SELECT play_group.event_seq, \(newestEvent),
+                   EXISTS (SELECT 1 FROM membership WHERE group_id = $1 AND player_id = $2 AND left_at IS NULL),
+                   \(taskPhotosJSON)::text, \(choicesJSON)::text
+            FROM play_group WHERE id = $1 FOR UPDATE
+            """
     }
 
     public func taskPhotos(groupId: String) async throws -> TaskPhotos {

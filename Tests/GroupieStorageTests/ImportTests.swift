@@ -116,15 +116,16 @@ struct PreparedStatementTests {
             // pg_prepared_statements counts plans from PostgreSQL 14 on.
             let rows = try await connection.rows("""
                 SELECT name, generic_plans, custom_plans FROM pg_prepared_statements
-                WHERE name IN (\(Prepared<PostgresStore.LockGroup>.name), \(Prepared<PostgresStore.AppendEvent>.name),
-                               \(Prepared<PostgresStore.AppendEvents>.name))
+                WHERE name IN (\(Prepared<PostgresStore.LockGroup>.name), \(Prepared<PostgresStore.ApplyWrites>.name))
                 """, logger: Backend.logger)
             let plans = try Dictionary(uniqueKeysWithValues: rows.map { (try $0.get(0, as: String.self), (try $0.get(1, as: Int.self), try $0.get(2, as: Int.self))) })
-            #expect(plans.count == 3, "each prepared once on this connection")
-            for name in [Prepared<PostgresStore.LockGroup>.name, Prepared<PostgresStore.AppendEvent>.name] {
-                let used = try #require(plans[name])
-                #expect(used.0 == 2 && used.1 == 5, "\(name): five plans for the values given, then one for any value, used twice")
-            }
+            #expect(plans.count == 2, "each prepared once on this connection")
+            let locked = try #require(plans[Prepared<PostgresStore.LockGroup>.name])
+            #expect(locked.0 == 2 && locked.1 == 5, "five plans for the values given, then one for any value, used twice")
+            let applied = try #require(plans[Prepared<PostgresStore.ApplyWrites>.name])
+            // The group's creation wrote with it once before.
+            #expect(applied.0 + applied.1 == 10, "\(applied)")
+            print("ApplyWrites plans", applied)
         }
         // Numbered without gaps after the creation's own.
         let seqs = try await store.events(groupId: group.id, after: 0, limit: 100).map(\.seq)
