@@ -84,6 +84,8 @@ final class TLSCertificates: Service, Sendable {
     var configuration: TLSConfiguration {
         let first = identity
         var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: first.chainSources, privateKey: .privateKey(first.key))
+        // swift-nio-ssl would take TLS 1.0 and 1.1, which browsers have dropped.
+        configuration.minimumTLSVersion = .tlsv12
         configuration.sslContextCallback = { [self] _, promise in
             let identity = self.identity
             var override = NIOSSLContextConfigurationOverride()
