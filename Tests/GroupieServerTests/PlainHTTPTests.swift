@@ -61,6 +61,15 @@ struct PlainHTTPTests {
         #expect(problem { both(&$0); $0.publicBaseURL = "https://museum.lan" } == nil)
     }
 
+    @Test("a certificate's name covers a host as browsers match it", arguments: [
+        ("museum.lan", "museum.lan", true), ("Museum.LAN", "museum.lan", true), ("*.museum.org", "groupie.museum.org", true),
+        ("*.museum.org", "museum.org", false), ("*.museum.org", "a.groupie.museum.org", false), ("*.museum.org", ".museum.org", false),
+        ("museum.lan", "other.lan", false), ("192.168.1.20", "192.168.1.20", true), ("::1", "::1", true),
+    ])
+    func certificateName(name: String, host: String, expected: Bool) {
+        #expect(TLSIdentity.name(name, covers: host) == expected)
+    }
+
     @Test("the default public URL follows the scheme, and leaves out the scheme's own port")
     func publicURL() {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 8443)

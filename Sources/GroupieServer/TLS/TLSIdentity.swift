@@ -62,17 +62,20 @@ struct TLSIdentity: Sendable {
     /// to it (case aside), a wildcard `*.example.org` for one label more, or the same IP address.
     func requireNamed(_ host: String, certificatePath: String) throws(TLSFileError) {
         let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        let matches = names.contains { name in
-            let name = name.lowercased()
-            if name == host { return true }
-            guard name.hasPrefix("*."), let dot = host.firstIndex(of: ".") else { return false }
-            return host[host.index(after: dot)...] == name.dropFirst(2) && !host[..<dot].isEmpty
-        }
-        guard matches else {
+        guard names.contains(where: { Self.name($0, covers: host) }) else {
             throw TLSFileError(
                 "The certificate in \(StartupCheck.absolute(certificatePath)) is made out to \(names.joined(separator: ", ")), not to \(host), the public URL's host; phones would refuse it. Set --public-url to one of those names, or use a certificate for \(host)."
             )
         }
+    }
+
+    /// Whether a certificate's `name` covers `host` (lowercased): the same name, or a wildcard
+    /// `*.example.org` for exactly one label more.
+    static func name(_ name: String, covers host: String) -> Bool {
+        let name = name.lowercased()
+        if name == host { return true }
+        guard name.hasPrefix("*."), let dot = host.firstIndex(of: "."), dot != host.startIndex else { return false }
+        return host[host.index(after: dot)...] == name.dropFirst(2)
     }
 
     /// What a handshake offers, for swift-nio-ssl.
