@@ -7,11 +7,13 @@
   - deploy/groupie.service passes `systemd-analyze verify` (its ExecStart pointed at the binary
     under test, which must exist), and `systemd-analyze security` rates its exposure as the
     README says;
-  - the README's steps install that very file.
+  - the README's steps install that very file, and the config file they write for it uses only
+    settings that `groupie serve --help` lists.
 
 Usage: deploy_test.py path/to/groupie   (caddy and systemd, which scripts/bootstrap installs).
 Exits 1 on any failure.
 """
+import json
 import os
 import re
 import subprocess
@@ -56,6 +58,12 @@ def check_unit(analyze, binary, readme, work):
     said = re.findall(r"`systemd-analyze security groupie` rates its exposure (\d+\.\d) \((\w+)\)", readme)
     check(said == [(score, verdict)], f"the README gives the unit's exposure as measured, {score} ({verdict}): it says {said}")
     check("deploy/groupie.service /etc/systemd/system/groupie.service" in readme, "the README installs deploy/groupie.service")
+    settings = re.findall(r"/etc/groupie/groupie\.json >/dev/null <<'JSON'\n(.*?)\nJSON\n", readme, re.S)
+    check(len(settings) == 1 and "--config /etc/groupie/groupie.json" in unit, "the README writes the config file the unit names")
+    keys = json.loads(settings[0]).keys()
+    known = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True, timeout=60).stdout
+    unknown = [key for key in keys if f'"{key}" in the file' not in " ".join(known.split())]
+    check(not unknown, f"the README's config file uses settings serve knows: not {unknown}")
     log(f"systemd-analyze verify accepts deploy/groupie.service; its exposure is {score} ({verdict}), as the README says")
 
 
