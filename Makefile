@@ -30,6 +30,7 @@ test: bootstrap
 	scripts/with-postgres python3 Tests/EndToEnd/reverse_proxy_test.py .build/debug/groupie
 	python3 Tests/EndToEnd/https_test.py .build/debug/groupie
 	python3 Tests/EndToEnd/deploy_test.py .build/debug/groupie
+	python3 Tests/EndToEnd/caddy_test.py .build/debug/groupie
 	python3 Tests/Browser/web_client_test.py .build/debug/groupie
 	python3 Tests/Browser/visitor_path_test.py .build/debug/groupie
 	python3 Tests/Browser/offline_test.py .build/debug/groupie
