@@ -28,10 +28,14 @@ test: bootstrap
 	python3 Tests/harness/harness_test.py .build/debug/groupie
 	scripts/with-postgres python3 Tests/EndToEnd/two_instances_test.py .build/debug/groupie
 	scripts/with-postgres python3 Tests/EndToEnd/reverse_proxy_test.py .build/debug/groupie
+	python3 Tests/EndToEnd/https_test.py .build/debug/groupie
+	python3 Tests/EndToEnd/deploy_test.py .build/debug/groupie
+	python3 Tests/EndToEnd/caddy_test.py .build/debug/groupie
 	python3 Tests/Browser/web_client_test.py .build/debug/groupie
 	python3 Tests/Browser/visitor_path_test.py .build/debug/groupie
 	python3 Tests/Browser/offline_test.py .build/debug/groupie
 	python3 Tests/Browser/staff_console_test.py .build/debug/groupie
+	python3 Tests/Browser/secure_context_test.py .build/debug/groupie
 	python3 Tests/API/schemathesis_test.py .build/debug/groupie
 
 # The edit-test loop: Core, Content and the storage contract on SQLite, in under two minutes

@@ -35,9 +35,14 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap { [logLevel = configuration.logLevel] label in
             DeferredMetadataLogHandler(label: label, logLevel: logLevel)
         }
-        if configuration.publicBaseURL == nil, configuration.host == "0.0.0.0", let address = LANAddress.first() {
-            // Without a public URL, QR codes point at this machine's address on the local network.
-            configuration.publicBaseURL = "http://\(address):\(configuration.port)"
+        if configuration.publicBaseURL == nil {
+            // Without a public URL, QR codes point at the name the certificate is made out to
+            // (phones refuse any other), else at this machine's address on the local network.
+            if let certificate = configuration.tlsCertificate, let host = TLSFiles.preferredHost(certificate: certificate) {
+                configuration.publicBaseURL = configuration.url(ofHost: host)
+            } else if configuration.host == "0.0.0.0", let address = LANAddress.first() {
+                configuration.publicBaseURL = configuration.url(ofHost: address)
+            }
         }
         let app: any ApplicationProtocol
         do {

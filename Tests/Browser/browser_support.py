@@ -43,7 +43,9 @@ def start_server(binary, workdir, missions=None, port=None):
 
 
 class Browser:
-    def __init__(self, name, workdir, width=390, height=844, lang="en-US"):
+    def __init__(self, name, workdir, width=390, height=844, lang="en-US", arguments=(), environment=None):
+        """`arguments`: further Chromium switches; `environment`: the variables Chromium and its
+        driver run with (a HOME of their own, whose NSS database trusts a test's authority)."""
         self.name = name
         self.profile = workdir / f"profile-{name}"
         self.downloads = workdir / f"downloads-{name}"
@@ -52,13 +54,13 @@ class Browser:
         o.binary_location = CHROMIUM
         for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                   f"--user-data-dir={self.profile}", f"--window-size={width},{height}", f"--lang={lang}",
-                  "--no-first-run", "--disable-extensions", "--hide-scrollbars"):
+                  "--no-first-run", "--disable-extensions", "--hide-scrollbars", *arguments):
             o.add_argument(a)
         o.add_experimental_option("prefs", {"download.default_directory": str(self.downloads),
                                             "download.prompt_for_download": False,
                                             "intl.accept_languages": f"{lang},{lang.split('-')[0]}"})
         o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        self.d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
+        self.d = webdriver.Chrome(service=Service(CHROMEDRIVER, env=environment), options=o)
         self.d.set_window_size(width, height)
         self.d.execute_cdp_cmd("Browser.setDownloadBehavior",
                                {"behavior": "allow", "downloadPath": str(self.downloads)})

@@ -17,7 +17,8 @@ struct SettingsTests {
     /// A valid value for every setting, none of them its default.
     static let samples = [
         "host": "127.0.0.1", "port": "9090", "data": "/srv/data", "database": "postgres://groupie@db.example:5432/groupie", "databaseWait": "45", "missions": "/srv/missions", "assets": "/srv/assets",
-        "publicURL": "https://groupie.example", "retentionDays": "7", "headerTimeout": "5", "bodyTimeout": "6",
+        "publicURL": "https://groupie.example", "tlsCertificate": "/etc/groupie/tls/groupie-chain.pem", "tlsKey": "/etc/groupie/tls/groupie.key",
+        "httpRedirectPort": "80", "retentionDays": "7", "headerTimeout": "5", "bodyTimeout": "6",
         "idleTimeout": "7", "creationsPerAddress": "40", "streamsPerPlayer": "6", "maxConnections": "99", "fileWorkers": "3", "trustProxy": "true", "logLevel": "debug",
     ]
 
@@ -51,6 +52,7 @@ struct SettingsTests {
         let expected = [
             "host": "0.0.0.0", "port": "8080", "data": "./data", "database": "sqlite", "databaseWait": "30",
             "missions": "./missions", "assets": "./assets", "publicURL": "http://<LAN address>:<port>",
+            "tlsCertificate": "none", "tlsKey": "none", "httpRedirectPort": "none",
             "retentionDays": "30", "headerTimeout": "10", "bodyTimeout": "30", "idleTimeout": "60", "creationsPerAddress": "300", "streamsPerPlayer": "4",
             "maxConnections": "4096", "fileWorkers": "8", "trustProxy": "false", "logLevel": "info",
         ]

@@ -6,6 +6,7 @@ import GroupieSQLite
 import GroupieStorage
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -18,6 +19,7 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = existingLogger ?? Logger(label: "groupie")
     logger.logLevel = configuration.logLevel
+    let tlsStart = try TLSCertificates.Start(configuration)
     let dependencies = try await ServerDependencies.open(configuration, logger: logger)
     let maxConnections = ConnectionLimit.allowed(configuration.maxConnections, logger: logger)
     let router = try buildRouter(dependencies, configuration: configuration, maxConnections: maxConnections)
@@ -37,9 +39,26 @@ public func buildApplication(
         }
     )
     let timeouts = configuration.timeouts
+    let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [ConnectionTimeoutHandler(timeouts: timeouts)]))
+    var tlsServices: [any Service] = []
+    let server: HTTPServerBuilder
+    if let tlsStart {
+        let certificates = TLSCertificates(tlsStart, interval: configuration.tlsReloadInterval, fileIO: dependencies.fileIO, clock: configuration.clock, logger: logger)
+        server = try .tls(http1, tlsConfiguration: certificates.configuration)
+        tlsServices.append(certificates)
+        logger.info("serving HTTPS with the certificate for \(tlsStart.identity.names.joined(separator: ", ")), valid until \(tlsStart.identity.notValidAfter.formatted(.iso8601))")
+        if let redirectPort = configuration.httpRedirectPort {
+            tlsServices.append(HTTPSRedirect.server(
+                host: configuration.host, port: redirectPort, publicURL: configuration.resolvedPublicBaseURL, timeouts: timeouts, logger: logger
+            ))
+        }
+    } else {
+        server = http1
+        PlainHTTP.warnAtStart(configuration, logger: logger)
+    }
     return Application(
         responder: StreamResponder(inner: router.buildResponder()),
-        server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionTimeoutHandler(timeouts: timeouts)])),
+        server: server,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "Groupie",
             availableConnectionsDelegate: MaximumAvailableConnections(maxConnections)
@@ -58,7 +77,7 @@ public func buildApplication(
                 retention: TimeInterval(configuration.retention.components.seconds),
                 interval: configuration.retentionSweepInterval, clock: configuration.clock, logger: logger
             ),
-        ],
+        ] + tlsServices,
         onServerRunning: onServerRunning,
         logger: logger
     )
@@ -232,7 +251,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     StaffController(
         database: dependencies.database, catalog: dependencies.catalog, reloader: dependencies.reloader, files: dependencies.files, hub: events.hub,
         work: dependencies.collages.work, moderation: moderation, logins: StaffLoginLimits(store: dependencies.database, logger: dependencies.logger),
-        passwords: dependencies.passwords, clientAddress: clientAddress, fileIO: dependencies.fileIO,
+        passwords: dependencies.passwords, clientAddress: clientAddress, plainHTTP: PlainHTTP(servesTLS: configuration.servesTLS), fileIO: dependencies.fileIO,
         links: links, assetsDirectory: configuration.assetsDirectory, pages: StaffPages(templates: templates), clock: clock
     ).addRoutes(to: router)
     routes.set(router.routes.map { ($0.method, $0.path.description) })

@@ -16,8 +16,17 @@ public struct ServerConfiguration: Sendable {
     public var databaseWait: Duration = .seconds(30)
     public var missionsDirectory: String
     public var assetsDirectory: String
-    /// What QR codes and join links start with; nil means `http://<host>:<port>`.
+    /// What QR codes and join links start with; nil means `http://<host>:<port>` (`https://`
+    /// with a certificate).
     public var publicBaseURL: String?
+    /// PEM files of the certificate chain (the server's certificate first) and of its private
+    /// key: with both, the server speaks HTTPS only.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    /// A plain-HTTP port beside HTTPS that only redirects to the public URL.
+    public var httpRedirectPort: Int?
+    /// How often the certificate files are looked at for a change (SIGHUP reads them at once).
+    public var tlsReloadInterval: Duration = .seconds(2)
     public var logLevel: Logger.Level
     /// How often the missions folder is looked at for changed files.
     public var missionReloadInterval: Duration
@@ -110,9 +119,22 @@ public struct ServerConfiguration: Sendable {
         self.clock = clock
     }
 
+    /// Whether the server speaks HTTPS, with a certificate and its key.
+    public var servesTLS: Bool { tlsCertificate != nil && tlsKey != nil }
+
+    /// `http://` or `https://`, as the server speaks.
+    public var scheme: String { servesTLS ? "https" : "http" }
+
+    /// The URL of `host` at the server's port, with the server's scheme; the port is left out
+    /// when it is the scheme's own (443 for HTTPS).
+    public func url(ofHost host: String) -> String {
+        let host = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return (servesTLS && port == 443) || (!servesTLS && port == 80) ? "\(scheme)://\(host)" : "\(scheme)://\(host):\(port)"
+    }
+
     /// The base URL without a trailing slash.
     public var resolvedPublicBaseURL: String {
-        var url = publicBaseURL ?? "http://\(host == "0.0.0.0" || host == "::" ? "localhost" : host):\(port)"
+        var url = publicBaseURL ?? self.url(ofHost: host == "0.0.0.0" || host == "::" ? "localhost" : host)
         while url.hasSuffix("/") { url.removeLast() }
         return url
     }

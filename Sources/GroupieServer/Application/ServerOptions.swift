@@ -127,6 +127,24 @@ public enum ServerOptions {
             }
             configuration.publicBaseURL = text
         },
+        ServerOption(
+            "tlsCertificate", .text, "path", help: "PEM file of the HTTPS certificate and its chain; with --tls-key, serve speaks HTTPS.",
+            value: { $0.tlsCertificate ?? "none" }
+        ) { text, configuration in
+            configuration.tlsCertificate = text.isEmpty ? nil : text
+        },
+        ServerOption("tlsKey", .text, "path", help: "PEM file of the certificate's private key.", value: { $0.tlsKey ?? "none" }) { text, configuration in
+            configuration.tlsKey = text.isEmpty ? nil : text
+        },
+        ServerOption(
+            "httpRedirectPort", .number, "number", help: "A plain-HTTP port that only redirects to HTTPS (such as 80).",
+            value: { $0.httpRedirectPort.map(String.init) ?? "none" }
+        ) { text, configuration in
+            guard let port = Int(text), (1...65535).contains(port) else {
+                throw SettingError("The HTTP redirect port must be a number from 1 to 65535, not '\(text)'.")
+            }
+            configuration.httpRedirectPort = port
+        },
         ServerOption("retentionDays", .number, "days", help: "Days groups, their photos and files are kept.", value: { "\($0.retention.components.seconds / 86_400)" }) { text, configuration in
             configuration.retention = .seconds(try positive(text, "retention in days") * 86_400)
         },
@@ -329,47 +347,5 @@ extension ServerOptions {
                 throw SettingError("\"\(key)\" in \(path) must be text, a number or true or false.")
             }
         }
-    }
-}
-
-// MARK: - Help
-
-extension ServerOptions {
-    /// The settings part of `groupie serve --help`, laid out like argument parser's own options.
-    public static var help: String {
-        var lines = [
-            "Each setting comes from the command line, else from its GROUPIE_* environment",
-            "variable, else from the JSON file named by --config, else from its default.",
-            "",
-            "SETTINGS:",
-        ]
-        for option in [configFile] + all {
-            let label = "  \(option.flag)" + (option.valueName.isEmpty ? "" : " <\(option.valueName)>")
-            let also = option.key == configFile.key
-                ? "Or \(option.variable)."
-                : "Or \(option.variable), or \"\(option.key)\" in the file."
-            let text = wrap("\(option.help) Default \(option.defaultText). \(also)", width: 79 - labelWidth)
-            lines.append(label.count < labelWidth - 1 ? label.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + text[0] : label)
-            for line in text.dropFirst(label.count < labelWidth - 1 ? 1 : 0) {
-                lines.append(String(repeating: " ", count: labelWidth) + line)
-            }
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    /// Argument parser's label column, so that the settings line up with `--help` below them.
-    /// Lines stay under 80 columns: argument parser wraps the overview again at 80, a line of
-    /// exactly 80 included.
-    private static let labelWidth = 26
-
-    private static func wrap(_ text: String, width: Int) -> [String] {
-        var lines = [""]
-        for word in text.split(separator: " ") {
-            if !lines[lines.count - 1].isEmpty, lines[lines.count - 1].count + 1 + word.count > width {
-                lines.append("")
-            }
-            lines[lines.count - 1] += (lines[lines.count - 1].isEmpty ? "" : " ") + word
-        }
-        return lines
     }
 }

@@ -20,6 +20,7 @@ struct StaffController {
     let logins: StaffLoginLimits
     let passwords: PasswordChecks
     let clientAddress: ClientAddress
+    let plainHTTP: PlainHTTP
     let fileIO: FileIO
     let links: JoinLinks
     let assetsDirectory: String
@@ -57,13 +58,23 @@ struct StaffController {
     /// (a session does not exist yet to hold it).
     func loginPage(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         if context.staffSession != nil { return Self.redirect(to: .home) }
-        return Self.withLoginToken { pages.login(csrf: $0) }
+        return Self.withLoginToken { pages.login(csrf: $0, message: plainHTTP.isInsecure(request) ? Self.needsHTTPS : nil) }
     }
+
+    /// Over plain HTTP from another computer the browser drops the form's cookie (and would
+    /// drop the session's), so signing in cannot work there: said before staff try, and instead
+    /// of "the form had expired" when they did.
+    static let needsHTTPS = """
+        The staff console needs HTTPS: over plain HTTP, browsers keep its sign-in cookie only on the server itself, \
+        so signing in from this computer cannot work. Open the console at its https:// address, or ask whoever runs \
+        the server to turn HTTPS on.
+        """
 
     func login(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         let form = try await StaffForm(request, context: context)
         guard let cookieToken = request.cookies[Self.loginCookie]?.value, form["csrf"].map({ StaffSession.hash($0) }) == StaffSession.hash(cookieToken) else {
-            return Self.withLoginToken { pages.login(csrf: $0, message: "The sign-in form had expired; try again.", status: .forbidden) }
+            let message = plainHTTP.isInsecure(request) ? Self.needsHTTPS : "The sign-in form had expired; try again."
+            return Self.withLoginToken { pages.login(csrf: $0, message: message, status: .forbidden) }
         }
         let email = StaffMember.normalisedEmail(form["email"] ?? "") ?? ""
         let address = clientAddress.of(request, context: context)

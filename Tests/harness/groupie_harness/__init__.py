@@ -12,6 +12,8 @@ soak share. Each part is a module of its own:
 - `aio`: the same client and reader over asyncio, for thousands of connections at once;
 - `photos`: the fixture photos and JPEGs made with the vips command line;
 - `staff`: staff accounts (`groupie staff add`) and signing in through the form;
+- `tls`: a private certificate authority made with openssl, and the server certificates it
+  issues (valid, expired, for other names), for the HTTPS tests;
 - `postgres`: a throw-away PostgreSQL cluster (`scripts/postgres-cluster`,
   `scripts/with-postgres`) and databases of a test's own on it.
 

@@ -40,25 +40,31 @@ class Server:
     work folder adds to it)."""
 
     def __init__(self, binary, work, *, data=None, missions=None, assets=None, port=None, log_level="warning",
-                 options=(), log_name="server.log", public_url=True, ready="/readyz", wait=30, grace=30, name=None):
+                 options=(), log_name="server.log", public_url=True, ready="/readyz", wait=30, grace=30, name=None,
+                 tls=None, host="127.0.0.1"):
         """`data`: another data folder than `work`/data (one shared by two instances); `port`: one
         to listen on again (a server started anew on the same data); `options`: further settings,
         such as `--database URL`; `ready`: the path that must answer 200 before the constructor
         returns (None: return at once); `wait`: seconds for that; `grace`: seconds `stop` waits
-        after SIGTERM before it kills; `name`: what failures and logs call it (one of several)."""
+        after SIGTERM before it kills; `name`: what failures and logs call it (one of several);
+        `tls`: (certificate chain, key, TLS context of a client that trusts it) to serve HTTPS;
+        `public_url`: True for the address it listens on, or a URL of its own."""
         self.binary = str(binary)
         self.work = Path(work)
         self.port = port or free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
+        self.base = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.data = Path(data) if data else self.work / "data"
         self.log_path = self.work / log_name
         self.grace = grace
         self.name = name
-        self.api = Api(self.base, name=name)
+        self.api = Api(self.base, name=name, context=tls[2] if tls else None)
         self.stopped = None
-        command = [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", str(self.data),
+        if public_url is True:
+            public_url = self.base
+        command = [self.binary, "serve", "--host", host, "--port", str(self.port), "--data", str(self.data),
                    "--missions", str(missions or REPO / "missions"), "--assets", str(assets or REPO / "assets"),
-                   "--log-level", log_level, *(["--public-url", self.base] if public_url else []), *options]
+                   "--log-level", log_level, *(["--public-url", public_url] if public_url else []),
+                   *(["--tls-certificate", str(tls[0]), "--tls-key", str(tls[1])] if tls else []), *options]
         self.log = open(self.log_path, "a")
         self.started = time.perf_counter()
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
