@@ -123,17 +123,19 @@ extension PostgresStore {
         return stream
     }
 
-    public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
+    public func failures(of keys: [String], within window: TimeInterval, now: Date) async throws -> [String: [Date]] {
         try await leased { connection in
-            try await connection.rows(Prepared<RecentFailures>(key, now.timeIntervalSince1970 - window), logger: logger).map {
-                Date(timeIntervalSince1970: try $0.get(0))
+            var failures: [String: [Date]] = [:]
+            for row in try await connection.rows(Prepared<RecentFailures>(keys, now.timeIntervalSince1970 - window), logger: logger) {
+                failures[try row.get(0), default: []].append(Date(timeIntervalSince1970: try row.get(1)))
             }
+            return failures
         }
     }
 
     enum RecentFailures: PreparedSQL {
-        static let types: [PostgresDataType] = [.text, .float8]
-        static let sql = "SELECT at FROM rate_failure WHERE key = $1 AND at > $2 ORDER BY at"
+        static let types: [PostgresDataType] = [.textArray, .float8]
+        static let sql = "SELECT key, at FROM rate_failure WHERE key = ANY($1) AND at > $2 ORDER BY key, at"
     }
 
     public func recordFailure(of key: String, now: Date, window: TimeInterval) async throws {

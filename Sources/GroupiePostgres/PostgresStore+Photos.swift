@@ -136,14 +136,15 @@ extension PostgresStore {
         }
     }
 
-    public func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+    public func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> PhotoChoice {
         try await write { connection in
             guard let (isMember, before) = try await Self.choiceSnapshot(connection, groupId: groupId, playerId: member.id, logger: logger), isMember else {
                 throw MembershipError.groupNotFound
             }
             guard let photo = before.photos[task]?.first(where: { $0.id == photoId }) else { throw PhotoRules.Refusal.notOfThisTask }
             let change = try PhotoRules.change(.choose(photo, for: task, groupId: groupId, by: member), before: before, venue: venue)
-            return try await Self.apply(connection, Writes(groupId: groupId, events: change.events, pick: (task, photoId)), now: now, logger: logger)
+            let events = try await Self.apply(connection, Writes(groupId: groupId, events: change.events, pick: (task, photoId)), now: now, logger: logger)
+            return PhotoChoice(events: events, touchesCollage: change.touchesCollage)
         }
     }
 

@@ -151,13 +151,13 @@ extension GroupieDatabase {
 
     /// Makes `photoId` the chosen photo of `task`, with the events it causes at `venue`. Throws
     /// `PhotoRules.Refusal.notOfThisTask`, or `MembershipError.groupNotFound` for an outsider.
-    public func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+    public func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> PhotoChoice {
         try await commits.write { db in
             guard try Self.activeGroupId(db, playerId: member.id) == groupId else { throw MembershipError.groupNotFound }
             guard let photo = try Self.photo(db, id: photoId) else { throw PhotoRules.Refusal.notOfThisTask }
             let change = try PhotoRules.change(.choose(photo, for: task, groupId: groupId, by: member), before: try Self.taskPhotos(db, groupId: groupId), venue: venue)
             try Self.pick(db, groupId: groupId, task: task, photoId: photoId)
-            return try Self.appendEvents(db, groupId: groupId, change.events, now: now)
+            return PhotoChoice(events: try Self.appendEvents(db, groupId: groupId, change.events, now: now), touchesCollage: change.touchesCollage)
         }
     }
 

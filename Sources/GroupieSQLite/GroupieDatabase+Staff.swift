@@ -136,8 +136,8 @@ extension GroupieDatabase {
 
 // Rate limits: counted in this process's memory, which a restart forgets.
 extension GroupieDatabase {
-    public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
-        failureLog.failures(of: key, within: window, now: now)
+    public func failures(of keys: [String], within window: TimeInterval, now: Date) async throws -> [String: [Date]] {
+        Dictionary(keys.map { ($0, failureLog.failures(of: $0, within: window, now: now)) }, uniquingKeysWith: { a, _ in a })
     }
 
     public func recordFailure(of key: String, now: Date, window: TimeInterval) async throws {

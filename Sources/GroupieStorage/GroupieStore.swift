@@ -87,7 +87,7 @@ public protocol PhotoStore: Sendable {
     func heldPhoto(id: String) async throws -> Photo?
     func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent])
     func setFocus(photoId: String, _ focus: Focus) async throws
-    func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> [GroupEvent]
+    func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> PhotoChoice
     func taskPhotos(groupId: String) async throws -> TaskPhotos
     func isBlobUsed(_ blob: String) async throws -> Bool
 }
@@ -139,8 +139,9 @@ public protocol ModerationStore: Sendable {
 
 /// Failed attempts per key, for the rate limits that must hold across instances.
 public protocol RateLimitStore: Sendable {
-    /// When `key` failed within the `window` seconds before `now`, oldest first.
-    func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date]
+    /// When each of `keys` failed within the `window` seconds before `now`, oldest first (a key
+    /// that did not fail has none): the limits a request passes, read at once.
+    func failures(of keys: [String], within window: TimeInterval, now: Date) async throws -> [String: [Date]]
     /// Counts a failure of `key` at `now`; failures older than `window` may be forgotten.
     func recordFailure(of key: String, now: Date, window: TimeInterval) async throws
     /// Forgets every failure of `key` (a member of staff who signed in).
@@ -186,5 +187,12 @@ extension GroupieStore {
     /// Every stored group of the venue, in the order they started.
     public func venueHistories(venueId: String) async throws -> [VisitNumbers.History] {
         try await venueHistories(venueId: venueId, after: nil, limit: Int.max)
+    }
+}
+
+extension RateLimitStore {
+    /// When `key` failed within the `window` seconds before `now`, oldest first.
+    public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
+        try await failures(of: [key], within: window, now: now)[key] ?? []
     }
 }

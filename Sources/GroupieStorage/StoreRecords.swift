@@ -111,6 +111,19 @@ public struct HistoryCursor: Sendable, Equatable {
     }
 }
 
+/// A member's pick of a task's photo, committed: the events stored with it, and whether a
+/// collage may show it (`PhotoRules.Change.touchesCollage`), so that no collage is looked at
+/// for a pick in a mission that is not complete.
+public struct PhotoChoice: Sendable {
+    public var events: [GroupEvent]
+    public var touchesCollage: Bool
+
+    public init(events: [GroupEvent], touchesCollage: Bool) {
+        self.events = events
+        self.touchesCollage = touchesCollage
+    }
+}
+
 public struct NewPhoto: Sendable {
     public var groupId: String
     public var photographerId: String

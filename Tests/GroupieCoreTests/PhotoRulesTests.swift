@@ -42,6 +42,19 @@ struct PhotoRulesTests {
         #expect(GroupProgress(venue: venue, doneTasks: change.after.done).mission("b")?.isUnlocked == true)
     }
 
+    @Test("a collage is looked at only for a mission complete before or after the change, or when the venue is gone")
+    func touchesCollage() throws {
+        let first = photo("x", "a", "1", at: 1), other = photo("z", "a", "1", at: 3), second = photo("y", "a", "2", at: 2)
+        let incomplete = TaskPhotos(photos: [first, other], picks: [:])
+        #expect(try !PhotoRules.change(.choose(other, for: key("a", "1"), groupId: "g", by: bo), before: incomplete, venue: venue).touchesCollage)
+        #expect(try !PhotoRules.change(.add(photo("w", nil, nil)), before: incomplete, venue: venue).touchesCollage)
+        #expect(try PhotoRules.change(.add(second), before: incomplete, venue: venue).touchesCollage, "completes a")
+        let complete = TaskPhotos(photos: [first, other, second], picks: [:])
+        #expect(try PhotoRules.change(.choose(other, for: key("a", "1"), groupId: "g", by: bo), before: complete, venue: venue).touchesCollage)
+        #expect(try PhotoRules.change(.withdraw(second), before: complete, venue: venue).touchesCollage, "undoes a")
+        #expect(try PhotoRules.change(.choose(other, for: key("a", "1"), groupId: "g", by: bo), before: incomplete, venue: nil).touchesCollage)
+    }
+
     @Test("a second photo of a done task joins the album; the teammate's first photo stays chosen")
     func secondPhoto() throws {
         let first = photo("x", "a", "1", by: "p1", at: 1)

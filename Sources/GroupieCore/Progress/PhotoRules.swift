@@ -12,6 +12,12 @@ public enum PhotoRules {
         case withdraw(Photo)
         /// A member, `by`, picks `photo` as the one their group shows for `task`.
         case choose(Photo, for: GroupProgress.TaskKey, groupId: String, by: Player)
+
+        var photo: Photo {
+            switch self {
+            case .add(let photo, _), .remove(let photo, _, _), .withdraw(let photo), .choose(let photo, _, _, _): photo
+            }
+        }
     }
 
     public enum Refusal: Error, Sendable, Equatable {
@@ -40,6 +46,10 @@ public enum PhotoRules {
         /// own events (a photo added, then the choice it changed), then each task done or
         /// undone, then each mission completed.
         public var events: [GroupEventPayload]
+        /// Whether a collage may show the change: the photo's mission was complete before it or
+        /// is after it (or the venue is gone, so that nobody can tell). Otherwise no collage
+        /// needs making again or withdrawing.
+        public var touchesCollage: Bool
     }
 
     /// The events of an erased photographer's `photos` leaving a group at once, one after
@@ -83,13 +93,13 @@ public enum PhotoRules {
             after = before.picking(photo.id, for: task)
             events = [.choiceChanged(task, photoId: photo.id, playerId: member.id, name: member.name)]
         }
+        var touchesCollage = true
         if let venue {
-            events += progressEvents(
-                before: GroupProgress(venue: venue, doneTasks: before.done),
-                after: GroupProgress(venue: venue, doneTasks: after.done)
-            )
+            let old = GroupProgress(venue: venue, doneTasks: before.done), new = GroupProgress(venue: venue, doneTasks: after.done)
+            events += progressEvents(before: old, after: new)
+            touchesCollage = action.photo.missionId.map { old.mission($0)?.isComplete == true || new.mission($0)?.isComplete == true } ?? false
         }
-        return Change(after: after, events: events)
+        return Change(after: after, events: events, touchesCollage: touchesCollage)
     }
 
     /// The task and mission events between two states of a group's progress, mission by

@@ -49,14 +49,12 @@ struct GroupController {
         let player = try context.player
         let now = clock()
         let address = clientAddress.of(request, context: context)
-        for (limiter, key) in [(limiterByPlayer, player.id), (limiterByAddress, address)] {
-            if let seconds = await limiter.retryAfter(key, now: now) {
-                throw Problem(
-                    .tooManyRequests, code: "too-many-attempts",
-                    detail: "Too many wrong codes; try again in \(seconds) seconds.",
-                    headers: [.retryAfter: "\(seconds)"]
-                )
-            }
+        if let seconds = await JoinRateLimiter.retryAfter([(limiterByPlayer, player.id), (limiterByAddress, address)], now: now) {
+            throw Problem(
+                .tooManyRequests, code: "too-many-attempts",
+                detail: "Too many wrong codes; try again in \(seconds) seconds.",
+                headers: [.retryAfter: "\(seconds)"]
+            )
         }
         let body = try await request.decode(as: JoinRequest.self, context: context)
         func failed() async {

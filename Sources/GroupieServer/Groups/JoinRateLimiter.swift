@@ -36,12 +36,24 @@ struct JoinRateLimiter: Sendable {
     /// Seconds until `key` may try again, or nil when it may try now; `allowing` attempts
     /// more than the limit are let through (the attempt being asked about, counted already).
     func retryAfter(_ key: String, now: Date, allowing extra: Int = 0) async -> Int? {
+        await Self.retryAfter([(self, key)], now: now, allowing: extra)
+    }
+
+    /// The longest wait of several limits of one store and one window, each for its key, read
+    /// from the store at once.
+    static func retryAfter(_ checks: [(limiter: JoinRateLimiter, key: String)], now: Date, allowing extra: Int = 0) async -> Int? {
+        guard let first = checks.first?.limiter else { return nil }
+        precondition(checks.allSatisfy { $0.limiter.window == first.window }, "limits read at once share their window")
+        let keys = checks.map { $0.limiter.scope + ":" + $0.key }
         do {
-            let recent = try await store.failures(of: scope + ":" + key, within: window, now: now)
-            guard recent.count >= limit + extra, let oldest = recent.first else { return nil }
-            return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
+            let failures = try await first.store.failures(of: keys, within: first.window, now: now)
+            let waits = zip(checks, keys).compactMap { check, key -> Int? in
+                guard let recent = failures[key], recent.count >= check.limiter.limit + extra, let oldest = recent.first else { return nil }
+                return max(1, Int((first.window - now.timeIntervalSince(oldest)).rounded(.up)))
+            }
+            return waits.max()
         } catch {
-            logger.error("cannot read the failed attempts of a rate limit: \(error)", metadata: ["scope": "\(scope)"])
+            first.logger.error("cannot read the failed attempts of a rate limit: \(error)", metadata: ["scope": "\(first.scope)"])
             return nil
         }
     }

@@ -257,8 +257,8 @@ struct PhotoController {
         let stored = try await database.choosePhoto(
             groupId: group.id, task: task, photoId: body.photoId, by: player, venue: catalog.venue(id: group.venueId)?.venue, now: clock()
         )
-        events.hub.publish(stored)
-        collages.refresh(groupId: group.id)
+        events.hub.publish(stored.events)
+        if stored.touchesCollage { collages.refresh(groupId: group.id) }
         return .noContent
     }
 }

@@ -37,12 +37,7 @@ struct StaffLoginLimits: Sendable {
         await byAddress.recordFailure(address, now: now)
         await byAccount.recordFailure(email, now: now)
         // Counted with this attempt: the limit's own attempt may be checked, the next is refused.
-        let waits = [
-            await byAccountAndAddress.retryAfter(pair, now: now, allowing: 1),
-            await byAddress.retryAfter(address, now: now, allowing: 1),
-            await byAccount.retryAfter(email, now: now, allowing: 1),
-        ]
-        return waits.compactMap { $0 }.max()
+        return await JoinRateLimiter.retryAfter([(byAccountAndAddress, pair), (byAddress, address), (byAccount, email)], now: now, allowing: 1)
     }
 
     /// A sign-in succeeded: the member's attempts from this address are forgotten.
