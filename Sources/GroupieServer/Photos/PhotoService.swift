@@ -34,7 +34,7 @@ struct PhotoService: Sendable {
     /// Stores the photo of a member's upload, or answers a retry of one already stored with the
     /// first photo. `held`: waiting for review, seen by its photographer alone.
     func upload(_ upload: Upload, by player: Player, to group: Group, logger: Logger) async throws -> (photo: Photo, held: Bool) {
-        if let closed = group.closed { throw Problem.groupClosed(closed) }
+        if let closed = group.closed { throw MembershipError.groupClosed(closed) }
         let venue = catalog.venue(id: group.venueId)?.venue
         if let task = upload.task { try await requireOpen(task, venue: venue, groupId: group.id) }
         // A retry of an upload that already succeeded is answered without processing it again.
