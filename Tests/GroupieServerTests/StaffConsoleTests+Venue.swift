@@ -227,9 +227,9 @@ extension StaffConsoleTests {
             // Posted as the sign-in page's own form would be (its cookie, its token), so that the
             // CSRF check, which answers 403 to a post without them, cannot be what refuses it.
             let (loginCookie, token) = try await client.execute(uri: "/staff/login", method: .get) { response in
-                (Self.cookie(StaffController.loginCookie, in: response), Self.hiddenToken(in: String(buffer: response.body)))
+                (Self.cookie(StaffSignInController.loginCookie, in: response), Self.hiddenToken(in: String(buffer: response.body)))
             }
-            let headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .cookie: "\(StaffController.loginCookie)=\(try #require(loginCookie))"]
+            let headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .cookie: "\(StaffSignInController.loginCookie)=\(try #require(loginCookie))"]
             let csrf = "csrf=\(try #require(token))"
             for body in ["\(csrf)&email=%zz", "%&\(csrf)", "\(csrf)&email=%E2%82", csrf + String(repeating: "&a=%25", count: 2000) + "&b=%"] {
                 let (status, text) = try await client.execute(uri: "/staff/login", method: .post, headers: headers, body: ByteBuffer(string: body)) {

@@ -63,9 +63,9 @@ struct StaffConsoleTests {
         async throws -> (TestResponse, StaffBrowser?)
     {
         let (loginCookie, token) = try await client.execute(uri: "/staff/login", method: .get) { response in
-            (cookie(StaffController.loginCookie, in: response), hiddenToken(in: String(buffer: response.body)))
+            (cookie(StaffSignInController.loginCookie, in: response), hiddenToken(in: String(buffer: response.body)))
         }
-        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .cookie: "\(StaffController.loginCookie)=\(loginCookie ?? "")"]
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .cookie: "\(StaffSignInController.loginCookie)=\(loginCookie ?? "")"]
         if let address { headers[.xForwardedFor] = address }
         let response = try await client.execute(
             uri: "/staff/login", method: .post, headers: headers,

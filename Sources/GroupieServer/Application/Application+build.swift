@@ -208,27 +208,28 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         database: dependencies.database, hub: events.hub, catalog: dependencies.catalog, files: dependencies.files,
         collages: dependencies.collages, clock: clock
     )
-    PlayerController(
-        database: dependencies.database, links: links, membership: membership, creationsByAddress: creationsByAddress, clientAddress: clientAddress,
-        clock: clock
-    ).addRoutes(to: api)
-    GroupController(
-        database: dependencies.database, catalog: dependencies.catalog, links: links, clock: clock,
-        limiterByPlayer: JoinRateLimiter(
+    let limits = JoinLimits(
+        byPlayer: JoinRateLimiter(
             store: dependencies.database, scope: "join-player", limit: configuration.failedJoinsPerPlayer, window: configuration.failedJoinWindow,
             logger: dependencies.logger
         ),
-        limiterByAddress: limiterByAddress, creationsByAddress: creationsByAddress, clientAddress: clientAddress, signer: signer, membership: membership
+        byAddress: limiterByAddress, creationsByAddress: creationsByAddress, clientAddress: clientAddress
+    )
+    PlayerController(database: dependencies.database, links: links, membership: membership, limits: limits).addRoutes(to: api)
+    GroupController(
+        membership: membership,
+        documents: GroupDocuments(database: dependencies.database, catalog: dependencies.catalog, links: links, signer: signer, clock: clock),
+        limits: limits
     ).addRoutes(to: api)
-    PhotoController(
+    let photos = PhotoService(
         database: dependencies.database, catalog: dependencies.catalog,
         ingest: PhotoIngest(
             blobs: dependencies.blobs, processor: dependencies.processor, work: dependencies.imageWork, fileIO: dependencies.fileIO,
             maxUploadBytes: configuration.maxUploadBytes
         ),
-        files: dependencies.files, downloads: downloads, signer: signer, events: events, collages: dependencies.collages,
-        background: dependencies.background, clock: clock
-    ).addRoutes(to: api)
+        files: dependencies.files, hub: events.hub, collages: dependencies.collages, background: dependencies.background, clock: clock
+    )
+    PhotoController(photos: photos, signer: signer, downloads: downloads).addRoutes(to: api)
     CollageController(
         database: dependencies.database, signer: signer, collages: dependencies.collages, fileIO: dependencies.fileIO, clock: clock
     ).addRoutes(to: api)
@@ -248,12 +249,25 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         database: dependencies.database, hub: events.hub, catalog: dependencies.catalog, files: dependencies.files,
         collages: dependencies.collages, clock: clock
     )
-    StaffController(
-        database: dependencies.database, catalog: dependencies.catalog, reloader: dependencies.reloader, files: dependencies.files, hub: events.hub,
-        work: dependencies.collages.work, moderation: moderation, logins: StaffLoginLimits(store: dependencies.database, logger: dependencies.logger),
-        passwords: dependencies.passwords, clientAddress: clientAddress, plainHTTP: PlainHTTP(servesTLS: configuration.servesTLS), fileIO: dependencies.fileIO,
-        links: links, assetsDirectory: configuration.assetsDirectory, pages: StaffPages(templates: templates), clock: clock
-    ).addRoutes(to: router)
+    let pages = StaffPages(templates: templates)
+    let staff = router.group("staff").add(middleware: StaffAuthenticator(database: dependencies.database, clock: clock))
+    let signedIn = staff.signedIn()
+    StaffSignInController(
+        database: dependencies.database, logins: StaffLoginLimits(store: dependencies.database, logger: dependencies.logger),
+        passwords: dependencies.passwords, clientAddress: clientAddress, plainHTTP: PlainHTTP(servesTLS: configuration.servesTLS),
+        pages: pages, clock: clock
+    ).addRoutes(to: staff, signedIn: signedIn)
+    StaffController(moderation: moderation, pages: pages).addRoutes(to: signedIn)
+    StaffNumbersController(database: dependencies.database, catalog: dependencies.catalog, pages: pages, clock: clock).addRoutes(to: signedIn)
+    StaffPosterController(
+        database: dependencies.database, catalog: dependencies.catalog, links: links, assetsDirectory: configuration.assetsDirectory,
+        fileIO: dependencies.fileIO, clock: clock
+    ).addRoutes(to: signedIn)
+    StaffLiveController(database: dependencies.database, catalog: dependencies.catalog, hub: events.hub).addRoutes(to: signedIn)
+    StaffMissionsController(
+        catalog: dependencies.catalog, reloader: dependencies.reloader, work: dependencies.collages.work,
+        assetsDirectory: configuration.assetsDirectory, pages: pages
+    ).addRoutes(to: signedIn)
     routes.set(router.routes.map { ($0.method, $0.path.description) })
     return router
 }

@@ -6,16 +6,21 @@ import Hummingbird
 import HummingbirdAuth
 import NIOCore
 
-/// The per-request context of every Groupie route.
+/// The per-request context every request starts with. Routes that need a player, a member or
+/// a member of staff take a child context instead (`PlayerContext`, `MemberContext`,
+/// `StaffContext`), made from this one after the middleware that finds them.
 public struct GroupieRequestContext: AuthRequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The peer of the connection: the phone, or the reverse proxy in front of Groupie.
     public let remoteAddress: SocketAddress?
-    /// The player of the bearer token, set by `PlayerAuthenticator` or `GroupMemberRequired`.
+    /// The player of the bearer token, set by `PlayerAuthenticator` or `GroupMemberRequired`;
+    /// routes that need one take a `PlayerContext` or a `MemberContext`, which has it for sure.
     @Boxed public var identity: Player?
-    /// The group of the route's `{groupId}`, set by `GroupMemberRequired` for its members.
+    /// The group of the route's `{groupId}`, set by `GroupMemberRequired` for its members, whose
+    /// routes take it from their `MemberContext`.
     @Boxed public var membership: Membership?
-    /// The member of staff of the session cookie, set by `StaffAuthenticator` on `/staff` routes.
+    /// The member of staff of the session cookie, set by `StaffAuthenticator` on `/staff` routes;
+    /// the signed-in routes take it from their `StaffContext`.
     @Boxed var staffSession: StaffSession?
 
     public init(source: ApplicationRequestContextSource) {
@@ -24,27 +29,6 @@ public struct GroupieRequestContext: AuthRequestContext, RemoteAddressRequestCon
         self.identity = nil
         self.membership = nil
         self.staffSession = nil
-    }
-
-    /// The player, on routes behind `PlayerRequired`.
-    var player: Player {
-        get throws {
-            guard let identity else { throw BearerToken.missing }
-            return identity
-        }
-    }
-
-    /// The membership, on routes behind `GroupMemberRequired`.
-    var member: Membership {
-        get throws {
-            guard let membership else { throw Problem.groupNotFound }
-            return membership
-        }
-    }
-
-    /// The group, on routes behind `GroupMemberRequired`.
-    var group: Group {
-        get throws { try member.group }
     }
 
     public var requestDecoder: GroupieRequestDecoder { GroupieRequestDecoder() }
@@ -69,19 +53,21 @@ public struct GroupieRequestContext: AuthRequestContext, RemoteAddressRequestCon
 /// with the player and the membership inline, the context took 304 bytes.
 @propertyWrapper
 public struct Boxed<Value: Sendable>: Sendable {
-    private final class Box: Sendable {
-        let value: Value
-        init(_ value: Value) { self.value = value }
-    }
-
-    private var box: Box?
+    private var box: Held<Value>?
 
     public init(wrappedValue: Value?) {
-        box = wrappedValue.map(Box.init)
+        box = wrappedValue.map(Held.init)
     }
 
     public var wrappedValue: Value? {
         get { box?.value }
-        set { box = newValue.map(Box.init) }
+        set { box = newValue.map(Held.init) }
     }
+}
+
+/// A value behind one reference, for the same reason: the child contexts hold what they are
+/// sure of in one of these.
+final class Held<Value: Sendable>: Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

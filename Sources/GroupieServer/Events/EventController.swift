@@ -33,8 +33,8 @@ struct EventController {
         router.get("groups/{groupId}/events", use: stream)
     }
 
-    func token(_ request: Request, context: GroupieRequestContext) async throws -> StreamToken {
-        let player = try context.player, member = try context.member, groupId = member.group.id
+    func token(_ request: Request, context: MemberContext) async throws -> StreamToken {
+        let player = context.player, member = context.membership, groupId = member.group.id
         let expires = Int(clock().timeIntervalSince1970 + Self.tokenLifetime)
         let token = "\(player.id).\(expires).\(signer.mac("stream/\(groupId)/\(player.id)/\(expires)"))"
         return StreamToken(token: token, expiresAt: Date(timeIntervalSince1970: TimeInterval(expires)), latestEventId: "\(member.version)")

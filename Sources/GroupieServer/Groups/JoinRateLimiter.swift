@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import GroupieCore
 import GroupieStorage
 import Logging
 
@@ -92,7 +93,7 @@ struct ClientAddress: Sendable {
     /// Behind a reverse proxy, the last `X-Forwarded-For` entry (the one the proxy added).
     let trustForwardedFor: Bool
 
-    func of(_ request: Request, context: GroupieRequestContext) -> String {
+    func of(_ request: Request, context: some RemoteAddressRequestContext) -> String {
         if trustForwardedFor, let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").last {
             return forwarded.trimmingCharacters(in: .whitespaces)
         }
@@ -102,4 +103,30 @@ struct ClientAddress: Sendable {
 
 extension HTTPField.Name {
     static let xForwardedFor = Self("X-Forwarded-For")!
+}
+
+/// What the group and player routes hold joining and making things to: wrong codes per player
+/// and per address, and what one address makes.
+struct JoinLimits: Sendable {
+    let byPlayer: JoinRateLimiter
+    let byAddress: JoinRateLimiter
+    let creationsByAddress: JoinRateLimiter
+    let clientAddress: ClientAddress
+
+    /// 429 while the player or their address has had too many wrong codes.
+    func requireJoinAllowed(_ player: Player, address: String, now: Date) async throws {
+        if let seconds = await JoinRateLimiter.retryAfter([(byPlayer, player.id), (byAddress, address)], now: now) {
+            throw Problem(
+                .tooManyRequests, code: "too-many-attempts",
+                detail: "Too many wrong codes; try again in \(seconds) seconds.",
+                headers: [.retryAfter: "\(seconds)"]
+            )
+        }
+    }
+
+    /// Counts a wrong code against the player and their address.
+    func joinFailed(_ player: Player, address: String, now: Date) async {
+        await byPlayer.recordFailure(player.id, now: now)
+        await byAddress.recordFailure(address, now: now)
+    }
 }

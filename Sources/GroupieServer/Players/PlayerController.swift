@@ -9,9 +9,7 @@ struct PlayerController {
     let database: any GroupieStore
     let links: JoinLinks
     let membership: MembershipService
-    let creationsByAddress: JoinRateLimiter
-    let clientAddress: ClientAddress
-    let clock: @Sendable () -> Date
+    let limits: JoinLimits
 
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
         router.post("players", use: create)
@@ -19,27 +17,27 @@ struct PlayerController {
     }
 
     func create(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<CreatedPlayer> {
-        let now = clock()
-        let address = clientAddress.of(request, context: context)
-        try await creationsByAddress.requireCreationAllowed("players/" + address, what: "players", now: now)
+        let now = membership.clock()
+        let address = limits.clientAddress.of(request, context: context)
+        try await limits.creationsByAddress.requireCreationAllowed("players/" + address, what: "players", now: now)
         let body = try await request.decode(as: NewPlayer.self, context: context)
         let name = try PlayerInput.name(body.name)
         let language = try body.lang.map(PlayerInput.language)
         let (token, hash) = BearerToken.new()
         let player = try await database.createPlayer(name: name, language: language, tokenHash: hash, now: now)
-        await creationsByAddress.recordFailure("players/" + address, now: now)
+        await limits.creationsByAddress.recordFailure("players/" + address, now: now)
         context.logger.info("player created", metadata: ["player": "\(player.id)"])
         return EditedResponse(status: .created, response: CreatedPlayer(player: PlayerDocument(player), token: token))
     }
 
-    func me(_ request: Request, context: GroupieRequestContext) async throws -> Me {
-        let player = try context.player
+    func me(_ request: Request, context: PlayerContext) async throws -> Me {
+        let player = context.player
         let group = try await database.currentGroup(of: player.id)
         return Me(player: PlayerDocument(player), group: group.map(links.summary))
     }
 
-    func update(_ request: Request, context: GroupieRequestContext) async throws -> Me {
-        let player = try context.player
+    func update(_ request: Request, context: PlayerContext) async throws -> Me {
+        let player = context.player
         let changes = try await request.decode(as: PlayerChanges.self, context: context)
         let name = try changes.name.map { try PlayerInput.name($0) }
         let language: String?? = try changes.lang.map { try $0.map(PlayerInput.language) }
@@ -50,8 +48,8 @@ struct PlayerController {
         return Me(player: PlayerDocument(updated.player), group: group.map(links.summary))
     }
 
-    func erase(_ request: Request, context: GroupieRequestContext) async throws -> HTTPResponse.Status {
-        let player = try context.player
+    func erase(_ request: Request, context: PlayerContext) async throws -> HTTPResponse.Status {
+        let player = context.player
         try await membership.erase(player)
         context.logger.info("player erased", metadata: ["player": "\(player.id)"])
         return .noContent

@@ -1,4 +1,5 @@
 import GroupieCore
+import GroupieImaging
 import GroupieStorage
 import HTTPTypes
 
@@ -39,6 +40,33 @@ extension Problem {
             }
         default:
             return nil
+        }
+    }
+}
+
+extension Problem {
+    /// Why an upload's image cannot be taken, from what `PhotoIngest` found in its bytes; nil
+    /// for another error.
+    init?(unusableImage error: any Error) {
+        if error is ServedOriginal.Malformed {
+            self.init(.unprocessableContent, code: "unreadable-image", detail: "The photo's file is not laid out as its format requires; it may be damaged.")
+            return
+        }
+        guard let failure = error as? PhotoProcessor.Failure else { return nil }
+        switch failure {
+        case .unsupportedFormat:
+            self.init(.unsupportedMediaType, code: "unsupported-image", detail: "Only JPEG, PNG, WebP and HEIC/HEIF photos are accepted.")
+        case .tooLarge(let width, let height):
+            self.init(.unprocessableContent, code: "image-too-large", detail: "The photo is \(width) × \(height) pixels; at most 100 megapixels are accepted.")
+        case .tooManyDecodedBytes(let bytes):
+            self.init(
+                .unprocessableContent, code: "image-too-large",
+                detail: "The photo needs \(bytes / 1_048_576) MiB once decoded (its pixels, colour channels and bit depth); at most \(PhotoProcessor.Limits().maxDecodedBytes / 1_048_576) MiB are accepted."
+            )
+        case .tooSmall(let width, let height):
+            self.init(.unprocessableContent, code: "image-too-small", detail: "The photo is \(width) × \(height) pixels; each side must be at least 64.")
+        case .unreadable, .processing:
+            self.init(.unprocessableContent, code: "unreadable-image", detail: "The photo cannot be read; it may be truncated or damaged.")
         }
     }
 }

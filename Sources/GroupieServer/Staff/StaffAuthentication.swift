@@ -71,17 +71,34 @@ struct StaffRequired: RouterMiddleware {
         if request.method == .get || request.method == .head {
             return StaffController.redirect(to: .login)
         }
-        throw Problem(.unauthorized, code: "staff-sign-in-required", detail: "Sign in to the staff console first.")
+        throw Self.signInRequired
     }
+
+    static let signInRequired = Problem(.unauthorized, code: "staff-sign-in-required", detail: "Sign in to the staff console first.")
 }
 
-extension GroupieRequestContext {
-    /// The session, on routes behind `StaffRequired`.
-    var staff: StaffSession {
-        get throws {
-            guard let staffSession else { throw Problem(.unauthorized, code: "staff-sign-in-required", detail: "Sign in to the staff console first.") }
-            return staffSession
-        }
+/// The context of the signed-in console's routes: the session is there, not optional.
+struct StaffContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    private let held: Held<StaffSession>
+
+    var session: StaffSession { held.value }
+
+    /// `StaffRequired` has sent a request without a session to the sign-in page, or refused it.
+    init(context: GroupieRequestContext) throws {
+        guard let session = context.staffSession else { throw StaffRequired.signInRequired }
+        self.coreContext = context.coreContext
+        self.held = Held(session)
+    }
+
+    var requestDecoder: GroupieRequestDecoder { GroupieRequestDecoder() }
+    var responseEncoder: JSONEncoder { GroupieRequestContext.jsonEncoder() }
+}
+
+extension RouterMethods<GroupieRequestContext> {
+    /// The console's routes for a signed-in member of staff.
+    func signedIn() -> RouterGroup<StaffContext> {
+        group().add(middleware: StaffRequired()).group(context: StaffContext.self)
     }
 }
 

@@ -6,33 +6,18 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// The staff console at `/staff`: sign-in, the venues a member of staff looks after, their
-/// groups playing now, a group's album with moderation, and the audit log. A venue that is not
-/// the member's answers 404 as if it did not exist; an action their role does not allow, 403.
+/// The staff console at `/staff` for a signed-in member of staff: the venues they look after,
+/// their groups playing now, a group's album with moderation, and the audit log. A venue that
+/// is not the member's answers 404 as if it did not exist; an action their role does not
+/// allow, 403.
 struct StaffController {
-    let database: any GroupieStore
-    let catalog: VenueCatalog
-    let reloader: MissionReloader
-    let files: PhotoFiles
-    let hub: EventHub
-    let work: ImageWorkQueue
     let moderation: ModerationService
-    let logins: StaffLoginLimits
-    let passwords: PasswordChecks
-    let clientAddress: ClientAddress
-    let plainHTTP: PlainHTTP
-    let fileIO: FileIO
-    let links: JoinLinks
-    let assetsDirectory: String
     let pages: StaffPages
-    let clock: @Sendable () -> Date
 
-    func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
-        let staff = router.group("staff").add(middleware: StaffAuthenticator(database: database, clock: clock))
-        staff.get("login", use: loginPage)
-        staff.post("login", use: login)
-        let signedIn = staff.group().add(middleware: StaffRequired())
-        signedIn.post("logout", use: logout)
+    private var database: any GroupieStore { moderation.database }
+    private var catalog: VenueCatalog { moderation.catalog }
+
+    func addRoutes(to signedIn: RouterGroup<StaffContext>) {
         signedIn.get(use: venues)
         signedIn.get("venues/{venueId}", use: venue)
         signedIn.get("groups/{groupId}", use: group)
@@ -44,100 +29,12 @@ struct StaffController {
         signedIn.post("photos/{photoId}/restore", use: restore)
         signedIn.post("photos/{photoId}/delete", use: delete)
         signedIn.get("audit", use: audit)
-        StaffNumbersController(database: database, catalog: catalog, pages: pages, clock: clock).addRoutes(to: signedIn)
-        StaffPosterController(
-            database: database, catalog: catalog, links: links, assetsDirectory: assetsDirectory, fileIO: fileIO, clock: clock
-        ).addRoutes(to: signedIn)
-        StaffLiveController(database: database, catalog: catalog, hub: hub).addRoutes(to: signedIn)
-        StaffMissionsController(catalog: catalog, reloader: reloader, work: work, assetsDirectory: assetsDirectory, pages: pages).addRoutes(to: signedIn)
-    }
-
-    // MARK: Signing in and out
-
-    /// The sign-in form, with a token in a cookie of its own that the form must echo
-    /// (a session does not exist yet to hold it).
-    func loginPage(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        if context.staffSession != nil { return Self.redirect(to: .home) }
-        return Self.withLoginToken { pages.login(csrf: $0, message: plainHTTP.isInsecure(request) ? Self.needsHTTPS : nil) }
-    }
-
-    /// Over plain HTTP from another computer the browser drops the form's cookie (and would
-    /// drop the session's), so signing in cannot work there: said before staff try, and instead
-    /// of "the form had expired" when they did.
-    static let needsHTTPS = """
-        The staff console needs HTTPS: over plain HTTP, browsers keep its sign-in cookie only on the server itself, \
-        so signing in from this computer cannot work. Open the console at its https:// address, or ask whoever runs \
-        the server to turn HTTPS on.
-        """
-
-    func login(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let form = try await StaffForm(request, context: context)
-        guard let cookieToken = request.cookies[Self.loginCookie]?.value, form["csrf"].map({ StaffSession.hash($0) }) == StaffSession.hash(cookieToken) else {
-            let message = plainHTTP.isInsecure(request) ? Self.needsHTTPS : "The sign-in form had expired; try again."
-            return Self.withLoginToken { pages.login(csrf: $0, message: message, status: .forbidden) }
-        }
-        let email = StaffMember.normalisedEmail(form["email"] ?? "") ?? ""
-        let address = clientAddress.of(request, context: context)
-        if let wait = await logins.admit(email: email, address: address, now: clock()) {
-            context.logger.notice("staff sign-in refused: too many attempts", metadata: ["address": "\(address)"])
-            return Self.withLoginToken {
-                var response = pages.login(
-                    csrf: $0, email: email, message: "Too many attempts. \(Waiting.inWords(seconds: wait))", status: .tooManyRequests
-                )
-                response.headers[.retryAfter] = String(wait)
-                return response
-            }
-        }
-        let password = form["password"] ?? ""
-        let credentials = email.isEmpty ? nil : try await database.staffCredentials(email: email)
-        // The hash is checked even for an unknown address, so that timing does not tell which exist.
-        let hash = credentials?.passwordHash ?? StaffLoginLimits.unknownAccountHash
-        guard let matches = try await passwords.verify(password, hash: hash) else {
-            context.logger.notice("staff sign-in refused: too many passwords being checked at once", metadata: ["address": "\(address)"])
-            return Self.withLoginToken {
-                var response = pages.login(csrf: $0, email: email, message: "The server is busy checking other sign-ins. Try again in a few seconds.", status: .serviceUnavailable)
-                response.headers[.retryAfter] = "5"
-                return response
-            }
-        }
-        guard let member = credentials?.member, matches else {
-            context.logger.notice("staff sign-in failed", metadata: ["address": "\(address)"])
-            return Self.withLoginToken { pages.login(csrf: $0, email: email, message: "Wrong e-mail address or password.", status: .unauthorized) }
-        }
-        await logins.signedIn(email: email, address: address)
-        let token = StaffSession.newToken()
-        try await database.startStaffSession(
-            staffId: member.id, tokenHash: StaffSession.hash(token), csrfToken: StaffSession.newToken(), now: clock(), lifetime: StaffSession.lifetime
-        )
-        try await database.audit(.init(at: clock(), staffEmail: member.email, venueId: nil, action: "signed in", subject: nil, reason: nil))
-        var response = Self.redirect(to: .home)
-        response.setCookie(StaffSession.cookie(token, maxAge: Int(StaffSession.lifetime)))
-        response.setCookie(Cookie(name: Self.loginCookie, value: "", maxAge: 0, path: "/staff", secure: true, httpOnly: true, sameSite: .strict))
-        return response
-    }
-
-    func logout(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let session = try context.staff
-        try await StaffForm(request, context: context).requireToken(of: session)
-        try await database.endStaffSession(tokenHash: session.tokenHash)
-        var response = Self.redirect(to: .login)
-        response.setCookie(StaffSession.cookie("", maxAge: 0))
-        return response
-    }
-
-    static let loginCookie = "groupie_staff_login"
-
-    static func withLoginToken(_ page: (String) -> Response) -> Response {
-        let token = StaffSession.newToken()
-        var response = page(token)
-        response.setCookie(Cookie(name: loginCookie, value: token, maxAge: 3600, path: "/staff", secure: true, httpOnly: true, sameSite: .strict))
-        return response
     }
 
     // MARK: Pages
 
-    func venues(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let session = try context.staff
+    func venues(_ request: Request, context: StaffContext) async throws -> Response {
+        let session = context.session
         var entries: [(venue: Venue, playing: Int)] = []
         for entry in catalog.all.sorted(by: { $0.venue.id < $1.venue.id }) where session.member.reaches(venueId: entry.venue.id) {
             entries.append((entry.venue, try await database.activeGroupIds(venueId: entry.venue.id).count))
@@ -145,8 +42,8 @@ struct StaffController {
         return pages.venues(entries, session: session)
     }
 
-    func venue(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let session = try context.staff
+    func venue(_ request: Request, context: StaffContext) async throws -> Response {
+        let session = context.session
         let venueId = try context.parameters.require("venueId")
         guard session.member.may(.view, at: venueId), let venue = catalog.venue(id: venueId)?.venue else { throw Self.venueNotFound }
         let groups = try await database.playingGroupContents(venueId: venueId, limit: 500).map {
@@ -159,8 +56,8 @@ struct StaffController {
 
     /// The photos waiting for review at a venue, oldest first: shared or hidden one by one, by
     /// keyboard or by the forms.
-    func review(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let session = try context.staff
+    func review(_ request: Request, context: StaffContext) async throws -> Response {
+        let session = context.session
         let venueId = try context.parameters.require("venueId")
         guard session.member.may(.view, at: venueId), let venue = catalog.venue(id: venueId)?.venue else { throw Self.venueNotFound }
         let held = try await database.heldPhotos(venueId: venueId, limit: Self.reviewPageSize)
@@ -169,27 +66,27 @@ struct StaffController {
 
     static let reviewPageSize = 50
 
-    func group(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let session = try context.staff
+    func group(_ request: Request, context: StaffContext) async throws -> Response {
+        let session = context.session
         guard let view = try await database.staffView(groupId: try context.parameters.require("groupId")),
             session.member.may(.view, at: view.group.venueId)
         else { throw Self.groupNotFound }
         return pages.group(view, venue: catalog.venue(id: view.group.venueId)?.venue, session: session)
     }
 
-    func audit(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let session = try context.staff
+    func audit(_ request: Request, context: StaffContext) async throws -> Response {
+        let session = context.session
         let venues = session.member.role == .admin ? nil : session.member.venueIds
         return pages.audit(try await database.auditLog(venueIds: venues, staffEmail: session.member.email, limit: 500), session: session)
     }
 
     /// A photo's thumbnail, or its display size (for the review queue).
-    func photoImage(_ request: Request, context: GroupieRequestContext, variant: PhotoVariant) async throws -> Response {
-        let session = try context.staff
+    func photoImage(_ request: Request, context: StaffContext, variant: PhotoVariant) async throws -> Response {
+        let session = context.session
         guard let found = try await database.moderatedPhoto(id: try context.parameters.require("photoId")),
             session.member.may(.view, at: found.venueId)
         else { throw Self.photoNotFound }
-        let bytes = try await files.bytes(of: found.photo, variant)
+        let bytes = try await moderation.files.bytes(of: found.photo, variant)
         return Response(
             status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "private, no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes))
@@ -198,29 +95,29 @@ struct StaffController {
 
     // MARK: Moderation
 
-    func hide(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+    func hide(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
         let audit = try await moderation.hide(found, reason: try form.reason(), by: session.member)
         log(audit, session: session, context: context)
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
-    func restore(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+    func restore(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
         let audit = try await moderation.restore(found, by: session.member)
         log(audit, session: session, context: context)
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
-    func delete(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+    func delete(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
         let audit = try await moderation.delete(found, reason: try form.reason(), by: session.member)
         log(audit, session: session, context: context)
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
-    func close(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let session = try context.staff
+    func close(_ request: Request, context: StaffContext) async throws -> Response {
+        let session = context.session
         let form = try await StaffForm(request, context: context)
         try form.requireToken(of: session)
         guard let group = try await database.group(id: try context.parameters.require("groupId")), session.member.may(.view, at: group.venueId) else {
@@ -234,10 +131,10 @@ struct StaffController {
 
     /// The photo of the route, its venue checked against the member's and their role against
     /// moderation, the form's token against the session's.
-    private func moderatedPhoto(_ request: Request, context: GroupieRequestContext) async throws
+    private func moderatedPhoto(_ request: Request, context: StaffContext) async throws
         -> (StaffSession, StaffForm, (photo: Photo, venueId: String, hidden: Bool, held: Bool))
     {
-        let session = try context.staff
+        let session = context.session
         let form = try await StaffForm(request, context: context)
         try form.requireToken(of: session)
         guard let found = try await database.moderatedPhoto(id: try context.parameters.require("photoId")),
@@ -247,7 +144,7 @@ struct StaffController {
         return (session, form, found)
     }
 
-    private func log(_ audit: AuditEntry, session: StaffSession, context: GroupieRequestContext) {
+    private func log(_ audit: AuditEntry, session: StaffSession, context: StaffContext) {
         context.logger.info(
             "staff \(audit.action)", metadata: ["staff": "\(session.member.id)", "subject": "\(audit.subject ?? "")", "venue": "\(audit.venueId ?? "")"]
         )
@@ -282,7 +179,7 @@ struct StaffForm {
     private let fields: [String: String]
     static let maximumBytes = 16 * 1024
 
-    init(_ request: Request, context: GroupieRequestContext) async throws {
+    init(_ request: Request, context: some RequestContext) async throws {
         guard let type = request.headers[.contentType], type.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
             throw Problem(.unsupportedMediaType, code: "unsupported-media-type", detail: "Staff forms are sent as application/x-www-form-urlencoded.")
         }

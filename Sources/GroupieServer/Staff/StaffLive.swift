@@ -13,12 +13,12 @@ struct StaffLiveController {
     let catalog: VenueCatalog
     let hub: EventHub
 
-    func addRoutes(to staff: RouterGroup<GroupieRequestContext>) {
+    func addRoutes(to staff: RouterGroup<StaffContext>) {
         staff.get("venues/{venueId}/events", use: stream)
     }
 
-    func stream(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let session = try context.staff
+    func stream(_ request: Request, context: StaffContext) async throws -> Response {
+        let session = context.session
         let venueId = try context.parameters.require("venueId")
         guard session.member.may(.view, at: venueId), catalog.venue(id: venueId) != nil else { throw StaffController.venueNotFound }
         let database = self.database, hub = self.hub

@@ -15,7 +15,7 @@ struct StaffMissionsController {
     let assetsDirectory: String
     let pages: StaffPages
 
-    func addRoutes(to staff: RouterGroup<GroupieRequestContext>) {
+    func addRoutes(to staff: RouterGroup<StaffContext>) {
         staff.get("venues/{venueId}/missions", use: page)
         staff.get("venues/{venueId}/missions/{missionId}/reward.jpg", use: reward)
     }
@@ -23,8 +23,8 @@ struct StaffMissionsController {
     /// The mission's reward as a group would get it, drawn by the collage renderer from stand-in
     /// photos (one per task, each showing its prompt, in the shapes phones take) and sample
     /// names, in `lang` (a language of the venue; its first by default).
-    func reward(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let session = try context.staff
+    func reward(_ request: Request, context: StaffContext) async throws -> Response {
+        let session = context.session
         let venueId = try context.parameters.require("venueId")
         guard session.member.may(.view, at: venueId), let venue = catalog.venue(id: venueId)?.venue else { throw StaffController.venueNotFound }
         guard session.member.may(.editMissions, at: venueId) else { throw StaffController.notAllowed(session.member.role) }
@@ -71,8 +71,8 @@ struct StaffMissionsController {
         return try Data(contentsOf: URL(fileURLWithPath: output))
     }
 
-    func page(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let session = try context.staff
+    func page(_ request: Request, context: StaffContext) async throws -> Response {
+        let session = context.session
         let venueId = try context.parameters.require("venueId")
         guard session.member.may(.view, at: venueId), let entry = catalog.venue(id: venueId) else { throw StaffController.venueNotFound }
         guard session.member.may(.editMissions, at: venueId) else { throw StaffController.notAllowed(session.member.role) }

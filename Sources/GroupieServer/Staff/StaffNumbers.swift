@@ -17,25 +17,25 @@ struct StaffNumbersController {
         case days, missions, tasks, research
     }
 
-    func addRoutes(to staff: RouterGroup<GroupieRequestContext>) {
+    func addRoutes(to staff: RouterGroup<StaffContext>) {
         staff.get("venues/{venueId}/numbers", use: page)
         staff.get("venues/{venueId}/numbers/{table}", use: csv)
     }
 
-    private func venue(_ context: GroupieRequestContext) throws -> (StaffSession, Venue) {
-        let session = try context.staff
+    private func venue(_ context: StaffContext) throws -> (StaffSession, Venue) {
+        let session = context.session
         let venueId = try context.parameters.require("venueId")
         guard session.member.may(.view, at: venueId), let venue = catalog.venue(id: venueId)?.venue else { throw StaffController.venueNotFound }
         return (session, venue)
     }
 
-    func page(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+    func page(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, venue) = try venue(context)
         let numbers = VisitNumbers(venue: venue, tally: try await database.visitTally(venueId: venue.id))
         return pages.numbers(numbers, venue: venue, session: session)
     }
 
-    func csv(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+    func csv(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, venue) = try venue(context)
         let name = try context.parameters.require("table")
         guard name.hasSuffix(".csv"), let table = Table(rawValue: String(name.dropLast(4))) else {

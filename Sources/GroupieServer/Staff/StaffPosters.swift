@@ -17,7 +17,7 @@ struct StaffPosterController {
     /// PNG posters are drawn at this resolution: sharp in print, a few MB.
     static let pngDPI = 150
 
-    func addRoutes(to staff: RouterGroup<GroupieRequestContext>) {
+    func addRoutes(to staff: RouterGroup<StaffContext>) {
         staff.get("venues/{venueId}/poster.pdf", use: pdf)
         staff.get("venues/{venueId}/poster.png", use: png)
         staff.post("venues/{venueId}/cards", use: cards)
@@ -28,8 +28,8 @@ struct StaffPosterController {
 
     /// Makes `count` groups in advance, named `<name> 1` to `<name> N`, and answers their table
     /// cards as one PDF. Each card's QR code opens its group's join page.
-    func cards(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let session = try context.staff
+    func cards(_ request: Request, context: StaffContext) async throws -> Response {
+        let session = context.session
         let form = try await StaffForm(request, context: context)
         try form.requireToken(of: session)
         let venueId = try context.parameters.require("venueId")
@@ -78,16 +78,16 @@ struct StaffPosterController {
         "de": "Scanne den Code, um deiner Gruppe beizutreten, oder gib den Code auf der Startseite ein.",
     ]
 
-    func pdf(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+    func pdf(_ request: Request, context: StaffContext) async throws -> Response {
         try await poster(request, context: context, format: .pdf, mediaType: "application/pdf", fileExtension: "pdf")
     }
 
-    func png(_ request: Request, context: GroupieRequestContext) async throws -> Response {
+    func png(_ request: Request, context: StaffContext) async throws -> Response {
         try await poster(request, context: context, format: .png(dpi: Self.pngDPI), mediaType: "image/png", fileExtension: "png")
     }
 
-    private func poster(_ request: Request, context: GroupieRequestContext, format: Poster.Format, mediaType: String, fileExtension: String) async throws -> Response {
-        let session = try context.staff
+    private func poster(_ request: Request, context: StaffContext, format: Poster.Format, mediaType: String, fileExtension: String) async throws -> Response {
+        let session = context.session
         let venueId = try context.parameters.require("venueId")
         guard session.member.may(.view, at: venueId), let venue = catalog.venue(id: venueId)?.venue else { throw StaffController.venueNotFound }
         let paperName = request.uri.queryParameters["paper"].map(String.init) ?? "a4"

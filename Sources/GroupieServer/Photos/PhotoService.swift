@@ -1,0 +1,154 @@
+import Foundation
+import GroupieContent
+import GroupieCore
+import GroupieImaging
+import GroupieStorage
+import Hummingbird
+import Logging
+
+/// A member's photos: upload, delete and choose. Each calls the store once, which decides by
+/// `PhotoRules` and commits the change with its events; then this owns what follows the commit:
+/// the events reach the group's streams, files no photo has any more go, and the collages the
+/// change touches are made again after the answer. Controllers parse the request, call one
+/// method here and answer.
+struct PhotoService: Sendable {
+    let database: any GroupieStore
+    let catalog: VenueCatalog
+    let ingest: PhotoIngest
+    let files: PhotoFiles
+    let hub: EventHub
+    let collages: CollageService
+    let background: BackgroundWork
+    let clock: @Sendable () -> Date
+
+    /// An upload as its request says it: the body, and what the query and headers ask for.
+    struct Upload: Sendable {
+        /// The task named by `mission` and `task`, not checked against the venue yet; nil for a free photo.
+        var task: GroupProgress.TaskKey?
+        var choose: Bool
+        var idempotencyKey: String?
+        var body: RequestBody
+        var contentType: String?
+    }
+
+    /// Stores the photo of a member's upload, or answers a retry of one already stored with the
+    /// first photo. `held`: waiting for review, seen by its photographer alone.
+    func upload(_ upload: Upload, by player: Player, to group: Group, logger: Logger) async throws -> (photo: Photo, held: Bool) {
+        if let closed = group.closed { throw MembershipError.groupClosed(closed) }
+        let venue = catalog.venue(id: group.venueId)?.venue
+        if let task = upload.task { try await requireOpen(task, venue: venue, groupId: group.id) }
+        // A retry of an upload that already succeeded is answered without processing it again.
+        if let key = upload.idempotencyKey, let first = try await database.uploadedPhoto(playerId: player.id, groupId: group.id, key: key, now: clock()) {
+            guard first.photo.missionId == upload.task?.missionId, first.photo.taskId == upload.task?.taskId else { throw PhotoError.keyReused }
+            return first
+        }
+        let received: PhotoIngest.Stored
+        do {
+            received = try await ingest.store(upload.body, contentType: upload.contentType)
+        } catch {
+            throw Problem(unusableImage: error) ?? error
+        }
+        let (blob, header) = (received.blob, received.header)
+        let new = NewPhoto(
+            groupId: group.id, photographerId: player.id, missionId: upload.task?.missionId, taskId: upload.task?.taskId,
+            blob: blob, format: header.format.rawValue, width: header.orientedWidth, height: header.orientedHeight,
+            idempotencyKey: upload.idempotencyKey, choose: upload.choose
+        )
+        let added: (photo: Photo, created: Bool, held: Bool, events: [GroupEvent])
+        do {
+            added = try await database.addPhoto(new, venue: venue, now: clock())
+        } catch let error where error is MembershipError || error is PhotoError || error is PhotoRules.Refusal {
+            // The member left, staff closed the group or the mission locked again while the photo
+            // was processed, or a concurrent upload used the key for another task; the files go
+            // unless another photo has them.
+            try await files.removeUnused(blob, database: database)
+            throw error
+        }
+        let photo = added.photo
+        guard added.created else {
+            // A concurrent retry with the same key: when it brought other bytes, its files belong to no photo.
+            if photo.blob != blob { try await files.removeUnused(blob, database: database) }
+            return (photo, added.held)
+        }
+        logger.info(
+            added.held ? "photo held for review" : "photo added",
+            metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"]
+        )
+        hub.publish(added.events)
+        // After the answer: where the subject is, for collages to crop around (a photo without
+        // it is looked at when its collage is drawn), then the collages it changes.
+        background.enqueue { [ingest, database, collages, held = added.held] in
+            do {
+                try await database.setFocus(photoId: photo.id, try await ingest.focus(ofBlob: blob))
+            } catch {
+                logger.warning("subject of the photo not found: \(error)", metadata: ["photo": "\(photo.id)"])
+            }
+            if photo.task != nil, !held { collages.refresh(groupId: photo.groupId) }
+        }
+        return (photo, added.held)
+    }
+
+    /// The photographer or the group's creator deletes a photo; its files go unless another
+    /// photo has them.
+    func delete(_ photoId: String, by player: Player, logger: Logger) async throws {
+        let venue = try await database.currentGroup(of: player.id).flatMap { catalog.venue(id: $0.venueId)?.venue }
+        let deleted = try await database.deletePhoto(id: photoId, by: player.id, venue: venue, now: clock())
+        if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
+        logger.info("photo deleted", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
+        hub.publish(deleted.events)
+        if deleted.photo.task != nil { collages.refresh(groupId: deleted.photo.groupId) }
+    }
+
+    /// A member makes one of the task's photos its chosen one.
+    func choose(_ photoId: String, for task: GroupProgress.TaskKey, by player: Player, in group: Group) async throws {
+        let stored = try await database.choosePhoto(
+            groupId: group.id, task: task, photoId: photoId, by: player, venue: catalog.venue(id: group.venueId)?.venue, now: clock()
+        )
+        hub.publish(stored.events)
+        if stored.touchesCollage { collages.refresh(groupId: group.id) }
+    }
+
+    // MARK: Reading
+
+    /// A page of the group's album (`limit` photos at most, newest first), the group's collages,
+    /// and the player's own photos waiting for review.
+    func album(of groupId: String, seenBy player: Player, missionId: String?, before: String?, limit: Int) async throws
+        -> (photos: [Photo], collages: [CollageRecord], held: [Photo])
+    {
+        let photos = try await database.photos(groupId: groupId, missionId: missionId, before: before, limit: limit)
+        return (photos, try await collages.current(groupId: groupId), try await database.heldPhotos(groupId: groupId, photographerId: player.id))
+    }
+
+    /// The photo, when a signed URL names it or `viewer`'s group has it; one waiting for review
+    /// only for a signed URL (which went to its photographer alone) or its photographer.
+    func photo(_ id: String, signed: Bool, seenBy viewer: Player?) async throws -> Photo? {
+        if signed {
+            if let photo = try await database.photo(id: id) { return photo }
+        } else if let viewer, let photo = try await database.photo(id: id, seenBy: viewer.id) {
+            return photo
+        }
+        guard let held = try await database.heldPhoto(id: id) else { return nil }
+        return signed || held.photographerId == viewer?.id ? held : nil
+    }
+
+    /// A variant's file, opened to be sent a chunk at a time.
+    func file(_ variant: PhotoVariant, of photo: Photo) async throws -> StreamedFile {
+        try await files.opened(photo, variant)
+    }
+
+    /// The task is the venue's and its mission is unlocked for the group. The store checks the
+    /// lock again in the photo's own transaction; this only saves processing a refused photo.
+    private func requireOpen(_ task: GroupProgress.TaskKey, venue: Venue?, groupId: String) async throws {
+        let missionId = task.missionId
+        guard let venue, let mission = venue.mission(id: missionId) else {
+            throw Problem(.unprocessableContent, code: "unknown-mission", detail: "The venue has no mission '\(missionId.prefix(64))'.")
+        }
+        guard mission.task(id: task.taskId) != nil else {
+            throw Problem(.unprocessableContent, code: "unknown-task", detail: "Mission '\(missionId)' has no task '\(task.taskId.prefix(64))'.")
+        }
+        let progress = GroupProgress(venue: venue, doneTasks: try await database.taskPhotos(groupId: groupId).done)
+        guard progress.mission(missionId)?.isUnlocked == true else {
+            throw Problem(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when \(mission.after.joined(separator: ", ")) are complete.")
+        }
+    }
+}
