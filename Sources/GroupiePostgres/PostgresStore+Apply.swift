@@ -3,10 +3,10 @@ import GroupieCore
 import GroupieStorage
 import PostgresNIO
 
-// What a rule of Core decided, written in one statement: every mutation, the task picks, the
-// events numbered from their groups' rows, and their announcement. One round trip whatever the
-// decision, where a statement per mutation and per group's events kept the transaction open
-// while Groupie sent the next.
+// What a rule of Core decided, written in one statement: every mutation, the task picks and the
+// events numbered from their groups' rows, announced once the transaction commits
+// (`PostgresAnnouncer`). One round trip whatever the decision, where a statement per mutation
+// and per group's events kept the transaction open while Groupie sent the next.
 extension PostgresStore {
     /// The writes of one change, gathered from Core's decisions.
     struct Writes {
@@ -72,7 +72,9 @@ extension PostgresStore {
         let rows = try await connection.rows(Prepared<ApplyWrites>(now.timeIntervalSince1970, text), logger: logger)
         var stored: [String: [(seq: Int, data: String)]] = [:]
         for row in rows {
-            stored[try row.get(0, as: String.self), default: []].append((try row.get(1), try row.get(2)))
+            let groupId: String = try row.get(0), seq: Int = try row.get(1)
+            stored[groupId, default: []].append((seq, try row.get(2)))
+            PostgresAnnouncer.stored?.add(groupId: groupId, seq: seq)
         }
         // Rows by group in the order of their numbers: the group's events in the decision's order.
         return writes.events.flatMap { groupId, payloads in
@@ -157,10 +159,7 @@ extension PostgresStore {
                 ORDER BY event.position
                 RETURNING group_id, seq, data
             )
-            SELECT stored.group_id, stored.seq, stored.data
-            FROM stored, (SELECT COUNT(pg_notify('\(eventChannel)', newest.group_id || ' ' || newest.seq))
-                          FROM (SELECT group_id, MAX(seq) AS seq FROM stored GROUP BY group_id) AS newest) AS announced
-            ORDER BY stored.group_id, stored.seq
+            SELECT group_id, seq, data FROM stored ORDER BY group_id, seq
             """
     }
 }

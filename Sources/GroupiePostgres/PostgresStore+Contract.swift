@@ -105,9 +105,9 @@ extension PostgresStore {
                         try await connection.listen(on: Self.eventChannel) { notifications in
                             continuation.yield(.resumed)
                             for try await notification in notifications {
-                                let parts = notification.payload.split(separator: " ")
-                                guard parts.count == 2, let seq = Int(parts[1]) else { continue }
-                                continuation.yield(.committed(groupId: String(parts[0]), seq: seq))
+                                for (groupId, seq) in PostgresAnnouncer.announced(in: notification.payload) {
+                                    continuation.yield(.committed(groupId: groupId, seq: seq))
+                                }
                             }
                         }
                     }

@@ -31,6 +31,16 @@ extension PostgresStore {
         """
     }
 
+    public func newestEvents(of groupIds: [String]) async throws -> [String: Int] {
+        guard !groupIds.isEmpty else { return [:] }
+        var newest: [String: Int] = [:]
+        for row in try await statement("SELECT id, event_seq FROM play_group WHERE id = ANY(\(groupIds)) AND event_seq > 0") {
+            let (id, seq) = try row.decode((String, Int).self)
+            newest[id] = seq
+        }
+        return newest
+    }
+
     public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {
         let kinds = GroupEventKind.allCases.map(\.rawValue)
         return try await statement("""

@@ -20,6 +20,7 @@ public final class PostgresStore: GroupieStore {
     let pool: PostgresPool
     let logger: Logger
     let reachability: PostgresReachability
+    let announcer: PostgresAnnouncer
     let exclusiveSlots = Slots(4)
     /// The health check under way, which every caller meanwhile shares.
     let healthCheck = Mutex<Task<Bool, Never>?>(nil)
@@ -27,7 +28,8 @@ public final class PostgresStore: GroupieStore {
     /// The pool's client now: another replaces it when PostgreSQL is found down.
     var client: PostgresClient { pool.client }
 
-    /// The channel of `NOTIFY`: a payload is `<group id> <seq>`, the group's newest event.
+    /// The channel of `NOTIFY`: a payload is lines of `<group id> <seq>`, each a group's newest
+    /// event (`PostgresAnnouncer`).
     public static let eventChannel = "groupie_events"
 
     public var backend: String { "postgresql" }
@@ -199,6 +201,7 @@ public final class PostgresStore: GroupieStore {
         let pool = PostgresPool(configuration: url.configuration, logger: logger)
         self.pool = pool
         self.logger = logger
+        announcer = PostgresAnnouncer(pool: pool, logger: logger)
         reachability = PostgresReachability(url: url, logger: logger, onDown: { pool.replace() }, onUp: { pool.replace() })
     }
 
@@ -282,7 +285,7 @@ public final class PostgresStore: GroupieStore {
         while true {
             attempt += 1
             do {
-                return try await transaction("BEGIN", body)
+                return try await announcer.announcing { try await transaction("BEGIN", body) }
             } catch let error as PSQLError where attempt < 8 && Self.isRetryable(error) {
                 logger.debug("PostgreSQL transaction retried after \(error.serverInfo?[.sqlState] ?? "?")")
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))

@@ -47,6 +47,17 @@ extension GroupieDatabase {
     static let knownKinds = GroupEventKind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
     /// The group's events after `seq`, oldest first, at most `limit`.
+    public func newestEvents(of groupIds: [String]) async throws -> [String: Int] {
+        guard !groupIds.isEmpty else { return [:] }
+        return try await lookupOne { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT group_id, MAX(seq) AS seq FROM group_event WHERE group_id IN (\(databaseQuestionMarks(count: groupIds.count))) GROUP BY group_id",
+                arguments: StatementArguments(groupIds)
+            )
+            return Dictionary(rows.map { ($0["group_id"], $0["seq"]) }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
     public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {
         try await lookupOne { db in
             try Row.fetchAll(

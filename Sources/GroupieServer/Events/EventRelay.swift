@@ -8,13 +8,16 @@ import ServiceLifecycle
 /// over yet are read from the database. Only a shared store (PostgreSQL) announces anything.
 ///
 /// Streams drop what they already sent and read what they are missing, so an announcement that
-/// comes twice or late changes nothing; after `.resumed` every listened group is looked at.
+/// comes twice or late changes nothing; after `.resumed` every listened group is looked at, and
+/// every `sweep` the listened groups' newest events are read at once, so that an announcement
+/// lost with the instance that was to send it (it crashed after its commit) is made good.
 struct EventRelay: Service {
     let database: any GroupieStore
     let hub: EventHub
     let logger: Logger
     /// Events read per announcement at most; a stream reads a longer gap itself.
     static let batch = 64
+    var sweep: Duration = .seconds(5)
 
     func run() async throws {
         guard let announcements = database.eventAnnouncements() else {
@@ -22,13 +25,36 @@ struct EventRelay: Service {
             try await gracefulShutdown()
             return
         }
-        for await announcement in announcements.cancelOnGracefulShutdown() {
-            switch announcement {
-            case .committed(let groupId, let seq):
-                await relay(groupId: groupId, upTo: seq)
-            case .resumed:
-                for groupId in hub.listenedGroups { await relay(groupId: groupId, upTo: Int.max) }
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: sweep)
+                    if Task.isCancelled { break }
+                    await lookAtNewest()
+                }
             }
+            for await announcement in announcements.cancelOnGracefulShutdown() {
+                switch announcement {
+                case .committed(let groupId, let seq):
+                    await relay(groupId: groupId, upTo: seq)
+                case .resumed:
+                    for groupId in hub.listenedGroups { await relay(groupId: groupId, upTo: Int.max) }
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Relays what the listened groups stored and no announcement told of.
+    func lookAtNewest() async {
+        let groups = hub.listenedGroups
+        guard !groups.isEmpty else { return }
+        do {
+            for (groupId, seq) in try await database.newestEvents(of: groups) where seq > hub.newestPublished(groupId: groupId) {
+                await relay(groupId: groupId, upTo: seq)
+            }
+        } catch {
+            logger.warning("cannot look at the newest events of the groups listened to: \(error)")
         }
     }
 

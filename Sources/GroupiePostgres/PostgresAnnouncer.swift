@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Tells every instance which groups have new events, once the transaction that stored them
+/// has committed. A `NOTIFY` inside the writing transaction would hold PostgreSQL's one lock on
+/// the notification queue through that transaction's flush to disk, so that every write of
+/// every instance committed one after another, at the disk's flush rate. Sent afterwards, in
+/// batches that gather what committed meanwhile, a notification's own commit waits for no
+/// flush: what it announces is on disk already. An announcement lost with a crashed instance
+/// is made good by `EventRelay`'s look at the newest events every few seconds.
+final class PostgresAnnouncer: Sendable {
+    /// The newest event of each group the running transaction stored, announced when it commits.
+    @TaskLocal static var stored: Newest?
+
+    final class Newest: Sendable {
+        let seqs = Mutex<[String: Int]>([:])
+
+        func add(groupId: String, seq: Int) {
+            seqs.withLock { $0[groupId] = max($0[groupId] ?? 0, seq) }
+        }
+    }
+
+    private struct State {
+        var pending: [String: Int] = [:]
+        var sending = false
+    }
+
+    private let state = Mutex(State())
+    private let pool: PostgresPool
+    private let logger: Logger
+
+    init(pool: PostgresPool, logger: Logger) {
+        self.pool = pool
+        self.logger = logger
+    }
+
+    /// Runs `body` (one attempt at a transaction), then announces what it stored once it returns.
+    func announcing<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        let newest = Newest()
+        let value = try await Self.$stored.withValue(newest) { try await body() }
+        announce(newest.seqs.withLock { $0 })
+        return value
+    }
+
+    func announce(_ seqs: [String: Int]) {
+        guard !seqs.isEmpty else { return }
+        let start = state.withLock { state in
+            state.pending.merge(seqs, uniquingKeysWith: max)
+            defer { state.sending = true }
+            return !state.sending
+        }
+        // One sender at a time: what commits while it sends goes in its next batch.
+        if start { Task { await drain() } }
+    }
+
+    private func drain() async {
+        while let batch = state.withLock({ state -> [String: Int]? in
+            guard !state.pending.isEmpty else {
+                state.sending = false
+                return nil
+            }
+            defer { state.pending = [:] }
+            return state.pending
+        }) {
+            for payload in Self.payloads(batch) {
+                do {
+                    try await pool.client.withConnection { connection in
+                        try await connection.run(
+                            "SELECT set_config('synchronous_commit', 'off', true), pg_notify(\(PostgresStore.eventChannel), \(payload))", logger: logger
+                        )
+                    }
+                } catch {
+                    logger.warning("cannot announce committed events to the other instances: \(error)")
+                }
+            }
+        }
+    }
+
+    /// Lines of `<group id> <seq>`, in payloads under PostgreSQL's limit of 8,000 bytes.
+    static func payloads(_ seqs: [String: Int]) -> [String] {
+        var payloads: [String] = [], current = ""
+        for (groupId, seq) in seqs.sorted(by: { $0.key < $1.key }) {
+            let line = "\(groupId) \(seq)"
+            if !current.isEmpty, current.utf8.count + 1 + line.utf8.count > 7_000 {
+                payloads.append(current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : "\n") + line
+        }
+        if !current.isEmpty { payloads.append(current) }
+        return payloads
+    }
+
+    /// The groups and newest events a payload announces.
+    static func announced(in payload: String) -> [(groupId: String, seq: Int)] {
+        payload.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let seq = Int(parts[1]) else { return nil }
+            return (String(parts[0]), seq)
+        }
+    }
+}
