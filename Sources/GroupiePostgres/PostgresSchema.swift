@@ -300,13 +300,22 @@ enum PostgresSchema {
             CREATE TRIGGER visit_event_stored AFTER INSERT ON group_event FOR EACH ROW
                 WHEN (NEW.type IN ('photo-added', 'task-done', 'mission-completed')) EXECUTE FUNCTION visit_event();
             """),
-        (2, "the newest event's number on its group's row", """
+        (2, "the newest event's number on its group's row, and the parts of a change's writes", """
             -- Events are numbered from here rather than by reading the newest, and a change that
             -- waited for the group's row sees at once whether another one committed meanwhile.
             ALTER TABLE play_group ADD COLUMN event_seq bigint NOT NULL DEFAULT 0;
             UPDATE play_group SET event_seq = newest.seq
                 FROM (SELECT group_id, MAX(seq) AS seq FROM group_event GROUP BY group_id) AS newest
                 WHERE play_group.id = newest.group_id;
+            -- The objects of a part of a change's writes (`PostgresStore.ApplyWrites`), which
+            -- hold one or a few: PostgreSQL, told so, finds each row written by its key. A
+            -- guess of a hundred, as for any function it cannot see into, had it read whole
+            -- tables to match them.
+            CREATE FUNCTION groupie_writes(document jsonb, part text) RETURNS SETOF jsonb
+                LANGUAGE plpgsql IMMUTABLE ROWS 1 AS $$
+            BEGIN
+                RETURN QUERY SELECT jsonb_array_elements(COALESCE(document -> part, '[]'::jsonb));
+            END $$;
             """),
     ]
 

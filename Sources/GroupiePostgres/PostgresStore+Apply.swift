@@ -114,7 +114,7 @@ extension PostgresStore {
             WITH writes AS (SELECT $2::jsonb AS document),
             ended AS (
                 UPDATE membership SET left_at = $1
-                FROM writes, jsonb_to_recordset(writes.document -> 'ended') AS gone(group_id text, player_id text)
+                FROM writes, groupie_writes(writes.document, 'ended') AS gone_object, jsonb_to_record(gone_object) AS gone(group_id text, player_id text)
                 WHERE membership.group_id = gone.group_id AND membership.player_id = gone.player_id AND membership.left_at IS NULL
                 RETURNING 1
             ),
@@ -122,7 +122,7 @@ extension PostgresStore {
                 -- After the memberships that end: a player is in one group at a time.
                 INSERT INTO membership (group_id, player_id, joined_at)
                 SELECT joining.group_id, joining.player_id, $1
-                FROM writes, jsonb_to_recordset(writes.document -> 'added') AS joining(group_id text, player_id text)
+                FROM writes, groupie_writes(writes.document, 'added') AS joining_object, jsonb_to_record(joining_object) AS joining(group_id text, player_id text)
                 WHERE (SELECT COUNT(*) FROM ended) >= 0
                 RETURNING 1
             ),
@@ -131,32 +131,32 @@ extension PostgresStore {
                     creator_id = CASE WHEN change.sets_creator THEN change.creator_id ELSE play_group.creator_id END,
                     closed_at = COALESCE(change.closed_at, play_group.closed_at),
                     closed_reason = CASE WHEN change.closed_at IS NOT NULL THEN change.reason ELSE play_group.closed_reason END
-                FROM writes, jsonb_to_recordset(writes.document -> 'groups')
-                    AS change(group_id text, events bigint, sets_creator boolean, creator_id text, closed_at double precision, reason text)
+                FROM writes, groupie_writes(writes.document, 'groups') AS change_object,
+                    jsonb_to_record(change_object) AS change(group_id text, events bigint, sets_creator boolean, creator_id text, closed_at double precision, reason text)
                 WHERE play_group.id = change.group_id
                 RETURNING play_group.id, play_group.event_seq
             ),
             renamed AS (
                 UPDATE player SET name = renaming.name
-                FROM writes, jsonb_to_recordset(writes.document -> 'renamed') AS renaming(id text, name text)
+                FROM writes, groupie_writes(writes.document, 'renamed') AS renaming_object, jsonb_to_record(renaming_object) AS renaming(id text, name text)
                 WHERE player.id = renaming.id
                 RETURNING 1
             ),
             picked AS (
                 INSERT INTO task_choice (group_id, mission_id, task_id, photo_id)
                 SELECT pick.group_id, pick.mission_id, pick.task_id, pick.photo_id
-                FROM writes, jsonb_to_recordset(writes.document -> 'picks') AS pick(group_id text, mission_id text, task_id text, photo_id text)
+                FROM writes, groupie_writes(writes.document, 'picks') AS pick_object, jsonb_to_record(pick_object) AS pick(group_id text, mission_id text, task_id text, photo_id text)
                 ON CONFLICT (group_id, mission_id, task_id) DO UPDATE SET photo_id = excluded.photo_id
                 RETURNING 1
             ),
             stored AS (
                 INSERT INTO group_event (group_id, seq, type, data, created_at)
                 SELECT event.group_id, touched.event_seq - event.back, event.type, \(erasureChecked("event.data")), $1
-                FROM writes, ROWS FROM (jsonb_to_recordset(writes.document -> 'events') AS (group_id text, type text, data text, back bigint))
-                    WITH ORDINALITY AS event(group_id, type, data, back, position)
+                FROM writes, groupie_writes(writes.document, 'events') WITH ORDINALITY AS listed(object, position),
+                    jsonb_to_record(listed.object) AS event(group_id text, type text, data text, back bigint)
                 JOIN touched ON touched.id = event.group_id
                 -- In the decision's order: the numbers' triggers read each event after those before it.
-                ORDER BY event.position
+                ORDER BY listed.position
                 RETURNING group_id, seq, data
             )
             SELECT group_id, seq, data FROM stored ORDER BY group_id, seq
