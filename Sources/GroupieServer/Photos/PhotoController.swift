@@ -64,10 +64,10 @@ struct PhotoController {
         let venue = catalog.venue(id: group.venueId)?.venue
         do {
             (photo, created, held, stored) = try await database.addPhoto(new, venue: venue, now: clock())
-        } catch let error where error is MembershipError || error is PhotoError || error is PhotoRules.Refusal {
+        } catch let error where error is MembershipError || error is PhotoError || error is PhotoRules.Refusal || error is StorageFull {
             // The member left, staff closed the group or the mission locked again while the photo
-            // was processed, or a concurrent upload used the key for another task; the files go
-            // unless another photo has them.
+            // was processed, a concurrent upload used the key for another task, or the database's
+            // disk had no room for the row; the files go unless another photo has them.
             try await files.removeUnused(blob, database: database)
             throw error
         }
