@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: [
         .target(name: "GroupieCore"),
@@ -99,6 +100,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             resources: [.copy("Resources/openapi.yaml"), .copy("Resources/templates")]
         ),

@@ -51,3 +51,35 @@ extension GroupieDatabase {
         return try DatabaseQueue(path: path, configuration: reading)
     }
 }
+
+/// What `groupie doctor` reads of a SQLite database file, without writing to it.
+public struct SQLiteHealth: Sendable {
+    /// `wal` for a file a Groupie server has opened.
+    public var journalMode: String
+    /// `PRAGMA quick_check`: "ok" when the file is sound.
+    public var quickCheck: String
+    /// Whether the file has migrations this Groupie does not know (a newer Groupie's), and
+    /// whether it lacks some that this one would apply at start.
+    public var isNewer: Bool
+    public var needsMigration: Bool
+}
+
+extension GroupieDatabase {
+    public static func health(ofFileAt path: String) throws -> SQLiteHealth {
+        do {
+            let file = try readOnly(path)
+            defer { try? file.close() }
+            return try file.read { db in
+                let applied = try db.tableExists("grdb_migrations") ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
+                let known = Set(migrator.migrations)
+                return SQLiteHealth(
+                    journalMode: try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?",
+                    quickCheck: try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "?",
+                    isNewer: !applied.isSubset(of: known), needsMigration: !known.isSubset(of: applied)
+                )
+            }
+        } catch let error as DatabaseError {
+            throw DatabaseFileError.unreadable(path, error.message ?? "\(error.resultCode)")
+        }
+    }
+}
