@@ -1,5 +1,6 @@
 import Foundation
 import GroupieServer
+@testable import GroupieSQLite
 import GroupieStorage
 import GroupieTestSupport
 import HTTPTypes
@@ -97,5 +98,38 @@ struct FullDiskTests {
             #expect(again.status == .created, "\(stored)")
             #expect(PhotoRouteTests.blobFiles(running).count == filesBefore.count + 4)
         }
+    }
+
+    @Test(
+        "A database write that finds the disk full throws StorageFull and leaves nothing; the writes before and after it are kept",
+        .enabled(if: canMount, "mounting a small file system (tmpfs) is refused to this process")
+    )
+    func databaseFull() async throws {
+        let small = try ScratchFolder.make("groupie-full-database")
+        defer { try? FileManager.default.removeItem(atPath: small) }
+        #expect(try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", small]) == 0)
+        defer { _ = try? Self.run("/bin/umount", ["-l", small]) }
+        let database = try GroupieDatabase.open(atPath: small + "/groupie.sqlite")
+        let filler = try Self.fill(small, leaving: 64 << 10)
+        var stored: [String] = []
+        var full: StorageFull?
+        // Each player carries 16 KiB, so that the last free pages go within a few writes.
+        for index in 0..<64 where full == nil {
+            do {
+                let hash = Data((0..<16_384).map { _ in UInt8.random(in: 0...255) })
+                stored.append(try await database.createPlayer(name: "P\(index)", language: nil, tokenHash: hash, now: Date()).id)
+            } catch let error as StorageFull {
+                full = error
+            }
+        }
+        #expect(full != nil, "a write found the disk full after \(stored.count) writes")
+        #expect(try await database.counts().players == stored.count, "the refused write left no row")
+
+        try FileManager.default.removeItem(atPath: filler)
+        let after = try await database.createPlayer(name: "After", language: nil, tokenHash: Data("after".utf8), now: Date())
+        for id in stored + [after.id] {
+            #expect(try await database.player(id: id) != nil)
+        }
+        #expect(try await database.integrityCheck() == "ok")
     }
 }
