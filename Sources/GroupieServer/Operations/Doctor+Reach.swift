@@ -13,7 +13,7 @@ extension Doctor {
         let local = URL(string: "http://127.0.0.1:\(configuration.port)/healthz")!
         let expected: Set<String>
         var listener: ProbeListener?
-        if let answer = await Self.fetch(local), let instance = answer.instance {
+        if case .success(let answer) = await Self.fetch(local), let instance = answer.instance {
             // A running server; any instance that shares this data folder will do.
             expected = Set(DataRestore.runningInstances(in: configuration.dataDirectory) + [instance])
         } else {
@@ -26,8 +26,14 @@ extension Doctor {
             expected = [token]
         }
         defer { listener?.stop() }
-        guard let answer = await Self.fetch(publicURL) else {
-            return [.failure("The public URL \(base) does not reach this server (no answer from \(publicURL.absoluteString)): phones that scan the QR codes would find nothing.")]
+        // Once more after a failure: a busy machine may miss one answer.
+        var fetched = await Self.fetch(publicURL)
+        if case .failure = fetched { fetched = await Self.fetch(publicURL) }
+        let answer: (status: Int, instance: String?)
+        switch fetched {
+        case .success(let got): answer = got
+        case .failure(let error):
+            return [.failure("The public URL \(base) does not reach this server (\(publicURL.absoluteString): \(error.description)): phones that scan the QR codes would find nothing.")]
         }
         guard let instance = answer.instance, expected.contains(instance) else {
             return [.failure("The public URL \(base) reaches another server (it answered \(answer.status) without this server's mark): QR codes would lead elsewhere.")]
@@ -35,19 +41,21 @@ extension Doctor {
         return [.ok("The public URL \(base) reaches this server.")]
     }
 
-    /// A GET of `url` within a few seconds: its status and `Groupie-Instance` header, or nil
-    /// when nothing answers.
-    static func fetch(_ url: URL) async -> (status: Int, instance: String?)? {
+    /// A GET of `url` within seconds: its status and `Groupie-Instance` header, or why nothing
+    /// answered.
+    static func fetch(_ url: URL) async -> Result<(status: Int, instance: String?), OperationFailure> {
         var request = URLRequest(url: url)
-        request.timeoutInterval = 5
+        request.timeoutInterval = 10
         return await withCheckedContinuation { continuation in
             let configuration = URLSessionConfiguration.ephemeral
-            configuration.timeoutIntervalForRequest = 5
-            configuration.timeoutIntervalForResource = 8
+            configuration.timeoutIntervalForRequest = 10
+            configuration.timeoutIntervalForResource = 15
             let session = URLSession(configuration: configuration)
-            session.dataTask(with: request) { _, response, _ in
-                guard let response = response as? HTTPURLResponse else { return continuation.resume(returning: nil) }
-                continuation.resume(returning: (response.statusCode, response.value(forHTTPHeaderField: "Groupie-Instance")))
+            session.dataTask(with: request) { _, response, error in
+                guard let response = response as? HTTPURLResponse else {
+                    return continuation.resume(returning: .failure(OperationFailure(error.map { $0.localizedDescription } ?? "no answer")))
+                }
+                continuation.resume(returning: .success((response.statusCode, response.value(forHTTPHeaderField: "Groupie-Instance"))))
             }.resume()
             session.finishTasksAndInvalidate()
         }
