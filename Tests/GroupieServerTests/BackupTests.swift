@@ -169,6 +169,19 @@ struct BackupTests {
         }
         let holding = try await CommandLineTests.run(["restore", backup, "--data", data])
         #expect(holding.status != 0 && holding.errors.contains("holds a data folder already"), "\(holding.errors)")
+        // Stopped, it is replaced when asked, and kept beside.
+        let replaced = try await CommandLineTests.run(["restore", backup, "--data", data, "--replace"])
+        #expect(replaced.status == 0, "\(replaced.errors)")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: server.root).filter { $0.hasPrefix("data.before-restore-") }
+        #expect(kept.count == 1 && FileManager.default.fileExists(atPath: server.root + "/" + (kept.first ?? "") + "/groupie.sqlite"))
+        #expect(try GroupieDatabase.integrityCheck(ofFileAt: data + "/groupie.sqlite") == "ok")
+
+        // A folder that holds other files is no place for a backup.
+        try FileManager.default.createDirectory(atPath: server.root + "/other", withIntermediateDirectories: true)
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: server.root + "/other/notes.txt"))
+        let elsewhere = try await CommandLineTests.run(["backup", server.root + "/other", "--data", data])
+        #expect(elsewhere.status != 0 && elsewhere.errors.contains("holds files that are not a Groupie backup"), "\(elsewhere.errors)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.root + "/other") == ["notes.txt"])
 
         // One byte of one photo file changed: refused, naming the file, and nothing written.
         let manifest = try #require(FileManager.default.contents(atPath: backup + "/manifest.json"))
