@@ -13,11 +13,13 @@ public struct StorageFull: Error, CustomStringConvertible {
         if error is StorageFull { return true }
         if let error = error as? POSIXError { return [.ENOSPC, .EDQUOT, .EFBIG].contains(error.code) }
         if let error = error as? CocoaError, error.code == .fileWriteOutOfSpace { return true }
+        // Read before bridging: an NSError made of a Swift error keeps no message of its own.
+        if mentionsFullDisk(String(describing: error)) { return true }
         let error = error as NSError
         if error.domain == NSPOSIXErrorDomain, [ENOSPC, EDQUOT, EFBIG].contains(Int32(error.code)) { return true }
         if error.domain == NSCocoaErrorDomain, error.code == CocoaError.fileWriteOutOfSpace.rawValue { return true }
         if let underlying = error.userInfo[NSUnderlyingErrorKey] as? any Error, isOutOfSpace(underlying) { return true }
-        return mentionsFullDisk(String(describing: error))
+        return mentionsFullDisk(error.localizedDescription)
     }
 
     /// The system's own words for ENOSPC, EDQUOT and EFBIG, as C libraries pass them on.

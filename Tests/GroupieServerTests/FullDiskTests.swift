@@ -62,7 +62,7 @@ struct FullDiskTests {
         try await running.test { client in
             let ada = try await client.newPlayer("Ada")
             let group = try await client.newGroup(by: ada)
-            let (first, body) = try await PhotoRouteTests.upload(client, other, as: ada, group: group.id)
+            let (first, body) = try await PhotoRouteTests.upload(client, other, as: ada, group: group.id, query: "?mission=sharks&task=shark")
             #expect(first.status == .created)
             let photoId = try #require((body["photo"] as? [String: Any])?["id"] as? String)
             let filesBefore = PhotoRouteTests.blobFiles(running)
@@ -92,8 +92,15 @@ struct FullDiskTests {
             #expect(PhotoRouteTests.blobFiles(running) == filesBefore, "no photo file of the refused upload stays")
             #expect(PhotoRouteTests.temporaryFiles(running).isEmpty, "no temporary file stays")
 
-            // Room again: the same upload goes through, without a restart.
+            // No room at all: a collage not drawn yet cannot be, and is drawn once there is room.
             try FileManager.default.removeItem(atPath: tighter)
+            let none = try Self.fill(small, leaving: 0)
+            let collage = "/api/v1/groups/\(group.id)/missions/sharks/collage.jpg?size=1024"
+            #expect(try await PhotoRouteTests.bytes(client, collage, headers: ada.auth).0 == .serviceUnavailable)
+            try FileManager.default.removeItem(atPath: none)
+            #expect(try await PhotoRouteTests.bytes(client, collage, headers: ada.auth).0 == .ok, "drawn at once, not 10 minutes later")
+
+            // Room again: the same upload goes through, without a restart.
             let (again, stored) = try await PhotoRouteTests.upload(client, large, as: ada, group: group.id)
             #expect(again.status == .created, "\(stored)")
             #expect(PhotoRouteTests.blobFiles(running).count == filesBefore.count + 4)
