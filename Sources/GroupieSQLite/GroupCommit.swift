@@ -35,8 +35,17 @@ final class GroupCommit: Sendable {
     }
 
     /// Runs `body` in a transaction shared with the writes waiting now, and returns its result
-    /// once that transaction has committed.
+    /// once that transaction has committed. A disk too full for it throws `StorageFull`: SQLite
+    /// has rolled it back, and the next write that fits goes through.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await enqueue(body)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw StorageFull("the database's disk is full (\(error.message ?? "SQLITE_FULL"))")
+        }
+    }
+
+    private func enqueue<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
             let startsDrain = queue.withLock { queue in
                 queue.waiting.append(Waiting(run: { db in

@@ -39,6 +39,21 @@ public enum TestPostgres {
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Runs the SQL file at `path` with `psql`, stopping at its first error.
+    public static func psql(_ url: String, file path: String) async throws {
+        let (status, _, errors) = try await offPool { try run("/usr/bin/env", ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-f", path]) }
+        guard status == 0 else { throw Failure(description: "psql -f \(path) failed: \(errors)") }
+    }
+
+    /// Runs PostgreSQL's client tool `tool` (`pg_dump`, `pg_restore`) with `arguments`; returns
+    /// its output, or throws with its errors.
+    @discardableResult
+    public static func tool(_ tool: String, _ arguments: [String]) async throws -> String {
+        let (status, output, errors) = try await offPool { try run("/usr/bin/env", [tool] + arguments) }
+        guard status == 0 else { throw Failure(description: "\(tool) failed: \(errors)") }
+        return output
+    }
+
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }

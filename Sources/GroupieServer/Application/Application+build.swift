@@ -178,7 +178,8 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
 
     SystemController(
         database: dependencies.database, catalog: dependencies.catalog,
-        metrics: GroupieMetrics.registry, openAPIDocument: try OpenAPIDocument.load()
+        metrics: GroupieMetrics.registry, openAPIDocument: try OpenAPIDocument.load(),
+        instance: dependencies.blobs.temporary.instance
     ).addRoutes(to: router)
     let clock = configuration.clock
     let links = JoinLinks(baseURL: configuration.resolvedPublicBaseURL)

@@ -189,7 +189,8 @@ actor CollageService {
         do {
             return try await task.value
         } catch {
-            rememberFailure(path, at: now)
+            // A full disk is no fault of the picture: it is drawn as soon as there is room.
+            if !StorageFull.isOutOfSpace(error) { rememberFailure(path, at: now) }
             throw error
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GroupieContent
 import GroupieStorage
+import HTTPTypes
 import Hummingbird
 import Prometheus
 
@@ -10,6 +11,9 @@ struct SystemController {
     let catalog: VenueCatalog
     let metrics: PrometheusCollectorRegistry
     let openAPIDocument: ByteBuffer
+    /// This running instance's name (its temporary folder's), sent with `/healthz` so that
+    /// `groupie doctor` can tell that the public URL leads here.
+    let instance: String
 
     struct Health: Encodable {
         var status: String
@@ -30,6 +34,7 @@ struct SystemController {
         var response = try context.responseEncoder.encode(health, from: request, context: context)
         response.status = databaseUp ? .ok : .serviceUnavailable
         response.headers[.cacheControl] = "no-store"
+        response.headers[.groupieInstance] = instance
         return response
     }
 
@@ -68,4 +73,8 @@ struct SystemController {
     func openAPI(_ request: Request, context: GroupieRequestContext) async throws -> Response {
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"], body: .init(byteBuffer: openAPIDocument))
     }
+}
+
+extension HTTPField.Name {
+    static let groupieInstance = Self("Groupie-Instance")!
 }

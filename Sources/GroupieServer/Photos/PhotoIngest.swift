@@ -27,8 +27,17 @@ struct PhotoIngest: Sendable {
     }
 
     /// Throws `Problem`s about the body, `PhotoProcessor.Failure` and `ServedOriginal.Malformed`
-    /// about the image.
+    /// about the image, and `StorageFull` when the disk has no room for it: then neither its
+    /// temporary files nor any of its stored ones stay behind.
     func store(_ body: RequestBody, contentType: String?) async throws -> Stored {
+        do {
+            return try await receiveAndStore(body, contentType: contentType)
+        } catch let error where !(error is Problem) && StorageFull.isOutOfSpace(error) {
+            throw StorageFull("no room for a photo in \(blobs.directory): \(error)")
+        }
+    }
+
+    private func receiveAndStore(_ body: RequestBody, contentType: String?) async throws -> Stored {
         let base = blobs.temporaryDirectory + "/" + UUID().uuidString
         let temporaryFiles = [base, base + "-display.jpg", base + "-thumb.jpg", base + "-served"]
         defer { for file in temporaryFiles { try? FileManager.default.removeItem(atPath: file) } }
@@ -54,11 +63,17 @@ struct PhotoIngest: Sendable {
             )
             try processor.makeDerivative(.display, of: base, to: base + "-display.jpg")
             try processor.makeDerivative(.thumb, of: base, to: base + "-thumb.jpg")
-            // Files are durable before the row that points at them commits.
-            try blobs.store(base + "-display.jpg", blob: blob, variant: PhotoVariant.display.suffix)
-            try blobs.store(base + "-thumb.jpg", blob: blob, variant: PhotoVariant.thumb.suffix)
-            try blobs.store(base + "-served", blob: blob, variant: PhotoVariant.served(header.format).suffix)
-            try blobs.store(base, blob: blob, variant: PhotoVariant.received(header.format).suffix)
+            // Files are durable before the row that points at them commits; a photo that cannot
+            // have all of them keeps none.
+            do {
+                try blobs.store(base + "-display.jpg", blob: blob, variant: PhotoVariant.display.suffix)
+                try blobs.store(base + "-thumb.jpg", blob: blob, variant: PhotoVariant.thumb.suffix)
+                try blobs.store(base + "-served", blob: blob, variant: PhotoVariant.served(header.format).suffix)
+                try blobs.store(base, blob: blob, variant: PhotoVariant.received(header.format).suffix)
+            } catch {
+                blobs.removeFiles(of: blob)
+                throw error
+            }
             return header
         }
         return Stored(blob: blob, header: header)
@@ -88,8 +103,12 @@ struct PhotoIngest: Sendable {
             from: try original ?? Data(contentsOf: URL(fileURLWithPath: input)), format: header.format,
             orientation: header.orientation, width: header.width, height: header.height
         )
-        guard FileManager.default.createFile(atPath: output, contents: served, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: output])
+        // Written through a handle, so that a full disk is told as such.
+        guard FileManager.default.createFile(atPath: output, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        defer { try? handle.close() }
+        try handle.write(contentsOf: served)
     }
 }

@@ -57,7 +57,7 @@ struct PhotoService: Sendable {
         let added: (photo: Photo, created: Bool, held: Bool, events: [GroupEvent])
         do {
             added = try await database.addPhoto(new, venue: venue, now: clock())
-        } catch let error where error is MembershipError || error is PhotoError || error is PhotoRules.Refusal {
+        } catch let error where error is MembershipError || error is PhotoError || error is PhotoRules.Refusal || error is StorageFull {
             // The member left, staff closed the group or the mission locked again while the photo
             // was processed, or a concurrent upload used the key for another task; the files go
             // unless another photo has them.

@@ -14,7 +14,7 @@ enum UploadReceiver {
     static func receive(_ body: RequestBody, contentType: String?, to path: String, limit: Int, fileIO: FileIO) async throws -> (sha256: String, size: Int) {
         let handle = try await fileIO.run {
             guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
             }
             return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         }

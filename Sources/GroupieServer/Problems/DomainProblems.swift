@@ -38,6 +38,7 @@ extension Problem {
                 )
             case .photoNotFound: self = .notFound("photo-not-found", "There is no such photo among your group's.")
             }
+        case is StorageFull: self = .insufficientStorage
         default:
             return nil
         }
@@ -69,4 +70,11 @@ extension Problem {
             self.init(.unprocessableContent, code: "unreadable-image", detail: "The photo cannot be read; it may be truncated or damaged.")
         }
     }
+
+    /// The data folder's disk is full: nothing of the request was kept, and the same request
+    /// succeeds once the operator has made room (the server needs no restart).
+    static let insufficientStorage = Problem(
+        HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "insufficient-storage",
+        detail: "The server's disk is full, so nothing was stored. Try again later.", headers: [.retryAfter: "60"]
+    )
 }

@@ -32,7 +32,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
 
     private func answer(_ error: any Error, request: Request, context: Context) throws -> Response {
         if let refusal = Problem(refusal: error) {
-            log(refusal, request: request, context: context)
+            // A server-side refusal (a full disk) is logged with its cause: which write found no room.
+            log(refusal, request: request, context: context, cause: refusal.status.code >= 500 ? error : nil)
             return try refusal.response(from: request, context: context)
         }
         switch error {
@@ -84,9 +85,11 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         Problem(error.status, code: code(for: error.status), detail: error.body ?? detail(for: error.status, request: request), headers: error.headers)
     }
 
-    private func log(_ problem: Problem, request: Request, context: Context) {
+    private func log(_ problem: Problem, request: Request, context: Context, cause: (any Error)? = nil) {
         let level: Logger.Level = problem.status.code >= 500 ? .error : .notice
-        context.logger.log(level: level, "\(problem.status.code) \(problem.code): \(problem.detail)", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
+        var metadata: Logger.Metadata = ["method": "\(request.method)", "path": "\(request.uri.path)"]
+        if let cause { metadata["cause"] = "\(cause)" }
+        context.logger.log(level: level, "\(problem.status.code) \(problem.code): \(problem.detail)", metadata: metadata)
     }
 
     static func code(for status: HTTPResponse.Status) -> String {

@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import GroupieStorage
+
+/// Copies of the database for `groupie backup` and `groupie restore`.
+extension GroupieDatabase {
+    /// Copies the Groupie database at `source` into a new file at `destination` while a server
+    /// may go on writing it: SQLite's online backup (GRDB's `backup(to:)`) in one step, which
+    /// reads one snapshot, so the copy holds exactly the transactions committed before it began
+    /// (in WAL mode the writer is not held up meanwhile). The source is only read, never
+    /// migrated: the server that writes it may be of another version. Returns the names of the
+    /// migrations the copy has.
+    public static func backup(from source: String, to destination: String) throws -> [String] {
+        guard FileManager.default.fileExists(atPath: source) else { throw DatabaseFileError.unreadable(source, "there is no such file") }
+        do {
+            let file = try readOnly(source)
+            defer { try? file.close() }
+            let copy = try DatabaseQueue(path: destination)
+            try file.backup(to: copy)
+            let (check, applied) = try copy.read { db in
+                let check = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? ""
+                let applied = try db.tableExists("grdb_migrations") ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
+                return (check, applied)
+            }
+            try copy.close()
+            guard check == "ok" else { throw DatabaseFileError.unreadable(source, "its copy fails SQLite's check: \(check)") }
+            guard let first = migrator.migrations.first, applied.contains(first) else { throw DatabaseFileError.notGroupie(source) }
+            return applied
+        } catch let error as DatabaseError {
+            throw DatabaseFileError.unreadable(source, error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    /// SQLite's `PRAGMA integrity_check` of the file at `path`, opened read-only: "ok" when it
+    /// is sound. What `groupie restore` asks of a restored copy before it takes its place.
+    public static func integrityCheck(ofFileAt path: String) throws -> String {
+        do {
+            let file = try readOnly(path)
+            defer { try? file.close() }
+            return try file.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
+        } catch let error as DatabaseError {
+            throw DatabaseFileError.unreadable(path, error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    /// The file at `path`, opened only to read, waiting a while for a writer's lock.
+    static func readOnly(_ path: String) throws -> DatabaseQueue {
+        var reading = Configuration()
+        reading.readonly = true
+        reading.busyMode = .timeout(10)
+        return try DatabaseQueue(path: path, configuration: reading)
+    }
+}
+
+/// What `groupie doctor` reads of a SQLite database file, without writing to it.
+public struct SQLiteHealth: Sendable {
+    /// `wal` for a file a Groupie server has opened.
+    public var journalMode: String
+    /// `PRAGMA quick_check`: "ok" when the file is sound.
+    public var quickCheck: String
+    /// Whether the file has migrations this Groupie does not know (a newer Groupie's), and
+    /// whether it lacks some that this one would apply at start.
+    public var isNewer: Bool
+    public var needsMigration: Bool
+}
+
+extension GroupieDatabase {
+    public static func health(ofFileAt path: String) throws -> SQLiteHealth {
+        do {
+            let file = try readOnly(path)
+            defer { try? file.close() }
+            return try file.read { db in
+                let applied = try db.tableExists("grdb_migrations") ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
+                let known = Set(migrator.migrations)
+                return SQLiteHealth(
+                    journalMode: try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?",
+                    quickCheck: try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "?",
+                    isNewer: !applied.isSubset(of: known), needsMigration: !known.isSubset(of: applied)
+                )
+            }
+        } catch let error as DatabaseError {
+            throw DatabaseFileError.unreadable(path, error.message ?? "\(error.resultCode)")
+        }
+    }
+}
