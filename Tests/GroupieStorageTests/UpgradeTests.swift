@@ -63,6 +63,9 @@ struct UpgradeTests {
         defer { store.close() }
         #expect(try await store.appliedMigrations() == PostgresSchema.migrations.map(\.version))
         try await Self.expectIntact(store, version: SchemaFixtures.sqliteVersions.last ?? 1, backend: "PostgreSQL v\(version)")
+        // The group's next event follows its newest kept one (its row's counter, migration 2).
+        let next = try await store.appendEvents(groupId: "g-1", [.groupClosed(reason: "upgrade")], now: Date(timeIntervalSince1970: 1_900_000_000))
+        #expect(next.map(\.seq) == [7], "PostgreSQL v\(version)")
     }
 
     /// Makes the fixtures again: `GROUPIE_WRITE_SCHEMA_FIXTURES=1 swift test --filter UpgradeTests.write`.
