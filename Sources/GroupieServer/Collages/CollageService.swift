@@ -189,8 +189,11 @@ actor CollageService {
         do {
             return try await task.value
         } catch {
-            // A full disk is no fault of the picture: it is drawn as soon as there is room.
-            if !StorageFull.isOutOfSpace(error) { rememberFailure(path, at: now) }
+            // A full disk is no fault of the picture: it is drawn as soon as there is room. The
+            // disk is asked too, as libvips' message may be another thread's (its error buffer
+            // is one for the process).
+            let full = StorageFull.isOutOfSpace(error) || (StorageFull.availableBytes(at: directory).map { $0 < 16 << 20 } ?? false)
+            if !full { rememberFailure(path, at: now) }
             throw error
         }
     }
