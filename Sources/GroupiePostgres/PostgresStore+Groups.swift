@@ -73,13 +73,14 @@ extension PostgresStore {
     /// members, their rows locked until the transaction ends. The rows are taken in the order of
     /// their ids, as every change of two groups takes them: two players swapping groups wait for
     /// each other instead of deadlocking. Read again when another change of either group
-    /// committed while this one waited for its row, so that the members are those of now.
+    /// committed while this one waited for its row, so that the members are those of now: once,
+    /// since the second statement, its rows already held, waits for nothing.
     static func joinSeats(
         _ connection: PostgresConnection, code: JoinCode, playerId: String, logger: Logger
     ) async throws -> (target: GroupSeats?, current: GroupSeats?) {
-        while true {
+        for attempt in 1...2 {
             let rows = try await connection.rows(Prepared<JoinSeats>(playerId, code.value), logger: logger)
-            guard try rows.allSatisfy(isCurrent) else { continue }
+            guard try attempt == 2 || rows.allSatisfy(isCurrent) else { continue }
             var target: GroupSeats?, current: GroupSeats?
             for row in rows {
                 let seats = GroupSeats(group: try group(from: row), memberIds: try row.get(11))
@@ -88,6 +89,7 @@ extension PostgresStore {
             }
             return (target, current)
         }
+        preconditionFailure("the second reading returns")
     }
 
     /// Whether a row locked by a statement that also read the group's members (or photos) saw

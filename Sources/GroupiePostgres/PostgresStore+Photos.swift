@@ -154,11 +154,13 @@ extension PostgresStore {
     static func choiceSnapshot(
         _ connection: PostgresConnection, groupId: String, playerId: String, logger: Logger
     ) async throws -> (isMember: Bool, taskPhotos: TaskPhotos)? {
-        while true {
+        for attempt in 1...2 {
             guard let row = try await connection.one(Prepared<ChoiceSnapshot>(groupId, playerId), logger: logger) else { return nil }
-            guard try row.get(0, as: Int.self) == row.get(1, as: Int.self) else { continue }
+            // Once: the second statement, the row already held, waits for nothing.
+            guard try attempt == 2 || row.get(0, as: Int.self) == row.get(1, as: Int.self) else { continue }
             return (try row.get(2), try ContentsJSON.taskPhotos(photos: row.get(3), choices: row.get(4)))
         }
+        preconditionFailure("the second reading returns")
     }
 
     /// Columns: the newest event's number on the row and in the snapshot, whether the player is
