@@ -31,6 +31,7 @@ test: bootstrap
 	python3 Tests/EndToEnd/https_test.py .build/debug/groupie
 	python3 Tests/EndToEnd/deploy_test.py .build/debug/groupie
 	python3 Tests/EndToEnd/caddy_test.py .build/debug/groupie
+	python3 Tests/EndToEnd/traces_test.py .build/debug/groupie
 	python3 Tests/Browser/web_client_test.py .build/debug/groupie
 	python3 Tests/Browser/visitor_path_test.py .build/debug/groupie
 	python3 Tests/Browser/offline_test.py .build/debug/groupie

@@ -6,6 +6,7 @@ import GroupieSQLite
 import GroupieStorage
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// `groupie serve`. Its settings are listed once, in `ServerOptions`, which also reads them with
 /// swift-configuration. Argument parser can only declare options as properties, one by one, so
@@ -44,9 +45,16 @@ struct Serve: AsyncParsableCommand {
                 configuration.publicBaseURL = configuration.url(ofHost: address)
             }
         }
+        let tracing: (any Service)?
+        do {
+            tracing = try GroupieTracing.bootstrap(configuration)
+        } catch {
+            FileHandle.standardError.write(Data("groupie: traces cannot be sent to \(configuration.otlpEndpoint ?? ""): \(error)\n".utf8))
+            throw ExitCode(2)
+        }
         let app: any ApplicationProtocol
         do {
-            app = try await buildApplication(configuration)
+            app = try await buildApplication(configuration, services: tracing.map { [$0] } ?? [])
         } catch let error as StartupError {
             FileHandle.standardError.write(Data("groupie: \(error.description)\n".utf8))
             throw ExitCode(2)

@@ -18,7 +18,7 @@ struct SettingsTests {
     static let samples = [
         "host": "127.0.0.1", "port": "9090", "data": "/srv/data", "database": "postgres://groupie@db.example:5432/groupie", "databaseWait": "45", "missions": "/srv/missions", "assets": "/srv/assets",
         "publicURL": "https://groupie.example", "tlsCertificate": "/etc/groupie/tls/groupie-chain.pem", "tlsKey": "/etc/groupie/tls/groupie.key",
-        "httpRedirectPort": "80", "retentionDays": "7", "headerTimeout": "5", "bodyTimeout": "6",
+        "httpRedirectPort": "80", "otlpEndpoint": "http://collector.example:4318", "retentionDays": "7", "headerTimeout": "5", "bodyTimeout": "6",
         "idleTimeout": "7", "creationsPerAddress": "40", "streamsPerPlayer": "6", "maxConnections": "99", "fileWorkers": "3", "trustProxy": "true", "logLevel": "debug",
     ]
 
@@ -52,7 +52,7 @@ struct SettingsTests {
         let expected = [
             "host": "0.0.0.0", "port": "8080", "data": "./data", "database": "sqlite", "databaseWait": "30",
             "missions": "./missions", "assets": "./assets", "publicURL": "http://<LAN address>:<port>",
-            "tlsCertificate": "none", "tlsKey": "none", "httpRedirectPort": "none",
+            "tlsCertificate": "none", "tlsKey": "none", "httpRedirectPort": "none", "otlpEndpoint": "none",
             "retentionDays": "30", "headerTimeout": "10", "bodyTimeout": "30", "idleTimeout": "60", "creationsPerAddress": "300", "streamsPerPlayer": "4",
             "maxConnections": "4096", "fileWorkers": "8", "trustProxy": "false", "logLevel": "info",
         ]
@@ -114,6 +114,7 @@ struct SettingsTests {
         ([], ["GROUPIE_IDLE_TIMEOUT": "-5"], "GROUPIE_IDLE_TIMEOUT: The idle timeout must be a whole number, at least 1, not '-5'."),
         (["--max-connections=lots"], [:], "--max-connections: The connection limit must be a whole number, at least 1, not 'lots'."),
         (["--log-level", "loud"], [:], "--log-level: The log level must be one of trace, debug, info, notice, warning, error, critical, not 'loud'."),
+        (["--otlp-endpoint", "collector:4318"], [:], "--otlp-endpoint: The OTLP endpoint must start with http:// or https:// and name a host, not 'collector:4318'."),
         ([], ["GROUPIE_TRUST_PROXY": "maybe"], "GROUPIE_TRUST_PROXY: The trust-proxy setting must be true or false (or yes/no, 1/0), not 'maybe'."),
         (["--port"], [:], "--port needs a value."),
         (["--port", "--host", "x"], [:], "--port needs a value."),
@@ -166,5 +167,12 @@ struct SettingsTests {
         let expected = [[ServerOptions.configFile.flag, ServerOptions.configFile.variable, "—", ServerOptions.configFile.defaultText]]
             + ServerOptions.all.map { [$0.flag, $0.variable, $0.key, $0.defaultText] }
         #expect(rows == expected)
+    }
+
+    @Test("a collector's endpoint without a path gets OTLP's traces path; one with a path is used as it is")
+    func tracesURL() {
+        #expect(GroupieTracing.tracesURL("http://collector:4318") == "http://collector:4318/v1/traces")
+        #expect(GroupieTracing.tracesURL("http://collector:4318/") == "http://collector:4318/v1/traces")
+        #expect(GroupieTracing.tracesURL("https://otel.example/ingest/traces") == "https://otel.example/ingest/traces")
     }
 }

@@ -15,6 +15,7 @@ import ServiceLifecycle
 public func buildApplication(
     _ configuration: ServerConfiguration,
     logger existingLogger: Logger? = nil,
+    services outside: [any Service] = [],
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     var logger = existingLogger ?? Logger(label: "groupie")
@@ -63,8 +64,9 @@ public func buildApplication(
             address: .hostname(configuration.host, port: configuration.port), serverName: "Groupie",
             availableConnectionsDelegate: MaximumAvailableConnections(maxConnections)
         ),
-        // Stopped in reverse order, after the server: file work outlives the work that uses it.
-        services: [
+        // Stopped in reverse order, after the server: file work outlives the work that uses it,
+        // and the services from outside (the traces' exporter) outlive everything.
+        services: outside + [
             dependencies.fileIO,
             dependencies.passwords,
             dependencies.background,
@@ -166,6 +168,8 @@ struct ServerDependencies: Sendable {
 func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfiguration, maxConnections: Int) throws -> Router<GroupieRequestContext> {
     let router = Router(context: GroupieRequestContext.self)
     let routes = KnownRoutes()
+    // A span for each request, parent of what the request does (`GroupieTracing`).
+    if configuration.otlpEndpoint != nil { router.add(middleware: TracingMiddleware()) }
     router.add(middleware: RequestMetricsMiddleware())
     router.add(middleware: ProblemMiddleware(routes: routes))
     router.add(middleware: AssetPathMiddleware(

@@ -1,3 +1,4 @@
+import ServiceContextModule
 import ServiceLifecycle
 
 /// Work that follows a request after its answer (finding a photo's subject, redrawing
@@ -13,8 +14,10 @@ final class BackgroundWork: Service, Sendable {
         (jobs, queue) = AsyncStream.makeStream(of: Job.self)
     }
 
+    /// Runs `job` later, in the trace of the request that asked for it.
     func enqueue(_ job: @escaping Job) {
-        queue.yield(job)
+        let context = ServiceContext.current ?? .topLevel
+        queue.yield { await ServiceContext.withValue(context) { await job() } }
     }
 
     func run() async {

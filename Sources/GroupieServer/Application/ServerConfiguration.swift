@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable {
     public var tlsKey: String?
     /// A plain-HTTP port beside HTTPS that only redirects to the public URL.
     public var httpRedirectPort: Int?
+    /// An OpenTelemetry collector's OTLP/HTTP endpoint: traces go there (`GroupieTracing`); none
+    /// are made without it.
+    public var otlpEndpoint: String?
     /// How often the certificate files are looked at for a change (SIGHUP reads them at once).
     public var tlsReloadInterval: Duration = .seconds(2)
     public var logLevel: Logger.Level

@@ -145,6 +145,19 @@ public enum ServerOptions {
             }
             configuration.httpRedirectPort = port
         },
+        ServerOption(
+            "otlpEndpoint", .text, "url", help: "An OpenTelemetry collector's OTLP/HTTP endpoint, for traces (none without it).",
+            value: { $0.otlpEndpoint ?? "none" }
+        ) { text, configuration in
+            if text.isEmpty {
+                configuration.otlpEndpoint = nil
+                return
+            }
+            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw SettingError("The OTLP endpoint must start with http:// or https:// and name a host, not '\(text)'.")
+            }
+            configuration.otlpEndpoint = text
+        },
         ServerOption("retentionDays", .number, "days", help: "Days groups, their photos and files are kept.", value: { "\($0.retention.components.seconds / 86_400)" }) { text, configuration in
             configuration.retention = .seconds(try positive(text, "retention in days") * 86_400)
         },

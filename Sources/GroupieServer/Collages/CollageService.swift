@@ -5,6 +5,7 @@ import GroupieCore
 import GroupieImaging
 import GroupieStorage
 import Logging
+import Tracing
 
 /// Makes, caches and forgets the collages of a group's completed missions.
 ///
@@ -159,17 +160,20 @@ actor CollageService {
         let task = Task { [renderer, work, fileIO, logger] in
             if try await fileIO.run({ FileManager.default.fileExists(atPath: path) }) { return done }
             let started = ContinuousClock.now
-            let report = try await work.run {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                let temporary = path + ".\(instance).\(UUID().uuidString).tmp"
-                do {
-                    let report = try renderer.render(layout: layout, content: content, format: format, to: temporary)
-                    try BlobStore.fsync(path: temporary)
-                    guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
-                    return report
-                } catch {
-                    try? FileManager.default.removeItem(atPath: temporary)
-                    throw error
+            let report = try await withSpan("collage render") { span in
+                span.attributes["groupie.collage"] = "\(inputs.mission.id) \(longEdge) \(format.rawValue)"
+                return try await work.run {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    let temporary = path + ".\(instance).\(UUID().uuidString).tmp"
+                    do {
+                        let report = try renderer.render(layout: layout, content: content, format: format, to: temporary)
+                        try BlobStore.fsync(path: temporary)
+                        guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+                        return report
+                    } catch {
+                        try? FileManager.default.removeItem(atPath: temporary)
+                        throw error
+                    }
                 }
             }
             for asset in report.missingAssets {
@@ -257,7 +261,10 @@ actor CollageService {
             // Instances sharing a database refresh a group one at a time: the one that waited
             // finds the collage made (and its file in the shared folder) and draws nothing.
             do {
-                let refreshed: Void? = try await database.exclusively("collages:" + groupId) { await self.refreshOnce(groupId: groupId) }
+                let refreshed: Void? = try await withSpan("collages refresh") { span in
+                    span.attributes["groupie.group"] = groupId
+                    return try await database.exclusively("collages:" + groupId) { await self.refreshOnce(groupId: groupId) }
+                }
                 if refreshed == nil {
                     try await Task.sleep(for: .milliseconds(200))
                     refreshAgain.insert(groupId)

@@ -5,6 +5,7 @@ import GroupieImaging
 import GroupieStorage
 import Hummingbird
 import Logging
+import Tracing
 
 /// A member's photos: upload, delete and choose. Each calls the store once, which decides by
 /// `PhotoRules` and commits the change with its events; then this owns what follows the commit:
@@ -44,7 +45,11 @@ struct PhotoService: Sendable {
         }
         let received: PhotoIngest.Stored
         do {
-            received = try await ingest.store(upload.body, contentType: upload.contentType)
+            received = try await withSpan("photo ingest") { span in
+                let stored = try await ingest.store(upload.body, contentType: upload.contentType)
+                span.attributes["groupie.photo.format"] = stored.header.format.rawValue
+                return stored
+            }
         } catch {
             throw Problem(unusableImage: error) ?? error
         }
@@ -56,7 +61,10 @@ struct PhotoService: Sendable {
         )
         let added: (photo: Photo, created: Bool, held: Bool, events: [GroupEvent])
         do {
-            added = try await database.addPhoto(new, venue: venue, now: clock())
+            added = try await withSpan("photo commit") { span in
+                span.attributes["groupie.group"] = group.id
+                return try await database.addPhoto(new, venue: venue, now: clock())
+            }
         } catch let error where error is MembershipError || error is PhotoError || error is PhotoRules.Refusal || error is StorageFull {
             // The member left, staff closed the group or the mission locked again while the photo
             // was processed, or a concurrent upload used the key for another task; the files go
@@ -74,7 +82,10 @@ struct PhotoService: Sendable {
             added.held ? "photo held for review" : "photo added",
             metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"]
         )
-        hub.publish(added.events)
+        withSpan("events publish") { span in
+            span.attributes["groupie.events"] = added.events.count
+            hub.publish(added.events)
+        }
         // After the answer: where the subject is, for collages to crop around (a photo without
         // it is looked at when its collage is drawn), then the collages it changes.
         background.enqueue { [ingest, database, collages, held = added.held] in
