@@ -9,6 +9,9 @@
     README says;
   - the README's steps install that very file, and the config file they write for it uses only
     settings that `groupie serve --help` lists;
+  - deploy/groupie-backup.service and its nightly deploy/groupie-backup.timer pass `systemd-analyze
+    verify` together, the service backing up the data folder the config file names, and the
+    README installs and enables them;
   - deploy/grafana-dashboard.json is a Grafana dashboard (schema 39, its data source the
     `DS_PROMETHEUS` input) that the README names, and every panel's PromQL reads what a real
     server serves: a server is started (missions copied, so that one is edited and reloaded),
@@ -100,6 +103,24 @@ def check_unit(analyze, binary, readme, work):
     unknown = [key for key in keys if f'"{key}" in the file' not in " ".join(known.split())]
     check(not unknown, f"the README's config file uses settings serve knows: not {unknown}")
     log(f"systemd-analyze verify accepts deploy/groupie.service; its exposure is {score} ({verdict}), as the README says")
+
+
+def check_backup_units(analyze, binary, readme, work):
+    service, timer = DEPLOY / "groupie-backup.service", DEPLOY / "groupie-backup.timer"
+    unit = service.read_text()
+    data = json.loads(re.findall(r"/etc/groupie/groupie\.json >/dev/null <<'JSON'\n(.*?)\nJSON\n", readme, re.S)[0])["data"]
+    check(f"ExecStart=/opt/groupie/groupie backup /var/backups/groupie --data {data}\n" in unit,
+          f"the backup service backs up the service's data folder {data} into /var/backups/groupie")
+    folder = work / "backup-units"
+    folder.mkdir()
+    (folder / service.name).write_text(unit.replace("ExecStart=/opt/groupie/groupie ", f"ExecStart={binary} "))
+    shutil.copy(timer, folder / timer.name)
+    verified = subprocess.run([analyze, "verify", str(folder / service.name), str(folder / timer.name)], capture_output=True, text=True, timeout=60)
+    check(verified.returncode == 0 and not verified.stderr.strip(), f"systemd-analyze verify accepts the backup units: {verified.stderr.strip()}")
+    check("OnCalendar=" in timer.read_text() and "Persistent=true" in timer.read_text(), "the timer runs on a calendar and catches up after a night off")
+    for step in ("deploy/groupie-backup.service deploy/groupie-backup.timer /etc/systemd/system/", "systemctl enable --now groupie-backup.timer"):
+        check(step in readme, f"the README says: {step}")
+    log("systemd-analyze verify accepts deploy/groupie-backup.service with its nightly timer, as the README installs them")
 
 
 def read_scrape(text):
@@ -347,6 +368,7 @@ def main():
         with tempfile.TemporaryDirectory(prefix="groupie-deploy-") as folder:
             check_caddyfiles(caddy, readme, Path(folder))
             check_unit(analyze, binary, readme, Path(folder))
+            check_backup_units(analyze, binary, readme, Path(folder))
             check_dashboard(binary, readme, Path(folder))
         log("PASS")
         return 0
