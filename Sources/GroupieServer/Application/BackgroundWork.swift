@@ -1,4 +1,4 @@
-import ServiceContextModule
+import Tracing
 import ServiceLifecycle
 
 /// Work that follows a request after its answer (finding a photo's subject, redrawing
