@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GroupieContent
 import GroupieCore
 import GroupieServer
 
@@ -20,9 +21,14 @@ struct Staff: AsyncParsableCommand {
         var venue: [String] = []
         @Option(help: "viewer, moderator, editor or admin (every venue).")
         var role: StaffRole
+        @Option(help: "The missions folder of 'groupie serve', whose files declare the venues (default: GROUPIE_MISSIONS, else ./missions).")
+        var missions: String?
+        @Flag(name: .customLong("venue-to-come"), help: "Accept a --venue that no mission file declares yet: its file is still to come.")
+        var venueToCome = false
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
+            if !venue.isEmpty, !venueToCome { try Self.requireDeclared(venue, missions: missions) }
             let accounts = try await options.accounts()
             let password = try Password.read(confirm: true)
             do throws(StaffAccounts.Failure) {
@@ -31,6 +37,25 @@ struct Staff: AsyncParsableCommand {
             } catch {
                 throw ValidationError(error.description)
             }
+        }
+
+        /// Refuses a venue id that no file of the missions folder declares, naming those that do.
+        static func requireDeclared(_ venues: [String], missions: String?) throws {
+            let folder = missions ?? ProcessInfo.processInfo.environment["GROUPIE_MISSIONS"].flatMap { $0.isEmpty ? nil : $0 } ?? "./missions"
+            let declared: [String: String]
+            do {
+                declared = try MissionFolder(directory: folder, assetsDirectory: nil).declaredVenueIds()
+            } catch {
+                throw ValidationError("The missions folder \(folder) cannot be read (\(error)); give it with --missions, or --venue-to-come.")
+            }
+            let unknown = venues.filter { declared[$0] == nil }
+            guard !unknown.isEmpty else { return }
+            let known = declared.keys.sorted()
+            throw ValidationError(
+                "No mission file in \(folder) declares the venue \(unknown.map { "'\($0)'" }.joined(separator: ", ")). "
+                    + (known.isEmpty ? "It declares none." : "The venues are: \(known.joined(separator: ", ")).")
+                    + " Add --venue-to-come if its file is still to come."
+            )
         }
     }
 

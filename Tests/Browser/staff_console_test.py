@@ -126,7 +126,7 @@ def review_queue(binary, work, started, photo, second):
     venue_file.write_text(text.replace("\nmissions:\n", "\nreview: before_sharing\nmissions:\n", 1))
     server = start_server(binary, folder, missions=missions)
     started.append(server)
-    add_staff(binary, server.data, EMAIL, PASSWORD, role="moderator", venue=VENUE)
+    add_staff(binary, server.data, EMAIL, PASSWORD, role="moderator", venue=VENUE, missions=missions)
 
     v = visitor("staff-review-visitor", folder, started, server, "Bo")
     token = v.token()

@@ -261,7 +261,7 @@ extension StaffConsoleTests {
     @Test("groupie staff add, list, reset-password and remove, with the password on standard input")
     func commandLine() async throws {
         let server = try Self.server()
-        let data = server.configuration.dataDirectory
+        let data = server.configuration.dataDirectory, missions = server.configuration.missionsDirectory
         // On a thread of its own: each command hashes a password, which takes a while.
         @Sendable func run(_ arguments: [String], input: String) async throws -> (Int32, String, String) {
             try await offPool { try runBlocking(arguments, input: input) }
@@ -269,7 +269,7 @@ extension StaffConsoleTests {
         @Sendable func runBlocking(_ arguments: [String], input: String) throws -> (Int32, String, String) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-            process.arguments = arguments + ["--data", data]
+            process.arguments = arguments + ["--data", data] + (arguments.dropFirst().first == "add" ? ["--missions", missions] : [])
             let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
             process.standardInput = stdin
             process.standardOutput = stdout
@@ -290,6 +290,12 @@ extension StaffConsoleTests {
         #expect(again.0 != 0 && again.2.contains("already has an account"))
         let noVenue = try await run(["staff", "add", "ola@museum.example", "--role", "viewer"], input: Self.password + "\n")
         #expect(noVenue.0 != 0 && noVenue.2.contains("--venue"))
+        // A misspelt venue is refused, naming the venues the mission files declare; one whose file is still to come is taken when said.
+        let misspelt = try await run(["staff", "add", "ola@museum.example", "--venue", "aquarim", "--role", "viewer"], input: Self.password + "\n")
+        #expect(misspelt.0 != 0 && misspelt.2.contains("declares the venue 'aquarim'") && misspelt.2.contains("The venues are: aquarium, museum."), "\(misspelt.2)")
+        let toCome = try await run(["staff", "add", "ola@museum.example", "--venue", "planetarium", "--venue-to-come", "--role", "viewer"], input: Self.password + "\n")
+        #expect(toCome.0 == 0 && toCome.1.contains("ola@museum.example added as viewer of planetarium"), "\(toCome.2)")
+        #expect(try await run(["staff", "remove", "ola@museum.example"], input: "").0 == 0)
         #expect(try await run(["staff", "list"], input: "").1 == "eva@museum.example\tmoderator\taquarium\n")
 
         try await server.test { client in

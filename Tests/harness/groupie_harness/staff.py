@@ -3,13 +3,16 @@ browser does."""
 import re
 import subprocess
 
+from . import REPO
 from .checks import Failure
 
 
-def add_staff(binary, data, email, password, role="admin", venue=None):
-    """`groupie staff add` on the data folder `data` (the password on standard input); returns
-    what it printed, raises Failure when it fails."""
-    command = [str(binary), "staff", "add", email, "--role", role, *(["--venue", venue] if venue else []), "--data", str(data)]
+def add_staff(binary, data, email, password, role="admin", venue=None, missions=None):
+    """`groupie staff add` on the data folder `data` (the password on standard input), its venue
+    checked against the files of `missions` (the server's; the repository's sample venues unless
+    given); returns what it printed, raises Failure when it fails."""
+    command = [str(binary), "staff", "add", email, "--role", role, *(["--venue", venue] if venue else []), "--data", str(data),
+               "--missions", str(missions or REPO / "missions")]
     added = subprocess.run(command, input=password + "\n", capture_output=True, text=True, timeout=60)
     if added.returncode != 0:
         raise Failure(f"groupie staff add: {added.stderr.strip()}")
