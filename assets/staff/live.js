@@ -1,5 +1,5 @@
 // The staff console's live pages: when one of the venue's groups changes (a member, a photo, a
-// task), the page's main part is fetched again and swapped in at once, then at most once a second; a page
+// task, a photo held for review), the page's main part is fetched again and swapped in at once, then at most once a second; a page
 // with `data-poll` (the mission files, as staff save them) is fetched again every few seconds.
 (function () {
   'use strict';
@@ -43,7 +43,7 @@
   }
   var source = new EventSource(url);
   ['member-joined', 'member-left', 'member-renamed', 'photo-added', 'photo-removed', 'task-done', 'task-undone',
-   'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'group-closed'].forEach(function (type) {
+   'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'group-closed', 'review-changed'].forEach(function (type) {
     source.addEventListener(type, schedule);
   });
 })();

@@ -23,6 +23,9 @@ final class EventHub: Service, Sendable {
     enum Message: Sendable {
         case event(GroupEvent)
         case heartbeat
+        /// For staff only (the subscribers of every group): the group's photos held for review
+        /// changed (one held, shared or kept hidden), which tells the group nothing.
+        case reviewChanged(groupId: String)
     }
 
     final class Subscription: Sendable {
@@ -160,6 +163,13 @@ final class EventHub: Service, Sendable {
             for event in events { subscription.deliver(.event(event)) }
             if departed.contains(subscription.playerId) { subscription.continuation.finish() }
         }
+    }
+
+    /// Tells the staff's live pages that the group's photos waiting for review changed: a held
+    /// photo stores no event (its group must not hear of it), so nothing else would.
+    func reviewChanged(groupId: String) {
+        let targets = subscriptions.withLock { Array(($0[Self.everyGroup] ?? [:]).values) }
+        for subscription in targets { subscription.deliver(.reviewChanged(groupId: groupId)) }
     }
 
     /// Ends every stream of `playerId` in `groupId` at once: called right after a membership

@@ -85,6 +85,7 @@ struct PhotoService: Sendable {
         withSpan("events publish") { span in
             span.attributes["groupie.events"] = added.events.count
             hub.publish(added.events)
+            if added.held { hub.reviewChanged(groupId: group.id) }
         }
         // After the answer: where the subject is, for collages to crop around (a photo without
         // it is looked at when its collage is drawn), then the collages it changes.

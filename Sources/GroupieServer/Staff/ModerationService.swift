@@ -22,6 +22,7 @@ struct ModerationService: Sendable {
         let audit = entry(staff, venueId: found.venueId, action: found.held ? "photo not shared after review" : "photo hidden", subject: found.photo.id, reason: reason)
         let stored = try await database.hidePhoto(id: found.photo.id, reason: reason, venue: venue(found.venueId), now: audit.at, audit: audit)
         committed(stored, groupId: found.photo.groupId)
+        if found.held { hub.reviewChanged(groupId: found.photo.groupId) }
         return audit
     }
 
@@ -29,6 +30,7 @@ struct ModerationService: Sendable {
         let audit = entry(staff, venueId: found.venueId, action: found.held ? "photo shared after review" : "photo restored", subject: found.photo.id, reason: nil)
         let stored = try await database.restorePhoto(id: found.photo.id, venue: venue(found.venueId), now: audit.at, audit: audit)
         committed(stored, groupId: found.photo.groupId)
+        if found.held { hub.reviewChanged(groupId: found.photo.groupId) }
         return audit
     }
 
@@ -37,6 +39,7 @@ struct ModerationService: Sendable {
         let deleted = try await database.deletePhotoByStaff(id: found.photo.id, venue: venue(found.venueId), now: audit.at, audit: audit)
         if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
         committed(deleted.events, groupId: found.photo.groupId)
+        if found.held { hub.reviewChanged(groupId: found.photo.groupId) }
         return audit
     }
 

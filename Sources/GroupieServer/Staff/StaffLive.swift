@@ -6,7 +6,7 @@ import Hummingbird
 import ServiceLifecycle
 
 /// The venue page's live feed: the events of the venue's groups as Server-Sent Events, from the
-/// same hub that feeds the phones. Events are not replayed: the page is drawn from the database
+/// same hub that feeds the phones, and `review-changed` when photos held for review change. Events are not replayed: the page is drawn from the database
 /// and only needs to know that something changed.
 struct StaffLiveController {
     let database: any GroupieStore
@@ -29,16 +29,19 @@ struct StaffLiveController {
                 try await writer.write(ByteBuffer(string: "retry: 5000\n\n"))
                 try await withGracefulShutdownHandler {
                     for await message in subscription.stream {
+                        let kind: String, groupId: String
                         switch message {
-                        case .event(let event):
-                            if venues[event.groupId] == nil {
-                                venues[event.groupId] = try await database.group(id: event.groupId)?.venueId ?? ""
-                            }
-                            guard venues[event.groupId] == venueId else { continue }
-                            try await writer.write(ByteBuffer(string: "event: \(event.kind.rawValue)\ndata: {\"groupId\":\"\(event.groupId)\"}\n\n"))
+                        case .event(let event): (kind, groupId) = (event.kind.rawValue, event.groupId)
+                        case .reviewChanged(let group): (kind, groupId) = ("review-changed", group)
                         case .heartbeat:
                             try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                            continue
                         }
+                        if venues[groupId] == nil {
+                            venues[groupId] = try await database.group(id: groupId)?.venueId ?? ""
+                        }
+                        guard venues[groupId] == venueId else { continue }
+                        try await writer.write(ByteBuffer(string: "event: \(kind)\ndata: {\"groupId\":\"\(groupId)\"}\n\n"))
                     }
                 } onGracefulShutdown: {
                     subscription.continuation.finish()
