@@ -27,8 +27,8 @@ extension PostgresStore {
         var isEmpty: Bool { mutations.isEmpty && picks.isEmpty && events.isEmpty }
     }
 
-    /// Writes what a rule of Core decided, then stores and announces its events in the same
-    /// transaction; returns the events, numbered, in the decision's order.
+    /// Writes what a rule of Core decided and stores its events, in the caller's transaction
+    /// (announced once it commits); returns the events, numbered, in the decision's order.
     static func apply(_ connection: PostgresConnection, _ decision: GroupDecision, now: Date, logger: Logger) async throws -> [GroupEvent] {
         try await apply(connection, Writes(decision), now: now, logger: logger)
     }
