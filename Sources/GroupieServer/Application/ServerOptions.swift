@@ -122,10 +122,7 @@ public enum ServerOptions {
             "publicURL", .text, "url", help: "URL phones reach the server at, used in join links and QR codes.",
             value: { $0.publicBaseURL ?? "http://<LAN address>:<port>" }
         ) { text, configuration in
-            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
-                throw SettingError("The public URL must start with http:// or https:// and name a host, not '\(text)'.")
-            }
-            configuration.publicBaseURL = text
+            configuration.publicBaseURL = try webURL(text, "The public URL")
         },
         ServerOption(
             "tlsCertificate", .text, "path", help: "PEM file of the HTTPS certificate and its chain; with --tls-key, serve speaks HTTPS.",
@@ -149,14 +146,7 @@ public enum ServerOptions {
             "otlpEndpoint", .text, "url", help: "An OpenTelemetry collector's OTLP/HTTP endpoint, for traces (none without it).",
             value: { $0.otlpEndpoint ?? "none" }
         ) { text, configuration in
-            if text.isEmpty {
-                configuration.otlpEndpoint = nil
-                return
-            }
-            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
-                throw SettingError("The OTLP endpoint must start with http:// or https:// and name a host, not '\(text)'.")
-            }
-            configuration.otlpEndpoint = text
+            configuration.otlpEndpoint = text.isEmpty ? nil : try webURL(text, "The OTLP endpoint")
         },
         ServerOption("retentionDays", .number, "days", help: "Days groups, their photos and files are kept.", value: { "\($0.retention.components.seconds / 86_400)" }) { text, configuration in
             configuration.retention = .seconds(try positive(text, "retention in days") * 86_400)
@@ -207,6 +197,14 @@ public enum ServerOptions {
     ]
 
     /// A whole number of at least 1; `what` names it in the error.
+    /// `text` when it is an http:// or https:// URL that names a host.
+    private static func webURL(_ text: String, _ what: String) throws(SettingError) -> String {
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw SettingError("\(what) must start with http:// or https:// and name a host, not '\(text)'.")
+        }
+        return text
+    }
+
     private static func positive(_ text: String, _ what: String) throws(SettingError) -> Int {
         guard let value = Int(text), value >= 1 else {
             throw SettingError("The \(what) must be a whole number, at least 1, not '\(text)'.")
