@@ -108,7 +108,8 @@ def main():
         # The last upload's trace: the one its collage is drawn in.
         render = collector.named("collage render")[0]
         trace = render["traceId"]
-        commit = next(span for span in collector.named("photo commit") if span["traceId"] == trace)
+        commit = next((span for span in collector.named("photo commit") if span["traceId"] == trace), None)
+        check(commit is not None, "the collage is drawn in the trace of an upload's request (the one whose commit completed its mission)")
         request = [span for span in collector.spans if span["spanId"] == commit.get("parentSpanId")]
         check(len(request) == 1 and "photos" in request[0]["name"], f"the commit's parent is the upload's request: {request}")
         request = request[0]
