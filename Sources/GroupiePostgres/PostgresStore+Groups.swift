@@ -78,26 +78,25 @@ extension PostgresStore {
     static func joinSeats(
         _ connection: PostgresConnection, code: JoinCode, playerId: String, logger: Logger
     ) async throws -> (target: GroupSeats?, current: GroupSeats?) {
-        for attempt in 1...2 {
-            let rows = try await connection.rows(Prepared<JoinSeats>(playerId, code.value), logger: logger)
-            guard try attempt == 2 || rows.allSatisfy(isCurrent) else { continue }
-            var target: GroupSeats?, current: GroupSeats?
-            for row in rows {
-                let seats = GroupSeats(group: try group(from: row), memberIds: try row.get(11))
-                if try row.get(12, as: Bool.self) { target = seats }
-                if seats.memberIds.contains(playerId) { current = seats }
-            }
-            return (target, current)
+        var rows = try await connection.rows(Prepared<JoinSeats>(playerId, code.value), logger: logger)
+        if try !rows.allSatisfy({ try isCurrent($0, from: 9) }) {
+            rows = try await connection.rows(Prepared<JoinSeats>(playerId, code.value), logger: logger)
         }
-        preconditionFailure("the second reading returns")
+        var target: GroupSeats?, current: GroupSeats?
+        for row in rows {
+            let seats = GroupSeats(group: try group(from: row), memberIds: try row.get(11))
+            if try row.get(12, as: Bool.self) { target = seats }
+            if seats.memberIds.contains(playerId) { current = seats }
+        }
+        return (target, current)
     }
 
     /// Whether a row locked by a statement that also read the group's members (or photos) saw
-    /// them as they are: its columns 9 and 10 are the group's newest event on its row (as it is
-    /// now, once locked) and in the statement's snapshot (as it was when the statement began).
-    /// Every change of a group's members and photos stores an event.
-    static func isCurrent(_ row: PostgresRandomAccessRow) throws -> Bool {
-        try row.get(9, as: Int.self) == row.get(10, as: Int.self)
+    /// them as they are: its columns `column` and the next are the group's newest event on its
+    /// row (as it is now, once locked) and in the statement's snapshot (as it was when the
+    /// statement began). Every change of a group's members and photos stores an event.
+    static func isCurrent(_ row: PostgresRandomAccessRow, from column: Int) throws -> Bool {
+        try row.get(column, as: Int.self) == row.get(column + 1, as: Int.self)
     }
 
     /// Columns: `groupColumns`, the newest event's number on the row and in the snapshot, the

@@ -154,13 +154,13 @@ extension PostgresStore {
     static func choiceSnapshot(
         _ connection: PostgresConnection, groupId: String, playerId: String, logger: Logger
     ) async throws -> (isMember: Bool, taskPhotos: TaskPhotos)? {
-        for attempt in 1...2 {
-            guard let row = try await connection.one(Prepared<ChoiceSnapshot>(groupId, playerId), logger: logger) else { return nil }
+        guard var row = try await connection.one(Prepared<ChoiceSnapshot>(groupId, playerId), logger: logger) else { return nil }
+        if try !isCurrent(row, from: 0) {
             // Once: the second statement, the row already held, waits for nothing.
-            guard try attempt == 2 || row.get(0, as: Int.self) == row.get(1, as: Int.self) else { continue }
-            return (try row.get(2), try ContentsJSON.taskPhotos(photos: row.get(3), choices: row.get(4)))
+            guard let again = try await connection.one(Prepared<ChoiceSnapshot>(groupId, playerId), logger: logger) else { return nil }
+            row = again
         }
-        preconditionFailure("the second reading returns")
+        return (try row.get(2), try ContentsJSON.taskPhotos(photos: row.get(3), choices: row.get(4)))
     }
 
     /// Columns: the newest event's number on the row and in the snapshot, whether the player is
