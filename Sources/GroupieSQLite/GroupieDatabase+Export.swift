@@ -61,35 +61,115 @@ extension GroupieDatabase {
     /// server may keep serving meanwhile. Returns what the copy holds; a venue with no stored
     /// group is refused and leaves no file.
     public func exportVenue(_ venueId: String, to path: String) async throws -> RowCounts {
-        // Made empty and private first (`VACUUM INTO` fills an empty file): names and token hashes
-        // are never readable by others, and two exports cannot write the same file.
-        let file = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard file >= 0 else {
-            throw errno == EEXIST ? ExportError.fileExists(path) : ExportError.cannotCreate(path, String(cString: strerror(errno)))
-        }
-        close(file)
-        do {
+        try await Self.newExport(at: path, venueId: venueId) {
             try await writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
             let copy = try GroupieDatabase(writer: DatabaseQueue(path: path))
             try await copy.writer.write { db in
                 // Foreign keys take the rest of each other venue's group with it, and the tally's
                 // triggers its numbers.
                 try db.execute(sql: "DELETE FROM play_group WHERE venue_id <> ?", arguments: [venueId])
-                try db.execute(sql: "DELETE FROM player WHERE id NOT IN (SELECT player_id FROM membership)")
-                try db.execute(sql: "DELETE FROM staff_venue WHERE venue_id <> ?", arguments: [venueId])
-                try db.execute(sql: "DELETE FROM staff WHERE role <> ? AND id NOT IN (SELECT staff_id FROM staff_venue)", arguments: [StaffRole.admin.rawValue])
-                try db.execute(sql: "DELETE FROM staff_session")
-                try db.execute(sql: "DELETE FROM staff_audit WHERE venue_id IS NOT ?", arguments: [venueId])
+                for table in CopiedTable.all.reversed() where table.name != "play_group" {
+                    try db.execute(
+                        sql: "DELETE FROM \(table.name) WHERE NOT \(table.condition(venue: venueId, placeholder: "?"))",
+                        arguments: StatementArguments(table.arguments(venue: venueId))
+                    )
+                }
             }
+            return copy
+        }
+    }
+
+    /// The same export from another backend (PostgreSQL), whose `copyRows` reads its rows in one
+    /// snapshot: a new database at `path`, filled a page at a time; its numbers are made again
+    /// from the events as they arrive.
+    public static func exportVenue(_ venueId: String, from source: some RowSource, to path: String) async throws -> RowCounts {
+        try await newExport(at: path, venueId: venueId) {
+            let copy = try GroupieDatabase(writer: DatabaseQueue(path: path))
+            try await source.copyRows(venue: venueId, page: 1000) { table, rows in
+                try await copy.writer.write { db in try insert(rows, into: table, db: db) }
+            }
+            return copy
+        }
+    }
+
+    /// Makes `path` empty and private, runs `fill`, and leaves the file only when it holds a
+    /// group of the venue; a half-made export is never left to be imported, or to stand in the
+    /// way of the next try.
+    private static func newExport(at path: String, venueId: String, fill: () async throws -> GroupieDatabase) async throws -> RowCounts {
+        // Names and token hashes are never readable by others, and two exports cannot write the same file.
+        let file = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard file >= 0 else {
+            throw errno == EEXIST ? ExportError.fileExists(path) : ExportError.cannotCreate(path, String(cString: strerror(errno)))
+        }
+        close(file)
+        do {
+            let copy = try await fill()
             let counts = try await copy.counts()
             // A mistyped venue id would otherwise make a file of nothing but the admins.
             guard counts.groups > 0 else { throw ExportError.noGroups(venueId) }
             try await copy.writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+            try copy.writer.close()
             return counts
         } catch {
-            // No half-made export is left to be imported, or to stand in the way of the next try.
-            unlink(path)
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
             throw error
+        }
+    }
+
+    /// Copies every row of the Groupie database at `path` (one venue's export, or a whole
+    /// database) into this one, in one transaction; returns the rows copied per table. This
+    /// database may hold other venues already, but none of the file's groups. Players and staff
+    /// it has already are kept as they are; the numbers are made again from the events.
+    public func importRows(fromFile path: String) async throws -> [(table: String, rows: Int)] {
+        let source = try Self.openExisting(atPath: path)
+        try source.writer.close()
+        return try await writer.writeWithoutTransaction { db in
+            try db.execute(sql: "ATTACH DATABASE ? AS source", arguments: [path])
+            defer { try? db.execute(sql: "DETACH DATABASE source") }
+            var copied: [(table: String, rows: Int)] = []
+            try db.inTransaction {
+                let present = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM main.play_group WHERE id IN (SELECT id FROM source.play_group)") ?? 0
+                guard present == 0 else { throw ImportError.alreadyImported(groups: present) }
+                for table in CopiedTable.all {
+                    try db.execute(sql: """
+                        INSERT INTO main.\(table.name) (\(table.columnList))
+                        SELECT \(table.columnList) FROM source.\(table.name) WHERE TRUE ORDER BY \(table.order)
+                        \(table.shared ? "ON CONFLICT DO NOTHING" : "")
+                        """)
+                    copied.append((table.name, db.changesCount))
+                }
+                return .commit
+            }
+            return copied
+        }
+    }
+
+    private static func insert(_ rows: [[StoredValue]], into table: CopiedTable, db: Database) throws {
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO \(table.name) (\(table.columnList)) VALUES (\(databaseQuestionMarks(count: table.columns.count)))\(table.shared ? " ON CONFLICT DO NOTHING" : "")"
+        )
+        for row in rows {
+            try statement.execute(arguments: StatementArguments(row.map { value -> DatabaseValue in
+                switch value {
+                case .null: .null
+                case .text(let text): text.databaseValue
+                case .integer(let number): number.databaseValue
+                case .real(let number): number.databaseValue
+                case .bytes(let data): data.databaseValue
+                }
+            }))
+        }
+    }
+}
+
+/// An import that would bring groups the database holds already.
+public enum ImportError: Error, CustomStringConvertible, Equatable {
+    case alreadyImported(groups: Int)
+
+    public var description: String {
+        switch self {
+        case .alreadyImported(let groups):
+            "The database holds \(groups) of these groups already: this file was imported before. Nothing was copied."
         }
     }
 }
@@ -127,22 +207,42 @@ public enum DatabaseFileError: Error, CustomStringConvertible, Equatable {
 }
 
 extension GroupieDatabase: RowSource {
-    public func storedGroupIds() async throws -> [String] {
-        try await writer.read { db in try String.fetchAll(db, sql: "SELECT id FROM play_group") }
+    public func storedGroupIds(venue: String?) async throws -> [String] {
+        try await writer.read { db in
+            guard let venue else { return try String.fetchAll(db, sql: "SELECT id FROM play_group") }
+            return try String.fetchAll(db, sql: "SELECT id FROM play_group WHERE venue_id = ?", arguments: [venue])
+        }
     }
 
-    public func rows(of table: String, columns: [String], order: String, limit: Int, offset: Int) async throws -> [[StoredValue]] {
-        try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY \(order) LIMIT \(limit) OFFSET \(offset)").map { row in
-                row.databaseValues.map { value in
-                    switch value.storage {
-                    case .null: .null
-                    case .int64(let number): .integer(number)
-                    case .double(let number): .real(number)
-                    case .string(let text): .text(text)
-                    case .blob(let data): .bytes(data)
+    public func copyRows(venue: String?, page: Int, into body: (CopiedTable, [[StoredValue]]) async throws -> Void) async throws {
+        for table in CopiedTable.all {
+            var offset = 0
+            while true {
+                let skipped = offset
+                let rows = try await writer.read { db in
+                    try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT \(table.columnList) FROM \(table.name) WHERE \(table.condition(venue: venue, placeholder: "?"))
+                            ORDER BY \(table.order) LIMIT \(page) OFFSET \(skipped)
+                            """,
+                        arguments: StatementArguments(table.arguments(venue: venue))
+                    ).map { row in
+                        row.databaseValues.map { value -> StoredValue in
+                            switch value.storage {
+                            case .null: .null
+                            case .int64(let number): .integer(number)
+                            case .double(let number): .real(number)
+                            case .string(let text): .text(text)
+                            case .blob(let data): .bytes(data)
+                            }
+                        }
                     }
                 }
+                if rows.isEmpty { break }
+                try await body(table, rows)
+                offset += rows.count
+                if rows.count < page { break }
             }
         }
     }

@@ -98,13 +98,14 @@ public enum StoredValue: Sendable, Equatable {
     case bytes(Data)
 }
 
-/// A store whose rows can be copied out, a table at a time, in pages: what `groupie import`
-/// reads a SQLite database (a whole one, or one venue's export) through.
+/// A store whose rows can be copied out, a table at a time, in pages: what `groupie export`
+/// and `groupie import` read either backend through.
 public protocol RowSource: Sendable {
-    /// The ids of every group stored.
-    func storedGroupIds() async throws -> [String]
-    /// Up to `limit` rows of `table`, `columns` in that order, ordered by `order`, after `offset` rows.
-    func rows(of table: String, columns: [String], order: String, limit: Int, offset: Int) async throws -> [[StoredValue]]
+    /// The ids of the groups stored: `venue`'s, or every group.
+    func storedGroupIds(venue: String?) async throws -> [String]
+    /// Hands `body` the rows of every table of `CopiedTable.all`, in its order, `venue`'s or all,
+    /// up to `page` rows at a time, columns in the table's order.
+    func copyRows(venue: String?, page: Int, into body: (CopiedTable, [[StoredValue]]) async throws -> Void) async throws
 }
 
 extension VisitNumbers.Tally {

@@ -2,16 +2,17 @@ import ArgumentParser
 import Foundation
 import GroupiePostgres
 import GroupieServer
+import GroupieSQLite
 import GroupieStorage
 
-/// `groupie import`: the move from one instance on SQLite to several on PostgreSQL. Copies every
-/// row of a SQLite database (a data folder's, or one venue's from `groupie export`) into a
-/// PostgreSQL database, in one transaction; the photo files stay where they are, in the data
-/// folder the instances share.
+/// `groupie import`: the move from one instance on SQLite to several on PostgreSQL, or back.
+/// Copies every row of a SQLite database (a data folder's, or one venue's from `groupie export`)
+/// into the database `serve` uses (PostgreSQL, or the data folder's SQLite), in one transaction;
+/// the photo files stay where they are, in the data folder the instances share.
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Copy a SQLite database (groupie.sqlite, or a venue's export) into a PostgreSQL database.",
-        discussion: "Stop the SQLite instance first. The PostgreSQL database is named by --database or GROUPIE_DATABASE; it may hold other venues already, but none of these groups."
+        abstract: "Copy a SQLite database (groupie.sqlite, or a venue's export) into the PostgreSQL or SQLite database that serve uses.",
+        discussion: "Stop the instance the file comes from first. The database imported into is named by --database or GROUPIE_DATABASE, else it is the SQLite database of the data folder (--data or GROUPIE_DATA), which is made if missing; it may hold other venues already, but none of these groups."
     )
 
     @Option(name: .customLong("from"), help: "The SQLite file, such as ./data/groupie.sqlite.")
@@ -20,20 +21,36 @@ struct Import: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.configuration
-        guard let url = configuration.databaseURL else {
-            throw ValidationError("Name the PostgreSQL database to import into with --database postgres://… (or GROUPIE_DATABASE).")
-        }
         let source = try StoreOptions.openSQLite(from)
-        let (store, shown) = try await StoreOptions.openPostgres(url, doing: "opened")
-        defer { store.close() }
-        do {
-            for (table, rows) in try await store.importRows(from: source) where rows > 0 {
-                print("\(table): \(rows) row\(rows == 1 ? "" : "s")")
+        let copied: [(table: String, rows: Int)]
+        let counts: RowCounts
+        let shown: String
+        if let url = configuration.databaseURL {
+            let (store, name) = try await StoreOptions.openPostgres(url, doing: "opened")
+            defer { store.close() }
+            do {
+                copied = try await store.importRows(from: source)
+            } catch let error as PostgresStoreError {
+                throw CommandFailure(error.description)
             }
-        } catch let error as PostgresStoreError {
-            throw CommandFailure(error.description)
+            (counts, shown) = (try await store.counts(), name)
+        } else {
+            let path = configuration.dataDirectory + "/groupie.sqlite"
+            guard URL(fileURLWithPath: path).standardizedFileURL != URL(fileURLWithPath: from).standardizedFileURL else {
+                throw CommandFailure("\(from) is the data folder's own database: name another data folder with --data, or a PostgreSQL database with --database.")
+            }
+            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+            let store = try GroupieDatabase.open(atPath: path)
+            do {
+                copied = try await store.importRows(fromFile: from)
+            } catch let error as ImportError {
+                throw CommandFailure(error.description)
+            }
+            (counts, shown) = (try await store.counts(), path)
         }
-        let counts = try await store.counts()
+        for (table, rows) in copied where rows > 0 {
+            print("\(table): \(rows) row\(rows == 1 ? "" : "s")")
+        }
         print("imported into \(shown): \(counts.players) players, \(counts.groups) groups, \(counts.photos) photos")
     }
 }
