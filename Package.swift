@@ -78,6 +78,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -141,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GroupieStorageTests",
-            dependencies: ["GroupieStorage", "GroupieSQLite", "GroupiePostgres", "GroupieCore", "GroupieTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")]
+            dependencies: ["GroupieStorage", "GroupieSQLite", "GroupiePostgres", "GroupieCore", "GroupieTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .target(name: "GroupieTestSupport", path: "Tests/GroupieTestSupport"),
         .testTarget(name: "GroupieImagingTests", dependencies: ["GroupieImaging", "GroupieTestSupport"]),

@@ -28,12 +28,22 @@ final class PostgresAnnouncer: Sendable {
     }
 
     private let state = Mutex(State())
-    private let pool: PostgresPool
+    /// A signal to the sender that announcements wait; at most one is buffered.
+    private let signals: AsyncStream<Void>
+    private let signal: AsyncStream<Void>.Continuation
     private let logger: Logger
 
-    init(pool: PostgresPool, logger: Logger) {
-        self.pool = pool
+    init(logger: Logger) {
         self.logger = logger
+        (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Sends what waits, a batch at a time, through `pool`'s connections, until cancelled: run
+    /// beside the pool, as a child of its task (`PostgresPool`).
+    func run(pool: PostgresPool) async {
+        for await _ in signals {
+            await drain(pool)
+        }
     }
 
     /// Runs `body` (one attempt at a transaction), then announces what it stored once it returns.
@@ -52,10 +62,10 @@ final class PostgresAnnouncer: Sendable {
             return !state.sending
         }
         // One sender at a time: what commits while it sends goes in its next batch.
-        if start { Task { await drain() } }
+        if start { signal.yield() }
     }
 
-    private func drain() async {
+    private func drain(_ pool: PostgresPool) async {
         while let batch = state.withLock({ state -> [String: Int]? in
             guard !state.pending.isEmpty else {
                 state.sending = false

@@ -6,62 +6,111 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
 
-/// postgres-nio's pool and the task that runs it. When PostgreSQL is found down, the pool is
-/// ended and another started: ending it fails at once the requests that wait for one of its
-/// connections, which it would otherwise keep waiting for its minute of attempts to connect.
+/// postgres-nio's pool, and the one task that runs it and the work beside it (the announcer's
+/// sending): each in a child task of its own, so that closing the pool ends them all and waits
+/// for them. When PostgreSQL is found down, the pool's client is ended and another started:
+/// ending it fails at once the requests that wait for one of its connections, which it would
+/// otherwise keep waiting for its minute of attempts to connect.
+///
+/// `serve` runs the store as a service of its service group (`PostgresStore.run`): stopped
+/// after the server and everything that writes, it closes the pool and waits for its end.
 final class PostgresPool: Sendable {
+    /// A client to run, with the signal that ends it.
+    private struct Run: Sendable {
+        let client: PostgresClient
+        let end: AsyncStream<Void>.Continuation
+        let ended: AsyncStream<Void>
+    }
+
     private struct Current {
-        var client: PostgresClient
-        var running: Task<Void, Never>
-        var started: AsyncStream<Void>
+        var run: Run
         var closed = false
     }
 
     private let current: Mutex<Current>
+    private let runs: AsyncStream<Run>.Continuation
+    private let runner = Mutex<Task<Void, Never>?>(nil)
+    private let started: AsyncStream<Void>
     private let configuration: PostgresClient.Configuration
     private let logger: Logger
 
-    init(configuration: PostgresClient.Configuration, logger: Logger) {
+    /// Starts the pool; `beside` runs as long as it, as another child of its task, and is
+    /// cancelled when it closes.
+    init(configuration: PostgresClient.Configuration, logger: Logger, beside: @escaping @Sendable (PostgresPool) async -> Void) {
         self.configuration = configuration
         self.logger = logger
-        current = Mutex(Self.start(configuration, logger: logger))
-    }
-
-    private static func start(_ configuration: PostgresClient.Configuration, logger: Logger) -> Current {
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let first = Self.makeRun(configuration, logger: logger)
+        current = Mutex(Current(run: first))
+        let (runs, more) = AsyncStream.makeStream(of: Run.self)
+        self.runs = more
+        more.yield(first)
         let (started, start) = AsyncStream.makeStream(of: Void.self)
-        let running = Task {
-            start.finish()
-            await client.run()
+        self.started = started
+        runner.withLock { runner in
+            runner = Task { [self] in
+                await withDiscardingTaskGroup { group in
+                    group.addTask { await beside(self) }
+                    for await run in runs {
+                        group.addTask {
+                            await withTaskGroup(of: Void.self) { one in
+                                one.addTask { await run.client.run() }
+                                one.addTask { for await _ in run.ended {} }
+                                start.finish()
+                                // Either the client stopped, or it was told to end: the other goes too.
+                                _ = await one.next()
+                                one.cancelAll()
+                            }
+                        }
+                    }
+                    // Closed: what runs beside the pool ends with it.
+                    group.cancelAll()
+                }
+            }
         }
-        return Current(client: client, running: running, started: started)
     }
 
-    var client: PostgresClient { current.withLock { $0.client } }
+    private static func makeRun(_ configuration: PostgresClient.Configuration, logger: Logger) -> Run {
+        let (ended, end) = AsyncStream.makeStream(of: Void.self)
+        return Run(client: PostgresClient(configuration: configuration, backgroundLogger: logger), end: end, ended: ended)
+    }
 
-    /// Returns once the pool's `run` has begun: it takes no lease before.
+    var client: PostgresClient { current.withLock { $0.run.client } }
+
+    /// Returns once the first client's `run` has begun: it takes no lease before.
     func hasStarted() async {
-        for await _ in current.withLock({ $0.started }) {}
+        for await _ in started {}
         await Task.yield()
     }
 
-    /// Ends this pool and starts another.
+    /// Ends this client and starts another.
     func replace() {
-        let ended = current.withLock { current -> Task<Void, Never>? in
+        let ended = current.withLock { current -> Run? in
             guard !current.closed else { return nil }
-            let ended = current.running
-            current = Self.start(configuration, logger: logger)
+            let ended = current.run
+            current.run = Self.makeRun(configuration, logger: logger)
+            runs.yield(current.run)
             return ended
         }
-        ended?.cancel()
+        ended?.end.finish()
     }
 
+    /// Ends the pool's connections, and what runs beside it, without waiting.
     func close() {
-        current.withLock { current -> Task<Void, Never> in
+        let last = current.withLock { current -> Run? in
+            guard !current.closed else { return nil }
             current.closed = true
-            return current.running
-        }.cancel()
+            return current.run
+        }
+        last?.end.finish()
+        runs.finish()
+    }
+
+    /// Closes the pool and returns once every task it ran has ended.
+    func shutdown() async {
+        close()
+        await runner.withLock { $0 }?.value
     }
 }

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
 
 /// The game's state in PostgreSQL, shared by several Groupie instances: the same contract as
@@ -198,10 +199,13 @@ public final class PostgresStore: GroupieStore {
     }
 
     init(url: PostgresURL, logger: Logger) {
-        let pool = PostgresPool(configuration: url.configuration, logger: logger)
+        let announcer = PostgresAnnouncer(logger: logger)
+        let pool = PostgresPool(configuration: url.configuration, logger: logger) { [weak announcer] pool in
+            await announcer?.run(pool: pool)
+        }
         self.pool = pool
         self.logger = logger
-        announcer = PostgresAnnouncer(pool: pool, logger: logger)
+        self.announcer = announcer
         reachability = PostgresReachability(url: url, logger: logger, onDown: { pool.replace() }, onUp: { pool.replace() })
     }
 
@@ -209,6 +213,13 @@ public final class PostgresStore: GroupieStore {
     public func close() {
         reachability.close()
         pool.close()
+    }
+
+    /// Closes the store and returns once the pool's connections and the work beside them (the
+    /// announcements still waiting) have ended.
+    public func shutdown() async {
+        reachability.close()
+        await pool.shutdown()
     }
 
     deinit {
@@ -359,4 +370,15 @@ public final class PostgresStore: GroupieStore {
         ["40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "")
     }
 
+}
+
+/// Under `serve`'s service group, started first and stopped last: once the server and every
+/// service that writes have stopped, the pool's connections and its announcer end, and the
+/// process exits only after. An announcement not sent by then is made good on the other
+/// instances by their relay's look at the newest events (`EventRelay`).
+extension PostgresStore: Service {
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await shutdown()
+    }
 }

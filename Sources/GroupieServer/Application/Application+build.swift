@@ -65,8 +65,9 @@ public func buildApplication(
             availableConnectionsDelegate: MaximumAvailableConnections(maxConnections)
         ),
         // Stopped in reverse order, after the server: file work outlives the work that uses it,
-        // and the services from outside (the traces' exporter) outlive everything.
-        services: outside + [
+        // the store (PostgreSQL's pool) outlives every service that writes, and the services
+        // from outside (the traces' exporter) outlive everything.
+        services: outside + [dependencies.database].compactMap { $0 as? any Service } + [
             dependencies.fileIO,
             dependencies.passwords,
             dependencies.background,

@@ -1,0 +1,57 @@
+import Foundation
+import GroupieCore
+@testable import GroupiePostgres
+@testable import GroupieStorage
+import GroupieTestSupport
+import Logging
+import ServiceLifecycle
+import Testing
+
+@Suite("PostgreSQL's pool under a service group")
+struct PostgresLifecycleTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("Run as a service, the store serves and announces until the group shuts down, then its pool ends and the group's run returns")
+    func poolAsService() async throws {
+        let (opened, other) = try await Backend.postgresql.openTwo()
+        let store = try #require(opened as? PostgresStore), listener = try #require(other as? PostgresStore)
+        let heard = try #require(listener.eventAnnouncements())
+        let ada = try await StoreContractTests().player("Ada", in: store)
+        let group = ServiceGroup(configuration: .init(services: [.init(service: store)], gracefulShutdownSignals: [], logger: Backend.logger))
+        try await within(.seconds(30), "the service group") {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                // Writes go on while it runs, and their events are announced to the other instance.
+                let made = try await store.createGroup(venueId: "v", name: "G", creatorId: ada.id, joinableFor: 3600, now: now)
+                // Written until the other instance, which listens from its first look, hears one.
+                let writer = Task {
+                    while !Task.isCancelled {
+                        _ = try? await store.appendEvents(groupId: made.group.id, [.memberRenamed(playerId: ada.id, name: "Ada")], now: now)
+                        try? await Task.sleep(for: .milliseconds(100))
+                    }
+                }
+                var iterator = heard.makeAsyncIterator()
+                var announced: [String] = []
+                while !announced.contains(made.group.id), let next = await iterator.next() {
+                    if case .committed(let groupId, _) = next { announced.append(groupId) }
+                }
+                writer.cancel()
+                await writer.value
+                #expect(announced.contains(made.group.id))
+                await group.triggerGracefulShutdown()
+                try await tasks.next()
+            }
+        }
+        // The pool has ended: a write is refused at once rather than waiting for a connection.
+        let outcome = try await within(.seconds(10), "a write after the shutdown") {
+            do {
+                _ = try await store.createGroup(venueId: "v", name: "H", creatorId: ada.id, joinableFor: 3600, now: now)
+                return "written"
+            } catch {
+                return "refused"
+            }
+        }
+        #expect(outcome == "refused")
+        listener.close()
+    }
+}
