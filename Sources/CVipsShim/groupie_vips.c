@@ -1,4 +1,5 @@
 #include "groupie_vips.h"
+#include "groupie_tile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ int groupie_vips_transcode(const char *input, const char *output, int quality) {
  * released together with it, so that every error path frees everything. */
 
 /* `in` as 8-bit sRGB; with an alpha band when `alpha`, else flattened on white. */
-static VipsImage *srgb(VipsObject *scope, VipsImage *in, int alpha) {
+VipsImage *groupie_srgb(VipsObject *scope, VipsImage *in, int alpha) {
     VipsImage **t = (VipsImage **)vips_object_local_array(scope, 3);
     if (vips_colourspace(in, &t[0], VIPS_INTERPRETATION_sRGB, NULL)) return NULL;
     if (vips_cast_uchar(t[0], &t[1], NULL)) return NULL;
@@ -147,58 +148,6 @@ static VipsImage *shadow(VipsObject *scope, VipsImage *in, int blur) {
     return t[6];
 }
 
-/* A photo scaled uniformly to cover `width` x `height` and cropped to it, in memory: JPEG
- * shrink-on-load, then a linear resize, then the crop window, placed on the attention centre
- * found on a small copy (or centred). Returns a new reference. */
-static VipsImage *make_tile(const char *path, int width, int height, int attention, double focus_x, double focus_y) {
-    VipsObject *scope = VIPS_OBJECT(vips_image_new());
-    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 8);
-    VipsImage *result = NULL;
-    const char *loader = vips_foreign_find_load(path);
-    if (!loader) goto done;
-    if (!(t[0] = vips_image_new_from_file(path, "fail_on", VIPS_FAIL_ON_ERROR, NULL))) goto done;
-    int swapped = vips_image_get_orientation_swap(t[0]);
-    double w0 = swapped ? t[0]->Ysize : t[0]->Xsize, h0 = swapped ? t[0]->Xsize : t[0]->Ysize;
-    double scale = VIPS_MAX((width + 0.5) / w0, (height + 0.5) / h0);
-    VipsImage *image = t[0];
-    if (vips_isprefix("VipsForeignLoadJpeg", loader)) {
-        int shrink = 1;
-        while (shrink < 8 && scale * shrink * 2 <= 1.0) shrink *= 2;
-        if (shrink > 1) {
-            if (!(t[1] = vips_image_new_from_file(path, "shrink", shrink, "fail_on", VIPS_FAIL_ON_ERROR, NULL))) goto done;
-            image = t[1];
-            scale = VIPS_MAX((width + 0.5) / (swapped ? image->Ysize : image->Xsize), (height + 0.5) / (swapped ? image->Xsize : image->Ysize));
-        }
-    }
-    if (vips_autorot(image, &t[2], NULL)) goto done;
-    /* A triangle filter scaled to the reduction: sharp enough for tiles, and a third of the cost of cubic. */
-    if (vips_resize(t[2], &t[3], scale, "kernel", VIPS_KERNEL_LINEAR, NULL)) goto done;
-    if (!(image = srgb(scope, t[3], 0))) goto done;
-    /* Decoded once, here: the crop and the picture read from memory. */
-    if (!(t[4] = vips_image_copy_memory(image))) goto done;
-    image = t[4];
-    int left = (image->Xsize - width) / 2, top = (image->Ysize - height) / 2;
-    if (focus_x >= 0 && focus_y >= 0) {
-        left = VIPS_CLIP(0, (int)(focus_x * image->Xsize) - width / 2, image->Xsize - width);
-        top = VIPS_CLIP(0, (int)(focus_y * image->Ysize) - height / 2, image->Ysize - height);
-    } else if (attention && (image->Xsize > width || image->Ysize > height)) {
-        double factor = VIPS_MIN(1.0, 256.0 / VIPS_MAX(image->Xsize, image->Ysize));
-        int x = 0, y = 0;
-        if (vips_resize(image, &t[5], factor, "kernel", VIPS_KERNEL_LINEAR, NULL)) goto done;
-        if (vips_smartcrop(t[5], &t[6], VIPS_MAX(1, (int)(width * factor)), VIPS_MAX(1, (int)(height * factor)),
-                           "interesting", VIPS_INTERESTING_ATTENTION, "attention_x", &x, "attention_y", &y, NULL))
-            goto done;
-        left = VIPS_CLIP(0, (int)(x / factor) - width / 2, image->Xsize - width);
-        top = VIPS_CLIP(0, (int)(y / factor) - height / 2, image->Ysize - height);
-    }
-    if (vips_extract_area(image, &t[7], VIPS_MAX(0, left), VIPS_MAX(0, top), width, height, NULL)) goto done;
-    result = t[7];
-    g_object_ref(result);
-done:
-    g_object_unref(scope);
-    return result;
-}
-
 typedef struct {
     const groupie_layer *layers;
     int count;
@@ -214,7 +163,7 @@ static gpointer tile_worker(gpointer data) {
         if (i >= work->count || g_atomic_int_get(&work->failed)) break;
         const groupie_layer *layer = &work->layers[i];
         if (layer->kind != GROUPIE_LAYER_PHOTO) continue;
-        if (!(work->tiles[i] = make_tile(layer->source, layer->width, layer->height, layer->crop, layer->focus_x, layer->focus_y)))
+        if (!(work->tiles[i] = groupie_make_tile(layer->source, layer->width, layer->height, layer->crop, layer->focus_x, layer->focus_y)))
             g_atomic_int_set(&work->failed, 1);
     }
     return NULL;
@@ -229,6 +178,17 @@ static int place_photo(VipsObject *scope, const groupie_layer *layer, VipsImage 
     VipsImage **t = (VipsImage **)vips_object_local_array(scope, 1);
     VipsImage *image = tile;
     int x = layer->x, y = layer->y;
+    /* A photo fitted whole is smaller than its place: centred on the canvas's background, or on
+     * its print's paper. */
+    if (image->Xsize < layer->width || image->Ysize < layer->height) {
+        int left = (layer->width - image->Xsize) / 2, top = (layer->height - image->Ysize) / 2;
+        if (layer->border > 0 || layer->border_bottom > 0) {
+            if (!(image = groupie_letterbox(scope, image, layer->width, layer->height, layer->color))) return -1;
+        } else {
+            x += left;
+            y += top;
+        }
+    }
     if (layer->border <= 0 && layer->border_bottom <= 0 && layer->rotation == 0) {
         out[(*count)++] = (placed){image, x, y};
         return 0;
@@ -244,7 +204,7 @@ static int place_photo(VipsObject *scope, const groupie_layer *layer, VipsImage 
         x -= layer->border;
         y -= layer->border;
     }
-    if (!(image = srgb(scope, image, 1))) return -1;
+    if (!(image = groupie_srgb(scope, image, 1))) return -1;
     int centre_x = x + image->Xsize / 2, centre_y = y + image->Ysize / 2;
     if (layer->rotation != 0) {
         if (!(image = rotated(scope, image, layer->rotation))) return -1;
@@ -266,7 +226,7 @@ static int place_asset(VipsObject *scope, const groupie_layer *layer, int stretc
     if (vips_thumbnail(layer->source, &t[0], layer->width, "height", layer->height,
                        "size", stretch ? VIPS_SIZE_FORCE : VIPS_SIZE_BOTH, NULL))
         return -1;
-    VipsImage *image = srgb(scope, t[0], 1);
+    VipsImage *image = groupie_srgb(scope, t[0], 1);
     if (!image) return -1;
     out[(*count)++] = (placed){image, layer->x + (layer->width - image->Xsize) / 2, layer->y + (layer->height - image->Ysize) / 2};
     return 0;
@@ -292,7 +252,7 @@ static int place_text(VipsObject *scope, const groupie_layer *layer, placed *out
         vips_extract_area(image, &t[4], 0, 0, VIPS_MIN(image->Xsize, layer->width), VIPS_MIN(image->Ysize, layer->height), NULL))
         return -1;
     if (t[4]) image = t[4];
-    if (!(image = srgb(scope, image, 1))) return -1;
+    if (!(image = groupie_srgb(scope, image, 1))) return -1;
     out[(*count)++] = (placed){image, layer->x + (layer->width - image->Xsize) / 2, layer->y + (layer->height - image->Ysize) / 2};
     return 0;
 }

@@ -39,7 +39,8 @@ int groupie_vips_transcode(const char *input, const char *output, int quality);
 /// What one layer of a collage is made of.
 typedef enum {
     /// A photo file, scaled uniformly to cover the frame and cropped to it; `crop` picks where:
-    /// 0 centre, 1 attention (faces and subjects stay in frame).
+    /// 0 centre, 1 attention (faces and subjects stay in frame); or, with `crop` 2, fitted whole
+    /// inside the frame and centred (on the canvas, or on the print's paper when it has a border).
     GROUPIE_LAYER_PHOTO = 0,
     /// An SVG or raster asset (logo, sticker, frame), fitted inside the frame, centred.
     GROUPIE_LAYER_ASSET = 1,
@@ -52,6 +53,9 @@ typedef enum {
     GROUPIE_LAYER_OVERLAY = 4,
 } groupie_layer_kind;
 
+/// A photo layer's `crop`.
+enum { GROUPIE_CROP_CENTRE = 0, GROUPIE_CROP_ATTENTION = 1, GROUPIE_CROP_WHOLE = 2 };
+
 typedef struct {
     groupie_layer_kind kind;
     /// Where the layer goes on the canvas, before rotation.
@@ -60,7 +64,7 @@ typedef struct {
     int border, border_bottom;
     /// Degrees clockwise about the layer's centre (photos only).
     double rotation;
-    /// Photo: 0 centre crop, 1 attention crop.
+    /// Photo: 0 centre crop, 1 attention crop, 2 the whole photo.
     int crop;
     /// Photo: where its subject is, as fractions of its width and height; negative when not
     /// known, and then `crop` decides.
@@ -85,6 +89,16 @@ int groupie_vips_collage(int width, int height, const double background[3], cons
 /// Where the subject of a picture is, by libvips' attention measure (edges, skin tones,
 /// saturation) on a small copy: fractions of its oriented width and height.
 int groupie_vips_focus(const char *path, double *x, double *y);
+
+/// The tile of a photo layer as the collage draws it (the same `width`, `height`, `crop` and
+/// focus), in grey and scaled to at most `max_side` pixels on its long side, one byte a pixel
+/// into `pixels` (`capacity` bytes): what a face finder reads. `tile_width` and `tile_height`
+/// are the tile's own size (smaller than the layer's on one axis for a whole photo).
+int groupie_vips_tile_gray(const char *path, int width, int height, int crop, double focus_x, double focus_y, int max_side,
+                           unsigned char *pixels, int capacity, int *tile_width, int *tile_height, int *gray_width, int *gray_height);
+
+/// A photo file, oriented, in grey, at most `max_side` pixels on its long side, as above.
+int groupie_vips_photo_gray(const char *path, int max_side, unsigned char *pixels, int capacity, int *gray_width, int *gray_height);
 
 /// The last errors libvips reported (a process-wide buffer), and forgetting them.
 const char *groupie_vips_error(void);

@@ -150,7 +150,11 @@ enum MissionMessages {
     }
 
     static func stickerNotUsed(style: String) -> String {
-        "'sticker' is only used with 'style: sticker'; this mission's style is '\(style)'"
+        stickerKeyNotUsed("sticker", style: style)
+    }
+
+    static func stickerKeyNotUsed(_ key: String, style: String) -> String {
+        "'\(key)' is only used with 'style: sticker'; this mission's style is '\(style)'"
     }
 
     static func stickerMissing(_ mission: String) -> String {

@@ -3,7 +3,7 @@ import Yams
 
 /// The missions: the list, each mission's fields, and the order `after` puts them in.
 extension VenueParser {
-    static let missionKeys = ["id", "title", "icon", "area", "where", "after", "fact", "style", "sticker", "tasks"]
+    static let missionKeys = ["id", "title", "icon", "area", "where", "after", "fact", "style", "sticker", "sticker_place", "sticker_corner", "tasks"]
     static let whereKeys = ["hint", "pin"]
     static let missionRequired = ["id", "title", "icon", "tasks"]
 
@@ -83,7 +83,8 @@ extension VenueParser {
         if fields["where"] != nil, location == nil { return parsed }
         parsed.mission = Mission(
             id: id, title: title, icon: icon, area: area, after: after ?? [], fact: fact,
-            style: style, sticker: reward.sticker, tasks: tasks, location: location
+            style: style, sticker: reward.sticker, tasks: tasks, location: location,
+            stickerPlace: reward.place, stickerCorner: reward.corner
         )
         return parsed
     }

@@ -2,13 +2,16 @@ import GroupieCore
 import Yams
 
 /// A mission's reward: the picture a group gets when the mission is complete, read from
-/// the mission's `style` and `sticker` keys.
+/// the mission's `style` and `sticker` keys, and where the sticker goes (`sticker_place`,
+/// `sticker_corner`).
 extension VenueParser {
     struct Reward {
         /// nil when `style` names no style.
         var style: VisualStyle?
         /// Only for `style: sticker`; a sticker given with another style is not used.
         var sticker: String?
+        var place: StickerPlace?
+        var corner: StickerCorner = .bottomRight
         var isValid: Bool
     }
 
@@ -27,7 +30,16 @@ extension VenueParser {
             error(fields["style"]?.mark, MissionMessages.stickerMissing(missionLabel))
             stickerValid = false
         }
-        return Reward(style: style, sticker: style == .sticker ? sticker : nil, isValid: style != nil && stickerValid)
+        let place: StickerPlace? = fields["sticker_place"].flatMap { choice($0, key: "sticker_place", describedAs: "sticker place") }
+        let corner: StickerCorner? = fields["sticker_corner"].map { choice($0, key: "sticker_corner", describedAs: "sticker corner") } ?? .bottomRight
+        let placeValid = fields["sticker_place"] == nil || place != nil
+        for key in ["sticker_place", "sticker_corner"] where fields[key] != nil && style != nil && style != .sticker {
+            warning(fields.keyMark(key), MissionMessages.stickerKeyNotUsed(key, style: style?.rawValue ?? ""))
+        }
+        return Reward(
+            style: style, sticker: style == .sticker ? sticker : nil, place: place, corner: corner ?? .bottomRight,
+            isValid: style != nil && stickerValid && placeValid && corner != nil
+        )
     }
 
     /// A sticker goes on one photo, so a sticker mission has one task; checked once the tasks are read.

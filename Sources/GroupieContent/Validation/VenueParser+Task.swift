@@ -3,7 +3,7 @@ import Yams
 
 /// A mission's tasks: the photos a group has to take.
 extension VenueParser {
-    static let taskKeys = ["id", "prompt", "hint", "camera"]
+    static let taskKeys = ["id", "prompt", "hint", "camera", "framing"]
     static let taskRequired = ["id", "prompt"]
 
     func tasks(_ node: Node, missionLabel: String) throws -> [MissionTask]? {
@@ -31,11 +31,12 @@ extension VenueParser {
             let prompt = try fields["prompt"].flatMap { try text($0, key: "prompt") }
             let hint = try fields["hint"].flatMap { try text($0, key: "hint") }
             let camera: CameraFacing? = fields["camera"].map { choice($0, key: "camera", describedAs: "camera") } ?? CameraFacing.back
-            guard let id, let prompt, fields["hint"] == nil || hint != nil, let camera else {
+            let framing: Framing? = fields["framing"].map { choice($0, key: "framing", describedAs: "framing") } ?? .focus
+            guard let id, let prompt, fields["hint"] == nil || hint != nil, let camera, let framing else {
                 valid = false
                 continue
             }
-            tasks.append(MissionTask(id: id, prompt: prompt, hint: hint, camera: camera))
+            tasks.append(MissionTask(id: id, prompt: prompt, hint: hint, camera: camera, framing: framing))
         }
         return valid ? tasks : nil
     }

@@ -14,6 +14,11 @@ public struct Mission: Sendable, Hashable, Identifiable {
     public var style: VisualStyle
     /// Path of the sticker under the assets folder; only for `.sticker`.
     public var sticker: String?
+    /// Where the sticker goes on the photo's people (`sticker_place:`); nil for the default:
+    /// its corner, moved beside the faces when the corner would cover one.
+    public var stickerPlace: StickerPlace?
+    /// Where the sticker goes when the photo shows no face (`sticker_corner:`).
+    public var stickerCorner: StickerCorner
     public var tasks: [MissionTask]
     /// How to find the mission: a hint and a pin on the venue's map.
     public var location: MissionLocation?
@@ -21,7 +26,7 @@ public struct Mission: Sendable, Hashable, Identifiable {
     public init(
         id: String, title: LocalizedText, icon: String, area: LocalizedText? = nil, after: [String] = [],
         fact: LocalizedText? = nil, style: VisualStyle = .auto, sticker: String? = nil, tasks: [MissionTask],
-        location: MissionLocation? = nil
+        location: MissionLocation? = nil, stickerPlace: StickerPlace? = nil, stickerCorner: StickerCorner = .bottomRight
     ) {
         self.id = id
         self.title = title
@@ -31,6 +36,8 @@ public struct Mission: Sendable, Hashable, Identifiable {
         self.fact = fact
         self.style = style
         self.sticker = sticker
+        self.stickerPlace = stickerPlace
+        self.stickerCorner = stickerCorner
         self.tasks = tasks
         self.location = location
     }
@@ -47,12 +54,15 @@ public struct MissionTask: Sendable, Hashable, Identifiable {
     public var hint: LocalizedText?
     /// The camera a phone opens for the task: the front one for photos of oneself.
     public var camera: CameraFacing
+    /// What collages and thumbnails may cut from the task's photos.
+    public var framing: Framing
 
-    public init(id: String, prompt: LocalizedText, hint: LocalizedText? = nil, camera: CameraFacing = .back) {
+    public init(id: String, prompt: LocalizedText, hint: LocalizedText? = nil, camera: CameraFacing = .back, framing: Framing = .focus) {
         self.id = id
         self.prompt = prompt
         self.hint = hint
         self.camera = camera
+        self.framing = framing
     }
 }
 
@@ -85,6 +95,32 @@ public struct MapPin: Sendable, Hashable {
 /// Which of a phone's cameras a task opens.
 public enum CameraFacing: String, Sendable, Hashable, CaseIterable {
     case back, front
+}
+
+/// How much of a task's photo collages and thumbnails show (`framing:`).
+public enum Framing: String, Sendable, Hashable, CaseIterable {
+    /// The photo uncut, fitted into its place: "the whole rocket, down to the engines".
+    case whole
+    /// Cropped to fill its place, around its subject (the attention crop).
+    case focus
+}
+
+/// Where a sticker goes on a photo's people (`sticker_place:`).
+public enum StickerPlace: String, Sendable, Hashable, CaseIterable {
+    /// On top of the largest face, as wide as it: a hat.
+    case head
+    /// Next to a face, never over one.
+    case beside
+    /// Over the largest face.
+    case over
+}
+
+/// The corner of the photo a sticker goes to when no face is found (`sticker_corner:`).
+public enum StickerCorner: String, Sendable, Hashable, CaseIterable {
+    case topLeft = "top-left"
+    case topRight = "top-right"
+    case bottomLeft = "bottom-left"
+    case bottomRight = "bottom-right"
 }
 
 /// How a completed mission is turned into a picture for the group.

@@ -33,11 +33,17 @@ public struct CollageContent: Sendable, Hashable {
     /// Where each photo's subject is, when known (found at upload): the crop is placed around
     /// it without looking at the photo again.
     public var focus: [Focus?]
+    /// What may be cut of each photo (its task's `framing`); a photo without one is cropped.
+    public var framing: [Framing]
+    /// Sticker style: where the sticker goes on the photo's people, and its corner when no
+    /// face is found.
+    public var stickerPlace: StickerPlace?
+    public var stickerCorner: StickerCorner
 
     public init(
         photoPaths: [String], caption: Caption, themeColor: String, logoPath: String? = nil,
         stickerPath: String? = nil, framePath: String? = nil, plainFramePath: String? = nil, smartCrop: Bool = true,
-        focus: [Focus?] = []
+        focus: [Focus?] = [], framing: [Framing] = [], stickerPlace: StickerPlace? = nil, stickerCorner: StickerCorner = .bottomRight
     ) {
         self.photoPaths = photoPaths
         self.caption = caption
@@ -48,6 +54,9 @@ public struct CollageContent: Sendable, Hashable {
         self.plainFramePath = plainFramePath
         self.smartCrop = smartCrop
         self.focus = focus
+        self.framing = framing
+        self.stickerPlace = stickerPlace
+        self.stickerCorner = stickerCorner
     }
 }
 
@@ -70,6 +79,11 @@ public struct CollageRenderer: Sendable {
         /// The caption's size in percent of what its band's height asks for: less when a long
         /// caption was set smaller to fit whole.
         public var captionPercent: Int = 100
+        /// Sticker style: the faces found in the photo, where the sticker was placed by them;
+        /// nil when none were looked for, or the face finder could not run (then the corner).
+        public var faces: [PixelRect]?
+        /// Sticker style: where the sticker was drawn.
+        public var sticker: PixelRect?
     }
 
     /// DejaVu for Latin, Greek, Cyrillic, Arabic and Hebrew, then Noto for the other scripts,
@@ -104,6 +118,7 @@ public struct CollageRenderer: Sendable {
 
         // Sticker style: a frame around the photo, and the sticker over its corner.
         var sticker: String?, frame: String?
+        var faces: [PixelRect]?, stickerRect: PixelRect?
         if layout.style == .sticker {
             sticker = present(content.stickerPath)
             frame = sticker != nil || content.stickerPath == nil ? present(content.framePath) : present(content.plainFramePath)
@@ -113,7 +128,9 @@ public struct CollageRenderer: Sendable {
             let path = content.photoPaths[tile.photoIndex]
             var layer = Layer(kind: GROUPIE_LAYER_PHOTO, rect: tile.frame, source: path)
             layer.crop = content.smartCrop ? 1 : 0
-            if content.smartCrop, tile.photoIndex < content.focus.count, let focus = content.focus[tile.photoIndex] {
+            if tile.photoIndex < content.framing.count, content.framing[tile.photoIndex] == .whole {
+                layer.crop = Int(GROUPIE_CROP_WHOLE)
+            } else if content.smartCrop, tile.photoIndex < content.focus.count, let focus = content.focus[tile.photoIndex] {
                 layer.focus = (focus.x, focus.y)
             }
             if let print = tile.print {
@@ -145,8 +162,11 @@ public struct CollageRenderer: Sendable {
                     layers.append(border)
                 }
             }
-            if let sticker, let rect = layout.sticker {
-                layers.append(Layer(kind: GROUPIE_LAYER_ASSET, rect: rect, source: sticker))
+            if let sticker, let rect = layout.sticker, let photo = layers.first(where: { $0.kind == GROUPIE_LAYER_PHOTO }) {
+                let placed = Self.stickerRect(photo: photo, border: layout.frameWidth, side: rect.width, content: content)
+                faces = placed.faces
+                stickerRect = placed.rect
+                layers.append(Layer(kind: GROUPIE_LAYER_ASSET, rect: placed.rect, source: sticker))
             }
         }
 
@@ -181,7 +201,7 @@ public struct CollageRenderer: Sendable {
             try? fileManager.removeItem(atPath: output)
             throw PhotoProcessor.Failure.processing(PhotoProcessor.lastError())
         }
-        return Report(missingAssets: missing, unreadableAssets: Int(skipped), captionPercent: Int(captionPercent))
+        return Report(missingAssets: missing, unreadableAssets: Int(skipped), captionPercent: Int(captionPercent), faces: faces, sticker: stickerRect)
     }
 
     private static func draw(
@@ -222,7 +242,7 @@ public struct CollageRenderer: Sendable {
         }
     }
 
-    private struct Layer {
+    struct Layer {
         var kind: groupie_layer_kind
         var rect: PixelRect
         var source: String?

@@ -28,7 +28,7 @@ actor CollageService {
         drawnSizes.first { $0 >= requested } ?? drawnSizes[drawnSizes.count - 1]
     }
     /// Bumped when the renderer draws differently, so that cached pictures are made again.
-    static let rendererVersion = "1"
+    static let rendererVersion = "2"
 
     let database: any GroupieStore
     let catalog: VenueCatalog
@@ -131,6 +131,7 @@ actor CollageService {
         var hasher = SHA256()
         var parts = [Self.rendererVersion, mission.style.rawValue, venue.theme.color, venue.theme.logo ?? "", mission.sticker ?? ""]
         parts += [caption.title, caption.subtitle] + caption.names
+        parts += [mission.stickerPlace?.rawValue ?? "", mission.stickerCorner.rawValue] + mission.tasks.map(\.framing.rawValue)
         parts += photos.map { "\($0.blob):\($0.width)x\($0.height)" }
         for part in parts {
             hasher.update(data: Data(part.utf8))

@@ -43,6 +43,8 @@ struct VenueDocument: Encodable, Sendable {
         var hint: String?
         /// `back` or `front`: the camera the phone opens.
         var camera: String
+        /// `whole` or `focus`: whether the task's photos may be cropped.
+        var framing: String
     }
 
     var id: String
@@ -74,7 +76,7 @@ struct VenueDocument: Encodable, Sendable {
                 id: mission.id, title: text(mission.title), iconUrl: Self.assetURL(mission.icon),
                 area: mission.area.map(text), after: mission.after, fact: mission.fact.map(text),
                 style: mission.style.rawValue, stickerUrl: mission.sticker.map(Self.assetURL),
-                tasks: mission.tasks.map { TaskDocument(id: $0.id, prompt: text($0.prompt), hint: $0.hint.map(text), camera: $0.camera.rawValue) },
+                tasks: mission.tasks.map { TaskDocument(id: $0.id, prompt: text($0.prompt), hint: $0.hint.map(text), camera: $0.camera.rawValue, framing: $0.framing.rawValue) },
                 where: mission.location.map { WhereDocument(hint: $0.hint.map(text), pin: $0.pin.map { PinDocument(x: $0.x, y: $0.y) }) }
             )
         }

@@ -10,6 +10,13 @@ import { errorText, toast } from '../messages.js';
 import { loadAlbum, scheduleRefresh } from '../session.js';
 import { photoAlt, avatar } from '../widgets.js';
 
+// A photo of a task that must stay whole (`framing: whole`) is shown uncut in its square.
+function wholePhoto(p) {
+  const m = mission(p.missionId);
+  const task = m && m.tasks.find((x) => x.id === p.taskId);
+  return Boolean(task && task.framing === 'whole');
+}
+
 export function albumScreen(filter) {
   const a = state.album && state.album.filter === filter ? state.album : null;
   if (!a || a.stale) {
@@ -34,7 +41,7 @@ export function albumScreen(filter) {
           h('img', { src: p.urls.thumb, alt: photoAlt(p.missionId, p.taskId, p.photographer), loading: 'lazy', width: 200, height: Math.round(200 * p.height / p.width) }))))] : null,
       h('h2', null, t('album.photos')),
       a.photos.length ? h('ul', { class: 'thumbs' }, a.photos.map((p, i) => h('li', null,
-        h('button', { type: 'button', class: 'thumb', onclick: () => openViewer({ index: i }) },
+        h('button', { type: 'button', class: wholePhoto(p) ? 'thumb whole' : 'thumb', onclick: () => openViewer({ index: i }) },
           h('img', { src: p.urls.thumb, alt: photoAlt(p.missionId, p.taskId, p.photographer), loading: 'lazy', width: 200, height: Math.round(200 * p.height / p.width) }),
           h('span', { class: 'cap', 'aria-hidden': 'true' }, avatar(p.photographer, true), memberName(p.photographer)))))) :
         h('p', { class: 'empty' }, t('album.empty')),

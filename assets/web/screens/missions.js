@@ -93,7 +93,7 @@ export function missionScreen(id) {
         h('div', { class: 'task-head' },
           h('span', { class: 'num', 'aria-hidden': 'true' }, done ? icon('check') : String(i + 1)),
           h('h2', { id: `prompt-${task.id}` }, h('span', { class: 'visually-hidden' }, t('task.n', { n: i + 1 }) + (done ? ' (' + t('task.done') + ')' : ' (' + t('task.open') + ')') + ': '), h('span', { lang: state.venue.language }, task.prompt))),
-        chosen ? h('figure', { class: 'chosen' },
+        chosen ? h('figure', { class: task.framing === 'whole' ? 'chosen whole' : 'chosen' },
           h('img', { src: chosen.thumbUrl, alt: t('alt.photo', { task: task.prompt, name: memberName(photographer(chosen)) }), loading: 'lazy' }),
           h('figcaption', null, avatar(photographer(chosen), true), t('task.by', { name: memberName(photographer(chosen)) }))) : null,
         ups.length ? h('ul', { class: 'uploads' }, ups.map((u) => uploadRow(u, false))) : null,
