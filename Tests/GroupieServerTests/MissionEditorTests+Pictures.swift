@@ -74,7 +74,7 @@ extension MissionEditorTests {
             #expect(created.headers[.location] == "/staff/venues/city-museum/missions/edit?saved=1")
             let (status, venue) = try await client.json("/api/v1/venues/city-museum?lang=en")
             #expect(status.status == .ok)
-            #expect((venue["venue"] as? [String: Any])?["name"] as? String == "The \"City\" Museum")
+            #expect(venue["name"] as? String == "The \"City\" Museum")
             #expect(try await admin.post(client, "/staff/missions/new", fields).status == .conflict)
             #expect(try await admin.post(client, "/staff/missions/new", ["id": "../x", "name": "X", "timezone": "UTC", "languages": "en"]).status == .unprocessableContent)
             #expect(try FileManager.default.contentsOfDirectory(atPath: server.missions).sorted() == ["aquarium.yaml", "city-museum.yaml", "museum.yaml"])

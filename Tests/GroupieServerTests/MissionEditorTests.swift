@@ -55,7 +55,7 @@ struct MissionEditorTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: server.missions).sorted() == ["aquarium.yaml", "museum.yaml"])
 
             let (_, venue) = try await client.json("/api/v1/venues/aquarium?lang=sv")
-            #expect(((venue["venue"] as? [String: Any])?["missions"] as? [[String: Any]])?.first?["title"] as? String == "Hajarna")
+            #expect((venue["missions"] as? [[String: Any]])?.first?["title"] as? String == "Hajarna")
 
             let history = server.configuration.dataDirectory + "/mission-history/aquarium"
             #expect(try String(contentsOfFile: history + "/000001.yaml", encoding: .utf8) == before)

@@ -48,10 +48,11 @@ public enum LineDiff {
             while i < x.count || j < y.count {
                 if i < x.count, j < y.count, x[i] == y[j] {
                     result.append(Line(kind: .same, text: x[i], old: prefix + i + 1, new: prefix + j + 1)); i += 1; j += 1
-                } else if j < y.count, i == x.count || lengths[i * width + j + 1] >= lengths[(i + 1) * width + j] {
-                    result.append(Line(kind: .added, text: y[j], old: nil, new: prefix + j + 1)); j += 1
-                } else {
+                } else if i < x.count, j == y.count || lengths[(i + 1) * width + j] >= lengths[i * width + j + 1] {
+                    // Removed lines before added ones, as diffs show a change.
                     result.append(Line(kind: .removed, text: x[i], old: prefix + i + 1, new: nil)); i += 1
+                } else {
+                    result.append(Line(kind: .added, text: y[j], old: nil, new: prefix + j + 1)); j += 1
                 }
             }
         }
