@@ -81,3 +81,34 @@ extension MissionEditorTests {
         }
     }
 }
+
+extension MissionEditorTests {
+    @Test("A mission removed from the file keeps its collage in the group's album, until one of its photos is deleted")
+    func removedMissionKeepsCollage() async throws {
+        let server = try await Self.server()
+        try await StaffConsoleTests.addStaff(server, "mod@aquarium.example", .moderator, venues: ["aquarium"])
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let image = try TestImages.solid(width: 600, height: 400, rgb: (200, 40, 40), ext: "jpg")
+            let (_, body) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id, query: "?mission=sharks&task=shark")
+            let photoId = try #require((body["photo"] as? [String: Any])?["id"] as? String)
+            func collages() async throws -> [String] {
+                let (_, album) = try await client.send(.get, "/api/v1/groups/\(group.id)/photos", headers: ada.auth)
+                return (album["collages"] as? [[String: Any]] ?? []).filter { $0["status"] as? String == "ready" }.compactMap { $0["missionId"] as? String }
+            }
+            #expect(try await ReloadTests.eventually { try await collages() == ["sharks"] } != nil, "the sharks' collage made")
+
+            // The file without the sharks (and the rays, which come after them).
+            let text = TestServer.aquarium().components(separatedBy: "\n  - id: sharks\n").first! + "\n  - id: new\n    title: New\n    icon: icons/fish.svg\n    tasks:\n      - id: one\n        prompt: One\n"
+            let browser = try #require(try await StaffConsoleTests.signIn(client, "editor@aquarium.example").1)
+            let base = try await Self.open(browser, client)
+            #expect(try await browser.post(client, "/staff/venues/aquarium/missions/save", ["text": text, "base": base, "confirm": "yes"]).status == .seeOther)
+            #expect(try await collages() == ["sharks"], "the collage stays in the album")
+
+            let moderator = try #require(try await StaffConsoleTests.signIn(client, "mod@aquarium.example").1)
+            #expect(try await moderator.post(client, "/staff/photos/\(photoId)/delete", ["reason": "test"]).status == .seeOther)
+            #expect(try await collages().isEmpty, "a collage never shows a deleted photo")
+        }
+    }
+}
