@@ -55,6 +55,10 @@ struct StaffPageTemplateTests {
             .poster(venueId: "v", paper: "a4", format: "pdf"), .poster(venueId: "v", paper: "a4", format: "png"), .cards(venueId: "v"),
             .events(venueId: "v"), .group("g"), .groupPhoto(groupId: "g", photoId: "p"), .groupClose("g"), .photoThumb("p"),
             .photoDisplay("p"), .photoHide("p"), .photoRestore("p"), .photoDelete("p"), .phonePreview(venueId: "v", language: "sv"),
+            .editor(venueId: "v"), .editor(venueId: "v", saved: 2), .editorCheck(venueId: "v"), .editorSave(venueId: "v"),
+            .draftReward(venueId: "v", hash: "h", missionId: "m", language: "sv"), .versions(venueId: "v"),
+            .versionsDiff(venueId: "v", from: 1, to: 2), .versionRestore(venueId: "v", number: 1),
+            .newVenue, .pictures(venueId: "v"), .picturesUploaded(venueId: "v", path: "icons/v/a.png"),
         ]
         for url in urls {
             let path = url.path.prefix { $0 != "?" && $0 != "#" }.split(separator: "/").map(String.init)

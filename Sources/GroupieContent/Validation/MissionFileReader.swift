@@ -86,7 +86,7 @@ public struct MissionFileReader: Sendable {
         return MissionFileReport(path: path, venue: hasErrors ? nil : venue, contentHash: hash, problems: problems)
     }
 
-    static func hash(_ bytes: Data) -> String {
+    public static func hash(_ bytes: Data) -> String {
         Hex.string(SHA256.hash(data: bytes))
     }
 

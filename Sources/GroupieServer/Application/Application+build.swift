@@ -29,14 +29,7 @@ public func buildApplication(
         onChange: { changes in
             VenueMetrics.reloads.increment()
             VenueMetrics.update(catalog: dependencies.catalog)
-            for change in changes {
-                guard case .published(let venueId) = change,
-                    let groups = try? await dependencies.database.activeGroupIds(venueId: venueId)
-                else { continue }
-                for groupId in groups {
-                    await dependencies.events.emit(groupId: groupId, [.venueUpdated(venueId: venueId)])
-                }
-            }
+            await VenueUpdates.announce(changes, database: dependencies.database, events: dependencies.events)
         }
     )
     let timeouts = configuration.timeouts
@@ -274,6 +267,17 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         catalog: dependencies.catalog, reloader: dependencies.reloader, work: dependencies.collages.work,
         assetsDirectory: configuration.assetsDirectory, pages: pages
     ).addRoutes(to: signedIn)
+    let editor = StaffEditorController(
+        catalog: dependencies.catalog,
+        editing: MissionEditing(
+            reloader: dependencies.reloader, history: MissionHistory(dataDirectory: configuration.dataDirectory), database: dependencies.database,
+            events: events, fileIO: dependencies.fileIO, clock: clock, logger: dependencies.logger
+        ),
+        drafts: DraftVenues(), work: dependencies.collages.work, assetsDirectory: configuration.assetsDirectory, pages: pages
+    )
+    editor.addRoutes(to: signedIn)
+    StaffPicturesController(editor: editor, assetsDirectory: configuration.assetsDirectory).addRoutes(to: signedIn)
+    StaffNewVenueController(editor: editor, assetsDirectory: configuration.assetsDirectory).addRoutes(to: signedIn)
     routes.set(router.routes.map { ($0.method, $0.path.description) })
     return router
 }

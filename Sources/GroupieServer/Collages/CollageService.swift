@@ -235,8 +235,11 @@ actor CollageService {
         guard let subject = try await database.collageSubject(groupId: groupId),
             let venue = catalog.venue(id: subject.group.venueId)?.venue
         else { return [] }
+        // A collage of a mission the venue's file no longer has stays in the album while every
+        // photo it shows is still the group's (none deleted or hidden since).
+        let shown = Set(subject.taskPhotos.photos.values.joined().map(\.id))
         return subject.collages.filter { record in
-            guard let mission = venue.missions.first(where: { $0.id == record.missionId }) else { return false }
+            guard let mission = venue.missions.first(where: { $0.id == record.missionId }) else { return record.photoIds.allSatisfy(shown.contains) }
             return subject.taskPhotos.chosen(missionId: mission.id, taskIds: mission.tasks.map(\.id))?.map(\.id) == record.photoIds
         }
     }

@@ -174,20 +174,21 @@ struct StaffController {
     }
 }
 
-/// A staff form: `application/x-www-form-urlencoded`, 16 KiB at most.
+/// A staff form: `application/x-www-form-urlencoded`, 16 KiB at most (`limit` for the few that
+/// carry more, such as a whole mission file).
 struct StaffForm {
     private let fields: [String: String]
     static let maximumBytes = 16 * 1024
 
-    init(_ request: Request, context: some RequestContext) async throws {
+    init(_ request: Request, context: some RequestContext, limit: Int = maximumBytes) async throws {
         guard let type = request.headers[.contentType], type.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
             throw Problem(.unsupportedMediaType, code: "unsupported-media-type", detail: "Staff forms are sent as application/x-www-form-urlencoded.")
         }
         let body: ByteBuffer
         do {
-            body = try await request.body.collect(upTo: Self.maximumBytes)
+            body = try await request.body.collect(upTo: limit)
         } catch {
-            throw Problem.tooLarge(limit: Self.maximumBytes)
+            throw Problem.tooLarge(limit: limit)
         }
         guard let fields = Self.decode(String(buffer: body)) else {
             throw Problem(.badRequest, code: "malformed-form", detail: "The form is not application/x-www-form-urlencoded.")

@@ -93,7 +93,7 @@ extension StaffPages {
             let phone: String
             let missions: [Card]
         }
-        struct Card: Sendable {
+        struct Card: Sendable, Encodable {
             let language: String
             let title: String
             let after: String?
@@ -102,12 +102,14 @@ extension StaffPages {
             let reward: String
             let picture: String
         }
-        struct CardTask: Sendable {
+        struct CardTask: Sendable, Encodable {
             let prompt: String
             let hint: String?
             let frontCamera: Bool
         }
         let venueURL: String
+        let editURL: String
+        let versionsURL: String
         let file: String
         let version: String
         let hasErrors: Bool
@@ -115,28 +117,35 @@ extension StaffPages {
         let languages: [Language]
     }
 
+    /// A mission as a phone shows it in `language`, with its reward drawn at `picture`.
+    static func card(_ mission: Mission, venue: Venue, language: String, picture: String) -> MissionsView.Card {
+        let text = { (value: LocalizedText) in value.resolved(language: language, fallback: venue.defaultLanguage) }
+        return MissionsView.Card(
+            language: language, title: text(mission.title),
+            after: mission.after.isEmpty ? nil : mission.after.joined(separator: ", "),
+            tasks: mission.tasks.map { .init(prompt: text($0.prompt), hint: $0.hint.map(text), frontCamera: $0.camera == .front) },
+            fact: mission.fact.map(text),
+            reward: mission.style == .sticker ? "a photo with a sticker" : "a collage (\(mission.style.rawValue))",
+            picture: picture
+        )
+    }
+
     func missions(_ entry: VenueCatalog.Entry, problems: [MissionProblem], session: StaffSession) -> Response {
         let venue = entry.venue
         let file = (entry.path as NSString).lastPathComponent
         let version = String(entry.contentHash.prefix(12))
         let languages = venue.languages.map { language in
-            let text = { (value: LocalizedText) in value.resolved(language: language, fallback: venue.defaultLanguage) }
             let missions = venue.missions.map { mission in
-                MissionsView.Card(
-                    language: language, title: text(mission.title),
-                    after: mission.after.isEmpty ? nil : mission.after.joined(separator: ", "),
-                    tasks: mission.tasks.map { .init(prompt: text($0.prompt), hint: $0.hint.map(text), frontCamera: $0.camera == .front) },
-                    fact: mission.fact.map(text),
-                    reward: mission.style == .sticker ? "a photo with a sticker" : "a collage (\(mission.style.rawValue))",
-                    picture: StaffURL.reward(venueId: venue.id, missionId: mission.id, language: language, version: version).path
-                )
+                Self.card(mission, venue: venue, language: language,
+                          picture: StaffURL.reward(venueId: venue.id, missionId: mission.id, language: language, version: version).path)
             }
             return MissionsView.Language(
                 language: language, phone: StaffURL.phonePreview(venueId: venue.id, language: language).path, missions: missions
             )
         }
         let view = MissionsView(
-            venueURL: StaffURL.venue(venue.id).path, file: file, version: version,
+            venueURL: StaffURL.venue(venue.id).path, editURL: StaffURL.editor(venueId: venue.id).path,
+            versionsURL: StaffURL.versions(venueId: venue.id).path, file: file, version: version,
             hasErrors: problems.contains { $0.severity == .error },
             problems: problems.map { .init(severity: $0.severity.rawValue, place: "\(file):\($0.line):\($0.column)", message: $0.message) },
             languages: languages

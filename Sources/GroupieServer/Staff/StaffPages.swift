@@ -35,6 +35,8 @@ struct StaffPages: Sendable {
             let playing: String
         }
         let venues: [Entry]
+        /// For an admin: where a new venue is started from the template.
+        let newVenue: String?
     }
 
     func venues(_ entries: [(venue: Venue, playing: Int)], session: StaffSession) -> Response {
@@ -44,7 +46,9 @@ struct StaffPages: Sendable {
                 playing: "\(entry.playing) group\(entry.playing == 1 ? "" : "s") playing"
             )
         }
-        return page("staff-venues", title: "Your venues", session: session, VenuesView(venues: venues))
+        return page("staff-venues", title: "Your venues", session: session, VenuesView(
+            venues: venues, newVenue: session.member.role == .admin ? StaffURL.newVenue.path : nil
+        ))
     }
 
     struct VenueView: Sendable {

@@ -17,6 +17,22 @@ enum StaffURL: Sendable, Hashable {
     /// A mission's reward drawn from stand-in photos, in `language`; `version` names the file's
     /// version so that a browser may keep the picture until the file changes.
     case reward(venueId: String, missionId: String, language: String, version: String)
+    /// The mission file in the browser's editor; `saved` names the version just saved.
+    case editor(venueId: String, saved: Int? = nil)
+    case editorCheck(venueId: String)
+    case editorSave(venueId: String)
+    /// A mission's reward drawn from a text checked in the editor, by the text's hash.
+    case draftReward(venueId: String, hash: String, missionId: String, language: String)
+    case versions(venueId: String)
+    /// The differences from version `from` to version `to` of the file.
+    case versionsDiff(venueId: String, from: Int, to: Int)
+    case versionRestore(venueId: String, number: Int)
+    /// An admin's form that starts a new venue's file from the template.
+    case newVenue
+    /// The pictures uploaded for the venue's file, and where to upload one.
+    case pictures(venueId: String)
+    /// The pictures' page after an upload, saying which path to write in the file.
+    case picturesUploaded(venueId: String, path: String)
     /// The venue's poster: `paper` is `a4` or `a3`, `format` is `pdf` or `png`.
     case poster(venueId: String, paper: String, format: String)
     case cards(venueId: String)
@@ -47,6 +63,20 @@ enum StaffURL: Sendable, Hashable {
         case .reward(let venueId, let missionId, let language, let version):
             Self.missions(venueId: venueId).path + "/" + Self.segment(missionId) + "/reward.jpg"
                 + Self.query([("lang", language), ("v", version)])
+        case .editor(let venueId, let saved):
+            Self.missions(venueId: venueId).path + "/edit" + (saved.map { Self.query([("saved", String($0))]) } ?? "")
+        case .editorCheck(let venueId): Self.missions(venueId: venueId).path + "/check"
+        case .editorSave(let venueId): Self.missions(venueId: venueId).path + "/save"
+        case .draftReward(let venueId, let hash, let missionId, let language):
+            Self.missions(venueId: venueId).path + "/draft/" + Self.segment(hash) + "/" + Self.segment(missionId) + "/reward.jpg"
+                + Self.query([("lang", language)])
+        case .versions(let venueId): Self.missions(venueId: venueId).path + "/versions"
+        case .versionsDiff(let venueId, let from, let to):
+            Self.versions(venueId: venueId).path + "/diff" + Self.query([("from", String(from)), ("to", String(to))])
+        case .versionRestore(let venueId, let number): Self.versions(venueId: venueId).path + "/" + String(number) + "/restore"
+        case .newVenue: "/staff/missions/new"
+        case .pictures(let venueId): Self.missions(venueId: venueId).path + "/pictures"
+        case .picturesUploaded(let venueId, let path): Self.pictures(venueId: venueId).path + Self.query([("uploaded", path)])
         case .poster(let venueId, let paper, let format):
             Self.venue(venueId).path + "/" + Self.segment("poster." + format) + Self.query([("paper", paper)])
         case .cards(let venueId): Self.venue(venueId).path + "/cards"

@@ -1,0 +1,71 @@
+import Foundation
+import GroupieContent
+import Testing
+
+@Suite("Editing mission files")
+struct MissionEditingTests {
+    @Test("A write over the version opened replaces the file whole; over another version it writes nothing")
+    func writeOverBase() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/zoo.yaml"
+        try Data("one\n".utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
+        let opened = try #require(try MissionFileWriter.current(path))
+        let writer = MissionFileWriter()
+        #expect(try writer.write("two\n", to: path, over: opened.hash) == .saved(hash: MissionFileReaderHash.of("two\n")))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "two\n")
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o640, "the file keeps its permissions")
+        // Saved again over the first version: refused, with the file as it is now.
+        let refused = try writer.write("three\n", to: path, over: opened.hash)
+        #expect(refused == .changedOnDisk(current: "two\n", hash: MissionFileReaderHash.of("two\n")))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "two\n")
+        // A new file is written only where none is.
+        #expect(try writer.write("new\n", to: folder + "/new.yaml", over: "") == .saved(hash: MissionFileReaderHash.of("new\n")))
+        if case .saved = try writer.write("again\n", to: folder + "/new.yaml", over: "") { Issue.record("a file that exists was written over") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["new.yaml", "zoo.yaml"], "no temporary file left")
+    }
+
+    @Test("Versions are numbered, kept with who saved them, read back, and ids that are not venue ids are refused")
+    func history() throws {
+        let folder = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let history = MissionHistory(dataDirectory: folder)
+        let first = try history.record(venueId: "zoo", text: "a\n", staffEmail: nil, at: Date(timeIntervalSince1970: 1), note: "as found on disk")
+        let second = try history.record(venueId: "zoo", text: "b\n", staffEmail: "eva@zoo.example", at: Date(timeIntervalSince1970: 2), note: nil)
+        #expect((first.number, second.number) == (1, 2))
+        #expect(try history.versions(venueId: "zoo").map(\.number) == [2, 1])
+        #expect(try history.versions(venueId: "zoo").first?.staffEmail == "eva@zoo.example")
+        #expect(try history.text(venueId: "zoo", number: 1) == "a\n")
+        #expect(try history.text(venueId: "zoo", number: 3) == nil)
+        #expect(try history.text(venueId: "../zoo", number: 1) == nil)
+        #expect(throws: (any Error).self) { try history.record(venueId: "../etc", text: "x", staffEmail: nil, at: Date(), note: nil) }
+    }
+
+    @Test("The differences between two texts: lines removed and added, with their numbers")
+    func diff() {
+        let lines = LineDiff.lines(from: "a\nb\nc\nd", to: "a\nB\nc\nd\ne")
+        #expect(lines.map(\.kind) == [.same, .removed, .added, .same, .same, .added])
+        #expect(lines[1] == .init(kind: .removed, text: "b", old: 2, new: nil))
+        #expect(lines[2] == .init(kind: .added, text: "B", old: nil, new: 2))
+        #expect(lines.last == .init(kind: .added, text: "e", old: nil, new: 5))
+        #expect(LineDiff.lines(from: "same", to: "same").allSatisfy { $0.kind == .same })
+    }
+
+    @Test("The mission at a line is the one whose entry holds it")
+    func missionAtLine() throws {
+        let text = try String(contentsOfFile: Fixtures.missions + "/science-centre.yaml", encoding: .utf8)
+        let lines = MissionFileOutline.missionLines(text)
+        #expect(lines.first?.id == "shark-tunnel" && lines.first?.line == 27)
+        #expect(MissionFileOutline.mission(at: 1, in: text) == nil)
+        #expect(MissionFileOutline.mission(at: 45, in: text) == "shark-tunnel")
+        #expect(MissionFileOutline.mission(at: lines[1].line, in: text) == lines[1].id)
+    }
+}
+
+/// The hash the writer and the reader give a text.
+enum MissionFileReaderHash {
+    static func of(_ text: String) -> String {
+        MissionFileReader(assetsDirectory: nil).read(bytes: Data(text.utf8), path: "/x/x.yaml").contentHash
+    }
+}
