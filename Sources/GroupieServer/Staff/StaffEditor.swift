@@ -56,7 +56,7 @@ struct StaffEditorController {
         let (venueId, path, _) = try await file(context)
         let form = try await StaffForm.editor(request, context: context)
         try form.requireToken(of: context.session)
-        let text = form["text"] ?? ""
+        let text = Self.text(of: form)
         let report = editing.check(text, path: path)
         let name = (path as NSString).lastPathComponent
         var mission: EditorCheck.MissionPreview?
@@ -97,11 +97,16 @@ struct StaffEditorController {
         )
     }
 
+    /// The form's `text` with the line breaks a file has: browsers send a text area's as CRLF.
+    static func text(of form: StaffForm) -> String {
+        (form["text"] ?? "").replacingOccurrences(of: "\r\n", with: "\n")
+    }
+
     func save(_ request: Request, context: StaffContext) async throws -> Response {
         let (venueId, path, venue) = try await file(context)
         let form = try await StaffForm.editor(request, context: context)
         try form.requireToken(of: context.session)
-        let text = form["text"] ?? ""
+        let text = Self.text(of: form)
         let base = form["base"] ?? ""
         let outcome = try await editing.save(text, venueId: venueId, path: path, base: base, confirmed: form["confirm"] == "yes", by: context.session.member)
         return try await answer(outcome, venueId: venueId, path: path, venue: venue, text: text, base: base, session: context.session)
