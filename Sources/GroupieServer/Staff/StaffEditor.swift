@@ -82,8 +82,8 @@ struct StaffEditorController {
 
     /// The reward of a mission of a text checked a moment ago, drawn from stand-in photos.
     func draftReward(_ request: Request, context: StaffContext) async throws -> Response {
-        _ = try await file(context)
-        guard let venue = drafts.venue(hash: try context.parameters.require("hash")),
+        let venueId = try await file(context).venueId
+        guard let venue = drafts.venue(hash: try context.parameters.require("hash")), venue.id == venueId,
             let mission = venue.mission(id: try context.parameters.require("missionId"))
         else { throw Problem.notFound("draft-not-found", "Check the file again: this draft is no longer kept.") }
         let language = request.uri.queryParameters["lang"].map(String.init) ?? venue.defaultLanguage
