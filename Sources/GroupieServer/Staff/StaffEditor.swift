@@ -42,7 +42,13 @@ struct StaffEditorController {
 
     func edit(_ request: Request, context: StaffContext) async throws -> Response {
         let (venueId, path, venue) = try await file(context)
-        guard let current = try await editing.fileIO.run({ try MissionFileWriter.current(path) }) else { throw StaffController.venueNotFound }
+        let opened: (text: String, hash: String)?
+        do {
+            opened = try await editing.fileIO.run { try MissionFileWriter.current(path) }
+        } catch let tooLarge as MissionFileTooLarge {
+            throw Problem(.unprocessableContent, code: "mission-file-too-large", detail: "\(tooLarge) Edit it on disk.")
+        }
+        guard let current = opened else { throw StaffController.venueNotFound }
         let saved = request.uri.queryParameters["saved"].flatMap { Int(String($0)) }
         return pages.editor(.init(
             venueId: venueId, path: path, venue: venue, text: current.text, base: current.hash,
