@@ -34,10 +34,10 @@ CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 log = logger()
 
 
-def start_server(binary, workdir, missions=None, port=None):
+def start_server(binary, workdir, missions=None, port=None, assets=None):
     """The server for a browser test: a kill 3 s after SIGTERM, as the browsers' streams may
     hold it up and the data folder is thrown away anyway; the test's own requests wait 10 s."""
-    server = Server(binary, workdir, missions=missions, port=port, log_level="warning", wait=20, grace=3)
+    server = Server(binary, workdir, missions=missions, assets=assets, port=port, log_level="warning", wait=20, grace=3)
     server.api.timeout = 10
     return server
 

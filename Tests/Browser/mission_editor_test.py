@@ -7,9 +7,10 @@ Drives Debian's headless Chromium against `groupie serve` on a copy of the missi
   a phone-sized window (390 px), opens the venue's file in the editor, breaks it with a key
   press, sees the problem listed at its line, moves the cursor there with the problem's button,
   fixes it, renames a mission's title and saves: the visitor's open page shows the new title
-  without a reload. The file is then changed on disk while the editor has it open: the save is
-  refused, and both versions are shown. Finally the first version is restored from the versions
-  page, and the file on disk is the original again. axe checks the editor and versions pages.
+  without a reload (the server runs on copies of the missions and assets folders). The file is then changed on disk while the editor has it open: the save is
+  refused, and both versions are shown. The first version is restored from the versions page,
+  and the file on disk is the original again. Last, a picture is uploaded through the pictures
+  form into the venue's own folder. axe checks the editor, versions and pictures pages.
 
 Screenshots go to .build/browser-screenshots/ (prefixed "editor-").
 
@@ -21,7 +22,7 @@ import sys
 
 from selenium.webdriver.common.keys import Keys
 
-from browser_support import REPO, Browser, accessibility_problems, add_staff, check, log, run_scenario, start_server
+from browser_support import REPO, Browser, accessibility_problems, add_staff, check, log, make_photo, run_scenario, start_server
 VENUE, FILE = "science-centre", "science-centre.yaml"
 EMAIL, PASSWORD = "editor@museum.example", "a long editor password"
 OLD_TITLE, NEW_TITLE = "In the shark tunnel", "Under the shark tunnel"
@@ -40,9 +41,11 @@ def problem_lines(b):
 
 def scenario(binary, work, started):
     missions = work / "missions"
+    assets = work / "assets"
     shutil.copytree(REPO / "missions", missions)
+    shutil.copytree(REPO / "assets", assets)
     original = (missions / FILE).read_text()
-    server = start_server(binary, work, missions=missions)
+    server = start_server(binary, work, missions=missions, assets=assets)
     started.append(server)
     log(f"server on {server.base}; " + add_staff(binary, server.data, EMAIL, PASSWORD, role="editor", venue=VENUE, missions=missions).strip())
 
@@ -118,6 +121,16 @@ def scenario(binary, work, started):
     check((missions / FILE).read_text() == original, "the file on disk is the first version again")
     v.wait(lambda d: OLD_TITLE in v.text("main"), "the old title back on the visitor's page", timeout=20)
     log("restored: the first version is the file again")
+
+    # A picture for the file, uploaded through the form into the venue's own folder.
+    e.click("a[href$='/missions/pictures']")
+    check(not accessibility_problems(e), f"axe on the pictures page: {accessibility_problems(e)}")
+    e.send_file("#picture-file", make_photo(work / "Shark_Icon.jpg", (20, 90, 160), size=(128, 128)))
+    e.js("document.getElementById('kind').value = 'icons'")
+    e.click("form[enctype] button[type=submit]")
+    e.wait(lambda d: "icons/science-centre/shark-icon.jpg" in e.text("[role=status]"), "the picture's path to write in the file")
+    check((assets / "icons" / VENUE / "shark-icon.jpg").exists(), "the picture stored under the venue's own folder")
+    log("a picture uploaded: " + e.text("[role=status]"))
 
 
 if __name__ == "__main__":

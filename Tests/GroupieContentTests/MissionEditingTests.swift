@@ -24,6 +24,11 @@ struct MissionEditingTests {
         #expect(try writer.write("new\n", to: folder + "/new.yaml", over: "") == .saved(hash: MissionFileReaderHash.of("new\n")))
         if case .saved = try writer.write("again\n", to: folder + "/new.yaml", over: "") { Issue.record("a file that exists was written over") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["new.yaml", "zoo.yaml"], "no temporary file left")
+        // A link stays a link: the file it points to is written.
+        try FileManager.default.createSymbolicLink(atPath: folder + "/linked.yaml", withDestinationPath: folder + "/zoo.yaml")
+        #expect(try writer.write("linked\n", to: folder + "/linked.yaml", over: MissionFileReaderHash.of("two\n")) == .saved(hash: MissionFileReaderHash.of("linked\n")))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder + "/linked.yaml") == folder + "/zoo.yaml")
+        #expect(try String(contentsOfFile: folder + "/zoo.yaml", encoding: .utf8) == "linked\n")
     }
 
     @Test("Versions are numbered, kept with who saved them, read back, and ids that are not venue ids are refused")

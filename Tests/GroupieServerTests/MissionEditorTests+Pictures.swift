@@ -112,3 +112,20 @@ extension MissionEditorTests {
         }
     }
 }
+
+extension MissionEditorTests {
+    @Test("A backup keeps the versions saved from the console, and a restore brings them back")
+    func backupKeepsVersions() async throws {
+        let server = try await Self.server()
+        try await server.test { client in
+            let browser = try #require(try await StaffConsoleTests.signIn(client, "editor@aquarium.example").1)
+            let base = try await Self.open(browser, client)
+            #expect(try await browser.post(client, "/staff/venues/aquarium/missions/save", ["text": TestServer.aquarium(title: "Hajarna"), "base": base]).status == .seeOther)
+        }
+        let data = server.configuration.dataDirectory, backup = server.root + "/backup", restored = server.root + "/restored"
+        #expect(try await CommandLineTests.run(["backup", backup, "--data", data]).status == 0)
+        #expect(try await CommandLineTests.run(["restore", backup, "--data", restored]).status == 0)
+        #expect(try String(contentsOfFile: restored + "/mission-history/aquarium/000002.yaml", encoding: .utf8) == TestServer.aquarium(title: "Hajarna"))
+        #expect(FileManager.default.fileExists(atPath: restored + "/mission-history/aquarium/000002.json"))
+    }
+}

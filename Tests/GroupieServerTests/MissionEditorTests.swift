@@ -47,7 +47,9 @@ struct MissionEditorTests {
             let browser = try #require(try await StaffConsoleTests.signIn(client, "editor@aquarium.example").1)
             let base = try await Self.open(browser, client)
             let inode = Self.inode(server.missions + "/aquarium.yaml")
-            let response = try await browser.post(client, "/staff/venues/aquarium/missions/save", ["text": edited, "base": base])
+            // As a browser sends a text area: its line breaks as CRLF; the file gets the file's own.
+            let sent = edited.replacingOccurrences(of: "\n", with: "\r\n")
+            let response = try await browser.post(client, "/staff/venues/aquarium/missions/save", ["text": sent, "base": base])
             #expect(response.status == .seeOther)
             #expect(response.headers[.location] == "/staff/venues/aquarium/missions/edit?saved=2")
             #expect(try Self.file(server) == edited)

@@ -31,8 +31,11 @@ public struct MissionFileWriter: Sendable {
 
     /// Writes `text` to `path` when the file's hash on disk is still `base` (the empty string
     /// for a file that must not exist yet). Blocking: call it on the file pool.
-    public func write(_ text: String, to path: String, over base: String, afterCheck: (String?) throws -> Void = { _ in }) throws -> Outcome {
-        try Self.saving.withLock { _ in
+    public func write(_ text: String, to link: String, over base: String, afterCheck: (String?) throws -> Void = { _ in }) throws -> Outcome {
+        // A file that is a link to one elsewhere (a venue kept in a checkout of its own) is
+        // written where the link points, and stays a link.
+        let path = URL(fileURLWithPath: link).resolvingSymlinksInPath().path
+        return try Self.saving.withLock { _ in
             let now = try Self.current(path)
             if (now?.hash ?? "") != base {
                 return .changedOnDisk(current: now?.text ?? "", hash: now?.hash ?? "")

@@ -69,6 +69,21 @@ public struct MissionHistory: Sendable {
         return version
     }
 
+    /// Runs `body` holding the history's lock (`flock` on `mission-history/.lock`), so that
+    /// saves from several instances on one data folder check the file on disk and write it one
+    /// at a time. Blocking.
+    public func exclusively<T>(_ body: () throws -> T) throws -> T {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let descriptor = open(directory + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
+    }
+
     static func name(_ number: Int) -> String {
         String(format: "%06d", number)
     }

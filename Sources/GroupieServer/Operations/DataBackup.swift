@@ -20,6 +20,7 @@ public enum DataBackup {
 
     /// The files of a data folder that a backup holds, beside the database.
     static let signingKey = "url-signing.key"
+    static let missionHistory = "mission-history"
     static let database = "groupie.sqlite"
 
     /// `copyDatabase(source, destination)` makes the SQLite copy and returns its migrations;
@@ -92,6 +93,11 @@ public enum DataBackup {
         if FileCopy.size(of: dataDirectory + "/" + signingKey) != nil {
             let copied = try FileCopy.copy(dataDirectory + "/" + signingKey, to: destination + "/" + signingKey)
             files[signingKey] = .init(size: copied.size, sha256: copied.sha256)
+        }
+        // The versions of the mission files saved from the staff console, with who saved them.
+        for path in FileCopy.files(under: dataDirectory + "/" + Self.missionHistory).map({ Self.missionHistory + "/" + $0 }) {
+            let copied = try FileCopy.copy(dataDirectory + "/" + path, to: destination + "/" + path)
+            files[path] = .init(size: copied.size, sha256: copied.sha256)
         }
         try BlobStore.fsync(path: destination)
         summary.files = files.count

@@ -60,7 +60,7 @@ struct MissionEditing: Sendable {
             }
         }
         let (history, date, email) = (self.history, clock(), member.email)
-        let written: (MissionFileWriter.Outcome, MissionHistory.Version?) = try await fileIO.run {
+        let written: (MissionFileWriter.Outcome, MissionHistory.Version?) = try await fileIO.run { try history.exclusively {
             var version: MissionHistory.Version?
             let outcome = try MissionFileWriter().write(text, to: path, over: base) { old in
                 // The file as found, before its first save here, so that it can be restored too.
@@ -72,7 +72,7 @@ struct MissionEditing: Sendable {
                 version = try history.record(venueId: venueId, text: text, staffEmail: email, at: date, note: note)
             }
             return (outcome, version)
-        }
+        } }
         guard case .saved = written.0, let version = written.1 else {
             if case .changedOnDisk(let current, let hash) = written.0 { return .changedOnDisk(current: current, hash: hash) }
             return .problems([])

@@ -42,7 +42,13 @@ struct StaffEditorController {
 
     func edit(_ request: Request, context: StaffContext) async throws -> Response {
         let (venueId, path, venue) = try await file(context)
-        guard let current = try await editing.fileIO.run({ try MissionFileWriter.current(path) }) else { throw StaffController.venueNotFound }
+        let opened: (text: String, hash: String)?
+        do {
+            opened = try await editing.fileIO.run { try MissionFileWriter.current(path) }
+        } catch let tooLarge as MissionFileTooLarge {
+            throw Problem(.unprocessableContent, code: "mission-file-too-large", detail: "\(tooLarge) Edit it on disk.")
+        }
+        guard let current = opened else { throw StaffController.venueNotFound }
         let saved = request.uri.queryParameters["saved"].flatMap { Int(String($0)) }
         return pages.editor(.init(
             venueId: venueId, path: path, venue: venue, text: current.text, base: current.hash,
@@ -56,7 +62,7 @@ struct StaffEditorController {
         let (venueId, path, _) = try await file(context)
         let form = try await StaffForm.editor(request, context: context)
         try form.requireToken(of: context.session)
-        let text = form["text"] ?? ""
+        let text = Self.text(of: form)
         let report = editing.check(text, path: path)
         let name = (path as NSString).lastPathComponent
         var mission: EditorCheck.MissionPreview?
@@ -82,8 +88,8 @@ struct StaffEditorController {
 
     /// The reward of a mission of a text checked a moment ago, drawn from stand-in photos.
     func draftReward(_ request: Request, context: StaffContext) async throws -> Response {
-        _ = try await file(context)
-        guard let venue = drafts.venue(hash: try context.parameters.require("hash")),
+        let venueId = try await file(context).venueId
+        guard let venue = drafts.venue(hash: try context.parameters.require("hash")), venue.id == venueId,
             let mission = venue.mission(id: try context.parameters.require("missionId"))
         else { throw Problem.notFound("draft-not-found", "Check the file again: this draft is no longer kept.") }
         let language = request.uri.queryParameters["lang"].map(String.init) ?? venue.defaultLanguage
@@ -97,11 +103,16 @@ struct StaffEditorController {
         )
     }
 
+    /// The form's `text` with the line breaks a file has: browsers send a text area's as CRLF.
+    static func text(of form: StaffForm) -> String {
+        (form["text"] ?? "").replacingOccurrences(of: "\r\n", with: "\n")
+    }
+
     func save(_ request: Request, context: StaffContext) async throws -> Response {
         let (venueId, path, venue) = try await file(context)
         let form = try await StaffForm.editor(request, context: context)
         try form.requireToken(of: context.session)
-        let text = form["text"] ?? ""
+        let text = Self.text(of: form)
         let base = form["base"] ?? ""
         let outcome = try await editing.save(text, venueId: venueId, path: path, base: base, confirmed: form["confirm"] == "yes", by: context.session.member)
         return try await answer(outcome, venueId: venueId, path: path, venue: venue, text: text, base: base, session: context.session)
