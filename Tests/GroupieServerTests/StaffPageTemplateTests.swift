@@ -55,6 +55,9 @@ struct StaffPageTemplateTests {
             .poster(venueId: "v", paper: "a4", format: "pdf"), .poster(venueId: "v", paper: "a4", format: "png"), .cards(venueId: "v"),
             .events(venueId: "v"), .group("g"), .groupPhoto(groupId: "g", photoId: "p"), .groupClose("g"), .photoThumb("p"),
             .photoDisplay("p"), .photoHide("p"), .photoRestore("p"), .photoDelete("p"), .phonePreview(venueId: "v", language: "sv"),
+            .messages(venueId: "v"), .messages(venueId: "v", groupId: "g"), .wall(venueId: "v", batch: "1.000", names: false),
+            .wallItems(venueId: "v", batch: nil, names: true), .collage(groupId: "g", missionId: "m", version: "k"),
+            .groupPhotos("g"), .venuePhotos(venueId: "v"), .venuePhotos(venueId: "v", batch: "1.000"),
         ]
         for url in urls {
             let path = url.path.prefix { $0 != "?" && $0 != "#" }.split(separator: "/").map(String.init)
