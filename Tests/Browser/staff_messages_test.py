@@ -65,6 +65,8 @@ def scenario(binary, work, started):
     s.el("#message-text").send_keys(Keys.ENTER)
     s.wait(lambda d: MESSAGE in s.text("main table"), "the message listed as sent")
     check("every group playing" in s.text("main table"), "sent to every group playing")
+    check(s.js("return document.documentElement.scrollWidth <= 390"), "the messages sent fit 390 px")
+    check(not accessibility_problems(s), f"axe on the messages sent: {accessibility_problems(s)}")
     s.shot("sent")
 
     v.wait(lambda d: notices(v) == [MESSAGE], "the message on the visitor's open page", timeout=10)
