@@ -37,7 +37,8 @@ struct StaffDownloadController {
         )
     }
 
-    /// `?day=YYYY-MM-DD` (in the venue's time zone) or `?batch=` (a class's table cards).
+    /// `?day=YYYY-MM-DD` (in the venue's time zone; today without it) or `?batch=` (a class's
+    /// table cards).
     func venue(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, venue) = try context.venue(in: moderation.catalog)
         let venueId = venue.id
@@ -49,7 +50,8 @@ struct StaffDownloadController {
             let names = "\(StaffPages.name(groups[0])) to \(StaffPages.name(groups[groups.count - 1]))"
             return try await zip(groups, venue: venue, venueId: venueId, subject: "class \(names)", name: names, session: session, context: context)
         }
-        guard let day = query.get("day"), let range = Self.day(day, timeZone: venue.timeZone) else {
+        let day = query.get("day") ?? VenueClock(venue, format: "yyyy-MM-dd").string(moderation.clock())
+        guard let range = Self.day(day, timeZone: venue.timeZone) else {
             throw Problem(.unprocessableContent, code: "invalid-day", detail: "Give the day as YYYY-MM-DD, or a class's batch.")
         }
         let groups = try await database.groups(venueId: venueId, createdFrom: range.start, before: range.end, limit: Self.groupLimit)
