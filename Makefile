@@ -37,6 +37,7 @@ test: bootstrap
 	python3 Tests/Browser/offline_test.py .build/debug/groupie
 	python3 Tests/Browser/staff_console_test.py .build/debug/groupie
 	python3 Tests/Browser/mission_editor_test.py .build/debug/groupie
+	python3 Tests/Browser/staff_messages_test.py .build/debug/groupie
 	python3 Tests/Browser/secure_context_test.py .build/debug/groupie
 	python3 Tests/API/schemathesis_test.py .build/debug/groupie
 

@@ -8,7 +8,9 @@ import GroupieCore
 /// Every method that changes a group and returns events commits them with the change, numbered
 /// in the group's gapless sequence; a backend shared by several instances announces them to the
 /// others (`StoreEvents`).
-public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, CollageStore, StaffStore, ModerationStore, RateLimitStore, NumbersStore {
+public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, CollageStore, StaffStore, ModerationStore, RateLimitStore, NumbersStore,
+    StaffMessageStore, VenueGroupStore
+{
     /// Which backend this is, for logs and `/readyz`: "sqlite" or "postgresql".
     var backend: String { get }
     /// Whether the database answers now; what `/healthz` and `/readyz` ask.

@@ -248,12 +248,13 @@ def main():
             {"include-operation-id": "staffVenueEvents", "parameters": {"path.venueId": VENUE}, "request-timeout": 2,
              "max-stream-events": 5},
             {"include-operation-id": ["staffVenue", "staffNumbers", "staffNumbersCSV", "staffPosterPDF", "staffPosterPNG",
-                                      "staffMissions", "staffTableCards", "staffReviewQueue"],
+                                      "staffMissions", "staffTableCards", "staffReviewQueue", "staffMessages", "staffSendMessage",
+                                      "staffWall", "staffWallItems", "staffVenuePhotos"],
              "parameters": {"path.venueId": VENUE}},
             # One mission, one language: each picture is drawn anew.
             {"include-operation-id": "staffMissionReward",
              "parameters": {"path.venueId": VENUE, "path.missionId": MISSION, "query.lang": "en"}},
-            {"include-operation-id": ["staffGroup", "staffCloseGroup"], "parameters": {"path.groupId": ids["closable"]}},
+            {"include-operation-id": ["staffGroup", "staffCloseGroup", "staffGroupPhotos"], "parameters": {"path.groupId": ids["closable"]}},
             {"include-operation-id": ["staffPhotoThumb", "staffPhotoDisplay", "staffHidePhoto", "staffRestorePhoto"],
              "parameters": {"path.photoId": ids["staff-photo"]}},
             # Another photo to delete, so that hiding and restoring have one to work on.

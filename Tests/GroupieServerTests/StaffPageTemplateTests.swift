@@ -59,6 +59,9 @@ struct StaffPageTemplateTests {
             .draftReward(venueId: "v", hash: "h", missionId: "m", language: "sv"), .versions(venueId: "v"),
             .versionsDiff(venueId: "v", from: 1, to: 2), .versionRestore(venueId: "v", number: 1),
             .newVenue, .pictures(venueId: "v"), .picturesUploaded(venueId: "v", path: "icons/v/a.png"),
+            .messages(venueId: "v"), .messages(venueId: "v", groupId: "g"), .wall(venueId: "v", batch: "1.000", names: false),
+            .wallItems(venueId: "v", batch: nil, names: true), .collage(groupId: "g", missionId: "m", version: "k"),
+            .groupPhotos("g"), .venuePhotos(venueId: "v"), .venuePhotos(venueId: "v", batch: "1.000"),
         ]
         for url in urls {
             let path = url.path.prefix { $0 != "?" && $0 != "#" }.split(separator: "/").map(String.init)

@@ -10,6 +10,7 @@ import { setView, route, render } from './router.js';
 import { errorText } from './messages.js';
 import { queue, enterGroup, keepForOffline } from './session.js';
 import { uploadRow, uploadStatus } from './widgets.js';
+import { drawNotices } from './notices.js';
 import { startScreen, joinLinkScreen, joinScreen, stopScan } from './screens/join.js';
 import { createScreen, inviteScreen, groupScreen } from './screens/group.js';
 import { missionsScreen, missionScreen } from './screens/missions.js';
@@ -45,6 +46,7 @@ function chrome() {
       h('li', null, tab('#/group', ['group', 'invite'], 'users', t('tab.group')))));
   }
   pendingBar();
+  drawNotices(state.group && !state.previewing ? state.group.id : null);
 }
 
 function pendingBar() {

@@ -40,6 +40,7 @@ const D = {
     'tab.missions': 'Missions', 'tab.album': 'Album', 'tab.group': 'Group',
     'live.off': '', 'live.connecting': 'Connecting…', 'live.live': 'Live', 'live.reconnecting': 'Reconnecting…', 'live.offline': 'Offline', 'live.gone': 'Not connected',
     'toast.more.one': '(and {n} more)', 'toast.more.other': '(and {n} more)',
+    'notice.label': 'Messages from the staff', 'notice.from': 'From the staff:', 'notice.close': 'Close message',
     'live.photoBy': '{name} added a photo: {task}', 'live.chose': '{name} chose another photo for: {task}', 'live.joined': '{name} joined the group.',
     'missions.summary.one': '{done} of {n} mission complete', 'missions.summary.other': '{done} of {n} missions complete',
     'mission.progress.one': '{done} of {n} photo', 'mission.progress.other': '{done} of {n} photos', 'mission.complete': 'Complete',

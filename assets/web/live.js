@@ -7,7 +7,7 @@ import { api } from './api.js';
 // Exactly the server's GroupEventKind (a test compares them).
 const TYPES = ['member-joined', 'member-left', 'member-renamed', 'photo-added', 'photo-removed',
   'task-done', 'task-undone', 'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'venue-updated',
-  'group-closed'];
+  'group-closed', 'staff-message'];
 
 export class LiveEvents {
   constructor(groupId, { onEvent, onResync, onStatus }) {
@@ -77,7 +77,7 @@ export class LiveEvents {
       if (e.lastEventId) this.remember(e.lastEventId);
       let data = {};
       try { data = JSON.parse(e.data); } catch (err) { /* heartbeat or empty */ }
-      this.onEvent && this.onEvent(type, data, { replayed: !!e.lastEventId && Number(e.lastEventId) <= caughtUp });
+      this.onEvent && this.onEvent(type, data, { replayed: !!e.lastEventId && Number(e.lastEventId) <= caughtUp, id: e.lastEventId });
     };
     for (const t of TYPES) es.addEventListener(t, handle(t));
     es.onmessage = handle('message');

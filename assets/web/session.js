@@ -10,6 +10,7 @@ import { LiveEvents } from './live.js';
 import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf, memberName, contentLang, playerLang } from './store.js';
 import { route, render, chrome, go } from './router.js';
 import { toast } from './messages.js';
+import { addNotice, drawNotices } from './notices.js';
 
 // The API sends the player's token with every request: keep it in step with the store.
 subscribe((p) => { if ('token' in p) setToken(p.token); });
@@ -164,7 +165,12 @@ export async function refreshGroup() {
 
 // Replayed events (a late joiner catching up, a phone back online) update the screen silently;
 // live ones are announced.
-function onEvent(type, data, { replayed } = {}) {
+function onEvent(type, data, { replayed, id } = {}) {
+  // A message from staff is shown whether it is new or replayed, until the visitor closes it.
+  if (type === 'staff-message') {
+    if (addNotice(state.groupId, id, data.text)) drawNotices(state.groupId);
+    return;
+  }
   if (type === 'venue-updated' || type === 'group-closed') {
     loadGroupData().then(() => render(false)).catch(() => {});
     return;

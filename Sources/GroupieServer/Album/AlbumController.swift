@@ -34,55 +34,20 @@ struct AlbumController {
         let language = venue.map {
             LanguageNegotiation.choose(explicit: player?.language, acceptLanguage: request.headers[.acceptLanguage], offered: $0.languages)
         } ?? "en"
-        var photos: [Photo] = []
-        var before: String?
-        repeat {
-            let page = try await database.photos(groupId: groupId, missionId: nil, before: before, limit: 200)
-            photos += page
-            before = page.count == 200 ? page.last?.id : nil
-        } while before != nil
+        let photos = try await AlbumZip.photos(of: groupId, in: database)
         let plan = AlbumPlan(venue: venue, language: language, photos: photos.reversed())
         let current = try await collages.current(groupId: groupId)
-        let (collages, files, fileIO, logger) = (self.collages, self.files, self.fileIO, context.logger)
         let timeZone = venue.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC") ?? .current
+        let album = AlbumZip(collages: collages, files: files, fileIO: fileIO, logger: context.logger, timeZone: timeZone)
         let archiveName = ZipStream.safeName(group.name.map { "Groupie - \($0)" } ?? "Groupie album")
-        logger.info("album download", metadata: ["group": "\(groupId)", "photos": "\(photos.count)", "collages": "\(current.count)"])
+        context.logger.info("album download", metadata: ["group": "\(groupId)", "photos": "\(photos.count)", "collages": "\(current.count)"])
         let place = try downloads.take()
         // Each file goes a chunk at a time as the client reads: its checksum first (the entry's
         // header carries it), then its bytes from the same open file.
         let body = ResponseBody { writer in
             defer { withExtendedLifetime(place) {} }
             var zip = ZipStream()
-            for folder in plan.folders {
-                for photo in folder.photos {
-                    let file: StreamedFile, header: ByteBuffer
-                    do {
-                        file = try await files.opened(photo, .served(try PhotoFormat(stored: photo.format)))
-                        let crc = try await file.crc32()
-                        let name = zip.uniqueName(folder.name + "/" + ZipStream.safeName(plan.fileStem(photo)) + "." + PhotoVariant.servedExtension(photo))
-                        header = try zip.entryHeader(name: name, size: UInt64(file.size), crc: crc, modified: photo.createdAt, timeZone: timeZone)
-                    } catch {
-                        logger.error("album photo left out: \(error)", metadata: ["photo": "\(photo.id)"])
-                        continue
-                    }
-                    try await writer.write(header)
-                    try await file.write(to: &writer)
-                }
-                if let missionId = folder.missionId, let record = current.first(where: { $0.missionId == missionId }) {
-                    let file: StreamedFile, header: ByteBuffer
-                    do {
-                        file = try await StreamedFile.open(try await collages.file(groupId: groupId, missionId: missionId).path, fileIO: fileIO)
-                        let crc = try await file.crc32()
-                        let name = zip.uniqueName(folder.name + "/" + ZipStream.safeName(folder.title + " - collage") + ".jpg")
-                        header = try zip.entryHeader(name: name, size: UInt64(file.size), crc: crc, modified: record.createdAt, timeZone: timeZone)
-                    } catch {
-                        logger.error("album collage left out: \(error)", metadata: ["mission": "\(missionId)"])
-                        continue
-                    }
-                    try await writer.write(header)
-                    try await file.write(to: &writer)
-                }
-            }
+            try await album.write(.init(groupId: groupId, prefix: "", plan: plan, collages: current), into: &zip, writer: &writer)
             try await writer.write(zip.finish())
             try await writer.finish(nil)
         }

@@ -257,6 +257,9 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         pages: pages, clock: clock
     ).addRoutes(to: staff, signedIn: signedIn)
     StaffController(moderation: moderation, pages: pages).addRoutes(to: signedIn)
+    StaffMessageController(moderation: moderation, pages: pages).addRoutes(to: signedIn)
+    StaffWallController(moderation: moderation, pages: pages, fileIO: dependencies.fileIO).addRoutes(to: signedIn)
+    StaffDownloadController(moderation: moderation, downloads: downloads, fileIO: dependencies.fileIO).addRoutes(to: signedIn)
     StaffNumbersController(database: dependencies.database, catalog: dependencies.catalog, pages: pages, clock: clock).addRoutes(to: signedIn)
     StaffPosterController(
         database: dependencies.database, catalog: dependencies.catalog, links: links, assetsDirectory: configuration.assetsDirectory,

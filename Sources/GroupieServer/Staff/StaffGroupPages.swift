@@ -20,6 +20,10 @@ extension StaffPages {
         let closed: Closed?
         /// The closing form, for those who may moderate an open group.
         let close: String?
+        /// The page that sends the group a message.
+        let message: String
+        /// The group's photos as a ZIP, for those who may moderate.
+        let download: String?
         let photos: [PhotoCard]
         let hidden: [PhotoCard]
         let hiddenHeading: String
@@ -68,6 +72,8 @@ extension StaffPages {
             members: view.members.map { .init(name: $0.name, isCreator: $0.isCreator) },
             closed: view.group.closed.map { .init(at: Timestamp.string($0.at), reason: $0.reason) },
             close: view.group.closed == nil && mayModerate ? StaffURL.groupClose(view.group.id).path : nil,
+            message: StaffURL.messages(venueId: view.group.venueId, groupId: view.group.id).path,
+            download: mayModerate ? StaffURL.groupPhotos(view.group.id).path : nil,
             photos: view.photos.map { card($0, hidden: nil) },
             hidden: view.hidden.map { card($0.photo, hidden: ($0.reason, $0.held)) },
             hiddenHeading: view.hidden.contains { $0.held } ? "Hidden and waiting photos" : "Hidden photos"

@@ -32,7 +32,8 @@ struct StaffNumbersController {
     func page(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, venue) = try venue(context)
         let numbers = VisitNumbers(venue: venue, tally: try await database.visitTally(venueId: venue.id))
-        return pages.numbers(numbers, venue: venue, session: session)
+        let messages = try await database.staffMessageCount(venueId: venue.id)
+        return pages.numbers(numbers, messages: messages, venue: venue, session: session)
     }
 
     func csv(_ request: Request, context: StaffContext) async throws -> Response {
@@ -143,6 +144,8 @@ extension StaffPages {
         let downloads: [Download]
         let stored: String
         let photos: String
+        /// Messages from staff the stored groups received.
+        let messages: String
         let missionChart: BarChart?
         let missions: [MissionRow]
         let mostSkipped: [TaskRow]
@@ -151,7 +154,7 @@ extension StaffPages {
         let tasks: [TaskRow]
     }
 
-    func numbers(_ numbers: VisitNumbers, venue: Venue, session: StaffSession) -> Response {
+    func numbers(_ numbers: VisitNumbers, messages: Int, venue: Venue, session: StaffSession) -> Response {
         let titles = Dictionary(
             venue.missions.map { ($0.id, $0.title.resolved(language: "en", fallback: venue.defaultLanguage)) }, uniquingKeysWith: { first, _ in first }
         )
@@ -163,6 +166,7 @@ extension StaffPages {
             },
             stored: "\(numbers.groups) group\(numbers.groups == 1 ? "" : "s")",
             photos: numbers.medianPhotosPerGroup.map { String(format: "%.1f", $0) } ?? "–",
+            messages: "\(messages) message\(messages == 1 ? "" : "s") from staff",
             missionChart: BarChart(numbers.missions.map { (titles[$0.missionId] ?? $0.missionId, [$0.completed, $0.dropOff]) }, legend: ["completed", "dropped off"]),
             missions: numbers.missions.map { row in
                 .init(

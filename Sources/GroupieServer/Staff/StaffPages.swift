@@ -82,6 +82,13 @@ struct StaffPages: Sendable {
         let groups: [Row]
         let latest: [Latest]
         let events: String
+        /// Messages to the groups, the wall, the photos out.
+        let messages: String
+        let wall: String
+        /// The form that downloads a day's photos, for those who may moderate, and today's date
+        /// at the venue.
+        let photos: String?
+        let today: String
     }
 
     func venue(
@@ -114,7 +121,11 @@ struct StaffPages: Sendable {
                     photographer: photo.photographerName
                 )
             },
-            events: StaffURL.events(venueId: venue.id).path
+            events: StaffURL.events(venueId: venue.id).path,
+            messages: StaffURL.messages(venueId: venue.id).path,
+            wall: StaffURL.wall(venueId: venue.id).path,
+            photos: session.member.may(.moderate, at: venue.id) ? StaffURL.venuePhotos(venueId: venue.id).path : nil,
+            today: VenueClock(venue, format: "yyyy-MM-dd").string(Date())
         )
         return page("staff-venue", title: Self.name(venue), session: session, view)
     }

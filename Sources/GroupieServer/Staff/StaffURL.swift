@@ -37,6 +37,20 @@ enum StaffURL: Sendable, Hashable {
     case poster(venueId: String, paper: String, format: String)
     case cards(venueId: String)
     case events(venueId: String)
+    /// The page that sends a message to the venue's groups, `groupId` chosen first when given.
+    case messages(venueId: String, groupId: String? = nil)
+    /// The class's wall: every group playing, or the batch of table cards `batch`; `names` false
+    /// leaves the groups' names out.
+    case wall(venueId: String, batch: String? = nil, names: Bool = true)
+    /// A group's photos and collages as one ZIP.
+    case groupPhotos(String)
+    /// A venue's photos and collages as one ZIP: of a day (`day`, YYYY-MM-DD) or of a class's
+    /// table cards (`batch`); the form on the venue's page gives the day.
+    case venuePhotos(venueId: String, batch: String? = nil)
+    /// The wall's pictures, as JSON.
+    case wallItems(venueId: String, batch: String?, names: Bool)
+    /// A group's collage of a mission, for staff; `version` (its key) changes with the picture.
+    case collage(groupId: String, missionId: String, version: String)
     case group(String)
     /// A photo on its group's page.
     case groupPhoto(groupId: String, photoId: String)
@@ -81,6 +95,16 @@ enum StaffURL: Sendable, Hashable {
             Self.venue(venueId).path + "/" + Self.segment("poster." + format) + Self.query([("paper", paper)])
         case .cards(let venueId): Self.venue(venueId).path + "/cards"
         case .events(let venueId): Self.venue(venueId).path + "/events"
+        case .wall(let venueId, let batch, let names):
+            Self.venue(venueId).path + "/wall" + Self.wallQuery(batch: batch, names: names)
+        case .wallItems(let venueId, let batch, let names):
+            Self.venue(venueId).path + "/wall/items" + Self.wallQuery(batch: batch, names: names)
+        case .groupPhotos(let id): Self.group(id).path + "/photos.zip"
+        case .venuePhotos(let venueId, let batch): Self.venue(venueId).path + "/photos.zip" + (batch.map { Self.query([("batch", $0)]) } ?? "")
+        case .collage(let groupId, let missionId, let version):
+            Self.group(groupId).path + "/missions/" + Self.segment(missionId) + "/collage.jpg" + Self.query([("v", version)])
+        case .messages(let venueId, let groupId):
+            Self.venue(venueId).path + "/messages" + (groupId.map { Self.query([("group", $0)]) } ?? "")
         case .group(let id): "/staff/groups/" + Self.segment(id)
         case .groupPhoto(let groupId, let photoId): Self.group(groupId).path + "#" + Self.segment("photo-" + photoId)
         case .groupClose(let id): Self.group(id).path + "/close"
@@ -94,6 +118,11 @@ enum StaffURL: Sendable, Hashable {
     }
 
     private static func photo(_ id: String) -> String { "/staff/photos/" + segment(id) }
+
+    private static func wallQuery(batch: String?, names: Bool) -> String {
+        let pairs = (batch.map { [("batch", $0)] } ?? []) + (names ? [] : [("names", "0")])
+        return pairs.isEmpty ? "" : query(pairs)
+    }
 
     /// RFC 3986's unreserved characters; everything else is percent-encoded as UTF-8.
     private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")

@@ -29,6 +29,7 @@ export default {
     'invite.shareText': 'Rejoignez mon groupe à {venue} !',
     'tab.missions': 'Missions', 'tab.album': 'Album', 'tab.group': 'Groupe',
     'live.off': '', 'live.connecting': 'Connexion…', 'live.live': 'En direct', 'live.reconnecting': 'Reconnexion…', 'live.offline': 'Hors ligne', 'live.gone': 'Non connecté',
+    'notice.label': 'Messages de l’équipe', 'notice.from': 'De l’équipe :', 'notice.close': 'Fermer le message',
     'live.chose': '{name} a choisi une autre photo pour : {task}', 'toast.more.one': '(et {n} autre)', 'toast.more.other': '(et {n} autres)', 'live.photoBy': '{name} a ajouté une photo : {task}', 'live.joined': '{name} a rejoint le groupe.',
     'missions.summary.one': '{done} sur {n} mission terminée', 'missions.summary.other': '{done} sur {n} missions terminées',
     'mission.progress.one': '{done} photo sur {n}', 'mission.progress.other': '{done} photos sur {n}', 'mission.complete': 'Terminée',

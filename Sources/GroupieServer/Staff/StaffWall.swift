@@ -1,0 +1,147 @@
+import Foundation
+import GroupieContent
+import GroupieCore
+import GroupieStorage
+import HTTPTypes
+import Hummingbird
+
+/// The class's wall (`/staff/venues/{id}/wall`): a page for a projector or a screen by the
+/// exit that shows the collages and shared photos of the groups playing, or of one class's
+/// groups (a batch of table cards), one at a time and large, with or without the groups'
+/// names. It listens to the venue's live feed and shows a new collage as soon as it is made.
+struct StaffWallController {
+    let moderation: ModerationService
+    let pages: StaffPages
+    let fileIO: FileIO
+
+    private var database: any GroupieStore { moderation.database }
+
+    func addRoutes(to signedIn: RouterGroup<StaffContext>) {
+        signedIn.get("venues/{venueId}/wall", use: page)
+        signedIn.get("venues/{venueId}/wall/items", use: items)
+        signedIn.get("groups/{groupId}/missions/{missionId}/collage.jpg", use: collage)
+    }
+
+    /// What the wall shows: `batch` (a batch of table cards, by the moment its groups were
+    /// made) or every group playing; `names=0` leaves the groups' names out.
+    struct Choice {
+        let batch: String?
+        let names: Bool
+
+        init(_ request: Request) {
+            batch = request.uri.queryParameters.get("batch").flatMap { $0.isEmpty ? nil : $0 }
+            names = request.uri.queryParameters.get("names") != "0"
+        }
+    }
+
+    func page(_ request: Request, context: StaffContext) async throws -> Response {
+        let (session, venue) = try context.venue(in: moderation.catalog)
+        // The classes of the last day: groups made together by the table cards' form.
+        let now = moderation.clock()
+        let recent = try await database.groups(venueId: venue.id, createdFrom: now.addingTimeInterval(-24 * 3600), before: now.addingTimeInterval(1), limit: Self.groupLimit)
+        return pages.wall(venue, batches: Self.batches(recent), choice: Choice(request), session: session)
+    }
+
+    /// The wall's pictures, newest first, as JSON for `wall.js`.
+    func items(_ request: Request, context: StaffContext) async throws -> Response {
+        let (_, venue) = try context.venue(in: moderation.catalog)
+        let choice = Choice(request)
+        let groups = try await Self.groups(of: choice.batch, venueId: venue.id, in: database)
+        var items: [WallItem] = []
+        for group in groups {
+            let name = choice.names ? StaffPages.name(group) : nil
+            for record in try await database.collages(groupId: group.id) {
+                items.append(WallItem(
+                    id: "collage-\(record.key)", kind: "collage", group: name, caption: Self.missionTitle(record.missionId, venue),
+                    src: StaffURL.collage(groupId: group.id, missionId: record.missionId, version: record.key).path,
+                    at: Timestamp.string(record.createdAt), sort: record.createdAt
+                ))
+            }
+            for photo in try await database.photos(groupId: group.id, missionId: nil, before: nil, limit: Self.photosPerGroup) {
+                items.append(WallItem(
+                    id: "photo-\(photo.id)", kind: "photo", group: name, caption: photo.missionId.map { Self.missionTitle($0, venue) },
+                    src: StaffURL.photoDisplay(photo.id).path, at: Timestamp.string(photo.createdAt), sort: photo.createdAt
+                ))
+            }
+        }
+        items.sort { ($0.sort, $0.id) > ($1.sort, $1.id) }
+        let body = try JSONEncoder().encode(WallItems(items: Array(items.prefix(Self.itemLimit))))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "private, no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body))
+        )
+    }
+
+    /// A group's collage for staff of its venue, drawn at the wall's size.
+    func collage(_ request: Request, context: StaffContext) async throws -> Response {
+        let session = context.session
+        let groupId = try context.parameters.require("groupId")
+        let missionId = try context.parameters.require("missionId")
+        guard let group = try await database.group(id: groupId), session.member.may(.view, at: group.venueId) else {
+            throw StaffController.groupNotFound
+        }
+        guard let record = try await database.collages(groupId: groupId).first(where: { $0.missionId == missionId }) else {
+            throw Problem.notFound("collage-not-found", "The group has no collage of this mission.")
+        }
+        let file = try await moderation.collages.file(groupId: groupId, missionId: record.missionId, longEdge: CollageService.defaultLongEdge, format: .jpeg)
+        let path = file.path
+        let bytes = try await fileIO.run { try Data(contentsOf: URL(fileURLWithPath: path)) }
+        return Response(
+            status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "private, no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+        )
+    }
+
+    static let groupLimit = 500
+    static let photosPerGroup = 30
+    static let itemLimit = 300
+
+    struct WallItems: Encodable {
+        let items: [WallItem]
+    }
+
+    struct WallItem: Encodable {
+        let id: String
+        let kind: String
+        let group: String?
+        let caption: String?
+        let src: String
+        let at: String
+        let sort: Date
+
+        enum CodingKeys: String, CodingKey {
+            case id, kind, group, caption, src, at
+        }
+    }
+
+    /// The groups of the batch `batch`, or every group playing when it is nil.
+    static func groups(of batch: String?, venueId: String, in database: any GroupieStore) async throws -> [Group] {
+        guard let batch else { return try await database.playingGroups(venueId: venueId, limit: groupLimit) }
+        guard let seconds = Double(batch) else { return [] }
+        let made = Date(timeIntervalSince1970: seconds)
+        return try await database.groups(venueId: venueId, createdFrom: made.addingTimeInterval(-0.001), before: made.addingTimeInterval(0.001), limit: groupLimit)
+            .filter { batchKey($0) == batch }
+            .sorted(by: byName)
+    }
+
+    /// "Table 2" before "Table 10".
+    static func byName(_ a: Group, _ b: Group) -> Bool {
+        StaffPages.name(a).localizedStandardCompare(StaffPages.name(b)) == .orderedAscending
+    }
+
+    /// A batch of table cards: the groups made together, in one moment, by the cards' form.
+    static func batchKey(_ group: Group) -> String {
+        String(format: "%.3f", group.createdAt.timeIntervalSince1970)
+    }
+
+    /// The batches among the groups: groups made in the same moment, two or more, oldest first.
+    static func batches(_ groups: [Group]) -> [(key: String, groups: [Group])] {
+        Dictionary(grouping: groups, by: batchKey).filter { $0.value.count > 1 }
+            .map { (key: $0.key, groups: $0.value.sorted(by: byName)) }
+            .sorted { $0.key < $1.key }
+    }
+
+    static func missionTitle(_ id: String, _ venue: Venue) -> String {
+        venue.missions.first { $0.id == id }?.title.resolved(language: "en", fallback: venue.defaultLanguage) ?? id
+    }
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Browser test of the staff console's messages to groups and the class's wall.
+
+Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie serve`:
+
+  A visitor starts a group on a phone-sized window and opens the missions. A moderator signs in
+  on a phone-sized window too (390 px), opens the venue's messages page, writes a message with
+  markup in it and sends it to every group by the keyboard. The message reaches the visitor's
+  open page at once, as text, stays after a reload, and goes when the visitor closes it by the
+  keyboard (and stays gone after another reload). The messages page lists the message sent;
+  the pages pass axe's accessibility checks.
+
+  The wall, open in the moderator's window: the visitor completes a mission, and its collage
+  shows on the wall within 2 seconds of being made; Space pauses the wall and the arrow keys
+  move through the pictures; without names, no group's name shows.
+
+Screenshots go to .build/browser-screenshots/ (prefixed "staff-messages-").
+
+Usage:  python3 Tests/Browser/staff_messages_test.py .build/debug/groupie
+"""
+
+import sys
+
+from selenium.webdriver.common.keys import Keys
+
+from browser_support import Browser, accessibility_problems, add_staff, check, log, make_photo, run_scenario, start_server
+from staff_console_test import EMAIL, PASSWORD, VENUE, sign_in as console_sign_in, take, visitor as console_visitor
+
+MESSAGE = "The <b>frog room</b> closes in 15 minutes"
+
+
+def sign_in(b, base):
+    console_sign_in(b, base, PASSWORD)
+    b.wait(lambda d: b.text("main h1") == "Your venues", "the venues page")
+
+
+def visitor(name, work, started, server, player):
+    """A visitor's phone that has started a group at the venue, its missions open, live."""
+    v = console_visitor(name, work, started, server, player)
+    v.wait(lambda d: v.js("return document.querySelector('#bar .live.is-live') !== null"), "the visitor's live connection", timeout=20)
+    return v
+
+
+def notices(v):
+    return v.js("return [...document.querySelectorAll('#notices .notice-text')].map(e => e.textContent)")
+
+
+def scenario(binary, work, started):
+    server = start_server(binary, work)
+    started.append(server)
+    log(add_staff(binary, server.data, EMAIL, PASSWORD, role="moderator", venue=VENUE).strip())
+    v = visitor("staff-messages-visitor", work, started, server, "Ada")
+    check(notices(v) == [], "no message before staff send one")
+
+    s = Browser("staff-messages-console", work)
+    started.append(s)
+    sign_in(s, server.base)
+    s.d.get(server.base + f"/staff/venues/{VENUE}")
+    s.click(f"a[href='/staff/venues/{VENUE}/messages']")
+    s.wait(lambda d: s.text("main h1") == "Messages to groups", "the messages page")
+    check("No message has been sent yet." in s.text("main"), "nothing sent yet")
+    check(not accessibility_problems(s), f"axe on the messages page: {accessibility_problems(s)}")
+    check(s.js("return document.documentElement.scrollWidth <= 390"), "the messages page fits 390 px")
+    s.el("#message-text").send_keys(MESSAGE)
+    s.el("#message-text").send_keys(Keys.ENTER)
+    s.wait(lambda d: MESSAGE in s.text("main table"), "the message listed as sent")
+    check("every group playing" in s.text("main table"), "sent to every group playing")
+    check(s.js("return document.documentElement.scrollWidth <= 390"), "the messages sent fit 390 px")
+    check(not accessibility_problems(s), f"axe on the messages sent: {accessibility_problems(s)}")
+    s.shot("sent")
+
+    v.wait(lambda d: notices(v) == [MESSAGE], "the message on the visitor's open page", timeout=10)
+    check(v.js("return document.querySelector('#notices b') === null"), "the message's markup shown as text")
+    check(not accessibility_problems(v), f"axe on the visitor's page with the message: {accessibility_problems(v)}")
+    v.shot("banner")
+    log("the message reached the visitor's open page")
+
+    v.d.refresh()
+    v.wait(lambda d: notices(v) == [MESSAGE], "the message again after a reload", timeout=20)
+    close = v.el("#notices .notice-close")
+    v.js("arguments[0].focus()", close)
+    close.send_keys(Keys.ENTER)
+    v.wait(lambda d: notices(v) == [], "the message closed by the keyboard")
+    v.d.refresh()
+    v.wait(lambda d: v.js("return document.querySelector('#bar .live.is-live') !== null"), "the visitor live again", timeout=20)
+    check(notices(v) == [], "a closed message stays closed after a reload")
+    log("the message stayed until the visitor closed it")
+    check(not v.errors(), f"no errors in the visitor's browser log: {v.errors()}")
+    wall(s, v, server, work)
+    check(not s.errors(), f"no errors in the console's browser log: {s.errors()}")
+
+
+def wall(s, v, server, work):
+    s.d.get(server.base + f"/staff/venues/{VENUE}")
+    s.click(f"a[href='/staff/venues/{VENUE}/wall']")
+    s.wait(lambda d: s.text("main h1").startswith("Wall"), "the wall")
+    s.wait(lambda d: "Waiting for the first" in s.text("#wall-status"), "the wall waiting for pictures")
+    check(not accessibility_problems(s), f"axe on the wall: {accessibility_problems(s)}")
+    check(s.js("return document.documentElement.scrollWidth <= 390"), "the wall fits 390 px")
+
+    token = v.token()
+    group_id = server.api.get("/api/v1/me", token)["group"]["id"]
+    album = lambda: server.api.get(f"/api/v1/groups/{group_id}/photos", token)  # noqa: E731
+    take(v, "brightest-frog", make_photo(work / "frog.jpg", (30, 160, 60)))
+    v.wait(lambda d: len(album()["photos"]) == 1, "the first photo uploaded", timeout=30)
+    s.wait(lambda d: (s.js("return document.getElementById('wall-picture').getAttribute('data-item')") or "").startswith("photo-"),
+           "the first photo on the wall", timeout=10)
+    take(v, "frog-pose", make_photo(work / "pose.jpg", (200, 60, 40)))
+    v.wait(lambda d: len(album()["collages"]) == 1, "the mission's collage made", timeout=60)
+    # From the moment the collage exists on the server, the wall has 2 seconds to show it.
+    s.wait(lambda d: (s.js("return document.getElementById('wall-picture').getAttribute('data-item')") or "").startswith("collage-")
+           and s.img_loaded("#wall-picture"), "the new collage on the wall within 2 s", timeout=2)
+    check(s.text("#wall-caption").endswith(" · Tiny but toxic"), f"the collage's group and mission: {s.text('#wall-caption')}")
+    log(f"the collage reached the wall: {s.text('#wall-caption')}")
+    s.shot("wall")
+
+    shown = lambda: s.js("return document.getElementById('wall-picture').getAttribute('data-item')")  # noqa: E731
+    s.js("document.getElementById('wall').focus()")
+    s.el("#wall").send_keys(" ")
+    s.wait(lambda d: s.el("#wall-pause").get_attribute("aria-pressed") == "true", "Space pauses the wall")
+    before = shown()
+    s.el("#wall").send_keys(Keys.ARROW_RIGHT)
+    s.wait(lambda d: shown() != before, "→ shows the next picture")
+    s.el("#wall").send_keys(Keys.ARROW_LEFT)
+    s.wait(lambda d: shown() == before, "← goes back")
+
+    s.d.get(server.base + f"/staff/venues/{VENUE}/wall?names=0")
+    s.wait(lambda d: s.js("return document.getElementById('wall-picture').getAttribute('data-item')"), "the wall without names")
+    check(" · " not in s.text("#wall-caption"), f"no group's name on the wall: {s.text('#wall-caption')}")
+    log("the wall is paused and moved with the keyboard, with or without names")
+
+
+def main():
+    return run_scenario(__doc__, "groupie-staff-messages-", scenario)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
