@@ -46,10 +46,14 @@ let package = Package(
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
         .target(name: "CPoster", dependencies: ["CPangoCairo", "CRsvg"]),
-        // OpenCV's face detection: Debian ships no opencv4.pc without all of OpenCV (libopencv-dev),
-        // so the three libraries are linked by name and the headers found in their folder.
-        .systemLibrary(name: "COpenCV", providers: [.apt(["libopencv-objdetect-dev", "opencv-data"])]),
-        .target(name: "CFaces", dependencies: ["COpenCV"], cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])]),
+        // OpenCV's face detection (libopencv-objdetect-dev, opencv-data): Debian ships no
+        // opencv4.pc without all of OpenCV (libopencv-dev), so the three libraries it needs are
+        // linked by name and its headers found in their folder.
+        .target(
+            name: "CFaces",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]
+        ),
         .target(name: "GroupieImaging", dependencies: ["GroupieCore", "CQRencode", "CPNG", "CVipsShim", "CZlib", "CPoster", "CFaces"]),
         .target(
             name: "GroupieContent",

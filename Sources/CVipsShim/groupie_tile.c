@@ -17,7 +17,8 @@ VipsImage *groupie_make_tile(const char *path, int width, int height, int crop, 
     if (!(t[0] = vips_image_new_from_file(path, "fail_on", VIPS_FAIL_ON_ERROR, NULL))) goto done;
     int swapped = vips_image_get_orientation_swap(t[0]);
     double w0 = swapped ? t[0]->Ysize : t[0]->Xsize, h0 = swapped ? t[0]->Xsize : t[0]->Ysize;
-    double scale = whole ? VIPS_MIN((width + 0.5) / w0, (height + 0.5) / h0) : VIPS_MAX((width + 0.5) / w0, (height + 0.5) / h0);
+    /* Covering, half a pixel more than asked so that rounding never leaves a gap; fitting, exact. */
+    double scale = whole ? VIPS_MIN(width / w0, height / h0) : VIPS_MAX((width + 0.5) / w0, (height + 0.5) / h0);
     VipsImage *image = t[0];
     if (vips_isprefix("VipsForeignLoadJpeg", loader)) {
         int shrink = 1;
@@ -25,7 +26,8 @@ VipsImage *groupie_make_tile(const char *path, int width, int height, int crop, 
         if (shrink > 1) {
             if (!(t[1] = vips_image_new_from_file(path, "shrink", shrink, "fail_on", VIPS_FAIL_ON_ERROR, NULL))) goto done;
             image = t[1];
-            double sw = (width + 0.5) / (swapped ? image->Ysize : image->Xsize), sh = (height + 0.5) / (swapped ? image->Xsize : image->Ysize);
+            double slack = whole ? 0 : 0.5;
+            double sw = (width + slack) / (swapped ? image->Ysize : image->Xsize), sh = (height + slack) / (swapped ? image->Xsize : image->Ysize);
             scale = whole ? VIPS_MIN(sw, sh) : VIPS_MAX(sw, sh);
         }
     }

@@ -276,6 +276,13 @@ def scenario(binary, work, started):
         "import('/assets/web/widgets.js').then((w) => done(['front', 'back', undefined].map((camera) =>"
         " w.fileButton({ id: 'probe', label: 'x', camera }).querySelector('input').getAttribute('capture'))));")
     check(captures == ["user", "environment", "environment"], f"the camera buttons capture {captures!r}")
+    # A task with `framing: whole` shows its photo uncut, in the task and in the album; the others fill their box.
+    fits = a.js(
+        "const probe = (html) => { const d = document.createElement('div'); d.innerHTML = html; document.body.append(d);"
+        " const fit = getComputedStyle(d.querySelector('img')).objectFit; d.remove(); return fit; };"
+        " return ['<figure class=\"chosen whole\"><img></figure>', '<figure class=\"chosen\"><img></figure>',"
+        " '<button class=\"thumb whole\"><img></button>', '<button class=\"thumb\"><img></button>'].map(probe);")
+    check(fits == ["contain", "cover", "contain", "cover"], f"the thumbnails are fitted {fits!r}")
     a.shot("missions-swedish-320px")
     a.d.set_window_size(390, 844)
 

@@ -28,6 +28,20 @@ struct SampleVenueTests {
         #expect(tasks.filter { $0.camera == .back }.count == tasks.count - 1)
     }
 
+    @Test("The whole rocket and the whole shark are kept whole; every other task may be cropped; the beret goes on the head")
+    func framing() throws {
+        let reader = MissionFileReader(assetsDirectory: Fixtures.assets)
+        let science = try #require(reader.read(fileAt: Fixtures.missions + "/science-centre.yaml").venue)
+        let tasks = science.missions.flatMap(\.tasks)
+        #expect(tasks.filter { $0.framing == .whole }.map(\.id) == ["shark-from-below", "whole-rocket"])
+        #expect(science.mission(id: "heartbeat")?.stickerPlace == nil)
+        #expect(science.mission(id: "heartbeat")?.stickerCorner == .bottomRight)
+        let art = try #require(reader.read(fileAt: Fixtures.missions + "/art-museum.yaml").venue)
+        let beret = try #require(art.mission(id: "be-the-artist"))
+        #expect(beret.stickerPlace == .head && beret.stickerCorner == .topRight)
+        #expect(art.missions.flatMap(\.tasks).allSatisfy { $0.framing == .focus })
+    }
+
     @Test("The science centre has 9 missions of 1 to 3 tasks in Swedish and English")
     func scienceCentre() throws {
         let venue = try #require(MissionFileReader(assetsDirectory: Fixtures.assets).read(fileAt: Fixtures.missions + "/science-centre.yaml").venue)

@@ -39,6 +39,7 @@ struct VenueRouteTests {
             #expect(tasks[0]["prompt"] as? String == "Photograph a shark")
             #expect(tasks[0]["hint"] as? String == "Titta i tunneln / Look in the tunnel")
             #expect(tasks[0]["camera"] as? String == "back")
+            #expect(tasks[0]["framing"] as? String == "focus")
 
             let (_, accepted) = try await client.json("/api/v1/venues/aquarium", headers: [.acceptLanguage: "en-GB,en;q=0.9"])
             #expect(accepted["language"] as? String == "en")

@@ -118,7 +118,7 @@ public struct CollageRenderer: Sendable {
 
         // Sticker style: a frame around the photo, and the sticker over its corner.
         var sticker: String?, frame: String?
-        var faces: [PixelRect]?, stickerRect: PixelRect?
+        var faces: [PixelRect]?, drawnSticker: PixelRect?
         if layout.style == .sticker {
             sticker = present(content.stickerPath)
             frame = sticker != nil || content.stickerPath == nil ? present(content.framePath) : present(content.plainFramePath)
@@ -165,7 +165,7 @@ public struct CollageRenderer: Sendable {
             if let sticker, let rect = layout.sticker, let photo = layers.first(where: { $0.kind == GROUPIE_LAYER_PHOTO }) {
                 let placed = Self.stickerRect(photo: photo, border: layout.frameWidth, side: rect.width, content: content)
                 faces = placed.faces
-                stickerRect = placed.rect
+                drawnSticker = placed.rect
                 layers.append(Layer(kind: GROUPIE_LAYER_ASSET, rect: placed.rect, source: sticker))
             }
         }
@@ -201,7 +201,7 @@ public struct CollageRenderer: Sendable {
             try? fileManager.removeItem(atPath: output)
             throw PhotoProcessor.Failure.processing(PhotoProcessor.lastError())
         }
-        return Report(missingAssets: missing, unreadableAssets: Int(skipped), captionPercent: Int(captionPercent), faces: faces, sticker: stickerRect)
+        return Report(missingAssets: missing, unreadableAssets: Int(skipped), captionPercent: Int(captionPercent), faces: faces, sticker: drawnSticker)
     }
 
     private static func draw(
