@@ -77,7 +77,7 @@ subscribe((p) => {
     uploadSig = sig;
     pendingBar();
     const r = route().name;
-    if (state.group && (r === 'm' || r === 'missions')) render(false);
+    if (state.group && (r === 'm' || r === 'missions' || r === 'album')) render(false);
   } else {
     for (const el of document.querySelectorAll('[data-upload]')) {
       const item = items.find((i) => i.id === el.dataset.upload);
