@@ -96,8 +96,18 @@ def record_toasts(b):
          ".observe(box, {childList: true, subtree: true, characterData: true});")
 
 
+def plain(text):
+    """Text without the marks that isolate a visitor's name from the sentence around it."""
+    return (text or "").replace("\u2068", "").replace("\u2069", "")
+
+
+def shown(b, css):
+    """The text of the first element `css` finds, or '' when there is none."""
+    return plain(b.js("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css))
+
+
 def told(b):
-    return [t.replace("\u2068", "").replace("\u2069", "") for t in b.js("return window.toldTexts || []")]
+    return [plain(t) for t in b.js("return window.toldTexts || []")]
 
 
 def task_of(server, token, group_id, task_id):
@@ -134,15 +144,15 @@ def splitting(server, work, started, photos):
 
     # ------------------------------------------------------------ "I'm on it", seen live
     a.click(f"#claim-{MISSION}-{CLAIMED}")
-    a.wait(lambda d: "You're on it" in a.text(f".task[data-task={CLAIMED}]"), "Ada's own claim shown")
-    b.wait(lambda d: "Ada is on it" in (b.js(f"const e = document.querySelector('.task[data-task={CLAIMED}] .claim'); return e ? e.innerText : ''") or ""),
+    a.wait(lambda d: "You're on it" in shown(a, f".task[data-task={CLAIMED}] .claim"), "Ada's own claim shown")
+    b.wait(lambda d: "Ada is on it" in shown(b, f".task[data-task={CLAIMED}] .claim"),
            "Bo told live that Ada is on the task")
     check(not b.js(f"return !!document.getElementById('claim-{MISSION}-{CLAIMED}')"), "Bo has no button to claim Ada's task")
     claim = task_of(server, b.token(), group_id, CLAIMED).get("claim") or {}
     check(claim.get("name") == "Ada", f"the group document names the claimer: {claim}")
     b.shot("ada-is-on-it")
     b.send_file(f"#take-{MISSION}-{CLAIMED}", photos[0])
-    check("Ada is on this task" in b.text("#photo-claimed"), "Bo photographing Ada's task is told she is on it")
+    check("Ada is on this task" in shown(b, "#photo-claimed"), "Bo photographing Ada's task is told she is on it")
     b.click(".screen.photo a.button.quiet")  # cancel
     log("a claim is shown to the teammate at once, and when they photograph the task")
 
@@ -169,17 +179,17 @@ def splitting(server, work, started, photos):
     winner.wait(lambda d: any("the task’s photo" in t for t in told(winner)), f"{winner.name} told their photo is the task's", timeout=30)
     loser.wait(lambda d: any("in the album" in t and winner_name in t for t in told(loser)),
                f"{loser.name} told their photo went to the album beside {winner_name}'s", timeout=30)
-    for p in (a, b):
-        p.wait(lambda d: winner_name in p.text(f".task[data-task={RACED}] figcaption"), f"{p.name}'s task card names {winner_name}")
     loser.shot("photo-went-to-album")
     log(f"two photos at once: {winner_name}'s is the task's, and each phone says where its photo went")
 
-    # The photographer whose photo went to the album makes it the task's.
+    # The photographer whose photo went to the album makes it the task's; both cards follow.
     loser.click("#toast button.link")
     loser_name = "Bo" if winner_name == "Ada" else "Ada"
     loser.wait(lambda d: task_of(server, loser.token(), group_id, RACED)["chosenPhoto"]["photographerName"] == loser_name,
                "'Use mine instead' makes the photo the task's")
-    winner.wait(lambda d: loser_name in winner.text(f".task[data-task={RACED}] figcaption"), "the teammate's card follows")
+    for p in (a, b):
+        p.js(f"location.hash = '#/m/{MISSION}'")
+        p.wait(lambda d: loser_name in shown(p, f".task[data-task={RACED}] figcaption"), f"{p.name}'s task card names {loser_name}")
     log("'Use mine instead' swaps the task's photo")
 
     # ------------------------------------------------------------ deleting is the photographer's
@@ -220,14 +230,16 @@ def dead_zone(server, work, started, photos):
     c.click("#accept-photo")
     c.el(f".task[data-task={RACED}] .upload .upload-picture")
     c.wait(lambda d: c.js("return !!document.querySelector('.upload.stalled [data-again]')"), "the stuck upload said, with 'Try again now'", timeout=20)
-    check("Not moving" in c.text(".upload.stalled .state"), "the upload says it is not moving")
+    said = shown(c, f".task[data-task={RACED}] .upload.stalled .state")
+    check("Not moving" in said, f"the upload says it is not moving: {said!r}")
     c.shot("upload-not-moving")
     c.js("location.hash = '#/album'")
     c.el(".thumbs.uploading img.upload-picture")
     c.shot("album-waiting-picture")
     log("a photo waiting in the dead zone shows as a picture on its task and in the album; its upload says it is stuck")
 
-    c.click(".upload.stalled [data-again]")
+    c.js(f"location.hash = '#/m/{MISSION}'")
+    c.click(f".task[data-task={RACED}] .upload.stalled [data-again]")
     relay.stalled = False
     c.wait(lambda d: len(photos_of(server, c.token(), group_id)) == 1, "the photo arrived when the Wi-Fi came back", timeout=60)
     c.wait(lambda d: not c.js("return !!document.querySelector('[data-upload]')"), "the waiting picture gone once uploaded", timeout=30)
