@@ -65,6 +65,27 @@ struct TeamworkRouteTests {
         }
     }
 
+    @Test("A full group's join page says so before anyone types a name")
+    func fullGroupPage() async throws {
+        let server = try PhotoRouteTests.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            func page() async throws -> String {
+                try await client.execute(uri: "/j/\(group.code)", method: .get) { String(buffer: $0.body) }
+            }
+            #expect(try await page().contains(#"data-state="joinable""#))
+            var full = false
+            for index in 0..<20 where !full {
+                let (answer, _) = try await client.join(group.code, as: try await client.newPlayer("Filler \(index)"))
+                full = answer.status == .conflict
+            }
+            try #require(full, "the group filled up")
+            let shown = try await page()
+            #expect(shown.contains(#"data-state="full""#) && shown.contains("This group is full"), "\(shown.prefix(2000))")
+        }
+    }
+
     @Test("The client's text files go gzipped to a browser that takes gzip, as they are to one that does not, varying by Accept-Encoding")
     func compression() async throws {
         let server = try TestServer.samples()
