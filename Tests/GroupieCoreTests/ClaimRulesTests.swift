@@ -4,15 +4,8 @@ import Testing
 
 @Suite("Claim rules")
 struct ClaimRulesTests {
-    /// Mission `a` (tasks 1, 2), then `b` (task 1) unlocked by `a`.
-    let venue = Venue(
-        id: "v", name: .plain("V"), languages: ["en"], description: nil, timeZone: "UTC", theme: Theme(color: "#000000", logo: nil),
-        rules: VenueRules(),
-        missions: [
-            Mission(id: "a", title: .plain("A"), icon: "i.svg", after: [], tasks: [MissionTask(id: "1", prompt: .plain("p")), MissionTask(id: "2", prompt: .plain("p"))]),
-            Mission(id: "b", title: .plain("B"), icon: "i.svg", after: ["a"], tasks: [MissionTask(id: "1", prompt: .plain("p"))]),
-        ]
-    )
+    /// Mission `a` (tasks 1, 2), then `b` (task 1) unlocked by `a`: the photo rules' venue.
+    let venue = PhotoRulesTests().venue
     let ada = Player(id: "p1", name: "Ada", language: nil, createdAt: Date(timeIntervalSince1970: 0))
     let bo = Player(id: "p2", name: "Bo", language: nil, createdAt: Date(timeIntervalSince1970: 0))
     let task = GroupProgress.TaskKey(missionId: "a", taskId: "1")
