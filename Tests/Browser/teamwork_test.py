@@ -230,6 +230,7 @@ def dead_zone(server, work, started, photos):
     c.click("#accept-photo")
     c.el(f".task[data-task={RACED}] .upload .upload-picture")
     c.wait(lambda d: c.js("return !!document.querySelector('.upload.stalled [data-again]')"), "the stuck upload said, with 'Try again now'", timeout=20)
+    check(not c.js("return !!document.querySelector('#bar .live.is-live')"), "the header does not say Live while nothing moves")
     said = shown(c, f".task[data-task={RACED}] .upload.stalled .state")
     check("Not moving" in said, f"the upload says it is not moving: {said!r}")
     c.shot("upload-not-moving")

@@ -72,6 +72,11 @@ let uploadSig;
 subscribe((p) => {
   if (!('uploads' in p)) return;
   const items = p.uploads;
+  // An upload that stopped moving means the Wi-Fi is not carrying anything: the header says so
+  // rather than "Live", until the upload moves again.
+  const stuck = items.some((i) => i.state === 'stalled');
+  if (stuck && state.live === 'live') update({ live: 'weak' });
+  else if (!stuck && state.live === 'weak') update({ live: 'live' });
   const sig = items.map((i) => i.id + i.state).join();
   if (sig !== uploadSig) {
     uploadSig = sig;

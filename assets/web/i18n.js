@@ -38,7 +38,7 @@ const D = {
     'invite.copied': 'Link copied.', 'invite.copyHand': 'Select the link and copy it.', 'invite.go': 'Go to the missions',
     'invite.shareText': 'Join my group at {venue}!',
     'tab.missions': 'Missions', 'tab.album': 'Album', 'tab.group': 'Group',
-    'live.off': '', 'live.connecting': 'Connecting…', 'live.live': 'Live', 'live.reconnecting': 'Reconnecting…', 'live.offline': 'Offline', 'live.gone': 'Not connected',
+    'live.off': '', 'live.connecting': 'Connecting…', 'live.live': 'Live', 'live.reconnecting': 'Reconnecting…', 'live.offline': 'Offline', 'live.weak': 'Weak Wi-Fi', 'live.gone': 'Not connected',
     'toast.more.one': '(and {n} more)', 'toast.more.other': '(and {n} more)',
     'live.photoBy': '{name} added a photo: {task}', 'live.chose': '{name} chose another photo for: {task}', 'live.joined': '{name} joined the group.',
     'missions.summary.one': '{done} of {n} mission complete', 'missions.summary.other': '{done} of {n} missions complete',

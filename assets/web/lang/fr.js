@@ -28,7 +28,7 @@ export default {
     'invite.copied': 'Lien copié.', 'invite.copyHand': 'Sélectionnez le lien et copiez-le.', 'invite.go': 'Aller aux missions',
     'invite.shareText': 'Rejoignez mon groupe à {venue} !',
     'tab.missions': 'Missions', 'tab.album': 'Album', 'tab.group': 'Groupe',
-    'live.off': '', 'live.connecting': 'Connexion…', 'live.live': 'En direct', 'live.reconnecting': 'Reconnexion…', 'live.offline': 'Hors ligne', 'live.gone': 'Non connecté',
+    'live.off': '', 'live.connecting': 'Connexion…', 'live.live': 'En direct', 'live.reconnecting': 'Reconnexion…', 'live.offline': 'Hors ligne', 'live.weak': 'Wi-Fi faible', 'live.gone': 'Non connecté',
     'live.chose': '{name} a choisi une autre photo pour : {task}', 'toast.more.one': '(et {n} autre)', 'toast.more.other': '(et {n} autres)', 'live.photoBy': '{name} a ajouté une photo : {task}', 'live.joined': '{name} a rejoint le groupe.',
     'missions.summary.one': '{done} sur {n} mission terminée', 'missions.summary.other': '{done} sur {n} missions terminées',
     'mission.progress.one': '{done} photo sur {n}', 'mission.progress.other': '{done} photos sur {n}', 'mission.complete': 'Terminée',

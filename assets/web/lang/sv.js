@@ -28,7 +28,7 @@ export default {
     'invite.copied': 'Länken är kopierad.', 'invite.copyHand': 'Markera länken och kopiera den.', 'invite.go': 'Till uppdragen',
     'invite.shareText': 'Gå med i min grupp på {venue}!',
     'tab.missions': 'Uppdrag', 'tab.album': 'Album', 'tab.group': 'Grupp',
-    'live.off': '', 'live.connecting': 'Ansluter…', 'live.live': 'Live', 'live.reconnecting': 'Ansluter igen…', 'live.offline': 'Offline', 'live.gone': 'Inte ansluten',
+    'live.off': '', 'live.connecting': 'Ansluter…', 'live.live': 'Live', 'live.reconnecting': 'Ansluter igen…', 'live.offline': 'Offline', 'live.weak': 'Svagt wifi', 'live.gone': 'Inte ansluten',
     'live.chose': '{name} valde ett annat foto för: {task}', 'toast.more.one': '(och {n} till)', 'toast.more.other': '(och {n} till)', 'live.photoBy': '{name} lade till ett foto: {task}', 'live.joined': '{name} gick med i gruppen.',
     'missions.summary.one': '{done} av {n} uppdrag klart', 'missions.summary.other': '{done} av {n} uppdrag klara',
     'mission.progress.one': '{done} av {n} foto', 'mission.progress.other': '{done} av {n} foton', 'mission.complete': 'Klart',
