@@ -317,6 +317,18 @@ enum PostgresSchema {
                 RETURN QUERY SELECT jsonb_array_elements(COALESCE(document -> part, '[]'::jsonb));
             END $$;
             """),
+        (3, "members' claims of tasks", """
+            -- One claim per task of a group; the claimer's name is read from `player`.
+            CREATE TABLE task_claim (
+                group_id text NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                mission_id text NOT NULL,
+                task_id text NOT NULL,
+                player_id text NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+                claimed_at double precision NOT NULL,
+                PRIMARY KEY (group_id, mission_id, task_id)
+            );
+            CREATE INDEX task_claim_by_player ON task_claim(player_id);
+            """),
     ]
 
     /// The statements of a migration, one at a time, as the extended query protocol takes them:

@@ -31,10 +31,20 @@ extension PostgresStore {
          FROM collage WHERE group_id = $1)
         """
 
-    /// Columns: members, task photos, choices, collages.
+    /// The claims of members still in the group, expired ones too.
+    static let claimsJSON = """
+        (SELECT COALESCE(json_agg(json_build_object('missionId', task_claim.mission_id, 'taskId', task_claim.task_id,
+                    'playerId', task_claim.player_id, 'name', player.name, 'claimedAt', task_claim.claimed_at)
+                    ORDER BY task_claim.claimed_at, task_claim.mission_id, task_claim.task_id), '[]')
+         FROM task_claim JOIN player ON player.id = task_claim.player_id
+         JOIN membership ON membership.player_id = task_claim.player_id AND membership.group_id = task_claim.group_id AND membership.left_at IS NULL
+         WHERE task_claim.group_id = $1)
+        """
+
+    /// Columns: members, task photos, choices, collages, claims.
     enum ContentsOfGroup: PreparedSQL {
         static let types: [PostgresDataType] = [.text]
-        static let sql = "SELECT \(membersJSON)::text, \(taskPhotosJSON)::text, \(choicesJSON)::text, \(collagesJSON)::text"
+        static let sql = "SELECT \(membersJSON)::text, \(taskPhotosJSON)::text, \(choicesJSON)::text, \(collagesJSON)::text, \(claimsJSON)::text"
     }
 
     /// Columns: task photos, choices.
@@ -60,7 +70,7 @@ extension PostgresStore {
         }
         return GroupContents(
             members: try ContentsJSON.members(row.get(0), group: group), taskPhotos: try ContentsJSON.taskPhotos(photos: row.get(1), choices: row.get(2)),
-            collages: try ContentsJSON.collages(row.get(3), groupId: group.id)
+            collages: try ContentsJSON.collages(row.get(3), groupId: group.id), claims: try ContentsJSON.claims(row.get(4))
         )
     }
 
@@ -132,6 +142,10 @@ private struct ChoiceJSON: Decodable {
     let missionId: String, taskId: String, photoId: String
 }
 
+private struct ClaimJSON: Decodable {
+    let missionId: String, taskId: String, playerId: String, name: String, claimedAt: Double
+}
+
 private struct CollageJSON: Decodable {
     let missionId: String, photoIds: String, key: String, width: Int, height: Int, createdAt: Double
 }
@@ -153,6 +167,15 @@ enum ContentsJSON {
             picks[GroupProgress.TaskKey(missionId: choice.missionId, taskId: choice.taskId)] = choice.photoId
         }
         return TaskPhotos(photos: try decode([PhotoJSON].self, photos).map(\.photo), picks: picks)
+    }
+
+    static func claims(_ text: String) throws -> [TaskClaim] {
+        try decode([ClaimJSON].self, text).map {
+            TaskClaim(
+                task: GroupProgress.TaskKey(missionId: $0.missionId, taskId: $0.taskId), playerId: $0.playerId, name: $0.name,
+                claimedAt: Date(timeIntervalSince1970: $0.claimedAt)
+            )
+        }
     }
 
     static func collages(_ text: String, groupId: String) throws -> [CollageRecord] {

@@ -43,7 +43,12 @@ extension PostgresStore {
             if let task = photo.task, change.after.picks[task] != before.picks[task] {
                 try await Self.pick(connection, groupId: new.groupId, task: task, photoId: photo.id, logger: logger)
             }
-            return (photo, true, false, try await Self.appendEvents(connection, groupId: new.groupId, change.events, now: now, logger: logger))
+            let events = try await Self.appendEvents(connection, groupId: new.groupId, change.events, now: now, logger: logger)
+            // The photographer's claim of the task ends with their photo.
+            let released = try await Self.applyClaim(
+                connection, .photographed(photo), groupId: new.groupId, done: change.after.done, venue: venue, now: now, logger: logger
+            )
+            return (photo, true, false, events + released)
         }
     }
 

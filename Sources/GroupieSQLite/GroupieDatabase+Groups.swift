@@ -117,7 +117,7 @@ extension GroupieDatabase {
         try await lookup { db in
             GroupContents(
                 members: try Self.members(db, group: group), taskPhotos: try Self.taskPhotos(db, groupId: group.id),
-                collages: try Self.collages(db, groupId: group.id)
+                collages: try Self.collages(db, groupId: group.id), claims: try Self.memberClaims(db, groupId: group.id)
             )
         }
     }

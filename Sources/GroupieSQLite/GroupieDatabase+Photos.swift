@@ -57,7 +57,10 @@ extension GroupieDatabase {
             if let task = photo.task, change.after.picks[task] != before.picks[task] {
                 try Self.pick(db, groupId: new.groupId, task: task, photoId: photo.id)
             }
-            return (photo, true, false, try Self.appendEvents(db, groupId: new.groupId, change.events, now: now))
+            let events = try Self.appendEvents(db, groupId: new.groupId, change.events, now: now)
+            // The photographer's claim of the task ends with their photo.
+            let released = try Self.applyClaim(db, .photographed(photo), groupId: new.groupId, done: change.after.done, venue: venue, now: now)
+            return (photo, true, false, events + released)
         }
     }
 

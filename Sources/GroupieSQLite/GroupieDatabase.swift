@@ -369,6 +369,9 @@ public struct GroupieDatabase: GroupieStore {
         migrator.registerMigration("v10 the venue numbers kept as events are stored") { db in
             try db.execute(sql: Self.visitTallySchema)
         }
+        migrator.registerMigration("v11 members' claims of tasks") { db in
+            try db.execute(sql: Self.taskClaimSchema)
+        }
         return migrator
     }
 

@@ -8,7 +8,7 @@ import GroupieCore
 /// Every method that changes a group and returns events commits them with the change, numbered
 /// in the group's gapless sequence; a backend shared by several instances announces them to the
 /// others (`StoreEvents`).
-public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, CollageStore, StaffStore, ModerationStore, RateLimitStore, NumbersStore,
+public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, ClaimStore, CollageStore, StaffStore, ModerationStore, RateLimitStore, NumbersStore,
     StaffMessageStore, VenueGroupStore
 {
     /// Which backend this is, for logs and `/readyz`: "sqlite" or "postgresql".
@@ -94,6 +94,17 @@ public protocol PhotoStore: Sendable {
     func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> PhotoChoice
     func taskPhotos(groupId: String) async throws -> TaskPhotos
     func isBlobUsed(_ blob: String) async throws -> Bool
+}
+
+/// Members' claims of tasks ("Ada is on it"): each change decided by `ClaimRules` and stored
+/// with its `task-claimed` or `task-released` in one transaction. A claim of a member who left
+/// holds no more; the claimer's photo for the task ends it (in `addPhoto`'s transaction).
+public protocol ClaimStore: Sendable {
+    /// Claims `task` for `player`, a member of `groupId`; throws `ClaimRules.Refusal` when the
+    /// task is done, locked or claimed by another member whose claim holds.
+    func claimTask(groupId: String, task: GroupProgress.TaskKey, by player: Player, venue: Venue?, now: Date) async throws -> [GroupEvent]
+    /// Ends the player's claim of `task`; no event when they had none holding.
+    func releaseTask(groupId: String, task: GroupProgress.TaskKey, playerId: String, now: Date) async throws -> [GroupEvent]
 }
 
 /// The collage last made of each mission of a group.

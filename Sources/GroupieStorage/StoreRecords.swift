@@ -67,11 +67,15 @@ public struct GroupContents: Sendable {
     public var members: [Member]
     public var taskPhotos: TaskPhotos
     public var collages: [CollageRecord]
+    /// The claims of tasks by members still in the group, expired ones too (the reader compares
+    /// `expiresAt` with its clock).
+    public var claims: [TaskClaim]
 
-    public init(members: [Member], taskPhotos: TaskPhotos, collages: [CollageRecord]) {
+    public init(members: [Member], taskPhotos: TaskPhotos, collages: [CollageRecord], claims: [TaskClaim] = []) {
         self.members = members
         self.taskPhotos = taskPhotos
         self.collages = collages
+        self.claims = claims
     }
 }
 

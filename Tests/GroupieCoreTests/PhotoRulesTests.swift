@@ -122,18 +122,31 @@ struct PhotoRulesTests {
         let first = photo("x", "a", "1", at: 1), second = photo("y", "a", "1", at: 2), third = photo("z", "a", "1", at: 3)
         let before = TaskPhotos(photos: [third, first, second], picks: [key("a", "1"): "x"])
         #expect(before.chosen[key("a", "1")] == first)
-        let change = try PhotoRules.change(.remove(first, actorId: "c", creatorId: "c"), before: before, venue: venue)
+        let change = try PhotoRules.change(.remove(first, actorId: "p1", creatorId: "c"), before: before, venue: venue)
         #expect(change.events == [.photoRemoved(first)])
         #expect(change.after.chosen[key("a", "1")] == second)
         #expect(change.after.picks[key("a", "1")] == nil)
     }
 
-    @Test("only the photographer or the group's creator may remove a photo")
-    func removeAllowed() {
+    @Test("only the photographer deletes a photo; the group's creator is told to hide it instead")
+    func removeAllowed() throws {
         let taken = photo("x", "a", "1", by: "p1")
+        let before = TaskPhotos(photos: [taken], picks: [:])
         #expect(throws: PhotoRules.Refusal.notAllowedToDelete) {
-            try PhotoRules.change(.remove(taken, actorId: "p2", creatorId: "c"), before: TaskPhotos(photos: [taken], picks: [:]), venue: self.venue)
+            try PhotoRules.change(.remove(taken, actorId: "p2", creatorId: "c"), before: before, venue: self.venue)
         }
+        #expect(throws: PhotoRules.Refusal.creatorMayOnlyHide) {
+            try PhotoRules.change(.remove(taken, actorId: "c", creatorId: "c"), before: before, venue: self.venue)
+        }
+        #expect(try PhotoRules.change(.remove(taken, actorId: "p1", creatorId: "p1"), before: before, venue: venue).events.first == .photoRemoved(taken))
+    }
+
+    @Test("the group's creator alone may hide a teammate's photo")
+    func hideAllowed() throws {
+        let taken = photo("x", "a", "1", by: "p1")
+        try PhotoRules.requireMayHide(taken, actorId: "c", creatorId: "c")
+        #expect(throws: PhotoRules.Refusal.notAllowedToDelete) { try PhotoRules.requireMayHide(taken, actorId: "p2", creatorId: "c") }
+        #expect(throws: PhotoRules.Refusal.notAllowedToDelete) { try PhotoRules.requireMayHide(taken, actorId: "p2", creatorId: nil) }
     }
 
     @Test("without a creator, the photographer alone may remove a photo")

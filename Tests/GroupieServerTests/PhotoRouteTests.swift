@@ -292,6 +292,10 @@ struct PhotoRouteTests {
             let (_, b) = try await Self.upload(client, second, as: cy, group: group.id, query: "?mission=sharks&task=shark")
             let firstId = try #require((a["photo"] as? [String: Any])?["id"] as? String)
             let secondId = try #require((b["photo"] as? [String: Any])?["id"] as? String)
+            // Each photographer is told where their photo went: Bo's is the task's, Cy's the album's beside it.
+            #expect(a["placement"] as? String == "task" && a["taskPhoto"] == nil)
+            #expect(b["placement"] as? String == "album")
+            #expect(((b["taskPhoto"] as? [String: Any])?["photographer"] as? [String: Any])?["name"] as? String == "Bo")
 
             func chosen() async throws -> String? {
                 let (_, seen) = try await client.send(.get, "/api/v1/groups/\(group.id)", headers: ada.auth)
@@ -324,7 +328,10 @@ struct PhotoRouteTests {
             #expect(forbidden.status == .forbidden, "neither photographer nor creator")
             #expect(try await client.send(.delete, "/api/v1/photos/\(firstId)", headers: bo.auth).0.status == .noContent)
             #expect(try await chosen() == secondId, "the picked photo gone, the task's first again")
-            #expect(try await client.send(.delete, "/api/v1/photos/\(secondId)", headers: ada.auth).0.status == .noContent, "the creator may")
+            // The creator may not delete a teammate's photo, only hide it from the group.
+            let (creator, refusal) = try await client.send(.delete, "/api/v1/photos/\(secondId)", headers: ada.auth)
+            #expect(creator.status == .forbidden && refusal["code"] as? String == "creator-may-only-hide")
+            #expect(try await client.send(.delete, "/api/v1/photos/\(secondId)", headers: cy.auth).0.status == .noContent, "the photographer may")
             #expect(try await chosen() == thirdId)
             #expect(try await client.send(.delete, "/api/v1/photos/\(thirdId)", headers: cy.auth).0.status == .noContent)
             #expect(try await chosen() == nil)

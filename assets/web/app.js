@@ -74,12 +74,17 @@ let uploadSig;
 subscribe((p) => {
   if (!('uploads' in p)) return;
   const items = p.uploads;
+  // An upload that stopped moving means the Wi-Fi is not carrying anything: the header says so
+  // rather than "Live", until the upload moves again.
+  const stuck = items.some((i) => i.state === 'stalled');
+  if (stuck && state.live === 'live') update({ live: 'weak' });
+  else if (!stuck && state.live === 'weak') update({ live: 'live' });
   const sig = items.map((i) => i.id + i.state).join();
   if (sig !== uploadSig) {
     uploadSig = sig;
     pendingBar();
     const r = route().name;
-    if (state.group && (r === 'm' || r === 'missions')) render(false);
+    if (state.group && (r === 'm' || r === 'missions' || r === 'album')) render(false);
   } else {
     for (const el of document.querySelectorAll('[data-upload]')) {
       const item = items.find((i) => i.id === el.dataset.upload);

@@ -2,11 +2,14 @@
 // connection asks for a short-lived stream token first; after a lost connection we reconnect
 // ourselves (with a fresh token) and pass the last event id so nothing is missed.
 
-import { api } from './api.js';
+import { api, inDeadZone } from './api.js';
+
+// Down, as the header says it: offline without network or in a dead zone, else reconnecting.
+const down = () => (navigator.onLine && !inDeadZone() ? 'reconnecting' : 'offline');
 
 // Exactly the server's GroupEventKind (a test compares them).
 const TYPES = ['member-joined', 'member-left', 'member-renamed', 'photo-added', 'photo-removed',
-  'task-done', 'task-undone', 'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'venue-updated',
+  'task-done', 'task-undone', 'choice-changed', 'task-claimed', 'task-released', 'mission-completed', 'collage-ready', 'collage-removed', 'venue-updated',
   'group-closed', 'staff-message'];
 
 export class LiveEvents {
@@ -23,6 +26,9 @@ export class LiveEvents {
     this.timer = null;
     this.onlineHandler = () => { if (!this.es) this.reconnect(0); };
     this.offlineHandler = () => { this.drop(); this.status('offline'); };
+    // The service worker answered from its keep: the network is not there, whatever the phone says.
+    this.keptHandler = () => { if (this.state !== 'live') this.status('offline'); };
+    addEventListener('groupie-kept', this.keptHandler);
     // A phone waking up may hold a dead connection: check it when the page is shown again.
     this.visibleHandler = () => {
       if (document.hidden || this.stopped) return;
@@ -39,12 +45,12 @@ export class LiveEvents {
     if (this.stopped || this.starting) return;
     clearTimeout(this.timer);
     if (!navigator.onLine) { this.status('offline'); return; }
-    this.status('connecting');
+    this.status(inDeadZone() ? 'offline' : 'connecting');
     this.drop();
     let tok;
     this.starting = true;
     try {
-      tok = await api(`/groups/${this.groupId}/events/token`, { method: 'POST' });
+      tok = await api(`/groups/${this.groupId}/events/token`, { method: 'POST', timeout: 8000 });
     } catch (e) {
       this.starting = false;
       if (e.status === 401 || e.status === 404) { this.status('gone'); this.onResync && this.onResync('gone'); return; }
@@ -106,7 +112,7 @@ export class LiveEvents {
   reconnect(delay) {
     if (this.stopped) return;
     this.failures += 1;
-    this.status(navigator.onLine ? 'reconnecting' : 'offline');
+    this.status(down());
     const d = delay !== undefined ? delay : Math.min(15000, 1000 * 2 ** Math.min(this.failures - 1, 4));
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.start(), d);
@@ -119,5 +125,6 @@ export class LiveEvents {
     document.removeEventListener('visibilitychange', this.visibleHandler);
     removeEventListener('online', this.onlineHandler);
     removeEventListener('offline', this.offlineHandler);
+    removeEventListener('groupie-kept', this.keptHandler);
   }
 }

@@ -17,16 +17,21 @@ export function errorText(e) {
   return t('err.generic');
 }
 
-// Messages that come together are collapsed into one: the latest, and how many more came
-// while it was shown, so that a burst of news is one line, not a flicker of many.
+// The same message again while it is shown is counted, not repeated ("(and 2 more)"); a new
+// message takes the old one's place. `link` is { href, text }, or { onclick, text } for a button.
 let toastTimer = null;
 let shownTogether = 0;
+let shownText = null;
 export function toast(text, link) {
   const box = document.getElementById('toast');
-  shownTogether = box.firstChild ? shownTogether + 1 : 0;
+  shownTogether = box.firstChild && text === shownText ? shownTogether + 1 : 0;
+  shownText = text;
+  const action = link && (link.onclick
+    ? h('button', { type: 'button', class: 'link', onclick: () => { box.replaceChildren(); shownText = null; link.onclick(); } }, link.text)
+    : h('a', { href: link.href }, link.text));
   box.replaceChildren(h('p', null, text,
     shownTogether ? [' ', h('span', { class: 'more' }, tn('toast.more', shownTogether))] : null,
-    link ? [' ', h('a', { href: link.href }, link.text)] : null));
+    action ? [' ', action] : null));
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { box.replaceChildren(); shownTogether = 0; }, link ? 9000 : 3500);
+  toastTimer = setTimeout(() => { box.replaceChildren(); shownTogether = 0; shownText = null; }, link ? 9000 : 3500);
 }

@@ -74,6 +74,10 @@ function newKey() {
   return [...a].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+// An upload whose bytes have not moved, nor its answer come, for this long is said to be stuck
+// (a dead zone: connected, nothing flows); the visitor may start it again.
+const STALL_MS = 6000;
+
 // Permanent failures: the server will never take this photo, retrying does not help.
 const PERMANENT = new Set([400, 404, 409, 413, 415, 422]);
 
@@ -86,7 +90,10 @@ export class UploadQueue {
     this.progress = new Map(); // id -> fraction 0..1 of the upload under way
     this.running = false;
     this.timer = null;
+    this.xhr = null; // the upload under way
     addEventListener('online', () => this.kick());
+    // Offline mid-upload: the upload stops at once, rather than sit at its last percentage.
+    addEventListener('offline', () => { if (this.xhr) this.xhr.abort(); });
     document.addEventListener('visibilitychange', () => { if (!document.hidden) this.kick(); });
   }
 
@@ -123,6 +130,12 @@ export class UploadQueue {
     this.kick();
   }
 
+  // A stuck upload is started again now, rather than when its own time runs out.
+  tryAgainNow(id) {
+    const item = this.items.find((i) => i.id === id);
+    if (item && item.state === 'stalled' && this.xhr) { item.again = true; this.xhr.abort(); }
+  }
+
   kick() {
     clearTimeout(this.timer);
     this.timer = null;
@@ -149,7 +162,7 @@ export class UploadQueue {
           await deleteItem(item.id);
           this.items = this.items.filter((i) => i !== item);
           this.changed();
-          this.onUploaded && this.onUploaded(item, r.photo);
+          this.onUploaded && this.onUploaded(item, r.photo, r.answer);
           continue;
         }
         item.attempts += 1;
@@ -163,7 +176,9 @@ export class UploadQueue {
         item.state = navigator.onLine ? 'retrying' : 'offline';
         await putItem(item).catch(() => {});
         this.changed();
-        const delay = Math.min(30000, 2000 * 2 ** Math.min(item.attempts - 1, 4)) + (r.retryAfter ? r.retryAfter * 1000 : 0);
+        const asked = item.again;
+        item.again = false;
+        const delay = asked ? 0 : Math.min(30000, 2000 * 2 ** Math.min(item.attempts - 1, 4)) + (r.retryAfter ? r.retryAfter * 1000 : 0);
         this.timer = setTimeout(() => this.kick(), delay);
         break;
       }
@@ -175,7 +190,8 @@ export class UploadQueue {
   }
 
   send(item) {
-    return new Promise((resolve) => {
+    return new Promise((done) => {
+      let resolve = done;
       const xhr = new XMLHttpRequest();
       const q = item.missionId ? `?mission=${encodeURIComponent(item.missionId)}&task=${encodeURIComponent(item.taskId)}${item.choose ? '&choose=true' : ''}` : '';
       xhr.open('POST', `/api/v1/groups/${encodeURIComponent(item.groupId)}/photos${q}`);
@@ -183,9 +199,22 @@ export class UploadQueue {
       xhr.setRequestHeader('Idempotency-Key', item.id);
       xhr.setRequestHeader('Content-Type', item.type);
       xhr.timeout = 120000;
+      this.xhr = xhr;
+      // Nothing moved for a while: the visitor is told, and may start it again.
+      let moved = Date.now();
+      const watch = setInterval(() => {
+        if (item.state === 'sending' && Date.now() - moved > STALL_MS) { item.state = 'stalled'; this.changed(); }
+      }, 1000);
+      const move = () => {
+        moved = Date.now();
+        if (item.state === 'stalled') item.state = 'sending';
+      };
       xhr.upload.onprogress = (e) => {
+        move();
         if (e.lengthComputable) { this.progress.set(item.id, e.loaded / e.total); this.changed(); }
       };
+      const settle = resolve;
+      resolve = (r) => { clearInterval(watch); this.xhr = null; settle(r); };
       const fail = () => resolve({ ok: false, status: 0, permanent: false });
       xhr.onerror = fail;
       xhr.ontimeout = fail;
@@ -193,7 +222,7 @@ export class UploadQueue {
       xhr.onload = () => {
         let body = null;
         try { body = JSON.parse(xhr.responseText); } catch (e) { /* not JSON */ }
-        if (xhr.status === 200 || xhr.status === 201) { resolve({ ok: true, photo: body && body.photo }); return; }
+        if (xhr.status === 200 || xhr.status === 201) { resolve({ ok: true, photo: body && body.photo, answer: body }); return; }
         const ra = Number(xhr.getResponseHeader('Retry-After')) || 0;
         resolve({ ok: false, status: xhr.status, problem: body, permanent: PERMANENT.has(xhr.status), retryAfter: ra });
       };

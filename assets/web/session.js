@@ -25,11 +25,41 @@ let collageSig = '';   // the collages' states at the last read, to notice new o
 export const queue = new UploadQueue({
   getToken: () => state.token,
   onChange: (items, progress) => update({ uploads: items, progress }),
-  onUploaded: (item, photo) => {
-    toast(t(photo && photo.review === 'pending' ? 'photo.waitingForReview' : 'photo.uploaded'));
-    if (state.group && item.groupId === state.group.id) scheduleRefresh();
+  onUploaded: (item, photo, answer) => {
+    tellWherePhotoWent(item, photo, answer || {});
+    if (state.group && item.groupId === state.group.id) scheduleRefresh(true);
   },
 });
+
+// The photographer learns where their photo went: the task's photo, or the album beside a
+// teammate's that stays the task's (two photos of one task at once), with a way to swap.
+function tellWherePhotoWent(item, photo, answer) {
+  if (photo && photo.review === 'pending') { toast(t('photo.waitingForReview')); return; }
+  const task = item.missionId && taskOf(item.missionId, item.taskId);
+  if (answer.placement === 'album' && answer.taskPhoto && task) {
+    const name = memberName(answer.taskPhoto.photographer);
+    toast(t('photo.toAlbum', { name, task: (mission(item.missionId) || {}).title || '' }), { text: t('photo.useMine'), onclick: () => {
+      api(`/groups/${item.groupId}/missions/${encodeURIComponent(item.missionId)}/tasks/${encodeURIComponent(item.taskId)}/choice`,
+        { method: 'PUT', body: { photoId: photo.id } }).then(() => { toast(t('photo.nowTask')); scheduleRefresh(true); }).catch(() => toast(t('err.generic')));
+    } });
+  } else if (answer.placement === 'task') {
+    toast(t('photo.isTask'));
+  } else {
+    toast(t('photo.uploaded'));
+  }
+}
+
+// "I'm on it": the member claims the task (or gives it back) for the group to see.
+export async function setClaim(missionId, taskId, on) {
+  await api(`/groups/${state.groupId}/missions/${encodeURIComponent(missionId)}/tasks/${encodeURIComponent(taskId)}/claim`, { method: on ? 'PUT' : 'DELETE' });
+  scheduleRefresh();
+}
+
+// A task's claim that holds now: { playerId, name, expiresAt }, or null.
+export function claimOf(taskProgress) {
+  const c = taskProgress && taskProgress.claim;
+  return c && taskProgress.state !== 'done' && Date.parse(c.expiresAt) > Date.now() ? c : null;
+}
 
 // ---------------------------------------------------------------- the player
 
@@ -55,9 +85,10 @@ export function resetPlayer() {
 
 // ---------------------------------------------------------------- entering and leaving a group
 
-export async function loadGroupData() {
+// `fresh`: the venue's texts changed, so they are asked of the network, not the worker's keep.
+export async function loadGroupData(fresh) {
   const g = await api(`/groups/${state.groupId}`, { lang: contentLang() });
-  const venue = await api(`/venues/${g.group.venueId}`, { lang: contentLang() });
+  const venue = await api(`/venues/${g.group.venueId}`, { lang: contentLang(), headers: fresh ? { 'X-Groupie-Fresh': '1' } : {} });
   update({ group: g.group, venue });
   applyTheme();
 }
@@ -172,18 +203,20 @@ function onEvent(type, data, { replayed, id } = {}) {
     return;
   }
   if (type === 'venue-updated' || type === 'group-closed') {
-    loadGroupData().then(() => render(false)).catch(() => {});
+    loadGroupData(type === 'venue-updated').then(() => render(false)).catch(() => {});
     return;
   }
   const album = /^photo-|collage|choice/.test(type);
   scheduleRefresh(album);
   if (replayed) return;
+  // A teammate's news names the mission, not the task's whole prompt: one short line.
+  const where = data.missionId ? ((mission(data.missionId) || {}).title || '') : t('album.free');
   if (type === 'photo-added' && data.photographerId && data.photographerId !== state.playerId) {
-    const task = data.missionId && taskOf(data.missionId, data.taskId);
-    toast(t('live.photoBy', { name: memberName({ id: data.photographerId, name: data.photographerName || '?' }), task: task ? task.prompt : t('album.free') }));
+    toast(t('live.photoBy', { name: memberName({ id: data.photographerId, name: data.photographerName || '?' }), task: where }));
   } else if (type === 'choice-changed' && data.playerId && data.playerId !== state.playerId) {
-    const task = taskOf(data.missionId, data.taskId);
-    toast(t('live.chose', { name: memberName({ id: data.playerId, name: data.name || '?' }), task: task ? task.prompt : '' }));
+    toast(t('live.chose', { name: memberName({ id: data.playerId, name: data.name || '?' }), task: where }));
+  } else if (type === 'task-claimed' && data.playerId !== state.playerId) {
+    toast(t('live.claimed', { name: memberName({ id: data.playerId, name: data.name || '?' }), task: where }));
   } else if (type === 'member-joined' && data.playerId !== state.playerId && data.name) {
     toast(t('live.joined', { name: data.name }));
   }

@@ -122,9 +122,17 @@ export function memberName(person) {
   return same.length > 1 && index >= 0 ? `${person.name} (${index + 1})` : person.name;
 }
 
-// A member's colour, from their id: the same on every screen and every phone.
+// Colours far apart from each other, each dark enough for white letters.
+const COLOURS = ['hsl(4 70% 36%)', 'hsl(211 75% 32%)', 'hsl(135 55% 25%)', 'hsl(280 50% 36%)', 'hsl(30 90% 28%)',
+  'hsl(182 80% 22%)', 'hsl(330 60% 34%)', 'hsl(60 70% 20%)'];
+
+// A member's colour: by their place in the group (the order they joined, the same on every
+// phone), so that members up to eight look different; from their id for anyone else.
 export function memberColour(id) {
+  const members = (state.group && state.group.members) || [];
+  const place = members.findIndex((m) => m.id === id);
+  if (place >= 0) return COLOURS[place % COLOURS.length];
   let hash = 0;
   for (const c of String(id || '')) hash = (hash * 31 + c.codePointAt(0)) >>> 0;
-  return `hsl(${hash % 360} 65% 27%)`;
+  return COLOURS[hash % COLOURS.length];
 }

@@ -81,18 +81,31 @@ export function uploadStatus(item) {
   const p = state.progress.get(item.id);
   if (item.state === 'sending') return t('up.sending', { pct: Math.round((p || 0) * 100) });
   if (item.state === 'offline') return t('up.offline');
+  if (item.state === 'stalled') return t('up.stalled');
   if (item.state === 'retrying') return t('up.retrying');
   if (item.state === 'failed') return t('up.failed', { why: errorText(new ApiError(0, item.error)) });
   return t('up.waiting');
+}
+
+// A waiting photo's own picture, from the bytes the queue keeps: one object URL per upload.
+const pictures = new Map();
+export function uploadPicture(item) {
+  if (!pictures.has(item.id)) {
+    for (const [id, url] of pictures) if (!state.uploads.some((u) => u.id === id)) { URL.revokeObjectURL(url); pictures.delete(id); }
+    pictures.set(item.id, URL.createObjectURL(item.blob));
+  }
+  return h('img', { class: 'upload-picture', src: pictures.get(item.id), alt: t('up.pictureAlt'), width: 48, height: 48 });
 }
 
 export function uploadRow(item, withTask) {
   const task = item.missionId && taskOf(item.missionId, item.taskId);
   const p = state.progress.get(item.id);
   return h('li', { class: 'upload ' + item.state, 'data-upload': item.id },
+    item.blob ? uploadPicture(item) : null,
     withTask ? h('span', { class: 'what' }, task ? task.prompt : t('album.free')) : null,
     h('progress', { max: 1, value: item.state === 'sending' ? (p || 0) : (item.state === 'failed' ? 0 : null), 'aria-label': t('up.progress') }),
     h('span', { class: 'state' }, uploadStatus(item)),
+    item.state === 'stalled' ? h('button', { type: 'button', class: 'small', 'data-again': item.id, onclick: () => queue.tryAgainNow(item.id) }, t('up.again')) : null,
     item.state === 'failed' ? h('span', { class: 'row' },
       h('button', { type: 'button', class: 'small', onclick: () => queue.retry(item.id) }, t('up.retry')),
       h('button', { type: 'button', class: 'small', onclick: () => queue.remove(item.id) }, t('up.remove'))) : null);

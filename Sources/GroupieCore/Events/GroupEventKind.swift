@@ -1,3 +1,5 @@
+import Foundation
+
 /// The kinds of event a group's stream carries (the SSE `event:` field). The API document's
 /// `GroupEvent` and the web client's `live.js` list exactly these; a test holds them to it.
 public enum GroupEventKind: String, CaseIterable, Sendable, Hashable {
@@ -9,6 +11,8 @@ public enum GroupEventKind: String, CaseIterable, Sendable, Hashable {
     case taskDone = "task-done"
     case taskUndone = "task-undone"
     case choiceChanged = "choice-changed"
+    case taskClaimed = "task-claimed"
+    case taskReleased = "task-released"
     case missionCompleted = "mission-completed"
     case collageReady = "collage-ready"
     case collageRemoved = "collage-removed"
@@ -28,6 +32,10 @@ public enum GroupEventPayload: Sendable, Hashable {
     case taskUndone(GroupProgress.TaskKey)
     /// The member who made the choice: `playerId` and their `name`.
     case choiceChanged(GroupProgress.TaskKey, photoId: String, playerId: String, name: String)
+    /// A member is on the task (`name`), until `until` unless they release it sooner.
+    case taskClaimed(GroupProgress.TaskKey, playerId: String, name: String, until: Date)
+    /// The member's claim of the task ended: released, or their photo arrived.
+    case taskReleased(GroupProgress.TaskKey, playerId: String)
     case missionCompleted(missionId: String)
     case collageReady(missionId: String)
     case collageRemoved(missionId: String)
@@ -47,6 +55,8 @@ public enum GroupEventPayload: Sendable, Hashable {
         case .taskDone: .taskDone
         case .taskUndone: .taskUndone
         case .choiceChanged: .choiceChanged
+        case .taskClaimed: .taskClaimed
+        case .taskReleased: .taskReleased
         case .missionCompleted: .missionCompleted
         case .collageReady: .collageReady
         case .collageRemoved: .collageRemoved
@@ -73,6 +83,10 @@ public enum GroupEventPayload: Sendable, Hashable {
             return ["missionId": task.missionId, "taskId": task.taskId]
         case .choiceChanged(let task, let photoId, let playerId, let name):
             return ["missionId": task.missionId, "taskId": task.taskId, "photoId": photoId, "playerId": playerId, "name": name]
+        case .taskClaimed(let task, let playerId, let name, let until):
+            return ["missionId": task.missionId, "taskId": task.taskId, "playerId": playerId, "name": name, "expiresAt": until.formatted(.iso8601)]
+        case .taskReleased(let task, let playerId):
+            return ["missionId": task.missionId, "taskId": task.taskId, "playerId": playerId]
         case .missionCompleted(let missionId), .collageReady(let missionId), .collageRemoved(let missionId):
             return ["missionId": missionId]
         case .venueUpdated(let venueId):

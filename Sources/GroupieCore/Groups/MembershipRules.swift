@@ -105,7 +105,7 @@ public enum MembershipRules {
         if current?.group.id == group.id || target.memberIds.contains(player.id) { return GroupDecision() }
         if let closed = group.closed { throw .groupClosed(closed) }
         guard group.isJoinable(at: now) else { throw .joiningTimeOver }
-        guard target.memberIds.count < maximumSize else { throw .groupFull(maximum: maximumSize) }
+        guard hasRoom(members: target.memberIds.count, maximumSize: maximumSize) else { throw .groupFull(maximum: maximumSize) }
         var decision = current.map { leave($0, playerId: player.id) } ?? GroupDecision()
         decision.mutations.append(.addMembership(groupId: group.id, playerId: player.id))
         // A group made in advance, or left by everyone, passes to whoever joins it first.
@@ -114,6 +114,12 @@ public enum MembershipRules {
         }
         decision.events.append((group.id, .memberJoined(playerId: player.id, name: player.name)))
         return decision
+    }
+
+    /// Whether a group of `members` has room for one more, at a venue that allows `maximumSize`:
+    /// what a join decides, and what the join page says before anyone types a name.
+    public static func hasRoom(members: Int, maximumSize: Int) -> Bool {
+        members < maximumSize
     }
 
     /// A player starts `group` (just made, with them as creator), leaving `current`. The new

@@ -5,8 +5,9 @@ public enum PhotoRules {
         /// A member's new photo, free or for a task. With `choose`, the photographer also makes it
         /// the task's chosen photo in place of the one before; without, it only joins the album.
         case add(Photo, choose: Bool = false)
-        /// A photo deleted by `actorId`, in a group whose creator is `creatorId` (nil once the
-        /// creator left and no one took over).
+        /// A photo deleted by `actorId`, its photographer alone, in a group whose creator is
+        /// `creatorId` (nil once the creator left and no one took over): a creator is told to hide
+        /// a teammate's photo instead.
         case remove(Photo, actorId: String, creatorId: String?)
         /// A photo the venue's staff hid or deleted: it leaves the album, whoever took it.
         case withdraw(Photo)
@@ -21,8 +22,10 @@ public enum PhotoRules {
     }
 
     public enum Refusal: Error, Sendable, Equatable {
-        /// Only a photo's photographer and the group's creator may delete it.
+        /// Only a photo's photographer (or the venue's staff) may delete it for good.
         case notAllowedToDelete
+        /// The group's creator may hide a teammate's photo from the group, not delete it.
+        case creatorMayOnlyHide
         /// The picked photo is not one of the task's in this group.
         case notOfThisTask
         /// A photo for a mission whose `after` missions the group has not all completed.
@@ -37,6 +40,12 @@ public enum PhotoRules {
         guard let missionId, let venue else { return }
         let progress = GroupProgress(venue: venue, doneTasks: before.done)
         if let mission = progress.mission(missionId), !mission.isUnlocked { throw .missionLocked(missionId: missionId) }
+    }
+
+    /// The group's creator may hide a teammate's photo from the group (its album, progress and
+    /// collages) without deleting it; the venue's staff can bring it back. Anyone else is refused.
+    public static func requireMayHide(_ photo: Photo, actorId: String, creatorId: String?) throws(Refusal) {
+        guard creatorId == actorId else { throw .notAllowedToDelete }
     }
 
     public struct Change: Sendable {
@@ -82,7 +91,7 @@ public enum PhotoRules {
                 events.append(.choiceChanged(task, photoId: photo.id, playerId: photo.photographerId, name: photo.photographerName))
             }
         case .remove(let photo, let actorId, let creatorId):
-            guard photo.photographerId == actorId || creatorId == actorId else { throw .notAllowedToDelete }
+            guard photo.photographerId == actorId else { throw creatorId == actorId ? .creatorMayOnlyHide : .notAllowedToDelete }
             after = before.removing(photo)
             events = [.photoRemoved(photo)]
         case .withdraw(let photo):

@@ -44,7 +44,7 @@ struct GroupDocuments: Sendable {
         let contents = try await database.groupContents(group)
         let document = GroupDocument(
             group: group, members: contents.members, venue: venue, language: language, taskPhotos: contents.taskPhotos,
-            collages: contents.collages, links: links, signer: signer, now: now
+            collages: contents.collages, claims: contents.claims, links: links, signer: signer, now: now
         )
         let bytes = ByteBuffer(data: try GroupieRequestContext.jsonEncoder().encode(["group": document]))
         cache.store(bytes, for: key)

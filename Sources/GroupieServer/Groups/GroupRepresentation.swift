@@ -43,8 +43,16 @@ struct GroupDocument: Encodable, Sendable {
         var id: String
         /// `open` or `done`.
         var state: String
-        /// The photo the collage uses: a member's pick, else the latest.
+        /// The photo the collage uses: a member's pick, else the first.
         var chosenPhoto: ChosenPhoto?
+        /// The member who is on the task, while their claim holds.
+        var claim: ClaimDocument?
+    }
+
+    struct ClaimDocument: Encodable, Sendable {
+        var playerId: String
+        var name: String
+        var expiresAt: Date
     }
 
     struct MissionProgress: Encodable, Sendable {
@@ -73,8 +81,12 @@ struct GroupDocument: Encodable, Sendable {
 
     init(
         group: Group, members: [Member], venue: Venue?, language: String?, taskPhotos: TaskPhotos,
-        collages: [CollageRecord], links: JoinLinks, signer: ImageURLSigner, now: Date
+        collages: [CollageRecord], claims: [TaskClaim] = [], links: JoinLinks, signer: ImageURLSigner, now: Date
     ) {
+        var claimOf: [GroupProgress.TaskKey: ClaimDocument] = [:]
+        for claim in ClaimRules.holding(claims, members: Set(members.map(\.playerId)), now: now) {
+            claimOf[claim.task] = ClaimDocument(playerId: claim.playerId, name: claim.name, expiresAt: claim.expiresAt)
+        }
         id = group.id
         venueId = group.venueId
         venueName = venue.map { $0.name.resolved(language: language ?? $0.defaultLanguage, fallback: $0.defaultLanguage) }
@@ -114,7 +126,8 @@ struct GroupDocument: Encodable, Sendable {
                     let chosen = taskPhotos.chosen[.init(missionId: mission.missionId, taskId: task.taskId)].map {
                         ChosenPhoto(id: $0.id, photographerId: $0.photographerId, photographerName: $0.photographerName, thumbUrl: signer.url(photoId: $0.id, variant: "thumb", now: now))
                     }
-                    return TaskProgress(id: task.taskId, state: task.isDone ? "done" : "open", chosenPhoto: chosen)
+                    let claim = task.isDone ? nil : claimOf[.init(missionId: mission.missionId, taskId: task.taskId)]
+                    return TaskProgress(id: task.taskId, state: task.isDone ? "done" : "open", chosenPhoto: chosen, claim: claim)
                 },
                 collage: collage
             )

@@ -73,9 +73,14 @@ struct JoinPageController {
         } ?? "en"
         let venueName = entry.map { $0.venue.name.resolved(language: language, fallback: $0.venue.defaultLanguage) } ?? group.venueId
         let joinable = group.isJoinable(at: now)
-        let status = joinable ? "Type your name to join the group." : "This group can no longer be joined; start a new one."
+        // A full group says so before a name is typed, not after the tap on Join.
+        let maximumSize = entry?.venue.rules.maxGroupSize ?? VenueRules.defaultMaxGroupSize
+        let members = joinable ? try await database.groupContents(group).members.count : 0
+        let full = joinable && !MembershipRules.hasRoom(members: members, maximumSize: maximumSize)
+        let status = full ? "This group is full: it has \(maximumSize) members, as many as the venue allows. Start a group of your own."
+            : joinable ? "Type your name to join the group." : "This group can no longer be joined; start a new one."
         let preview = GroupView(
-            state: joinable ? "joinable" : "closed", code: group.joinCode.value, venue: venueName,
+            state: full ? "full" : joinable ? "joinable" : "closed", code: group.joinCode.value, venue: venueName,
             name: group.name.flatMap { $0.isEmpty ? nil : $0 } ?? group.joinCode.value, status: status
         )
         return try await render(status: .ok, title: "Join \(group.joinCode.value)", preview: templates.render(preview, "join-group"))

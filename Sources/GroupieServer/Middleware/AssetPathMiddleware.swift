@@ -18,6 +18,8 @@ struct AssetPathMiddleware<Files: RouterMiddleware>: RouterMiddleware where File
     let directory: String
     let resolvedDirectory: String
     let fileIO: any BlockingWork
+    /// Text files gzipped for browsers that take it.
+    let compressed = CompressedAssets()
 
     init(prefix: String, directory: String, fileIO: any BlockingWork, files: Files) {
         self.prefix = prefix
@@ -41,7 +43,9 @@ struct AssetPathMiddleware<Files: RouterMiddleware>: RouterMiddleware where File
             context.logger.notice("asset refused: not a regular file under the assets folder", metadata: ["path": "\(path)"])
             throw Problem.notFound("not-found", "There is nothing at this path.")
         }
-        var response = try await files.handle(request, context: context, next: next)
+        var response = try await compressed.encode(
+            try await files.handle(request, context: context, next: next), of: directory + relative, for: request, fileIO: fileIO
+        )
         if (300..<400).contains(response.status.code), response.headers[.location] != nil {
             // The only redirect of a file server: a folder, to the same path with a slash.
             response.headers[.location] = path.hasSuffix("/") ? path : path + "/"

@@ -20,9 +20,10 @@ struct PhotoController {
     func addRoutes(to router: some RouterMethods<GroupieRequestContext>) {
         router.members(database).post("photos", use: upload).get("photos", use: album)
             .put("missions/{missionId}/tasks/{taskId}/choice", use: choose)
+            .put("missions/{missionId}/tasks/{taskId}/claim", use: claim).delete("missions/{missionId}/tasks/{taskId}/claim", use: release)
         // A signed URL or the bearer token.
         router.identified(database).get("photos/{photoId}/{variant}", use: image)
-        router.players(database).delete("photos/{photoId}", use: delete)
+        router.players(database).delete("photos/{photoId}", use: delete).post("photos/{photoId}/hide", use: hide)
     }
 
     // MARK: Upload
@@ -38,7 +39,12 @@ struct PhotoController {
             body: request.body, contentType: request.headers[.contentType]
         )
         let (photo, held) = try await photos.upload(upload, by: context.player, to: context.group, logger: context.logger)
-        return EditedResponse(status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock(), held: held)))
+        // Where the photo went, read after its commit: the photographer is told when a
+        // teammate's photo, uploaded at the same time, stays the task's.
+        let chosen = held ? nil : try await photos.taskPhoto(of: photo)
+        return EditedResponse(
+            status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock(), held: held), taskPhoto: chosen)
+        )
     }
 
     /// The task the upload names, not yet checked against the venue; nil for a free photo.
@@ -146,12 +152,37 @@ struct PhotoController {
         return .noContent
     }
 
+    func hide(_ request: Request, context: PlayerContext) async throws -> HTTPResponse.Status {
+        try await photos.hide(try context.parameters.require("photoId"), by: context.player, logger: context.logger)
+        return .noContent
+    }
+
     func choose(_ request: Request, context: MemberContext) async throws -> HTTPResponse.Status {
         // Outsiders learn nothing, not even whether their body was well formed: the context came first.
         let body = try await request.decode(as: ChoiceRequest.self, context: context)
-        let task = GroupProgress.TaskKey(missionId: try context.parameters.require("missionId"), taskId: try context.parameters.require("taskId"))
+        let task = try Self.pathTask(context)
         try await photos.choose(body.photoId, for: task, by: context.player, in: context.group)
         return .noContent
+    }
+}
+
+extension PhotoController {
+    // MARK: Claims
+
+    /// "I'm on it": the member claims the task for the group to see.
+    func claim(_ request: Request, context: MemberContext) async throws -> HTTPResponse.Status {
+        try await photos.claim(try Self.pathTask(context), by: context.player, in: context.group)
+        return .noContent
+    }
+
+    /// The member gives the task back.
+    func release(_ request: Request, context: MemberContext) async throws -> HTTPResponse.Status {
+        try await photos.release(try Self.pathTask(context), by: context.player, in: context.group)
+        return .noContent
+    }
+
+    static func pathTask(_ context: MemberContext) throws -> GroupProgress.TaskKey {
+        GroupProgress.TaskKey(missionId: try context.parameters.require("missionId"), taskId: try context.parameters.require("taskId"))
     }
 }
 

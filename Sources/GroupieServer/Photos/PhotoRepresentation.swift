@@ -44,6 +44,28 @@ struct PhotoDocument: Encodable, Sendable {
 
 struct PhotoEnvelope: ResponseEncodable, Sendable {
     var photo: PhotoDocument
+    /// Where a task's photo went: `task` when it is the task's photo now, `album` when a
+    /// teammate's photo stays the task's and this one joined the album; absent for a free photo
+    /// and one waiting for review.
+    var placement: String?
+    /// With `album`: the task's photo, whose photographer the client names.
+    var taskPhoto: TaskPhotoSummary?
+
+    struct TaskPhotoSummary: Encodable, Sendable {
+        var id: String
+        var photographer: PhotoDocument.Photographer
+    }
+
+    init(photo: PhotoDocument, taskPhoto chosen: Photo? = nil) {
+        self.photo = photo
+        guard photo.review == nil, photo.taskId != nil else { return }
+        if let chosen, chosen.id != photo.id {
+            placement = "album"
+            taskPhoto = TaskPhotoSummary(id: chosen.id, photographer: .init(id: chosen.photographerId, name: chosen.photographerName))
+        } else {
+            placement = "task"
+        }
+    }
 }
 
 struct PhotoPage: ResponseEncodable, Sendable {

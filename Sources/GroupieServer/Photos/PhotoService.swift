@@ -100,8 +100,8 @@ struct PhotoService: Sendable {
         return (photo, added.held)
     }
 
-    /// The photographer or the group's creator deletes a photo; its files go unless another
-    /// photo has them.
+    /// The photographer deletes their photo (the group's creator is refused: they may hide it);
+    /// its files go unless another photo has them.
     func delete(_ photoId: String, by player: Player, logger: Logger) async throws {
         let venue = try await database.currentGroup(of: player.id).flatMap { catalog.venue(id: $0.venueId)?.venue }
         let deleted = try await database.deletePhoto(id: photoId, by: player.id, venue: venue, now: clock())
@@ -109,6 +109,21 @@ struct PhotoService: Sendable {
         logger.info("photo deleted", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
         hub.publish(deleted.events)
         if deleted.photo.task != nil { collages.refresh(groupId: deleted.photo.groupId) }
+    }
+
+    /// The group's creator hides a teammate's photo from the group: out of its album, progress
+    /// and collages, kept for the venue's staff, who may bring it back.
+    func hide(_ photoId: String, by player: Player, logger: Logger) async throws {
+        guard let group = try await database.currentGroup(of: player.id), let photo = try await database.photo(id: photoId, seenBy: player.id) else {
+            throw PhotoError.photoNotFound
+        }
+        try PhotoRules.requireMayHide(photo, actorId: player.id, creatorId: group.creatorId)
+        let events = try await database.hidePhoto(
+            id: photoId, reason: "Hidden from the group by its creator", venue: catalog.venue(id: group.venueId)?.venue, now: clock()
+        )
+        logger.info("photo hidden by the group's creator", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
+        hub.publish(events)
+        if !events.isEmpty { collages.refresh(groupId: group.id) }
     }
 
     /// A member makes one of the task's photos its chosen one.
@@ -120,7 +135,24 @@ struct PhotoService: Sendable {
         if stored.touchesCollage { collages.refresh(groupId: group.id) }
     }
 
+    /// A member claims a task ("… is on it"), for the group to see at once.
+    func claim(_ task: GroupProgress.TaskKey, by player: Player, in group: Group) async throws {
+        let venue = catalog.venue(id: group.venueId)?.venue
+        hub.publish(try await database.claimTask(groupId: group.id, task: task, by: player, venue: venue, now: clock()))
+    }
+
+    /// A member gives back the task they claimed.
+    func release(_ task: GroupProgress.TaskKey, by player: Player, in group: Group) async throws {
+        hub.publish(try await database.releaseTask(groupId: group.id, task: task, playerId: player.id, now: clock()))
+    }
+
     // MARK: Reading
+
+    /// The photo that is its task's now (nil for a free photo, or a task that has none).
+    func taskPhoto(of photo: Photo) async throws -> Photo? {
+        guard let task = photo.task else { return nil }
+        return try await database.taskPhotos(groupId: photo.groupId).chosen[task]
+    }
 
     /// A page of the group's album (`limit` photos at most, newest first), the group's collages,
     /// and the player's own photos waiting for review.

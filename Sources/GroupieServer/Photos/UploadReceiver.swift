@@ -23,7 +23,8 @@ enum UploadReceiver {
         var hasher = SHA256()
         var received = 0, size = 0
         var pending = Data()
-        for try await buffer in body {
+        var iterator = body.makeAsyncIterator()
+        while let buffer = try await next(of: &iterator) {
             received += buffer.readableBytes
             if received > limit { throw Problem.tooLarge(limit: limit) }
             if let form {
@@ -53,6 +54,21 @@ enum UploadReceiver {
             try await fileIO.run { try handle.write(contentsOf: chunk) }
         }
         return (Hex.string(hasher.finalize()), size)
+    }
+}
+
+extension UploadReceiver {
+    /// The body's next part. The body fails only when its connection does (the phone went
+    /// away, or out of the Wi-Fi's reach, mid-upload): the client's doing, answered (if anyone
+    /// still listens) and counted as a 400 `upload-interrupted`, not as the server's failure.
+    static func next(of iterator: inout RequestBody.AsyncIterator) async throws -> ByteBuffer? {
+        do {
+            return try await iterator.next()
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem.badRequest("upload-interrupted", "The upload stopped before the whole photo arrived; send it again.")
+        }
     }
 }
 

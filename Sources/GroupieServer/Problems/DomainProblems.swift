@@ -24,10 +24,22 @@ extension Problem {
         case let error as PhotoRules.Refusal:
             switch error {
             case .notAllowedToDelete:
-                self.init(.forbidden, code: "not-allowed", detail: "Only the photographer or the group's creator can delete a photo.")
+                self.init(.forbidden, code: "not-allowed", detail: "Only the photographer can delete a photo.")
+            case .creatorMayOnlyHide:
+                self.init(
+                    .forbidden, code: "creator-may-only-hide",
+                    detail: "Only the photographer can delete a photo; as the group's creator you can hide it from the group instead."
+                )
             case .notOfThisTask: self.init(.unprocessableContent, code: "photo-not-of-task", detail: "That photo is not one of this task's photos.")
             case .missionLocked(let missionId):
                 self.init(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when the missions before it are complete.")
+            }
+        case let error as ClaimRules.Refusal:
+            switch error {
+            case .claimedByOther(let name):
+                self.init(.conflict, code: "task-claimed", detail: "\(name) is on this task already.")
+            case .taskDone: self.init(.conflict, code: "task-done", detail: "This task has its photo already.")
+            case .notOpen: self.init(.conflict, code: "task-not-open", detail: "There is no such task open for the group.")
             }
         case let error as PhotoError:
             switch error {

@@ -8,7 +8,9 @@ import { state, setChosenPhoto, removeAlbumPhoto, mission, progressOf, memberNam
 import { route, render, go } from '../router.js';
 import { errorText, toast } from '../messages.js';
 import { loadAlbum, scheduleRefresh } from '../session.js';
-import { photoAlt, avatar } from '../widgets.js';
+import { photoAlt, avatar, uploadPicture, uploadStatus } from '../widgets.js';
+
+let loading = false, failed = null;
 
 // A photo of a task that must stay whole (`framing: whole`) is shown uncut in its square.
 function wholePhoto(p) {
@@ -19,9 +21,16 @@ function wholePhoto(p) {
 
 export function albumScreen(filter) {
   const a = state.album && state.album.filter === filter ? state.album : null;
-  if (!a || a.stale) {
-    loadAlbum(filter).then(() => { if (route().name === 'album') render(false); }).catch((e) => toast(errorText(e)));
+  if ((!a || a.stale) && !loading) {
+    // Without an answer (offline, an album never opened before) the screen says so instead of "Loading…".
+    loading = true;
+    loadAlbum(filter).then(() => { loading = false; failed = null; if (route().name === 'album') render(false); })
+      .catch((e) => { loading = false; failed = filter; if (route().name === 'album') render(false); toast(errorText(e)); });
   }
+  // The visitor's own photos still waiting to upload, as pictures.
+  const mine = state.uploads.filter((u) => u.groupId === state.group.id && (!filter || u.missionId === filter));
+  const waiting = mine.length ? [h('h2', null, t('album.uploading')), h('ul', { class: 'thumbs uploading' }, mine.map((u) => h('li', { 'data-upload': u.id },
+    uploadPicture(u), h('span', { class: 'cap state' }, uploadStatus(u)))))] : null;
   const missionsWithTasks = state.venue.missions;
   const collages = a ? a.collages.filter((c) => c.status === 'ready' && (!filter || c.missionId === filter)) : [];
   const select = h('select', { id: 'album-filter', onchange: (e) => go('#/album' + (e.target.value ? '/' + encodeURIComponent(e.target.value) : '')) },
@@ -30,7 +39,8 @@ export function albumScreen(filter) {
   return h('section', { class: 'screen album' },
     h('h1', null, t('album.title')),
     h('div', { class: 'field' }, h('label', { for: 'album-filter' }, t('album.filter')), select),
-    !a ? h('p', { class: 'busy' }, t('loading')) : [
+    waiting,
+    !a ? h('p', { class: failed === filter ? 'empty' : 'busy' }, t(failed === filter ? 'album.unavailable' : 'loading')) : [
       collages.length ? [h('h2', null, t('album.collages')), h('ul', { class: 'thumbs collages' }, collages.map((c) => {
         const m = mission(c.missionId);
         return h('li', null, h('button', { type: 'button', class: 'thumb', onclick: () => openViewer({ collage: c }) },
@@ -88,11 +98,12 @@ function openViewer({ index, collage }) {
   document.getElementById('viewer-close').focus();
 }
 
-// Pick a task's photo for the collage, or delete one's own photo (the creator may delete any).
+// Pick a task's photo for the collage, delete one's own photo, or (the creator) hide a teammate's from the group.
 function photoActions(p, dlg, again) {
   const tp = p.taskId && progressOf(p.missionId) && progressOf(p.missionId).tasks.find((x) => x.id === p.taskId);
   const me = state.group.members.find((m) => m.id === state.playerId);
-  const mayDelete = p.photographer.id === state.playerId || (me && me.isCreator);
+  const mayDelete = p.photographer.id === state.playerId;
+  const mayHide = !mayDelete && me && me.isCreator;
   const chosen = tp && tp.chosenPhoto && tp.chosenPhoto.id === p.id;
   return h('div', { class: 'row' },
     tp && chosen ? h('span', { class: 'chosen-mark' }, icon('check'), t('viewer.chosen')) : null,
@@ -105,15 +116,15 @@ function photoActions(p, dlg, again) {
         scheduleRefresh(true);
       } catch (e) { toast(errorText(e)); }
     } }, t('viewer.choose')) : null,
-    mayDelete ? h('button', { type: 'button', class: 'small danger', onclick: async () => {
-      if (!confirm(t('viewer.deleteConfirm'))) return;
+    mayDelete || mayHide ? h('button', { type: 'button', class: 'small danger', onclick: async () => {
+      if (!confirm(t(mayHide ? 'viewer.hideConfirm' : 'viewer.deleteConfirm'))) return;
       try {
-        await api(`/photos/${p.id}`, { method: 'DELETE' });
+        await api(mayHide ? `/photos/${p.id}/hide` : `/photos/${p.id}`, { method: mayHide ? 'POST' : 'DELETE' });
         dlg.close();
         removeAlbumPhoto(p);
-        toast(t('viewer.deleted'));
+        toast(t(mayHide ? 'viewer.hidden' : 'viewer.deleted'));
         render(false);
         scheduleRefresh(true);
       } catch (e) { toast(errorText(e)); }
-    } }, t('viewer.delete')) : null);
+    } }, t(mayHide ? 'viewer.hide' : 'viewer.delete')) : null);
 }

@@ -8,7 +8,7 @@ import { shrink, takenPhoto, forgetTaken } from '../queue.js';
 import { state, update, mission, taskOf, progressOf, memberName } from '../store.js';
 import { go } from '../router.js';
 import { toast } from '../messages.js';
-import { queue } from '../session.js';
+import { queue, claimOf } from '../session.js';
 import { fileButton } from '../widgets.js';
 
 // The photo taken is let go when the visitor leaves its screen without using it.
@@ -42,6 +42,10 @@ export function photoScreen() {
   // A task that has a chosen photo keeps it unless the visitor says otherwise: the new one joins the album.
   const progress = pf.missionId && progressOf(pf.missionId);
   const current = progress && (progress.tasks.find((x) => x.id === pf.taskId) || {}).chosenPhoto;
+  // Someone else is on the task: whoever's photo arrives first is the task's, so say so first.
+  const claim = !current && progress && claimOf(progress.tasks.find((x) => x.id === pf.taskId));
+  const claimNote = claim && claim.playerId !== state.playerId
+    ? h('p', { class: 'note', id: 'photo-claimed' }, t('photo.claimedBy', { name: memberName({ id: claim.playerId, name: claim.name }) })) : null;
   const replace = current ? h('label', { class: 'check', for: 'choose-photo' },
     h('input', { type: 'checkbox', id: 'choose-photo' }),
     h('span', null, t('photo.replace', { name: memberName({ id: current.photographerId, name: current.photographerName }) }))) : null;
@@ -70,6 +74,7 @@ export function photoScreen() {
       // HEIC photos (iPhones) cannot be shown by every browser, but the server takes them.
       onerror: (e) => e.target.replaceWith(h('p', { class: 'note' }, t('photo.noPreview', { name: pf.file.name }))) }),
     replace,
+    claimNote,
     h('div', { class: 'stack' },
       accept,
       fileButton({ id: 'retake', label: t('photo.retake'), missionId: pf.missionId, taskId: pf.taskId, camera: task && task.camera }),

@@ -64,10 +64,12 @@ function showVenue(v, intro, missions) {
 export function joinLinkScreen() {
   const p = state.preview || {};
   const code = state.joinCode;
-  if (p.state === 'unknown' || p.state === 'closed') {
-    return h('section', { class: 'screen' },
-      h('h1', null, p.state === 'closed' ? t('join.closedTitle') : t('join.unknownTitle')),
-      h('p', null, p.state === 'closed' ? t('err.group-closed') : t('join.unknown', { code })),
+  if (p.state === 'unknown' || p.state === 'closed' || p.state === 'full') {
+    const said = { closed: ['join.closedTitle', t('err.group-closed')], full: ['join.fullTitle', t('err.group-full')] }[p.state] ||
+      ['join.unknownTitle', t('join.unknown', { code })];
+    return h('section', { class: 'screen', 'data-state': p.state },
+      h('h1', null, t(said[0])),
+      h('p', null, said[1]),
       h('div', { class: 'stack' },
         state.group ? h('a', { class: 'button primary', href: '#/missions', onclick: leaveJoinPath }, t('join.backToGroup', { group: groupTitle() })) :
           h('a', { class: 'button primary', href: state.token ? '#/create' : '#/', onclick: leaveJoinPath }, t('start.create')),

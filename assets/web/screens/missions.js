@@ -6,6 +6,8 @@ import { h, icon } from '../ui.js';
 import { state, setHintOpen, mission, progressOf, missionState, memberName } from '../store.js';
 import { go } from '../router.js';
 import { groupTitle, uploadRow, avatar, fileButton, rewardWords } from '../widgets.js';
+import { setClaim, claimOf } from '../session.js';
+import { toast, errorText } from '../messages.js';
 
 function lockText(m) {
   const names = (m.after || []).filter((id) => { const p = progressOf(id); return !p || !p.complete; })
@@ -66,6 +68,21 @@ export function missionsScreen() {
 
 const photographer = (chosen) => ({ id: chosen.photographerId, name: chosen.photographerName });
 
+// Who is on an open task ("Ada is on it"), and the button to say "I'm on it" or give it back.
+function claimLine(m, task, tp) {
+  const claim = claimOf(tp);
+  const mine = claim && claim.playerId === state.playerId;
+  const who = claim ? h('p', { class: 'claim', 'data-claim': claim.playerId },
+    avatar({ id: claim.playerId, name: claim.name }, true),
+    mine ? t('task.youAreOn') : t('task.isOn', { name: memberName({ id: claim.playerId, name: claim.name }) })) : null;
+  if (tp.state === 'done' || (claim && !mine) || state.previewing) return who;
+  const button = h('button', { type: 'button', class: 'quiet claim-button', id: `claim-${m.id}-${task.id}`, onclick: async () => {
+    button.disabled = true;
+    try { await setClaim(m.id, task.id, !mine); } catch (e) { button.disabled = false; toast(errorText(e)); }
+  } }, mine ? t('task.release') : t('task.claim'));
+  return [who, button];
+}
+
 export function missionScreen(id) {
   const m = mission(id);
   if (!m) { go('#/missions'); return null; }
@@ -97,8 +114,11 @@ export function missionScreen(id) {
           h('img', { src: chosen.thumbUrl, alt: t('alt.photo', { task: task.prompt, name: memberName(photographer(chosen)) }), loading: 'lazy' }),
           h('figcaption', null, avatar(photographer(chosen), true), t('task.by', { name: memberName(photographer(chosen)) }))) : null,
         ups.length ? h('ul', { class: 'uploads' }, ups.map((u) => uploadRow(u, false))) : null,
-        task.hint ? h('details', { id: hintId, open: state.openHints.has(hintId), ontoggle: (e) => setHintOpen(hintId, e.target.open) },
-          h('summary', null, t('task.hint')), h('p', { lang: state.venue.language }, task.hint)) : null,
+        st.unlocked ? claimLine(m, task, tp) : null,
+        task.hint ? h('details', { id: hintId, open: state.openHints.has(hintId), ontoggle: (e) => {
+          setHintOpen(hintId, e.target.open);
+          e.target.querySelector('summary').textContent = t(e.target.open ? 'task.hideHint' : 'task.hint');
+        } }, h('summary', null, t(state.openHints.has(hintId) ? 'task.hideHint' : 'task.hint')), h('p', { lang: state.venue.language }, task.hint)) : null,
         st.unlocked ? fileButton({ id: `take-${m.id}-${task.id}`, label: done ? t('task.another') : t('task.take'), missionId: m.id, taskId: task.id, primary: !done, describedBy: `prompt-${task.id}`, camera: task.camera }) : null);
     })));
 }

@@ -4,15 +4,31 @@
 import { t } from '../i18n.js';
 import { h, icon } from '../ui.js';
 import { state, update, mission, progressOf, missionState } from '../store.js';
-import { go } from '../router.js';
+import { go, route } from '../router.js';
 import { rewardWords } from '../widgets.js';
+import { toast } from '../messages.js';
+
+// The mission a visitor goes on to: the next one in the venue's order that is open and not
+// complete (round to the start), else none.
+function nextMission(id) {
+  const ms = state.venue.missions;
+  const at = ms.findIndex((x) => x.id === id);
+  const after = ms.slice(at + 1).concat(ms.slice(0, Math.max(0, at)));
+  return after.find((x) => { const s = missionState(x); return s.unlocked && !s.complete; });
+}
 
 function collageOf(id) { const p = progressOf(id); return p && p.collage; }
 
 export function doneScreen(id) {
   const m = mission(id);
   const st = m && missionState(m);
-  if (!m || !st.complete) { go(m ? '#/m/' + encodeURIComponent(id) : '#/missions'); return null; }
+  if (!m || !st.complete) {
+    // A teammate's photo was deleted or hidden: the mission needs a photo again, and says so.
+    if (m && route().name === 'done') toast(t('done.undone', { mission: m.title }));
+    go(m ? '#/m/' + encodeURIComponent(id) : '#/missions');
+    return null;
+  }
+  const next = nextMission(id);
   const c = collageOf(id);
   const ready = c && c.status === 'ready';
   const fileName = `groupie-${state.venue.id}-${m.id}.jpg`;
@@ -33,7 +49,7 @@ export function doneScreen(id) {
     m.fact ? h('section', { class: 'fact' }, h('h2', null, icon('bulb'), t('done.fact')), h('p', { lang: state.venue.language }, m.fact)) : null,
     h('div', { class: 'stack' },
       h('a', { href: '#/m/' + encodeURIComponent(m.id), class: 'button' }, t('done.photos')),
-      h('a', { href: '#/missions', class: 'button quiet' }, t('done.next'))));
+      h('a', { href: next ? '#/m/' + encodeURIComponent(next.id) : '#/missions', class: 'button quiet', id: 'next-mission' }, next ? t('done.nextOne', { mission: next.title }) : t('done.next'))));
 }
 
 function confetti() {

@@ -1,0 +1,61 @@
+import Foundation
+import GroupieCore
+import GroupieStorage
+import PostgresNIO
+
+// Members' claims of tasks, as `GroupieDatabase` keeps them: each change with the group's row
+// locked, so that two members claiming one task at once are decided one after the other.
+extension PostgresStore {
+    public func claimTask(groupId: String, task: GroupProgress.TaskKey, by player: Player, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+        try await write { connection in
+            let group = try await Self.lockGroup(connection, id: groupId, logger: logger)
+            guard try await Self.activeGroupId(connection, playerId: player.id, logger: logger) == groupId else { throw MembershipError.groupNotFound }
+            if let closed = group?.closed { throw MembershipError.groupClosed(closed) }
+            let done = try await Self.taskPhotos(connection, groupId: groupId, logger: logger).done
+            return try await Self.applyClaim(connection, .claim(task, by: player), groupId: groupId, done: done, venue: venue, now: now, logger: logger)
+        }
+    }
+
+    public func releaseTask(groupId: String, task: GroupProgress.TaskKey, playerId: String, now: Date) async throws -> [GroupEvent] {
+        try await write { connection in
+            _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
+            guard try await Self.activeGroupId(connection, playerId: playerId, logger: logger) == groupId else { throw MembershipError.groupNotFound }
+            return try await Self.applyClaim(
+                connection, .release(task, playerId: playerId), groupId: groupId, done: [], venue: nil, now: now, logger: logger
+            )
+        }
+    }
+
+    /// Inside a transaction that locked the group's row: reads its claims and members, asks
+    /// `ClaimRules` and writes its change with the events.
+    static func applyClaim(
+        _ connection: PostgresConnection, _ action: ClaimRules.Action, groupId: String, done: Set<GroupProgress.TaskKey>, venue: Venue?,
+        now: Date, logger: Logger
+    ) async throws -> [GroupEvent] {
+        let claims = try await connection.rows("""
+            SELECT task_claim.mission_id, task_claim.task_id, task_claim.player_id, player.name, task_claim.claimed_at
+            FROM task_claim JOIN player ON player.id = task_claim.player_id WHERE task_claim.group_id = \(groupId)
+            """, logger: logger).map { row in
+            TaskClaim(
+                task: GroupProgress.TaskKey(missionId: try row.get(0), taskId: try row.get(1)), playerId: try row.get(2), name: try row.get(3),
+                claimedAt: Date(timeIntervalSince1970: try row.get(4))
+            )
+        }
+        let members = try await connection.rows("SELECT player_id FROM membership WHERE group_id = \(groupId) AND left_at IS NULL", logger: logger)
+            .map { try $0.get(0, as: String.self) }
+        let change = try ClaimRules.change(action, before: claims, members: Set(members), done: done, venue: venue, now: now)
+        if let task = change.remove {
+            try await connection.run(
+                "DELETE FROM task_claim WHERE group_id = \(groupId) AND mission_id = \(task.missionId) AND task_id = \(task.taskId)", logger: logger
+            )
+        }
+        if let claim = change.store {
+            try await connection.run("""
+                INSERT INTO task_claim (group_id, mission_id, task_id, player_id, claimed_at)
+                VALUES (\(groupId), \(claim.task.missionId), \(claim.task.taskId), \(claim.playerId), \(claim.claimedAt.timeIntervalSince1970))
+                ON CONFLICT (group_id, mission_id, task_id) DO UPDATE SET player_id = excluded.player_id, claimed_at = excluded.claimed_at
+                """, logger: logger)
+        }
+        return try await appendEvents(connection, groupId: groupId, change.events, now: now, logger: logger)
+    }
+}

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Browser test of a group splitting its tasks, and of playing on bad Wi-Fi.
+
+Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie serve`, with
+phones at 390 px:
+
+  - Ada says "I'm on it" for a task; Bo's phone shows "Ada is on it" at once, and no button to
+    claim it; Bo photographing it anyway is told that Ada is on it. Ada's photo ends her claim.
+  - Ada and Bo photograph the same open task at the same moment, neither asked to replace
+    anything: the first photo to arrive is the task's, and each phone says what happened to
+    its own photo (the task's photo, or the album beside a teammate's, with "Use mine instead",
+    which makes it the task's).
+  - Cy plays through a relay this test controls (a Wi-Fi dead zone when told: it accepts
+    connections and passes nothing on). After a first visit, a reload in the dead zone shows
+    the saved group, marked offline, within 2 s. A photo taken there shows as a picture on its
+    task and in the album; its upload says it is not moving and offers to try again now; when
+    the relay passes data again, it arrives once.
+
+Screenshots go to .build/browser-screenshots/ (prefixed "team-").
+
+Usage:  python3 Tests/Browser/teamwork_test.py .build/debug/groupie
+"""
+
+import socket
+import sys
+import threading
+import time
+
+from browser_support import Browser, check, log, make_photo, run_scenario, start_server
+
+VENUE, MISSION = "science-centre", "poison-frogs"
+CLAIMED, RACED = "brightest-frog", "frog-pose"
+
+
+class DeadZone:
+    """A TCP relay to the server on a port of its own. While `stalled`, it accepts connections
+    and reads what comes, but passes nothing on, either way: connected, and nothing flows."""
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.stalled = False
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.running = True
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while self.running:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.connect, args=(client,), daemon=True).start()
+
+    def hold(self):
+        while self.stalled and self.running:
+            time.sleep(0.05)
+
+    def connect(self, client):
+        self.hold()
+        try:
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+        except OSError:
+            client.close()
+            return
+        threading.Thread(target=self.pump, args=(upstream, client), daemon=True).start()
+        self.pump(client, upstream)
+
+    def pump(self, source, sink):
+        try:
+            while self.running:
+                data = source.recv(65536)
+                if not data:
+                    break
+                self.hold()
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def stop(self):
+        self.running = False
+        self.stalled = False
+        self.listener.close()
+
+
+def record_toasts(b):
+    """Every message shown from now on, in window.toldTexts."""
+    b.js("window.toldTexts = []; const box = document.getElementById('toast');"
+         "new MutationObserver(() => { if (box.innerText) window.toldTexts.push(box.innerText); })"
+         ".observe(box, {childList: true, subtree: true, characterData: true});")
+
+
+def plain(text):
+    """Text without the marks that isolate a visitor's name from the sentence around it."""
+    return (text or "").replace("\u2068", "").replace("\u2069", "")
+
+
+def shown(b, css):
+    """The text of the first element `css` finds, or '' when there is none."""
+    return plain(b.js("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css))
+
+
+def told(b):
+    return [plain(t) for t in b.js("return window.toldTexts || []")]
+
+
+def task_of(server, token, group_id, task_id):
+    g = server.api.get(f"/api/v1/groups/{group_id}", token)["group"]
+    return next(t for m in g["missions"] if m["id"] == MISSION for t in m["tasks"] if t["id"] == task_id)
+
+
+def photos_of(server, token, group_id):
+    return server.api.get(f"/api/v1/groups/{group_id}/photos?mission={MISSION}", token)["photos"]
+
+
+def start_group(b, base, name):
+    b.d.get(base + f"/?venue={VENUE}")
+    b.type("#name", name)
+    b.click("#create")
+    b.click("#create-group")
+    join_url = b.el("#join-link").get_attribute("value")
+    b.click("#to-missions")
+    return join_url
+
+
+def splitting(server, work, started, photos):
+    a, b = Browser("team-A", work), Browser("team-B", work)
+    started += [a, b]
+    join_url = start_group(a, server.base, "Ada")
+    b.d.get(join_url)
+    b.type("#name", "Bo")
+    b.click("#join-group")
+    b.el(".mission-card")
+    group_id = server.api.get("/api/v1/me", a.token())["group"]["id"]
+    for p in (a, b):
+        p.d.get(server.base + f"/#/m/{MISSION}")
+        p.el(f".task[data-task={CLAIMED}]")
+
+    # ------------------------------------------------------------ "I'm on it", seen live
+    a.click(f"#claim-{MISSION}-{CLAIMED}")
+    a.wait(lambda d: "You're on it" in shown(a, f".task[data-task={CLAIMED}] .claim"), "Ada's own claim shown")
+    b.wait(lambda d: "Ada is on it" in shown(b, f".task[data-task={CLAIMED}] .claim"),
+           "Bo told live that Ada is on the task")
+    check(not b.js(f"return !!document.getElementById('claim-{MISSION}-{CLAIMED}')"), "Bo has no button to claim Ada's task")
+    claim = task_of(server, b.token(), group_id, CLAIMED).get("claim") or {}
+    check(claim.get("name") == "Ada", f"the group document names the claimer: {claim}")
+    b.shot("ada-is-on-it")
+    b.send_file(f"#take-{MISSION}-{CLAIMED}", photos[0])
+    check("Ada is on this task" in shown(b, "#photo-claimed"), "Bo photographing Ada's task is told she is on it")
+    b.click(".screen.photo a.button.quiet")  # cancel
+    log("a claim is shown to the teammate at once, and when they photograph the task")
+
+    a.send_file(f"#take-{MISSION}-{CLAIMED}", photos[0])
+    a.click("#accept-photo")
+    a.wait(lambda d: task_of(server, a.token(), group_id, CLAIMED)["state"] == "done", "Ada's photo for her task", timeout=30)
+    check("claim" not in task_of(server, a.token(), group_id, CLAIMED), "Ada's photo ended her claim")
+    b.wait(lambda d: not b.js(f"return !!document.querySelector('.task[data-task={CLAIMED}] .claim')"), "Bo's phone no longer shows the claim")
+    log("the claimer's photo ends the claim")
+
+    # ------------------------------------------------------------ two photos of one task at once
+    for p, photo in ((a, photos[1]), (b, photos[2])):
+        p.d.get(server.base + f"/#/m/{MISSION}")
+        p.send_file(f"#take-{MISSION}-{RACED}", photo)
+        p.el("#accept-photo")
+        check(not p.js("return !!document.getElementById('choose-photo')"), f"{p.name}: nothing to replace yet, so nothing asked")
+        record_toasts(p)
+    a.js("document.getElementById('accept-photo').click()")
+    b.js("document.getElementById('accept-photo').click()")
+    a.wait(lambda d: len([x for x in photos_of(server, a.token(), group_id) if x["taskId"] == RACED]) == 2, "both photos of the task", timeout=30)
+    chosen = task_of(server, a.token(), group_id, RACED)["chosenPhoto"]
+    winner, loser = (a, b) if chosen["photographerName"] == "Ada" else (b, a)
+    winner_name = chosen["photographerName"]
+    winner.wait(lambda d: any("the task’s photo" in t for t in told(winner)), f"{winner.name} told their photo is the task's", timeout=30)
+    loser.wait(lambda d: any("in the album" in t and winner_name in t for t in told(loser)),
+               f"{loser.name} told their photo went to the album beside {winner_name}'s", timeout=30)
+    loser.shot("photo-went-to-album")
+    log(f"two photos at once: {winner_name}'s is the task's, and each phone says where its photo went")
+
+    # The photographer whose photo went to the album makes it the task's; both cards follow.
+    loser.click("#toast button.link")
+    loser_name = "Bo" if winner_name == "Ada" else "Ada"
+    loser.wait(lambda d: task_of(server, loser.token(), group_id, RACED)["chosenPhoto"]["photographerName"] == loser_name,
+               "'Use mine instead' makes the photo the task's")
+    for p in (a, b):
+        p.js(f"location.hash = '#/m/{MISSION}'")
+        p.wait(lambda d: loser_name in shown(p, f".task[data-task={RACED}] figcaption"), f"{p.name}'s task card names {loser_name}")
+    log("'Use mine instead' swaps the task's photo")
+
+    # ------------------------------------------------------------ deleting is the photographer's
+    bo_photo = next(x for x in photos_of(server, a.token(), group_id) if x["photographer"]["name"] == "Bo")
+    refused = server.api.request("DELETE", f"/api/v1/photos/{bo_photo['id']}", token=a.token(), expect=None)
+    check(refused.status == 403 and b"creator-may-only-hide" in refused.body, f"the creator cannot delete Bo's photo: {refused.status}")
+    a.quit()
+    b.quit()
+
+
+def dead_zone(server, work, started, photos):
+    relay = DeadZone(server.port)
+    started.append(relay)
+    base = f"http://localhost:{relay.port}"
+    c = Browser("team-C", work)
+    started.append(c)
+    start_group(c, base, "Cy")
+    group_id = server.api.get("/api/v1/me", c.token())["group"]["id"]
+    c.wait(lambda d: c.js("return !!navigator.serviceWorker.controller"), "the service worker to look after the page", timeout=20)
+    c.d.get(base + f"/#/m/{MISSION}")
+    c.el(f".task[data-task={RACED}]")
+    kept = ("const done = arguments[arguments.length - 1];"
+            "caches.keys().then(async (names) => { for (const n of names.filter((n) => n.endsWith('-data'))) {"
+            "  const keys = await (await caches.open(n)).keys(); if (keys.some((k) => /\\/groups\\/[^/]+$/.test(new URL(k.url).pathname)) &&"
+            "  keys.some((k) => /\\/venues\\//.test(k.url))) return done(true); } done(false); }).catch(() => done(false));")
+    c.wait(lambda d: c.d.execute_async_script(kept), "the group and the venue kept for later", timeout=20)
+    title = c.text("main h1")
+
+    # ------------------------------------------------------------ connected, nothing flows
+    relay.stalled = True
+    c.js("location.reload()")
+    c.wait(lambda d: c.js("return document.querySelector('main h1') && document.querySelector('main h1').innerText") == title
+           and c.js("return !!document.querySelector('#bar .live.is-offline')"), "the saved group, marked offline, in a dead zone", timeout=2)
+    c.shot("dead-zone-group")
+    log("a reload in a dead zone shows the saved group, marked offline, at once")
+
+    c.send_file(f"#take-{MISSION}-{RACED}", photos[3])
+    c.click("#accept-photo")
+    c.el(f".task[data-task={RACED}] .upload .upload-picture")
+    c.wait(lambda d: c.js("return !!document.querySelector('.upload.stalled [data-again]')"), "the stuck upload said, with 'Try again now'", timeout=20)
+    check(not c.js("return !!document.querySelector('#bar .live.is-live')"), "the header does not say Live while nothing moves")
+    said = shown(c, f".task[data-task={RACED}] .upload.stalled .state")
+    check("Not moving" in said, f"the upload says it is not moving: {said!r}")
+    c.shot("upload-not-moving")
+    c.js("location.hash = '#/album'")
+    c.el(".thumbs.uploading img.upload-picture")
+    c.shot("album-waiting-picture")
+    log("a photo waiting in the dead zone shows as a picture on its task and in the album; its upload says it is stuck")
+
+    c.js(f"location.hash = '#/m/{MISSION}'")
+    c.click(f".task[data-task={RACED}] .upload.stalled [data-again]")
+    relay.stalled = False
+    c.wait(lambda d: len(photos_of(server, c.token(), group_id)) == 1, "the photo arrived when the Wi-Fi came back", timeout=60)
+    c.wait(lambda d: not c.js("return !!document.querySelector('[data-upload]')"), "the waiting picture gone once uploaded", timeout=30)
+    time.sleep(1)
+    check(len(photos_of(server, c.token(), group_id)) == 1, "the photo arrived once")
+    log("back in reach, the photo uploads once")
+
+
+def scenario(binary, work, started):
+    photos = [make_photo(work / f"p{i}.jpg", c) for i, c in enumerate([(200, 40, 40), (40, 160, 60), (40, 70, 200), (220, 180, 30)])]
+    server = start_server(binary, work)
+    started.append(server)
+    log(f"server on {server.base}")
+    splitting(server, work, started, photos)
+    dead_zone(server, work, started, photos)
+
+
+if __name__ == "__main__":
+    sys.exit(run_scenario(__doc__, "groupie-team-", scenario))

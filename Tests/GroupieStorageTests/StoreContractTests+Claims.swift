@@ -1,0 +1,81 @@
+import Foundation
+import GroupieCore
+@testable import GroupieStorage
+import GroupieTestSupport
+import Testing
+
+extension StoreContractTests {
+    var taskA1: GroupProgress.TaskKey { .init(missionId: "a", taskId: "1") }
+
+    @Test("A claim is stored with its event and shown in the group; a teammate's claim of it is refused by name", arguments: Backend.chosen)
+    func claims(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, bo, group) = try await pair(in: store)
+        let claimed = try await store.claimTask(groupId: group.id, task: taskA1, by: ada, venue: venue, now: now)
+        #expect(claimed.map(\.kind) == [.taskClaimed])
+        #expect(claimed.first?.data.contains("\"name\":\"Ada\"") == true)
+        #expect(try await store.groupContents(group).claims == [TaskClaim(task: taskA1, playerId: ada.id, name: "Ada", claimedAt: now)])
+        await #expect(throws: ClaimRules.Refusal.claimedByOther(name: "Ada")) {
+            try await store.claimTask(groupId: group.id, task: self.taskA1, by: bo, venue: self.venue, now: self.now.addingTimeInterval(1))
+        }
+        // Once the claim has run out, Bo may take the task over.
+        let later = now.addingTimeInterval(ClaimRules.lifetime + 1)
+        #expect(try await store.claimTask(groupId: group.id, task: taskA1, by: bo, venue: venue, now: later).map(\.kind) == [.taskClaimed])
+        #expect(try await store.groupContents(group).claims.map(\.playerId) == [bo.id])
+        // Bo's photo ends his claim in its own transaction; the done task cannot be claimed.
+        let added = try await store.addPhoto(photo(group, by: bo, "a", "1"), venue: venue, now: later.addingTimeInterval(1))
+        #expect(added.events.map(\.kind) == [.photoAdded, .taskDone, .taskReleased])
+        #expect(try await store.groupContents(group).claims.isEmpty)
+        await #expect(throws: ClaimRules.Refusal.taskDone) {
+            try await store.claimTask(groupId: group.id, task: self.taskA1, by: ada, venue: self.venue, now: later.addingTimeInterval(2))
+        }
+    }
+
+    @Test("A claim ends when its member releases it or leaves; an outsider cannot claim", arguments: Backend.chosen)
+    func claimEnds(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, bo, group) = try await pair(in: store)
+        _ = try await store.claimTask(groupId: group.id, task: taskA1, by: bo, venue: venue, now: now)
+        #expect(try await store.releaseTask(groupId: group.id, task: taskA1, playerId: bo.id, now: now).map(\.kind) == [.taskReleased])
+        #expect(try await store.releaseTask(groupId: group.id, task: taskA1, playerId: bo.id, now: now).isEmpty, "nothing left to release")
+        #expect(try await store.groupContents(group).claims.isEmpty)
+
+        _ = try await store.claimTask(groupId: group.id, task: taskA1, by: bo, venue: venue, now: now)
+        try await store.removeMember(groupId: group.id, playerId: bo.id, by: bo.id, now: now.addingTimeInterval(1))
+        #expect(try await store.groupContents(group).claims.isEmpty, "a departed member's claim is not shown")
+        #expect(try await store.claimTask(groupId: group.id, task: taskA1, by: ada, venue: venue, now: now.addingTimeInterval(2)).map(\.kind) == [.taskClaimed])
+        await #expect(throws: MembershipError.groupNotFound) {
+            try await store.claimTask(groupId: group.id, task: .init(missionId: "a", taskId: "2"), by: bo, venue: self.venue, now: self.now)
+        }
+    }
+
+    @Test("Two members claiming one task at once: one claim holds, the other is refused", arguments: Backend.chosen)
+    func concurrentClaims(_ backend: Backend) async throws {
+        let (one, two) = try await backend.openTwo()
+        let (ada, bo, group) = try await pair(in: one)
+        async let first = Result(awaiting: { try await one.claimTask(groupId: group.id, task: self.taskA1, by: ada, venue: self.venue, now: self.now) })
+        async let second = Result(awaiting: { try await two.claimTask(groupId: group.id, task: self.taskA1, by: bo, venue: self.venue, now: self.now) })
+        let results = await [first, second]
+        #expect(results.filter { (try? $0.get()) != nil }.count == 1)
+        #expect(results.contains { if case .failure(let error) = $0 { error is ClaimRules.Refusal } else { false } })
+        #expect(try await one.groupContents(group).claims.count == 1)
+    }
+
+    @Test("Only its photographer deletes a photo; the group's creator is refused and told to hide it", arguments: Backend.chosen)
+    func deletePermission(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, bo, group) = try await pair(in: store)
+        let taken = try await store.addPhoto(photo(group, by: bo, "a", "1"), venue: venue, now: now).photo
+        await #expect(throws: PhotoRules.Refusal.creatorMayOnlyHide) {
+            try await store.deletePhoto(id: taken.id, by: ada.id, venue: self.venue, now: self.now)
+        }
+        #expect(try await store.counts().photos == 1)
+        #expect(try await store.deletePhoto(id: taken.id, by: bo.id, venue: venue, now: now).events.map(\.kind) == [.photoRemoved, .taskUndone])
+    }
+}
+
+extension Result where Failure == any Error {
+    init(awaiting body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
