@@ -87,6 +87,8 @@ struct SampleVenueTests {
         ("bad-ids.yaml", "['missions', 0, 'tasks', 0, 'id']: 'fish_1' is not valid under any of the given schemas"),
         ("task-count.yaml", "['missions', 0, 'tasks']: [] should be non-empty"),
         ("venue-values.yaml", "['theme', 'color']: 'blue' does not match"),
+        ("bad-framing.yaml", "['missions', 0, 'tasks', 0, 'framing']: 'wholle' is not one of ['whole', 'focus']"),
+        ("bad-sticker-place.yaml", "['missions', 0, 'sticker_place']: 'hed' is not one of ['head', 'beside', 'over']"),
     ]
 
     @Test("The JSON Schema rejects broken files that a schema can describe, with the validator's own error", arguments: schemaRejections.map(\.file))

@@ -35,8 +35,8 @@ struct FaceDetectorTests {
     @Test("The face is found in a collage tile where the tile shows it")
     func tile() throws {
         let path = Self.photos + "/astronaut.jpg"
-        // A wide tile: the portrait is cropped top and bottom, the face stays in the tile.
-        let found = try FaceDetector().faces(inTileOf: path, size: PixelSize(width: 600, height: 300), crop: 0, focus: (-1, -1))
+        // A wide tile: the portrait is cut to its upper half, around its subject, where the face is.
+        let found = try FaceDetector().faces(inTileOf: path, size: PixelSize(width: 600, height: 300), crop: 1, focus: (0.45, 0.25))
         #expect(found.tile == PixelSize(width: 600, height: 300))
         let face = try #require(found.faces.first)
         #expect(PixelRect(x: 0, y: 0, width: 600, height: 300).contains(face))

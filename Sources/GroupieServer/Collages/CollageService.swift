@@ -183,6 +183,9 @@ actor CollageService {
             if report.unreadableAssets > 0 {
                 logger.error("collage drawn without assets that cannot be read", metadata: ["count": "\(report.unreadableAssets)", "mission": "\(inputs.mission.id)", "venue": "\(inputs.venue.id)"])
             }
+            if report.sticker != nil, report.faces == nil {
+                logger.error("sticker put in its corner: faces cannot be found without OpenCV's cascade (opencv-data)", metadata: ["mission": "\(inputs.mission.id)", "venue": "\(inputs.venue.id)"])
+            }
             CollageMetrics.renders.increment()
             let elapsed = (ContinuousClock.now - started).components
             CollageMetrics.renderTime.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
