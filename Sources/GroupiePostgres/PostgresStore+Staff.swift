@@ -207,26 +207,47 @@ extension PostgresStore {
     public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent] {
         try await write { connection in
             try await Self.audited(connection, audit, logger: logger) {
-                guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
-                _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
-                guard let photo = try await Self.photo(connection, id: id, logger: logger) else {
-                    try await connection.run("""
-                        UPDATE hidden_photo SET held = false, hidden_reason = \(reason), hidden_at = \(now.timeIntervalSince1970) WHERE id = \(id) AND held
-                        """, logger: logger)
-                    return []
-                }
-                let change = try PhotoRules.change(.withdraw(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
-                try await connection.run("""
-                    INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
-                                              focus_x, focus_y, hidden_at, hidden_reason)
-                    SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y,
-                           \(now.timeIntervalSince1970), \(reason)
-                    FROM photo WHERE id = \(id)
-                    """, logger: logger)
-                try await connection.run("DELETE FROM photo WHERE id = \(id)", logger: logger)
-                return try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
+                try await hide(connection, id: id, reason: reason, venue: venue, now: now) { _, _ in }
             }
         }
+    }
+
+    /// The group's creator hides a teammate's photo: Core decides, in the hide's transaction
+    /// and under the group's lock, whether `playerId` may (`PhotoRules.requireMayHide`).
+    public func hidePhotoFromGroup(id: String, by playerId: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+        try await write { connection in
+            try await hide(connection, id: id, reason: reason, venue: venue, now: now) { photo, group in
+                guard let photo else { throw ModerationError.photoNotFound }
+                try PhotoRules.requireMayHide(photo, actorId: playerId, creatorId: group?.creatorId)
+            }
+        }
+    }
+
+    /// Hides the photo in the caller's transaction, once `check` has passed on it (nil when it is
+    /// hidden already) and its locked group.
+    private func hide(
+        _ connection: PostgresConnection, id: String, reason: String, venue: Venue?, now: Date, check: (Photo?, Group?) throws -> Void
+    ) async throws -> [GroupEvent] {
+        guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
+        let group = try await Self.lockGroup(connection, id: groupId, logger: logger)
+        let found = try await Self.photo(connection, id: id, logger: logger)
+        try check(found, group)
+        guard let photo = found else {
+            try await connection.run("""
+                UPDATE hidden_photo SET held = false, hidden_reason = \(reason), hidden_at = \(now.timeIntervalSince1970) WHERE id = \(id) AND held
+                """, logger: logger)
+            return []
+        }
+        let change = try PhotoRules.change(.withdraw(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
+        try await connection.run("""
+            INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
+                                      focus_x, focus_y, hidden_at, hidden_reason)
+            SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y,
+                   \(now.timeIntervalSince1970), \(reason)
+            FROM photo WHERE id = \(id)
+            """, logger: logger)
+        try await connection.run("DELETE FROM photo WHERE id = \(id)", logger: logger)
+        return try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
     }
 
     public func restorePhoto(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent] {

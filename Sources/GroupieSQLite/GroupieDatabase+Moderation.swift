@@ -136,26 +136,38 @@ extension GroupieDatabase {
     /// stays hidden, with the reason. Hiding a hidden photo changes nothing.
     public func hidePhoto(id: String, reason: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent] {
         try await commits.write { db in
-            try Self.audited(db, audit) {
-                guard let photo = try Self.photo(db, id: id) else {
-                    try db.executeCached(
-                        sql: "UPDATE hidden_photo SET held = 0, hidden_reason = ?, hidden_at = ? WHERE id = ? AND held = 1",
-                        arguments: [reason, now.timeIntervalSince1970, id]
-                    )
-                    if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM hidden_photo WHERE id = ?)", arguments: [id]) == true { return [] }
-                    throw ModerationError.photoNotFound
-                }
-                let change = try PhotoRules.change(.withdraw(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
-                try db.executeCached(sql: """
-                    INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
-                                              focus_x, focus_y, hidden_at, hidden_reason)
-                    SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y, ?, ?
-                    FROM photo WHERE id = ?
-                    """, arguments: [now.timeIntervalSince1970, reason, id])
-                try db.executeCached(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
-                return try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now)
-            }
+            try Self.audited(db, audit) { try Self.hide(db, id: id, reason: reason, venue: venue, now: now) }
         }
+    }
+
+    /// The group's creator hides a teammate's photo: Core decides, in the hide's transaction,
+    /// whether `playerId` may (`PhotoRules.requireMayHide`).
+    public func hidePhotoFromGroup(id: String, by playerId: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent] {
+        try await commits.write { db in
+            guard let photo = try Self.photo(db, id: id), let group = try Self.group(db, where: "id = ?", photo.groupId) else { throw ModerationError.photoNotFound }
+            try PhotoRules.requireMayHide(photo, actorId: playerId, creatorId: group.creatorId)
+            return try Self.hide(db, id: id, reason: reason, venue: venue, now: now)
+        }
+    }
+
+    private static func hide(_ db: Database, id: String, reason: String, venue: Venue?, now: Date) throws -> [GroupEvent] {
+        guard let photo = try photo(db, id: id) else {
+            try db.executeCached(
+                sql: "UPDATE hidden_photo SET held = 0, hidden_reason = ?, hidden_at = ? WHERE id = ? AND held = 1",
+                arguments: [reason, now.timeIntervalSince1970, id]
+            )
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM hidden_photo WHERE id = ?)", arguments: [id]) == true { return [] }
+            throw ModerationError.photoNotFound
+        }
+        let change = try PhotoRules.change(.withdraw(photo), before: try taskPhotos(db, groupId: photo.groupId), venue: venue)
+        try db.executeCached(sql: """
+            INSERT INTO hidden_photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at,
+                                      focus_x, focus_y, hidden_at, hidden_reason)
+            SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y, ?, ?
+            FROM photo WHERE id = ?
+            """, arguments: [now.timeIntervalSince1970, reason, id])
+        try db.executeCached(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
+        return try appendEvents(db, groupId: photo.groupId, change.events, now: now)
     }
 
     /// Shows a hidden photo again, or shares one held for review, as a new photo of the album

@@ -147,6 +147,9 @@ public protocol ModerationStore: Sendable {
     func heldPhotos(groupId: String, photographerId: String) async throws -> [Photo]
     // Each action of staff writes its line of the audit log, `audit`, in its own transaction.
     func hidePhoto(id: String, reason: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent]
+    /// The group's creator hides a teammate's photo from the group, when Core's rule lets them:
+    /// decided in the hide's own transaction.
+    func hidePhotoFromGroup(id: String, by playerId: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent]
     func restorePhoto(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent]
     func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent])
     func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent])

@@ -72,6 +72,24 @@ extension StoreContractTests {
         #expect(try await store.counts().photos == 1)
         #expect(try await store.deletePhoto(id: taken.id, by: bo.id, venue: venue, now: now).events.map(\.kind) == [.photoRemoved, .taskUndone])
     }
+
+    @Test("The group's creator hides a teammate's photo, decided in the hide's transaction; a member who is not the creator is refused", arguments: Backend.chosen)
+    func creatorHides(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, bo, group) = try await pair(in: store)
+        let taken = try await store.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now).photo
+        await #expect(throws: PhotoRules.Refusal.notAllowedToDelete) {
+            try await store.hidePhotoFromGroup(id: taken.id, by: bo.id, reason: "r", venue: self.venue, now: self.now)
+        }
+        #expect(try await store.counts().photos == 1, "a refused hide changes nothing")
+        let theirs = try await store.addPhoto(photo(group, by: bo, "a", "2"), venue: venue, now: now).photo
+        let hidden = try await store.hidePhotoFromGroup(id: theirs.id, by: ada.id, reason: "Hidden from the group by its creator", venue: venue, now: now)
+        #expect(hidden.map(\.kind) == [.photoRemoved, .taskUndone])
+        #expect(try await store.staffView(groupId: group.id)?.hidden.map(\.reason) == ["Hidden from the group by its creator"])
+        await #expect(throws: ModerationError.photoNotFound) {
+            try await store.hidePhotoFromGroup(id: "no-such-photo", by: ada.id, reason: "r", venue: self.venue, now: self.now)
+        }
+    }
 }
 
 extension Result where Failure == any Error {

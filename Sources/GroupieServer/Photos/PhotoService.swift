@@ -114,12 +114,11 @@ struct PhotoService: Sendable {
     /// The group's creator hides a teammate's photo from the group: out of its album, progress
     /// and collages, kept for the venue's staff, who may bring it back.
     func hide(_ photoId: String, by player: Player, logger: Logger) async throws {
-        guard let group = try await database.currentGroup(of: player.id), let photo = try await database.photo(id: photoId, seenBy: player.id) else {
+        guard let group = try await database.currentGroup(of: player.id), try await database.photo(id: photoId, seenBy: player.id) != nil else {
             throw PhotoError.photoNotFound
         }
-        try PhotoRules.requireMayHide(photo, actorId: player.id, creatorId: group.creatorId)
-        let events = try await database.hidePhoto(
-            id: photoId, reason: "Hidden from the group by its creator", venue: catalog.venue(id: group.venueId)?.venue, now: clock()
+        let events = try await database.hidePhotoFromGroup(
+            id: photoId, by: player.id, reason: "Hidden from the group by its creator", venue: catalog.venue(id: group.venueId)?.venue, now: clock()
         )
         logger.info("photo hidden by the group's creator", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
         hub.publish(events)
