@@ -369,6 +369,10 @@ public struct GroupieDatabase: GroupieStore {
         migrator.registerMigration("v10 the venue numbers kept as events are stored") { db in
             try db.execute(sql: Self.visitTallySchema)
         }
+        migrator.registerMigration("v11 groups count in the numbers once joined, a task undone takes its mission's completion back; staff sign-in locks lifted") { db in
+            try db.execute(sql: Self.playedSchema)
+            try db.execute(sql: "ALTER TABLE staff ADD COLUMN unlocked_at REAL")
+        }
         return migrator
     }
 

@@ -7,7 +7,7 @@ import { api } from './api.js';
 // Exactly the server's GroupEventKind (a test compares them).
 const TYPES = ['member-joined', 'member-left', 'member-renamed', 'photo-added', 'photo-removed',
   'task-done', 'task-undone', 'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'venue-updated',
-  'group-closed'];
+  'group-closed', 'group-reopened'];
 
 export class LiveEvents {
   constructor(groupId, { onEvent, onResync, onStatus }) {

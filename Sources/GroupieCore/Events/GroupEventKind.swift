@@ -14,6 +14,7 @@ public enum GroupEventKind: String, CaseIterable, Sendable, Hashable {
     case collageRemoved = "collage-removed"
     case venueUpdated = "venue-updated"
     case groupClosed = "group-closed"
+    case groupReopened = "group-reopened"
 }
 
 /// An event of a group with what its members' screens need to show it: the SSE `data:` object.
@@ -33,6 +34,8 @@ public enum GroupEventPayload: Sendable, Hashable {
     case venueUpdated(venueId: String)
     /// The venue's staff closed the group, saying why.
     case groupClosed(reason: String)
+    /// The venue's staff reopened the group they had closed.
+    case groupReopened
 
     public var kind: GroupEventKind {
         switch self {
@@ -49,6 +52,7 @@ public enum GroupEventPayload: Sendable, Hashable {
         case .collageRemoved: .collageRemoved
         case .venueUpdated: .venueUpdated
         case .groupClosed: .groupClosed
+        case .groupReopened: .groupReopened
         }
     }
 
@@ -75,6 +79,8 @@ public enum GroupEventPayload: Sendable, Hashable {
             return ["venueId": venueId]
         case .groupClosed(let reason):
             return ["reason": reason]
+        case .groupReopened:
+            return [:]
         }
     }
 }

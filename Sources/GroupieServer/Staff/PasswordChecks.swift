@@ -27,6 +27,20 @@ struct PasswordChecks: Service {
         return try await thread.run { StaffAccounts.verify(password, hash: hash) }
     }
 
+    /// `password` hashed for storing, after `StaffAccounts`' rules for its length (which throw
+    /// `StaffAccounts.Failure`); nil when too many checks wait already.
+    func hash(_ password: String) async throws -> String? {
+        _ = try StaffAccounts.validated(password)
+        let admitted = queued.count.withLock { count in
+            guard count < Self.maxWaiting else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else { return nil }
+        defer { queued.count.withLock { $0 -= 1 } }
+        return try await thread.run { try StaffAccounts.hash(password) }
+    }
+
     func run() async throws {
         try await thread.run()
     }

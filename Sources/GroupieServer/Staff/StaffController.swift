@@ -22,6 +22,7 @@ struct StaffController {
         signedIn.get("venues/{venueId}", use: venue)
         signedIn.get("groups/{groupId}", use: group)
         signedIn.post("groups/{groupId}/close", use: close)
+        signedIn.post("groups/{groupId}/reopen", use: reopen)
         signedIn.get("venues/{venueId}/review", use: review)
         signedIn.get("photos/{photoId}/thumb") { try await photoImage($0, context: $1, variant: .thumb) }
         signedIn.get("photos/{photoId}/display") { try await photoImage($0, context: $1, variant: .display) }
@@ -77,7 +78,10 @@ struct StaffController {
     func audit(_ request: Request, context: StaffContext) async throws -> Response {
         let session = context.session
         let venues = session.member.role == .admin ? nil : session.member.venueIds
-        return pages.audit(try await database.auditLog(venueIds: venues, staffEmail: session.member.email, limit: 500), session: session)
+        return pages.audit(
+            try await database.auditLog(venueIds: venues, staffEmail: session.member.email, limit: 500), venue: { catalog.venue(id: $0)?.venue },
+            session: session
+        )
     }
 
     /// A photo's thumbnail, or its display size (for the review queue).
@@ -111,12 +115,33 @@ struct StaffController {
 
     func delete(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
-        let audit = try await moderation.delete(found, reason: try form.reason(), by: session.member)
+        let reason = try form.reason()
+        try form.requireConfirmation()
+        let audit = try await moderation.delete(found, reason: reason, by: session.member)
         log(audit, session: session, context: context)
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
+    /// Closing asks for a reason and a ticked confirmation; reopening undoes it.
     func close(_ request: Request, context: StaffContext) async throws -> Response {
+        let (session, form, group) = try await moderatedGroup(request, context: context)
+        let reason = try form.reason()
+        try form.requireConfirmation()
+        let audit = try await moderation.close(group, reason: reason, by: session.member)
+        log(audit, session: session, context: context)
+        return Self.back(to: group.id)
+    }
+
+    func reopen(_ request: Request, context: StaffContext) async throws -> Response {
+        let (session, _, group) = try await moderatedGroup(request, context: context)
+        let audit = try await moderation.reopen(group, by: session.member)
+        log(audit, session: session, context: context)
+        return Self.back(to: group.id)
+    }
+
+    /// The group of the route, its venue checked against the member's and their role against
+    /// moderation, the form's token against the session's.
+    private func moderatedGroup(_ request: Request, context: StaffContext) async throws -> (StaffSession, StaffForm, Group) {
         let session = context.session
         let form = try await StaffForm(request, context: context)
         try form.requireToken(of: session)
@@ -124,9 +149,7 @@ struct StaffController {
             throw Self.groupNotFound
         }
         guard session.member.may(.moderate, at: group.venueId) else { throw Self.notAllowed(session.member.role) }
-        let audit = try await moderation.close(group, reason: try form.reason(), by: session.member)
-        log(audit, session: session, context: context)
-        return Self.back(to: group.id)
+        return (session, form, group)
     }
 
     /// The photo of the route, its venue checked against the member's and their role against
@@ -193,6 +216,7 @@ struct StaffForm {
             throw Problem(.badRequest, code: "malformed-form", detail: "The form is not application/x-www-form-urlencoded.")
         }
         self.fields = fields
+        StaffFormMemory.current?.keep(fields)
     }
 
     /// `name=value&...` with `+` for spaces and percent escapes, the first value of each name;
@@ -242,6 +266,15 @@ struct StaffForm {
             throw Problem(.forbidden, code: "csrf-token-mismatch", detail: "The form is out of date; reload the page and try again.")
         }
     }
+
+    /// An action that cannot be undone carries `confirm=yes`, from the checkbox beside its button.
+    func requireConfirmation() throws {
+        guard fields["confirm"] == "yes" else { throw Self.confirmationRequired }
+    }
+
+    static let confirmationRequired = Problem(
+        .unprocessableContent, code: "confirmation-required", detail: "Tick the box to confirm; this cannot be undone."
+    )
 
     /// The reason staff gave: required, trimmed, 200 characters at most.
     func reason() throws -> String {
