@@ -28,12 +28,7 @@ struct Staff: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            do throws(StaffAccounts.Failure) {
-                try StaffAccounts.requireVenues(Set(venue), for: role)
-            } catch {
-                throw ValidationError(error.description)
-            }
-            if !venue.isEmpty, !venueToCome { try Self.requireDeclared(venue, missions: missions) }
+            try Self.requireVenues(venue, for: role, missions: missions, venueToCome: venueToCome)
             let accounts = try await options.accounts()
             let password = try Password.read(confirm: true)
             do throws(StaffAccounts.Failure) {
@@ -42,6 +37,17 @@ struct Staff: AsyncParsableCommand {
             } catch {
                 throw ValidationError(error.description)
             }
+        }
+
+        /// Refuses venues beside an admin, none for another role, and one that no file of the
+        /// missions folder declares unless it is to come.
+        static func requireVenues(_ venues: [String], for role: StaffRole, missions: String?, venueToCome: Bool) throws {
+            do throws(StaffAccounts.Failure) {
+                try StaffAccounts.requireVenues(Set(venues), for: role)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            if !venues.isEmpty, !venueToCome { try requireDeclared(venues, missions: missions) }
         }
 
         /// Refuses a venue id that no file of the missions folder declares, naming those that do.
@@ -79,12 +85,7 @@ struct Staff: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            do throws(StaffAccounts.Failure) {
-                try StaffAccounts.requireVenues(Set(venue), for: role)
-            } catch {
-                throw ValidationError(error.description)
-            }
-            if !venue.isEmpty, !venueToCome { try Add.requireDeclared(venue, missions: missions) }
+            try Add.requireVenues(venue, for: role, missions: missions, venueToCome: venueToCome)
             let accounts = try await options.accounts()
             do throws(StaffAccounts.Failure) {
                 let member = try await accounts.changeRole(email: email, role: role, venueIds: Set(venue))

@@ -107,9 +107,9 @@ struct StaffAccountsController {
         catalog.all.map { ($0.venue.id, StaffPages.name($0.venue)) }.sorted { $0.id < $1.id }
     }
 
-    /// The venues ticked (`venue-<id>=yes`), of those the catalog has.
+    /// The venues ticked (`venue=<id>`, once for each), of those the catalog has.
     func venueIds(_ form: StaffForm) -> Set<String> {
-        Set(venueChoices.map(\.id).filter { form["venue-" + $0] == "yes" })
+        Set(form.values("venue")).intersection(venueChoices.map(\.id))
     }
 
     static func role(_ form: StaffForm) throws -> StaffRole {
@@ -211,7 +211,7 @@ extension StaffPages {
             StaffRole.allCases.map { .init(value: $0.rawValue, label: Self.roleLabel($0), selected: $0 == chosen) }
         }
         func venueChoices(_ chosen: Set<String>) -> [AccountsView.Choice] {
-            venues.map { .init(value: "venue-" + $0.id, label: $0.name, selected: chosen.contains($0.id)) }
+            venues.map { .init(value: $0.id, label: $0.name, selected: chosen.contains($0.id)) }
         }
         let names = Dictionary(venues.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         let view = AccountsView(

@@ -200,6 +200,8 @@ struct StaffController {
 /// A staff form: `application/x-www-form-urlencoded`, 16 KiB at most.
 struct StaffForm {
     private let fields: [String: String]
+    /// Every value of a name given more than once (the ticked boxes of a list), in order.
+    private let repeated: [String: [String]]
     static let maximumBytes = 16 * 1024
 
     init(_ request: Request, context: some RequestContext) async throws {
@@ -212,10 +214,11 @@ struct StaffForm {
         } catch {
             throw Problem.tooLarge(limit: Self.maximumBytes)
         }
-        guard let fields = Self.decode(String(buffer: body)) else {
+        guard let pairs = Self.decodePairs(String(buffer: body)) else {
             throw Problem(.badRequest, code: "malformed-form", detail: "The form is not application/x-www-form-urlencoded.")
         }
-        self.fields = fields
+        self.fields = Self.firstValues(pairs)
+        self.repeated = Dictionary(grouping: pairs, by: \.name).mapValues { $0.map(\.value) }
         StaffFormMemory.current?.keep(fields)
     }
 
@@ -223,12 +226,23 @@ struct StaffForm {
     /// nil when an escape is broken or does not spell UTF-8. (Foundation's `URLComponents` stops
     /// the process on such text, so it never sees it.)
     static func decode(_ body: String) -> [String: String]? {
-        var fields: [String: String] = [:]
+        decodePairs(body).map(firstValues)
+    }
+
+    /// Every `name=value` pair, in order; nil as for `decode`.
+    static func decodePairs(_ body: String) -> [(name: String, value: String)]? {
+        var pairs: [(name: String, value: String)] = []
         for pair in body.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = unescape(parts[0]), let value = parts.count > 1 ? unescape(parts[1]) : "" else { return nil }
-            if fields[name] == nil { fields[name] = value }
+            pairs.append((name, value))
         }
+        return pairs
+    }
+
+    private static func firstValues(_ pairs: [(name: String, value: String)]) -> [String: String] {
+        var fields: [String: String] = [:]
+        for (name, value) in pairs where fields[name] == nil { fields[name] = value }
         return fields
     }
 
@@ -260,6 +274,9 @@ struct StaffForm {
     }
 
     subscript(_ name: String) -> String? { fields[name] }
+
+    /// Every value given for `name`: the boxes ticked of a list.
+    func values(_ name: String) -> [String] { repeated[name] ?? [] }
 
     func requireToken(of session: StaffSession) throws {
         guard session.accepts(formToken: fields["csrf"]) else {
