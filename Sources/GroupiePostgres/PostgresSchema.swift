@@ -8,8 +8,8 @@ import GroupieStorage
 /// never edited; a change of schema is a new one, in both backends.
 enum PostgresSchema {
     /// Core's units, written into the SQL as the SQLite triggers write them.
-    private static let quarter = Int(VisitNumbers.Tally.quarterHour)
-    private static let notCompleted = VisitNumbers.Tally.notCompleted
+    static let quarter = Int(VisitNumbers.Tally.quarterHour)
+    static let notCompleted = VisitNumbers.Tally.notCompleted
 
     /// Whole seconds, as SQLite's `CAST(round(x) AS INTEGER)`: halves away from zero, which
     /// `round` on numeric does (on double precision it may round them to even).
@@ -23,7 +23,7 @@ enum PostgresSchema {
     }
 
     /// The quarter hour of a time: SQLite's `CAST(x / 900 AS INTEGER)` truncates toward zero.
-    private static func quarterOf(_ time: String) -> String {
+    static func quarterOf(_ time: String) -> String {
         "trunc(\(time) / \(quarter))::bigint"
     }
 
@@ -329,6 +329,7 @@ enum PostgresSchema {
             );
             CREATE INDEX task_claim_by_player ON task_claim(player_id);
             """),
+        (4, "groups count in the numbers once joined, a task undone takes its mission's completion back; staff sign-in locks lifted", playedMigration),
     ]
 
     /// The statements of a migration, one at a time, as the extended query protocol takes them:

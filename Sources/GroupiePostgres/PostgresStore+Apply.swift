@@ -53,6 +53,8 @@ extension PostgresStore {
                 let index = touched(groupId)
                 document.groups[index].closed_at = closure.at.timeIntervalSince1970
                 document.groups[index].reason = closure.reason
+            case .reopen(let groupId):
+                document.groups[touched(groupId)].reopens = true
             case .rename(let playerId, let name): document.renamed.append(.init(id: playerId, name: name))
             }
         }
@@ -96,6 +98,7 @@ extension PostgresStore {
             var creator_id: String?
             var closed_at: Double?
             var reason: String?
+            var reopens = false
         }
         struct Rename: Encodable { var id: String, name: String }
         struct Pick: Encodable { var group_id: String, mission_id: String, task_id: String, photo_id: String }
@@ -129,10 +132,12 @@ extension PostgresStore {
             touched AS (
                 UPDATE play_group SET event_seq = play_group.event_seq + change.events,
                     creator_id = CASE WHEN change.sets_creator THEN change.creator_id ELSE play_group.creator_id END,
-                    closed_at = COALESCE(change.closed_at, play_group.closed_at),
-                    closed_reason = CASE WHEN change.closed_at IS NOT NULL THEN change.reason ELSE play_group.closed_reason END
+                    closed_at = CASE WHEN change.reopens THEN NULL ELSE COALESCE(change.closed_at, play_group.closed_at) END,
+                    closed_reason = CASE WHEN change.reopens THEN NULL WHEN change.closed_at IS NOT NULL THEN change.reason ELSE play_group.closed_reason END
                 FROM writes, groupie_writes(writes.document, 'groups') AS change_object,
-                    jsonb_to_record(change_object) AS change(group_id text, events bigint, sets_creator boolean, creator_id text, closed_at double precision, reason text)
+                    jsonb_to_record(change_object) AS change(
+                        group_id text, events bigint, sets_creator boolean, creator_id text, closed_at double precision, reason text, reopens boolean
+                    )
                 WHERE play_group.id = change.group_id
                 RETURNING play_group.id, play_group.event_seq
             ),

@@ -60,6 +60,34 @@ extension PostgresStore {
         }
     }
 
+    public func setStaffRole(email: String, role: StaffRole, venueIds: Set<String>) async throws -> StaffMember {
+        try await write { connection in
+            guard let id = try await connection.value(
+                "UPDATE staff SET role = \(role.rawValue) WHERE email = \(email) RETURNING id", as: String.self, logger: logger
+            ) else { throw StaffError.unknownStaff }
+            try await connection.run("DELETE FROM staff_venue WHERE staff_id = \(id)", logger: logger)
+            for venueId in venueIds.sorted() {
+                try await connection.run("INSERT INTO staff_venue (staff_id, venue_id) VALUES (\(id), \(venueId))", logger: logger)
+            }
+            return StaffMember(id: id, email: email, role: role, venueIds: venueIds)
+        }
+    }
+
+    public func unlockStaff(email: String, now: Date) async throws {
+        try await write { connection in
+            guard try await connection.value(
+                "UPDATE staff SET unlocked_at = \(now.timeIntervalSince1970) WHERE email = \(email) RETURNING id", as: String.self, logger: logger
+            ) != nil else { throw StaffError.unknownStaff }
+        }
+    }
+
+    public func staffUnlockedAt(email: String) async throws -> Date? {
+        try await once { connection in
+            try await connection.value("SELECT unlocked_at FROM staff WHERE email = \(email)", as: Double?.self, logger: logger)
+                .flatMap { $0 }.map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
     public func startStaffSession(staffId: String, tokenHash: Data, csrfToken: String, now: Date, lifetime: TimeInterval) async throws {
         try await write { connection in
             try await connection.run("DELETE FROM staff_session WHERE expires_at <= \(now.timeIntervalSince1970)", logger: logger)
@@ -302,6 +330,16 @@ extension PostgresStore {
         }
     }
 
+    public func reopenGroup(id: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent]) {
+        try await write { connection in
+            try await Self.audited(connection, audit, logger: logger) {
+                guard let group = try await Self.lockGroup(connection, id: id, logger: logger) else { throw ModerationError.groupNotFound }
+                let decision = MembershipRules.reopen(group)
+                return (group.applying(decision.mutations), try await Self.apply(connection, decision, now: now, logger: logger))
+            }
+        }
+    }
+
     // MARK: Numbers
 
     public func visitTally(venueId: String) async throws -> VisitNumbers.Tally {
@@ -321,20 +359,22 @@ extension PostgresStore {
             var histories: [String: VisitNumbers.History] = [:]
             var order: [String] = []
             for row in try await connection.rows("""
-                SELECT id, created_at FROM play_group
+                SELECT id, created_at, played FROM play_group
                 WHERE venue_id = \(venueId)
                   AND (\(after?.startedAt)::double precision IS NULL OR created_at > \(after?.startedAt) OR (created_at = \(after?.startedAt) AND id > \(after?.groupId)))
                 ORDER BY created_at, id LIMIT \(limit)
                 """, logger: logger)
             {
                 let id: String = try row.get(0)
-                histories[id] = VisitNumbers.History(groupId: id, startedAt: Date(timeIntervalSince1970: try row.get(1)), events: [])
+                histories[id] = VisitNumbers.History(
+                    groupId: id, startedAt: Date(timeIntervalSince1970: try row.get(1)), events: [], played: try row.get(2)
+                )
                 order.append(id)
             }
             guard !order.isEmpty else { return [] }
             for row in try await connection.rows("""
                 SELECT group_id, type, data::jsonb ->> 'missionId', data::jsonb ->> 'taskId', created_at FROM group_event
-                WHERE group_id = ANY(\(order)) AND type IN ('photo-added', 'task-done', 'mission-completed')
+                WHERE group_id = ANY(\(order)) AND type IN (\(unescaped: VisitNumbers.historyKinds))
                 ORDER BY group_id, seq
                 """, logger: logger)
             {

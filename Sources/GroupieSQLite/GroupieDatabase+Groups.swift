@@ -211,6 +211,8 @@ extension GroupieDatabase {
                     sql: "UPDATE play_group SET closed_at = ?, closed_reason = ? WHERE id = ?",
                     arguments: [closure.at.timeIntervalSince1970, closure.reason, groupId]
                 )
+            case .reopen(let groupId):
+                try db.executeCached(sql: "UPDATE play_group SET closed_at = NULL, closed_reason = NULL WHERE id = ?", arguments: [groupId])
             case .rename(let playerId, let name):
                 try db.executeCached(sql: "UPDATE player SET name = ? WHERE id = ?", arguments: [name, playerId])
             }

@@ -226,6 +226,17 @@ extension GroupieDatabase {
         }
     }
 
+    /// Reopens a closed group; reopening an open one changes nothing.
+    public func reopenGroup(id: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent]) {
+        try await commits.write { db in
+            try Self.audited(db, audit) {
+                guard let group = try Self.group(db, where: "id = ?", id) else { throw ModerationError.groupNotFound }
+                let decision = MembershipRules.reopen(group)
+                return (group.applying(decision.mutations), try Self.apply(db, decision, now: now))
+            }
+        }
+    }
+
     static let hiddenSelect = SQLColumns.hiddenSelect
 }
 
@@ -239,21 +250,21 @@ extension GroupieDatabase {
             var order: [String] = []
             // The page's groups: the same for both queries.
             let page = """
-                SELECT id, created_at FROM play_group
+                SELECT id, created_at, played FROM play_group
                 WHERE venue_id = ? AND (? IS NULL OR created_at > ? OR (created_at = ? AND id > ?))
                 ORDER BY created_at, id LIMIT ?
                 """
             let arguments: StatementArguments = [venueId, after?.startedAt, after?.startedAt, after?.startedAt, after?.groupId, limit]
             for row in try Row.fetchAll(db, sql: page, arguments: arguments) {
                 let id: String = row[0]
-                histories[id] = VisitNumbers.History(groupId: id, startedAt: Date(timeIntervalSince1970: row[1]), events: [])
+                histories[id] = VisitNumbers.History(groupId: id, startedAt: Date(timeIntervalSince1970: row[1]), events: [], played: row[2])
                 order.append(id)
             }
             guard !order.isEmpty else { return [] }
             let events = try Row.fetchCursor(db, sql: """
                 SELECT e.group_id, e.type, json_extract(e.data, '$.missionId'), json_extract(e.data, '$.taskId'), e.created_at
                 FROM group_event e
-                WHERE e.group_id IN (SELECT id FROM (\(page))) AND e.type IN ('photo-added', 'task-done', 'mission-completed')
+                WHERE e.group_id IN (SELECT id FROM (\(page))) AND e.type IN (\(VisitNumbers.historyKinds))
                 ORDER BY e.group_id, e.seq
                 """, arguments: arguments)
             while let row = try events.next() {

@@ -177,4 +177,56 @@ extension GroupieDatabase {
                 ON CONFLICT (group_id, mission_id) DO UPDATE SET completed_at = excluded.completed_at WHERE completed_at IS NULL;
         END;
         """
+
+    /// Migration v11: a group counts in the numbers once someone has joined it (`played`), and a
+    /// `task-undone` takes its mission's completion back, until the mission completes again.
+    static let playedSchema = """
+        ALTER TABLE play_group ADD COLUMN played INTEGER NOT NULL DEFAULT 0;
+        UPDATE play_group SET played = 1 WHERE EXISTS (SELECT 1 FROM membership WHERE membership.group_id = play_group.id);
+
+        DROP TRIGGER tally_group_added;
+        DROP TRIGGER tally_group_gone;
+        DROP TRIGGER tally_group_photos;
+        DELETE FROM visit_tally WHERE kind IN ('group', 'photos');
+        INSERT INTO visit_tally (venue_id, kind, value, count)
+            SELECT venue_id, 'group', CAST(created_at / \(quarter) AS INTEGER), COUNT(*) FROM play_group WHERE played = 1 GROUP BY 1, 3;
+        INSERT INTO visit_tally (venue_id, kind, value, count)
+            SELECT venue_id, 'photos', photos_added, COUNT(*) FROM play_group WHERE played = 1 GROUP BY 1, 3;
+
+        CREATE TRIGGER group_played AFTER INSERT ON membership BEGIN
+            UPDATE play_group SET played = 1 WHERE id = NEW.group_id AND played = 0;
+        END;
+        CREATE TRIGGER tally_group_played AFTER UPDATE OF played ON play_group WHEN NEW.played = 1 AND OLD.played = 0 BEGIN
+            INSERT INTO visit_tally (venue_id, kind, value, count) VALUES (NEW.venue_id, 'group', CAST(NEW.created_at / \(quarter) AS INTEGER), 1)
+                ON CONFLICT DO UPDATE SET count = count + 1;
+            INSERT INTO visit_tally (venue_id, kind, value, count) VALUES (NEW.venue_id, 'photos', NEW.photos_added, 1)
+                ON CONFLICT DO UPDATE SET count = count + 1;
+        END;
+        CREATE TRIGGER tally_group_gone AFTER DELETE ON play_group WHEN OLD.played = 1 BEGIN
+            UPDATE visit_tally SET count = count - 1
+                WHERE venue_id = OLD.venue_id AND kind = 'group' AND mission_id = '' AND task_id = '' AND value = CAST(OLD.created_at / \(quarter) AS INTEGER);
+            UPDATE visit_tally SET count = count - 1
+                WHERE venue_id = OLD.venue_id AND kind = 'photos' AND mission_id = '' AND task_id = '' AND value = OLD.photos_added;
+        END;
+        CREATE TRIGGER tally_group_photos AFTER UPDATE OF photos_added ON play_group WHEN OLD.played = 1 AND NEW.played = 1 BEGIN
+            UPDATE visit_tally SET count = count - 1
+                WHERE venue_id = OLD.venue_id AND kind = 'photos' AND mission_id = '' AND task_id = '' AND value = OLD.photos_added;
+            INSERT INTO visit_tally (venue_id, kind, value, count) VALUES (NEW.venue_id, 'photos', NEW.photos_added, 1)
+                ON CONFLICT DO UPDATE SET count = count + 1;
+        END;
+
+        CREATE TRIGGER visit_task_undone AFTER INSERT ON group_event WHEN NEW.type = 'task-undone' BEGIN
+            UPDATE visit_mission SET completed_at = NULL
+                WHERE group_id = NEW.group_id AND mission_id = json_extract(NEW.data, '$.missionId') AND completed_at IS NOT NULL;
+        END;
+        -- What was stored before: a mission is complete from its completion after its last task undone.
+        UPDATE visit_mission SET completed_at = (
+            SELECT MIN(c.created_at) FROM group_event c
+            WHERE c.group_id = visit_mission.group_id AND c.type = 'mission-completed' AND json_extract(c.data, '$.missionId') = visit_mission.mission_id
+              AND c.seq > COALESCE((
+                  SELECT MAX(u.seq) FROM group_event u
+                  WHERE u.group_id = visit_mission.group_id AND u.type = 'task-undone' AND json_extract(u.data, '$.missionId') = visit_mission.mission_id
+              ), 0)
+        ) WHERE completed_at IS NOT NULL;
+        """
 }

@@ -57,6 +57,34 @@ extension GroupieDatabase {
         }
     }
 
+    /// Gives a member of staff a new role and venues; their sessions go on with them.
+    public func setStaffRole(email: String, role: StaffRole, venueIds: Set<String>) async throws -> StaffMember {
+        try await commits.write { db in
+            guard let id = try String.fetchOne(db, sql: "SELECT id FROM staff WHERE email = ?", arguments: [email]) else {
+                throw StaffError.unknownStaff
+            }
+            try db.executeCached(sql: "UPDATE staff SET role = ? WHERE id = ?", arguments: [role.rawValue, id])
+            try db.executeCached(sql: "DELETE FROM staff_venue WHERE staff_id = ?", arguments: [id])
+            for venueId in venueIds.sorted() {
+                try db.executeCached(sql: "INSERT INTO staff_venue (staff_id, venue_id) VALUES (?, ?)", arguments: [id, venueId])
+            }
+            return StaffMember(id: id, email: email, role: role, venueIds: venueIds)
+        }
+    }
+
+    public func unlockStaff(email: String, now: Date) async throws {
+        try await commits.write { db in
+            try db.executeCached(sql: "UPDATE staff SET unlocked_at = ? WHERE email = ?", arguments: [now.timeIntervalSince1970, email])
+            guard db.changesCount > 0 else { throw StaffError.unknownStaff }
+        }
+    }
+
+    public func staffUnlockedAt(email: String) async throws -> Date? {
+        try await writer.read { db in
+            try Double.fetchOne(db, sql: "SELECT unlocked_at FROM staff WHERE email = ?", arguments: [email]).map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
     /// Starts a session whose cookie hashes to `tokenHash`.
     public func startStaffSession(staffId: String, tokenHash: Data, csrfToken: String, now: Date, lifetime: TimeInterval) async throws {
         try await commits.write { db in

@@ -372,6 +372,10 @@ public struct GroupieDatabase: GroupieStore {
         migrator.registerMigration("v11 members' claims of tasks") { db in
             try db.execute(sql: Self.taskClaimSchema)
         }
+        migrator.registerMigration("v12 groups count in the numbers once joined, a task undone takes its mission's completion back; staff sign-in locks lifted") { db in
+            try db.execute(sql: Self.playedSchema)
+            try db.execute(sql: "ALTER TABLE staff ADD COLUMN unlocked_at REAL")
+        }
         return migrator
     }
 

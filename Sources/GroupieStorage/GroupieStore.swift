@@ -127,6 +127,12 @@ public protocol StaffStore: Sendable {
     func staffCredentials(email: String) async throws -> (member: StaffMember, passwordHash: String)?
     func removeStaff(email: String) async throws
     func setStaffPassword(email: String, passwordHash: String) async throws
+    /// Gives the member a new role and venues (none for an admin, who has every venue).
+    func setStaffRole(email: String, role: StaffRole, venueIds: Set<String>) async throws -> StaffMember
+    /// Lifts the account's sign-in lock: attempts before `now` no longer count against it.
+    func unlockStaff(email: String, now: Date) async throws
+    /// When the account's sign-in lock was last lifted; nil when never (or no such account).
+    func staffUnlockedAt(email: String) async throws -> Date?
     func startStaffSession(staffId: String, tokenHash: Data, csrfToken: String, now: Date, lifetime: TimeInterval) async throws
     func staffSession(tokenHash: Data, now: Date) async throws -> (member: StaffMember, csrfToken: String)?
     func endStaffSession(tokenHash: Data) async throws
@@ -153,6 +159,8 @@ public protocol ModerationStore: Sendable {
     func restorePhoto(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent]
     func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent])
     func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent])
+    /// Reopens a group staff closed, with its `group-reopened` event; an open group is left as it is.
+    func reopenGroup(id: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent])
 }
 
 /// Failed attempts per key, for the rate limits that must hold across instances.

@@ -113,6 +113,12 @@ public struct HistoryCursor: Sendable, Equatable {
         startedAt = history.startedAt.timeIntervalSince1970
         groupId = history.groupId
     }
+
+    /// After every group started before `date` (and those at `date` itself).
+    public init(startedAfter date: Date) {
+        startedAt = date.timeIntervalSince1970
+        groupId = ""
+    }
 }
 
 /// A member's pick of a task's photo, committed: the events stored with it, and whether a

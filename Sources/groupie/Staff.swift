@@ -7,8 +7,8 @@ import GroupieServer
 /// `groupie staff`: the accounts of the venues' staff, in the database of `serve`.
 struct Staff: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Add, list and remove the accounts of the staff console (/staff).",
-        subcommands: [Add.self, List.self, Remove.self, ResetPassword.self]
+        abstract: "Add, list, change and remove the accounts of the staff console (/staff).",
+        subcommands: [Add.self, List.self, Remove.self, ResetPassword.self, SetRole.self, Unlock.self]
     )
 
     struct Add: AsyncParsableCommand {
@@ -17,7 +17,7 @@ struct Staff: AsyncParsableCommand {
 
         @Argument(help: "The e-mail address they sign in with.")
         var email: String
-        @Option(help: "A venue id they look after; repeat for several. Not needed for an admin.")
+        @Option(help: "A venue id they look after; repeat for several. None for an admin, who has every venue.")
         var venue: [String] = []
         @Option(help: "viewer, moderator, editor or admin (every venue).")
         var role: StaffRole
@@ -28,7 +28,7 @@ struct Staff: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            if !venue.isEmpty, !venueToCome { try Self.requireDeclared(venue, missions: missions) }
+            try Self.requireVenues(venue, for: role, missions: missions, venueToCome: venueToCome)
             let accounts = try await options.accounts()
             let password = try Password.read(confirm: true)
             do throws(StaffAccounts.Failure) {
@@ -37,6 +37,17 @@ struct Staff: AsyncParsableCommand {
             } catch {
                 throw ValidationError(error.description)
             }
+        }
+
+        /// Refuses venues beside an admin, none for another role, and one that no file of the
+        /// missions folder declares unless it is to come.
+        static func requireVenues(_ venues: [String], for role: StaffRole, missions: String?, venueToCome: Bool) throws {
+            do throws(StaffAccounts.Failure) {
+                try StaffAccounts.requireVenues(Set(venues), for: role)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            if !venues.isEmpty, !venueToCome { try requireDeclared(venues, missions: missions) }
         }
 
         /// Refuses a venue id that no file of the missions folder declares, naming those that do.
@@ -56,6 +67,49 @@ struct Staff: AsyncParsableCommand {
                     + (known.isEmpty ? "It declares none." : "The venues are: \(known.joined(separator: ", ")).")
                     + " Add --venue-to-come if its file is still to come."
             )
+        }
+    }
+
+    struct SetRole: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-role", abstract: "Give a member of staff a new role and venues (their venues are replaced by those given).")
+        @Argument var email: String
+        @Option(help: "viewer, moderator, editor or admin (every venue).")
+        var role: StaffRole
+        @Option(help: "A venue id they look after; repeat for several. None for an admin.")
+        var venue: [String] = []
+        @Option(help: "The missions folder of 'groupie serve' (default: GROUPIE_MISSIONS, else ./missions).")
+        var missions: String?
+        @Flag(name: .customLong("venue-to-come"), help: "Accept a --venue that no mission file declares yet.")
+        var venueToCome = false
+        @OptionGroup var options: StoreOptions
+
+        func run() async throws {
+            try Add.requireVenues(venue, for: role, missions: missions, venueToCome: venueToCome)
+            let accounts = try await options.accounts()
+            do throws(StaffAccounts.Failure) {
+                let member = try await accounts.changeRole(email: email, role: role, venueIds: Set(venue))
+                print("\(member.email) is now \(member.role.rawValue)" + (member.role == .admin ? " of every venue" : " of \(member.venueIds.sorted().joined(separator: ", "))"))
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+    }
+
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Lift the sign-in lock that wrong passwords put on an account (from every address).")
+        @Argument var email: String
+        @OptionGroup var options: StoreOptions
+
+        func run() async throws {
+            let accounts = try await options.accounts()
+            do throws(StaffAccounts.Failure) {
+                try await accounts.unlock(email: email)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            print("\(email) may sign in again")
         }
     }
 
@@ -99,7 +153,7 @@ struct Staff: AsyncParsableCommand {
             } catch {
                 throw ValidationError(error.description)
             }
-            print("password of \(email) changed; their sessions ended")
+            print("password of \(email) changed; their sessions ended and their sign-in lock lifted")
         }
     }
 }

@@ -155,7 +155,9 @@ def _events(content: bytes):
 
 
 STAFF_CSRF = os.environ.get("GROUPIE_API_TEST_STAFF_CSRF")
-STAFF_FORMS = ["staffTableCards", "staffCloseGroup", "staffHidePhoto", "staffRestorePhoto", "staffDeletePhoto", "staffSendMessage"]
+STAFF_FORMS = ["staffTableCards", "staffCloseGroup", "staffReopenGroup", "staffHidePhoto", "staffRestorePhoto", "staffDeletePhoto",
+               "staffAddAccount", "staffChangeRole", "staffUnlockAccount", "staffRemoveAccount", "staffChangePassword",
+               "staffSendMessage"]
 
 
 @schemathesis.hook("map_case").apply_to(operation_id=STAFF_FORMS)

@@ -254,7 +254,7 @@ def main():
             # One mission, one language: each picture is drawn anew.
             {"include-operation-id": "staffMissionReward",
              "parameters": {"path.venueId": VENUE, "path.missionId": MISSION, "query.lang": "en"}},
-            {"include-operation-id": ["staffGroup", "staffCloseGroup", "staffGroupPhotos"], "parameters": {"path.groupId": ids["closable"]}},
+            {"include-operation-id": ["staffGroup", "staffCloseGroup", "staffGroupPhotos", "staffReopenGroup"], "parameters": {"path.groupId": ids["closable"]}},
             {"include-operation-id": ["staffPhotoThumb", "staffPhotoDisplay", "staffHidePhoto", "staffRestorePhoto"],
              "parameters": {"path.photoId": ids["staff-photo"]}},
             # Another photo to delete, so that hiding and restoring have one to work on.

@@ -10,6 +10,10 @@ Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie s
   album without a reload. The audit log shows the hiding with its reason; a wrong password is
   refused; the console's pages pass axe's accessibility checks.
 
+  A form sent after signing in again in another tab (its token is stale) answers a page of the
+  console, not JSON, with what was typed and the session's token: sent again, it works. At 390
+  px wide, no page of the console scrolls sideways, and the error page passes axe too.
+
   Review before sharing, on a second server whose science centre says `review: before_sharing`:
   a visitor's two photos wait (the visitor's album lists them as waiting, the group sees none);
   the moderator opens the review queue and clears it by keyboard, S sharing the first photo
@@ -113,7 +117,54 @@ def scenario(binary, work, started):
     check(EMAIL in s.text("main table") and "a classmate's face" in s.text("main table"), "the audit log says who and why")
     s.shot("audit")
     check(not s.errors(), f"no errors in the console's browser log: {s.errors()}")
+    stale_form(s, server, group_id)
+    narrow_screen(server, work, started, group_id)
     review_queue(binary, work, started, photo, second)
+
+
+def stale_form(s, server, group_id):
+    """The group page open in one tab; in another, the member signs out and in again; the first
+    tab's form now carries the old session's token."""
+    s.d.get(server.base + f"/staff/groups/{group_id}")
+    s.wait(lambda d: s.img_loaded(".photos img"), "the group page")
+    first = s.d.current_window_handle
+    s.d.switch_to.new_window("tab")
+    s.d.get(server.base + "/staff")
+    s.click(".bar form button")
+    s.wait(lambda d: "/staff/login" in s.d.current_url, "signed out in the other tab")
+    sign_in(s, server.base, PASSWORD)
+    s.wait(lambda d: s.text("main h1") == "Your venues", "signed in again in the other tab")
+    s.d.close()
+    s.d.switch_to.window(first)
+    s.type(".photos > li:not(.hidden) form[action$='/hide'] input[name=reason]", "blurry, taken again")
+    s.click(".photos > li:not(.hidden) form[action$='/hide'] button")
+    s.wait(lambda d: s.text("main h1") == "This form was out of date", "a page of the console, not JSON")
+    check('"code"' not in s.d.page_source and "csrf-token-mismatch" in s.text("main"), "no problem document in the page")
+    check(s.js("return document.querySelector('main form input[name=reason]').value") == "blurry, taken again", "what was typed is kept")
+    check(not accessibility_problems(s), f"axe on the error page: {accessibility_problems(s)}")
+    s.shot("stale-form")
+    s.click("main form button[type=submit]")
+    s.wait(lambda d: "blurry, taken again" in s.text("main"), "sent again from the page, the photo is hidden")
+    s.errors()  # the 403 of the stale form is in the browser's log
+    log("a stale form gave a page of the console with what was typed; sent again, it worked")
+
+
+def narrow_screen(server, work, started, group_id):
+    """A phone of 390 px: every page of the console fits its width."""
+    p = Browser("staff-narrow", work, width=390, height=844)
+    started.append(p)
+    sign_in(p, server.base, PASSWORD)
+    p.wait(lambda d: p.text("main h1") == "Your venues", "signed in on the phone")
+    for path in ["/staff", f"/staff/venues/{VENUE}", f"/staff/groups/{group_id}", f"/staff/venues/{VENUE}/numbers",
+                 f"/staff/venues/{VENUE}/review", "/staff/audit", "/staff/password", "/staff/nowhere"]:
+        p.d.get(server.base + path)
+        p.wait(lambda d: p.js("return document.readyState") == "complete", f"{path} loaded")
+        widths = p.js("return [document.documentElement.scrollWidth, window.innerWidth]")
+        check(widths[0] <= widths[1], f"{path} is {widths[0]} px wide on a {widths[1]} px screen")
+    p.d.get(server.base + f"/staff/groups/{group_id}")
+    p.shot("group-390px")
+    p.errors()  # the 404 of /staff/nowhere
+    log("every page of the console fits a 390 px screen")
 
 
 def review_queue(binary, work, started, photo, second):

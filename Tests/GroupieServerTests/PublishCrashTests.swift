@@ -64,8 +64,8 @@ struct PublishCrashTests {
         case .erase: _ = try? await doomed.request("DELETE", "/api/v1/me", token: bo.token)
         case .hide: _ = try? staff.post("/staff/photos/\(photoId)/hide", ["reason": "Blurred face"])
         case .restore: _ = try? staff.post("/staff/photos/\(photoId)/restore")
-        case .staffDelete: _ = try? staff.post("/staff/photos/\(photoId)/delete", ["reason": "Not of the visit"])
-        case .close: _ = try? staff.post("/staff/groups/\(groupId)/close", ["reason": "The class has left"])
+        case .staffDelete: _ = try? staff.post("/staff/photos/\(photoId)/delete", ["reason": "Not of the visit", "confirm": "yes"])
+        case .close: _ = try? staff.post("/staff/groups/\(groupId)/close", ["reason": "The class has left", "confirm": "yes"])
         }
         for _ in 0..<100 where doomed.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         #expect(doomed.process.terminationReason == .uncaughtSignal && doomed.process.terminationStatus == SIGKILL, "the server died before publishing")

@@ -18,7 +18,7 @@ extension StaffConsoleTests {
             let group = try await client.newGroup(by: ada)
             let browser = try #require(try await Self.signIn(client, "mod@aquarium.example").1)
             #expect(try await browser.post(client, "/staff/groups/\(group.id)/close", ["reason": ""]).status == .unprocessableContent)
-            #expect(try await browser.post(client, "/staff/groups/\(group.id)/close", ["reason": "the museum closes at five"]).status == .seeOther)
+            #expect(try await browser.post(client, "/staff/groups/\(group.id)/close", ["reason": "the museum closes at five", "confirm": "yes"]).status == .seeOther)
 
             let (joined, problem) = try await client.join(group.code, as: bo)
             #expect(joined.status == .gone && problem["code"] as? String == "group-closed")
@@ -32,27 +32,34 @@ extension StaffConsoleTests {
         }
     }
 
-    @Test("Numbers from a played history with a moved clock match the hand count, as a page and as CSV; the research export has no names")
+    @Test("Numbers from a played history with a moved clock match the hand count, as a page and as CSV: a group playing now has not dropped off, a group nobody joined does not count, a hidden photo takes a completion back; the research export has no names")
     func numbers() async throws {
         let server = try TestServer()
         try server.write("aquarium.yaml", TestServer.aquarium(extraMission: CollageRouteTests.reef))
         try server.write("museum.yaml", TestServer.aquarium(id: "museum"))
         try await Self.addStaff(server, "viewer@aquarium.example", .viewer, venues: ["aquarium"])
         try await Self.addStaff(server, "viewer@museum.example", .viewer, venues: ["museum"])
+        try await Self.addStaff(server, "mod@aquarium.example", .moderator, venues: ["aquarium"])
         try await server.test { client in
             // Ada's group does the reef: red after 1 minute, green 2 minutes later, blue 2 more.
             let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
             let first = try await client.newGroup(by: ada)
+            var adaPhotos: [String] = []
             for (task, wait) in [("red", 60.0), ("green", 120), ("blue", 120)] {
                 server.clock.advance(by: wait)
                 let image = try TestImages.solid(width: 300, height: 200, rgb: (200, 40, 40), ext: "jpg")
-                #expect(try await PhotoRouteTests.upload(client, image, as: ada, group: first.id, query: "?mission=reef&task=\(task)").0.status == .created)
+                let (response, body) = try await PhotoRouteTests.upload(client, image, as: ada, group: first.id, query: "?mission=reef&task=\(task)")
+                #expect(response.status == .created)
+                adaPhotos.append(try #require((body["photo"] as? [String: Any])?["id"] as? String))
             }
             // Bo's group photographs red and stops there.
             let second = try await client.newGroup(by: bo)
             server.clock.advance(by: 60)
             let image = try TestImages.solid(width: 300, height: 200, rgb: (40, 200, 40), ext: "jpg")
             #expect(try await PhotoRouteTests.upload(client, image, as: bo, group: second.id, query: "?mission=reef&task=red").0.status == .created)
+            let retentionCutoff = server.clock.now.addingTimeInterval(-61)
+            // Table cards for a class that never came: groups nobody joined, which do not count.
+            _ = try await server.database().createGroupsInAdvance(venueId: "aquarium", names: ["Table 1", "Table 2"], joinableFor: 3600, now: server.clock.now)
 
             let browser = try #require(try await Self.signIn(client, "viewer@aquarium.example").1)
             func csv(_ table: String) async throws -> [String] {
@@ -62,14 +69,31 @@ extension StaffConsoleTests {
             }
             // 1,800,000,000 is 2027-01-15 in Stockholm.
             #expect(try await csv("days.csv") == ["date,groups_started,missions_completed", "2027-01-15,2,1"])
+            // Bo's group took its photo a moment ago: still playing, not dropped off, nothing skipped.
             #expect(try await csv("missions.csv") == [
-                "mission,started,completed,drop_off,median_minutes", "sharks,0,0,0,", "rays,0,0,0,", "reef,2,1,1,4.0",
+                "mission,started,completed,still_playing,drop_off,median_minutes", "sharks,0,0,0,0,", "rays,0,0,0,0,", "reef,2,1,1,0,4.0",
             ])
+            #expect(try await csv("tasks.csv").suffix(3) == ["reef,red,2,0,0.0", "reef,green,1,0,2.0", "reef,blue,1,0,4.0"])
+            // Half an hour without a photo: it has stopped playing, and dropped off the reef.
+            server.clock.advance(by: VisitNumbers.quietAfter)
+            #expect(try await csv("missions.csv").last == "reef,2,1,0,1,4.0")
             #expect(try await csv("tasks.csv").suffix(3) == ["reef,red,2,0,0.0", "reef,green,1,1,2.0", "reef,blue,1,1,4.0"])
+            // Hiding Ada's blue photo takes the completion back; restoring it completes the reef once more.
+            let moderator = try #require(try await Self.signIn(client, "mod@aquarium.example").1)
+            #expect(try await moderator.post(client, "/staff/photos/\(adaPhotos[2])/hide", ["reason": "a face"]).status == .seeOther)
+            #expect(try await csv("days.csv") == ["date,groups_started,missions_completed", "2027-01-15,2,0"])
+            #expect(try await csv("missions.csv").last == "reef,2,0,0,2,")
+            #expect(try await moderator.post(client, "/staff/photos/\(adaPhotos[2])/restore").status == .seeOther)
+            #expect(try await csv("missions.csv").last?.hasPrefix("reef,2,1,0,1,") == true)
             let research = try await csv("research.csv")
-            #expect(research.count == 1 + 8 + 3, "header; Ada's group: start, 3 photos, 3 tasks, the mission; Bo's: start, a photo, a task")
+            // The header; Ada's group: start, 3 photos, 3 tasks, the mission; Bo's: start, a photo, a
+            // task; the hiding: the task undone, the mission uncompleted; the restoring: the photo,
+            // the task, the mission. No table cards.
+            let expectedRows = 17
+            #expect(research.count == expectedRows)
             #expect(research.first == "group,event,mission,task,at")
-            #expect(research.filter { $0.hasPrefix(first.id + ",mission-completed,reef,,") }.count == 1)
+            #expect(research.filter { $0.hasPrefix(first.id + ",mission-completed,reef,,") }.count == 2)
+            #expect(research.filter { $0.hasPrefix(first.id + ",mission-uncompleted,reef,,") }.count == 1)
             for secret in ["Ada", "Bo", ada.id, bo.id] { #expect(!research.joined().contains(secret)) }
 
             let (status, html) = try await browser.page(client, "/staff/venues/aquarium/numbers")
@@ -82,10 +106,11 @@ extension StaffConsoleTests {
             // stays so when a group goes.
             let database = try server.database()
             #expect(try await database.visitTally(venueId: "aquarium") == VisitNumbers.Tally(histories: try await database.venueHistories(venueId: "aquarium")))
-            #expect(try await database.visitTally(venueId: "aquarium").missions["reef"] == [240: 1, -1: 1])
+            #expect(try await database.visitTally(venueId: "aquarium").missions["reef"]?.filter { $0.value > 0 }.count == 2)
+            #expect(try await database.visitTally(venueId: "aquarium").photosPerGroup.filter { $0.value > 0 } == [1: 1, 4: 1], "no table cards")
             #expect(try await client.send(.delete, "/api/v1/me", headers: bo.auth).0.status == .noContent)
             // Ada's group was made more than a minute before Bo's: retention takes it alone.
-            #expect(try await database.deleteGroups(createdBefore: server.clock.now.addingTimeInterval(-61)).groups == 1)
+            #expect(try await database.deleteGroups(createdBefore: retentionCutoff).groups == 1)
             let left = try await database.visitTally(venueId: "aquarium")
             #expect(left == VisitNumbers.Tally(histories: try await database.venueHistories(venueId: "aquarium")))
             #expect(left.missions["reef"]?.filter { $0.value > 0 } == [-1: 1] && left.photosPerGroup.filter { $0.value > 0 } == [1: 1])
@@ -269,7 +294,7 @@ extension StaffConsoleTests {
         @Sendable func runBlocking(_ arguments: [String], input: String) throws -> (Int32, String, String) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-            process.arguments = arguments + ["--data", data] + (arguments.dropFirst().first == "add" ? ["--missions", missions] : [])
+            process.arguments = arguments + ["--data", data] + (arguments.dropFirst().first.map { ["add", "set-role"].contains($0) } == true ? ["--missions", missions] : [])
             let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
             process.standardInput = stdin
             process.standardOutput = stdout
@@ -295,6 +320,14 @@ extension StaffConsoleTests {
         #expect(misspelt.0 != 0 && misspelt.2.contains("declares the venue 'aquarim'") && misspelt.2.contains("The venues are: aquarium, museum."), "\(misspelt.2)")
         let toCome = try await run(["staff", "add", "ola@museum.example", "--venue", "planetarium", "--venue-to-come", "--role", "viewer"], input: Self.password + "\n")
         #expect(toCome.0 == 0 && toCome.1.contains("ola@museum.example added as viewer of planetarium"), "\(toCome.2)")
+        // An admin has every venue: a --venue beside it would be ignored, so it is refused.
+        let adminVenue = try await run(["staff", "add", "root@museum.example", "--venue", "aquarium", "--role", "admin"], input: Self.password + "\n")
+        #expect(adminVenue.0 != 0 && adminVenue.2.contains("leave out --venue"), "\(adminVenue.2)")
+        let setRole = try await run(["staff", "set-role", "ola@museum.example", "--role", "moderator", "--venue", "museum"], input: "")
+        #expect(setRole.0 == 0 && setRole.1.contains("ola@museum.example is now moderator of museum"), "\(setRole.2)")
+        #expect(try await run(["staff", "set-role", "ola@museum.example", "--role", "admin", "--venue", "museum"], input: "").0 != 0)
+        #expect(try await run(["staff", "unlock", "ola@museum.example"], input: "").1.contains("may sign in again"))
+        #expect(try await run(["staff", "unlock", "nobody@museum.example"], input: "").0 != 0)
         #expect(try await run(["staff", "remove", "ola@museum.example"], input: "").0 == 0)
         #expect(try await run(["staff", "list"], input: "").1 == "eva@museum.example\tmoderator\taquarium\n")
 

@@ -227,8 +227,8 @@ struct StaffConsoleTests {
                 #expect(try await browser.post(client, "/staff/photos/\(photos[0])/hide", ["reason": "test"]).status == acted, "\(who)")
                 #expect(try await browser.post(client, "/staff/photos/\(photos[0])/restore").status == acted, "\(who)")
                 let victim = moderates ? deletable.removeFirst() : photos[0]
-                #expect(try await browser.post(client, "/staff/photos/\(victim)/delete", ["reason": "test"]).status == acted, "\(who)")
-                #expect(try await browser.post(client, "/staff/groups/\(museumGroup.id)/close", ["reason": "test"]).status
+                #expect(try await browser.post(client, "/staff/photos/\(victim)/delete", ["reason": "test", "confirm": "yes"]).status == acted, "\(who)")
+                #expect(try await browser.post(client, "/staff/groups/\(museumGroup.id)/close", ["reason": "test", "confirm": "yes"]).status
                     == (ownsMuseum ? .seeOther : .notFound), "\(who)")
             }
             // Photo 0 was hidden and restored three times; photos 1 to 3 were deleted by the three who may.
@@ -289,9 +289,9 @@ struct StaffConsoleTests {
             #expect(audit.contains("mod@aquarium.example"))
 
             // Deleting removes the files once no photo uses them.
-            #expect(try await browser.post(client, "/staff/photos/\(photoId)/delete", ["reason": "asked by the teacher"]).status == .seeOther)
+            #expect(try await browser.post(client, "/staff/photos/\(photoId)/delete", ["reason": "asked by the teacher", "confirm": "yes"]).status == .seeOther)
             #expect(PhotoRouteTests.blobFiles(server).isEmpty)
-            #expect(try await browser.post(client, "/staff/photos/\(photoId)/delete", ["reason": "again"]).status == .notFound)
+            #expect(try await browser.post(client, "/staff/photos/\(photoId)/delete", ["reason": "again", "confirm": "yes"]).status == .notFound)
         }
     }
 

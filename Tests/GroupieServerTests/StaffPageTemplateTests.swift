@@ -131,7 +131,7 @@ struct StaffPageTemplateTests {
             #expect(try await admin.post(client, StaffURL.photoRestore(shared).path).status == .seeOther)
             #expect(try await admin.post(client, StaffURL.photoRestore(hidden).path).status == .seeOther)
             #expect(try await admin.post(client, StaffURL.photoHide(hidden).path, ["reason": Self.hostile]).status == .seeOther)
-            #expect(try await admin.post(client, StaffURL.groupClose(second).path, ["reason": Self.hostile]).status == .seeOther)
+            #expect(try await admin.post(client, StaffURL.groupClose(second).path, ["reason": Self.hostile, "confirm": "yes"]).status == .seeOther)
             #expect(try await admin.post(client, StaffURL.cards(venueId: "aquarium").path, ["count": "1", "name": Self.hostile]).status == .ok)
 
             // Each page, and the places the hostile text reaches on it.

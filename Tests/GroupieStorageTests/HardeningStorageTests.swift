@@ -147,6 +147,11 @@ struct HardeningStorageTests {
                     sql: "INSERT INTO play_group (id, venue_id, join_code, creator_id, created_at, joinable_until) VALUES (?, 'v', ?, 'p1', ?, ?)",
                     arguments: [group, "CODE" + group, created, created + 3600]
                 )
+                // Ada played in each (a group nobody joined does not count in the numbers).
+                try db.execute(
+                    sql: "INSERT INTO membership (group_id, player_id, joined_at, left_at) VALUES (?, 'p1', ?, ?)",
+                    arguments: [group, created, group == "g3" ? nil : created + 1]
+                )
             }
             // g1 completes mission m (two tasks) in 250 s, with a free photo; g2 starts it and stops; g3 plays nothing.
             let events: [(String, String, String, Double)] = [

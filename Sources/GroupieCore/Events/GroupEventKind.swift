@@ -19,6 +19,7 @@ public enum GroupEventKind: String, CaseIterable, Sendable, Hashable {
     case venueUpdated = "venue-updated"
     case groupClosed = "group-closed"
     case staffMessage = "staff-message"
+    case groupReopened = "group-reopened"
 }
 
 /// An event of a group with what its members' screens need to show it: the SSE `data:` object.
@@ -44,6 +45,8 @@ public enum GroupEventPayload: Sendable, Hashable {
     case groupClosed(reason: String)
     /// A short message from the venue's staff (`StaffMessage`), shown until dismissed.
     case staffMessage(text: String)
+    /// The venue's staff reopened the group they had closed.
+    case groupReopened
 
     public var kind: GroupEventKind {
         switch self {
@@ -63,6 +66,7 @@ public enum GroupEventPayload: Sendable, Hashable {
         case .venueUpdated: .venueUpdated
         case .groupClosed: .groupClosed
         case .staffMessage: .staffMessage
+        case .groupReopened: .groupReopened
         }
     }
 
@@ -95,6 +99,8 @@ public enum GroupEventPayload: Sendable, Hashable {
             return ["reason": reason]
         case .staffMessage(let text):
             return ["text": text]
+        case .groupReopened:
+            return [:]
         }
     }
 }

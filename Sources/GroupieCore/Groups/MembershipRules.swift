@@ -36,6 +36,8 @@ public enum GroupMutation: Sendable, Equatable {
     case setCreator(groupId: String, playerId: String?)
     /// The venue's staff close the group.
     case close(groupId: String, Group.Closure)
+    /// The venue's staff reopen a group they closed.
+    case reopen(groupId: String)
     /// The player's name changes.
     case rename(playerId: String, name: String)
 }
@@ -148,6 +150,13 @@ public enum MembershipRules {
         )
     }
 
+    /// The venue's staff reopen a closed group: it takes photos again, and members again until
+    /// its joining time is over. Reopening an open group changes nothing.
+    public static func reopen(_ group: Group) -> GroupDecision {
+        guard group.closed != nil else { return GroupDecision() }
+        return GroupDecision(mutations: [.reopen(groupId: group.id)], events: [(group.id, .groupReopened)])
+    }
+
     /// A player takes a new name; their group, if they are in one, is told. The same name
     /// changes nothing.
     public static func rename(_ player: Player, to name: String, groupId: String?) -> GroupDecision {
@@ -168,6 +177,7 @@ extension Group {
             switch mutation {
             case .setCreator(let id, let playerId) where id == group.id: group.creatorId = playerId
             case .close(let id, let closure) where id == group.id: group.closed = closure
+            case .reopen(let id) where id == group.id: group.closed = nil
             default: break
             }
         }

@@ -4,12 +4,17 @@ import Foundation
 /// events, never from names or photos.
 ///
 /// The rules, as the console states them:
+/// - a group *counts* once someone has joined it (groups made for table cards that nobody
+///   joined do not count, nor their photos);
 /// - a group *starts* a mission with its first photo for one of the mission's tasks;
-/// - it *completes* the mission with the `mission-completed` event; started and not completed
-///   is *drop-off*;
+/// - it *completes* the mission with the `mission-completed` event; a `task-undone` of the
+///   mission (a photo hidden or deleted) takes the completion back, until it completes again;
+/// - it *drops off* a mission it started and did not complete once it has *stopped playing*:
+///   staff closed it, or nothing happened in it for `quietAfter` (see `VisitNumbers+Playing`);
 /// - the *time* of a mission runs from its start to its completion; the time of a task from the
 ///   mission's start to the task's first `task-done`;
-/// - a task is *skipped* by a group that started its mission and never did the task;
+/// - a task is *skipped* by a group that started its mission, never did the task and stopped
+///   playing;
 /// - days are the venue's calendar days, in its time zone.
 public struct VisitNumbers: Sendable, Equatable {
     /// One group's history: when it was made, and its events in order.
@@ -31,11 +36,14 @@ public struct VisitNumbers: Sendable, Equatable {
         public var groupId: String
         public var startedAt: Date
         public var events: [Event]
+        /// Whether anyone ever joined the group.
+        public var played: Bool
 
-        public init(groupId: String, startedAt: Date, events: [Event]) {
+        public init(groupId: String, startedAt: Date, events: [Event], played: Bool = true) {
             self.groupId = groupId
             self.startedAt = startedAt
             self.events = events
+            self.played = played
         }
     }
 
@@ -50,9 +58,12 @@ public struct VisitNumbers: Sendable, Equatable {
         public var missionId: String
         public var started: Int
         public var completed: Int
-        public var dropOff: Int { started - completed }
+        /// Started, not completed, by groups that stopped playing.
+        public var dropOff: Int { started - completed - playing }
         /// Median whole seconds from start to completion, over the groups that completed it.
         public var medianSeconds: Double?
+        /// Started, not completed, by groups still playing.
+        public var playing = 0
     }
 
     public struct TaskRow: Sendable, Equatable {
@@ -118,7 +129,7 @@ public struct VisitNumbers: Sendable, Equatable {
 
         /// The tally of stored histories, by the rules above.
         public init(histories: [History]) {
-            for history in histories {
+            for history in histories where history.played {
                 groupsStarted[Self.quarter(history.startedAt), default: 0] += 1
                 var missionStart: [String: Date] = [:]
                 var completedAt: [String: Date] = [:]
@@ -141,6 +152,12 @@ public struct VisitNumbers: Sendable, Equatable {
                         guard let missionId = event.missionId, completedAt[missionId] == nil else { continue }
                         completedAt[missionId] = event.at
                         missionsCompleted[Self.quarter(event.at), default: 0] += 1
+                    case .taskUndone:
+                        // Every task of a mission is needed: one undone takes the completion back.
+                        guard let missionId = event.missionId, let at = completedAt.removeValue(forKey: missionId) else { continue }
+                        let quarter = Self.quarter(at)
+                        missionsCompleted[quarter, default: 0] -= 1
+                        if missionsCompleted[quarter] == 0 { missionsCompleted[quarter] = nil }
                     default:
                         continue
                     }

@@ -165,7 +165,9 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     // A span for each request, parent of what the request does (`GroupieTracing`).
     if configuration.otlpEndpoint != nil { router.add(middleware: TracingMiddleware()) }
     router.add(middleware: RequestMetricsMiddleware())
-    router.add(middleware: ProblemMiddleware(routes: routes))
+    let templates = try PageTemplates.load()
+    let pages = StaffPages(templates: templates)
+    router.add(middleware: ProblemMiddleware(routes: routes, staffPages: StaffErrorPages(pages: pages)))
     router.add(middleware: AssetPathMiddleware(
         prefix: "/assets", directory: configuration.assetsDirectory, fileIO: dependencies.fileIO,
         files: FileMiddleware(
@@ -192,7 +194,6 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         store: dependencies.database, scope: "create-address", limit: configuration.creationsPerAddress, window: configuration.creationWindow,
         logger: dependencies.logger
     )
-    let templates = try PageTemplates.load()
     JoinPageController(
         database: dependencies.database, catalog: dependencies.catalog, clock: clock,
         fileIO: dependencies.fileIO, pagePath: configuration.assetsDirectory + "/web/index.html", limiterByAddress: limiterByAddress, clientAddress: clientAddress,
@@ -248,8 +249,9 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         database: dependencies.database, hub: events.hub, catalog: dependencies.catalog, files: dependencies.files,
         collages: dependencies.collages, clock: clock
     )
-    let pages = StaffPages(templates: templates)
-    let staff = router.group("staff").add(middleware: StaffAuthenticator(database: dependencies.database, clock: clock))
+    let staff = router.group("staff").add(
+        middleware: StaffAuthenticator(database: dependencies.database, clock: clock, errorPages: StaffErrorPages(pages: pages))
+    )
     let signedIn = staff.signedIn()
     StaffSignInController(
         database: dependencies.database, logins: StaffLoginLimits(store: dependencies.database, logger: dependencies.logger),
@@ -260,6 +262,10 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     StaffMessageController(moderation: moderation, pages: pages).addRoutes(to: signedIn)
     StaffWallController(moderation: moderation, pages: pages, fileIO: dependencies.fileIO).addRoutes(to: signedIn)
     StaffDownloadController(moderation: moderation, downloads: downloads, fileIO: dependencies.fileIO).addRoutes(to: signedIn)
+    StaffAccountsController(
+        accounts: StaffAccounts(database: dependencies.database, clock: clock), catalog: dependencies.catalog,
+        passwords: dependencies.passwords, pages: pages, clock: clock
+    ).addRoutes(to: signedIn)
     StaffNumbersController(database: dependencies.database, catalog: dependencies.catalog, pages: pages, clock: clock).addRoutes(to: signedIn)
     StaffPosterController(
         database: dependencies.database, catalog: dependencies.catalog, links: links, assetsDirectory: configuration.assetsDirectory,

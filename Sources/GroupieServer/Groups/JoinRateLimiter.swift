@@ -43,13 +43,19 @@ struct JoinRateLimiter: Sendable {
     /// The longest wait of several limits of one store and one window, each for its key, read
     /// from the store at once.
     static func retryAfter(_ checks: [(limiter: JoinRateLimiter, key: String)], now: Date, allowing extra: Int = 0) async -> Int? {
+        await retryAfter(checks.map { ($0.limiter, $0.key, nil) }, now: now, allowing: extra)
+    }
+
+    /// The same, each key's failures counted only from its `since` (when its lock was lifted).
+    static func retryAfter(_ checks: [(limiter: JoinRateLimiter, key: String, since: Date?)], now: Date, allowing extra: Int = 0) async -> Int? {
         guard let first = checks.first?.limiter else { return nil }
         precondition(checks.allSatisfy { $0.limiter.window == first.window }, "limits read at once share their window")
         let keys = checks.map { $0.limiter.scope + ":" + $0.key }
         do {
             let failures = try await first.store.failures(of: keys, within: first.window, now: now)
             let waits = zip(checks, keys).compactMap { check, key -> Int? in
-                guard let recent = failures[key], recent.count >= check.limiter.limit + extra, let oldest = recent.first else { return nil }
+                let recent = (failures[key] ?? []).filter { failure in check.since.map { failure > $0 } ?? true }
+                guard recent.count >= check.limiter.limit + extra, let oldest = recent.first else { return nil }
                 return max(1, Int((first.window - now.timeIntervalSince(oldest)).rounded(.up)))
             }
             return waits.max()

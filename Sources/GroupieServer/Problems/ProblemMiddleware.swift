@@ -17,6 +17,9 @@ import Logging
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The routes, filled in once they are all registered (the middleware comes before them).
     let routes: KnownRoutes
+    /// The console's page for a refused `/staff` address that no route has (the console's
+    /// routes answer their own refusals with pages, inside `StaffAuthenticator`).
+    var staffPages: StaffErrorPages? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -31,6 +34,10 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func answer(_ error: any Error, request: Request, context: Context) throws -> Response {
+        if let staffPages, StaffErrorPages.answersWithPage(request), let problem = StaffErrorPages.problem(of: error, request: request) {
+            log(problem, request: request, context: context)
+            return staffPages.page(problem, request: request, session: nil, fields: nil)
+        }
         if let refusal = Problem(refusal: error) {
             // A server-side refusal (a full disk) is logged with its cause: which write found no room.
             log(refusal, request: request, context: context, cause: refusal.status.code >= 500 ? error : nil)

@@ -50,6 +50,13 @@ struct ModerationService: Sendable {
         return audit
     }
 
+    func reopen(_ group: Group, by staff: StaffMember) async throws -> AuditEntry {
+        let audit = entry(staff, venueId: group.venueId, action: "group reopened", subject: group.id, reason: nil)
+        let reopened = try await database.reopenGroup(id: group.id, now: audit.at, audit: audit)
+        committed(reopened.events, groupId: group.id)
+        return audit
+    }
+
     private func venue(_ id: String) -> Venue? {
         catalog.venue(id: id)?.venue
     }

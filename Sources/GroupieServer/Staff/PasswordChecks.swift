@@ -17,6 +17,18 @@ struct PasswordChecks: Service {
 
     /// Whether `password` matches `hash`; nil when too many checks wait already.
     func verify(_ password: String, hash: String) async throws -> Bool? {
+        try await queue { StaffAccounts.verify(password, hash: hash) }
+    }
+
+    /// `password` hashed for storing, after `StaffAccounts`' rules for its length (which throw
+    /// `StaffAccounts.Failure`); nil when too many checks wait already.
+    func hash(_ password: String) async throws -> String? {
+        _ = try StaffAccounts.validated(password)
+        return try await queue { try StaffAccounts.hash(password) }
+    }
+
+    /// `work` on the thread, or nil when `maxWaiting` others wait already.
+    private func queue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T? {
         let admitted = queued.count.withLock { count in
             guard count < Self.maxWaiting else { return false }
             count += 1
@@ -24,7 +36,7 @@ struct PasswordChecks: Service {
         }
         guard admitted else { return nil }
         defer { queued.count.withLock { $0 -= 1 } }
-        return try await thread.run { StaffAccounts.verify(password, hash: hash) }
+        return try await thread.run(work)
     }
 
     func run() async throws {

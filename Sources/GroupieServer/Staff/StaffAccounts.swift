@@ -12,6 +12,7 @@ public struct StaffAccounts: Sendable {
         case unknownStaff(String)
         case weakPassword
         case noVenue
+        case venueForAdmin
 
         public var description: String {
             switch self {
@@ -20,6 +21,7 @@ public struct StaffAccounts: Sendable {
             case .unknownStaff(let email): "No member of staff signs in as \(email)."
             case .weakPassword: "The password must be \(StaffAccounts.passwordLength.lowerBound) to \(StaffAccounts.passwordLength.upperBound) characters long."
             case .noVenue: "Give the venue with --venue ID (or --role admin for every venue)."
+            case .venueForAdmin: "An admin looks after every venue; leave out --venue."
             }
         }
     }
@@ -48,13 +50,18 @@ public struct StaffAccounts: Sendable {
     }
 
     @discardableResult
-    public func add(email text: String, password: String, role: StaffRole, venueIds: Set<String>) async throws(Failure) -> StaffMember {
+    public func add(email text: String, password: String, role: StaffRole, venueIds: Set<String>, by: String = "command line") async throws(Failure) -> StaffMember {
+        try await add(email: text, passwordHash: try Self.hash(password), role: role, venueIds: venueIds, by: by)
+    }
+
+    /// The same with the password hashed already (the console hashes it off the event loop).
+    @discardableResult
+    func add(email text: String, passwordHash hash: String, role: StaffRole, venueIds: Set<String>, by: String) async throws(Failure) -> StaffMember {
         guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
-        guard role == .admin || !venueIds.isEmpty else { throw .noVenue }
-        let hash = try Self.hash(password)
+        try Self.requireVenues(venueIds, for: role)
         do {
-            let member = try await database.addStaff(email: email, passwordHash: hash, role: role, venueIds: role == .admin ? [] : venueIds, now: clock())
-            try? await database.audit(.init(at: clock(), staffEmail: "command line", venueId: nil, action: "staff added", subject: "\(email) (\(role.rawValue))", reason: nil))
+            let member = try await database.addStaff(email: email, passwordHash: hash, role: role, venueIds: venueIds, now: clock())
+            try? await database.audit(.init(at: clock(), staffEmail: by, venueId: nil, action: "staff added", subject: "\(email) (\(role.rawValue))", reason: nil))
             return member
         } catch {
             throw .emailTaken(email)
@@ -65,31 +72,77 @@ public struct StaffAccounts: Sendable {
         try await database.allStaff()
     }
 
-    public func remove(email text: String) async throws(Failure) {
+    public func remove(email text: String, by: String = "command line") async throws(Failure) {
         guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
         do {
             try await database.removeStaff(email: email)
         } catch {
             throw .unknownStaff(email)
         }
-        try? await database.audit(.init(at: clock(), staffEmail: "command line", venueId: nil, action: "staff removed", subject: email, reason: nil))
+        try? await database.audit(.init(at: clock(), staffEmail: by, venueId: nil, action: "staff removed", subject: email, reason: nil))
     }
 
     /// Sets a new password and signs the member out everywhere.
-    public func resetPassword(email text: String, password: String) async throws(Failure) {
+    public func resetPassword(email text: String, password: String, by: String = "command line") async throws(Failure) {
+        try await setPassword(email: text, passwordHash: try Self.hash(password), by: by)
+    }
+
+    /// The same with the password hashed already.
+    func setPassword(email text: String, passwordHash hash: String, by: String) async throws(Failure) {
         guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
-        let hash = try Self.hash(password)
         do {
             try await database.setStaffPassword(email: email, passwordHash: hash)
+            // A new password lifts the lock that wrong ones put on the account.
+            try await database.unlockStaff(email: email, now: clock())
         } catch {
             throw .unknownStaff(email)
         }
-        try? await database.audit(.init(at: clock(), staffEmail: "command line", venueId: nil, action: "password reset", subject: email, reason: nil))
+        try? await database.audit(.init(at: clock(), staffEmail: by, venueId: nil, action: "password reset", subject: email, reason: nil))
+    }
+
+    /// Gives a member of staff a new role and venues.
+    @discardableResult
+    public func changeRole(email text: String, role: StaffRole, venueIds: Set<String>, by: String = "command line") async throws(Failure) -> StaffMember {
+        guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
+        try Self.requireVenues(venueIds, for: role)
+        let member: StaffMember
+        do {
+            member = try await database.setStaffRole(email: email, role: role, venueIds: venueIds)
+        } catch {
+            throw .unknownStaff(email)
+        }
+        try? await database.audit(.init(
+            at: clock(), staffEmail: by, venueId: nil, action: "staff role changed",
+            subject: "\(email) (\(role.rawValue)\(role == .admin ? "" : ": " + venueIds.sorted().joined(separator: ", ")))", reason: nil
+        ))
+        return member
+    }
+
+    /// Lifts the sign-in lock that wrong passwords put on the account, from every address.
+    public func unlock(email text: String, by: String = "command line") async throws(Failure) {
+        guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
+        do {
+            try await database.unlockStaff(email: email, now: clock())
+        } catch {
+            throw .unknownStaff(email)
+        }
+        try? await database.audit(.init(at: clock(), staffEmail: by, venueId: nil, action: "sign-in lock lifted", subject: email, reason: nil))
+    }
+
+    /// An admin has every venue and names none; every other role names at least one.
+    public static func requireVenues(_ venueIds: Set<String>, for role: StaffRole) throws(Failure) {
+        if role == .admin, !venueIds.isEmpty { throw .venueForAdmin }
+        if role != .admin, venueIds.isEmpty { throw .noVenue }
     }
 
     static func hash(_ password: String) throws(Failure) -> String {
+        Bcrypt.hash(try validated(password), cost: cost)
+    }
+
+    /// The password when its length is allowed.
+    static func validated(_ password: String) throws(Failure) -> String {
         guard passwordLength.contains(password.count), password.utf8.count <= 72 else { throw .weakPassword }
-        return Bcrypt.hash(password, cost: cost)
+        return password
     }
 
     /// Checks a password against a stored hash, in constant time for equal lengths (bcrypt's own).

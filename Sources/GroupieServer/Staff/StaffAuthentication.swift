@@ -43,6 +43,8 @@ struct StaffAuthenticator: RouterMiddleware {
     typealias Context = GroupieRequestContext
     let database: any GroupieStore
     let clock: @Sendable () -> Date
+    /// Refusals of the console's pages and forms are answered with its pages, not JSON.
+    let errorPages: StaffErrorPages
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -52,7 +54,13 @@ struct StaffAuthenticator: RouterMiddleware {
                 context.staffSession = StaffSession(member: member, csrfToken: csrf, tokenHash: hash)
             }
         }
-        var response = try await next(request, context)
+        let memory = StaffFormMemory()
+        var response: Response
+        do {
+            response = try await StaffFormMemory.$current.withValue(memory) { try await next(request, context) }
+        } catch {
+            response = try await answer(error, request: request, context: context, memory: memory)
+        }
         // Staff pages hold visitors' names and photos: never cached, never framed.
         response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
         response.headers[.xFrameOptions] = "DENY"

@@ -22,6 +22,7 @@ struct StaffController {
         signedIn.get("venues/{venueId}", use: venue)
         signedIn.get("groups/{groupId}", use: group)
         signedIn.post("groups/{groupId}/close", use: close)
+        signedIn.post("groups/{groupId}/reopen", use: reopen)
         signedIn.get("venues/{venueId}/review", use: review)
         signedIn.get("photos/{photoId}/thumb") { try await photoImage($0, context: $1, variant: .thumb) }
         signedIn.get("photos/{photoId}/display") { try await photoImage($0, context: $1, variant: .display) }
@@ -77,7 +78,10 @@ struct StaffController {
     func audit(_ request: Request, context: StaffContext) async throws -> Response {
         let session = context.session
         let venues = session.member.role == .admin ? nil : session.member.venueIds
-        return pages.audit(try await database.auditLog(venueIds: venues, staffEmail: session.member.email, limit: 500), session: session)
+        return pages.audit(
+            try await database.auditLog(venueIds: venues, staffEmail: session.member.email, limit: 500), venue: { catalog.venue(id: $0)?.venue },
+            session: session
+        )
     }
 
     /// A photo's thumbnail, or its display size (for the review queue).
@@ -111,12 +115,33 @@ struct StaffController {
 
     func delete(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
-        let audit = try await moderation.delete(found, reason: try form.reason(), by: session.member)
+        let reason = try form.reason()
+        try form.requireConfirmation()
+        let audit = try await moderation.delete(found, reason: reason, by: session.member)
         log(audit, session: session, context: context)
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
+    /// Closing asks for a reason and a ticked confirmation; reopening undoes it.
     func close(_ request: Request, context: StaffContext) async throws -> Response {
+        let (session, form, group) = try await moderatedGroup(request, context: context)
+        let reason = try form.reason()
+        try form.requireConfirmation()
+        let audit = try await moderation.close(group, reason: reason, by: session.member)
+        log(audit, session: session, context: context)
+        return Self.back(to: group.id)
+    }
+
+    func reopen(_ request: Request, context: StaffContext) async throws -> Response {
+        let (session, _, group) = try await moderatedGroup(request, context: context)
+        let audit = try await moderation.reopen(group, by: session.member)
+        log(audit, session: session, context: context)
+        return Self.back(to: group.id)
+    }
+
+    /// The group of the route, its venue checked against the member's and their role against
+    /// moderation, the form's token against the session's.
+    private func moderatedGroup(_ request: Request, context: StaffContext) async throws -> (StaffSession, StaffForm, Group) {
         let session = context.session
         let form = try await StaffForm(request, context: context)
         try form.requireToken(of: session)
@@ -124,9 +149,7 @@ struct StaffController {
             throw Self.groupNotFound
         }
         guard session.member.may(.moderate, at: group.venueId) else { throw Self.notAllowed(session.member.role) }
-        let audit = try await moderation.close(group, reason: try form.reason(), by: session.member)
-        log(audit, session: session, context: context)
-        return Self.back(to: group.id)
+        return (session, form, group)
     }
 
     /// The photo of the route, its venue checked against the member's and their role against
@@ -178,6 +201,8 @@ struct StaffController {
 /// carry more, such as a whole mission file).
 struct StaffForm {
     private let fields: [String: String]
+    /// Every value of a name given more than once (the ticked boxes of a list), in order.
+    private let repeated: [String: [String]]
     static let maximumBytes = 16 * 1024
 
     init(_ request: Request, context: some RequestContext, limit: Int = maximumBytes) async throws {
@@ -190,22 +215,35 @@ struct StaffForm {
         } catch {
             throw Problem.tooLarge(limit: limit)
         }
-        guard let fields = Self.decode(String(buffer: body)) else {
+        guard let pairs = Self.decodePairs(String(buffer: body)) else {
             throw Problem(.badRequest, code: "malformed-form", detail: "The form is not application/x-www-form-urlencoded.")
         }
-        self.fields = fields
+        self.fields = Self.firstValues(pairs)
+        self.repeated = Dictionary(grouping: pairs, by: \.name).mapValues { $0.map(\.value) }
+        StaffFormMemory.current?.keep(fields)
     }
 
     /// `name=value&...` with `+` for spaces and percent escapes, the first value of each name;
     /// nil when an escape is broken or does not spell UTF-8. (Foundation's `URLComponents` stops
     /// the process on such text, so it never sees it.)
     static func decode(_ body: String) -> [String: String]? {
-        var fields: [String: String] = [:]
+        decodePairs(body).map(firstValues)
+    }
+
+    /// Every `name=value` pair, in order; nil as for `decode`.
+    static func decodePairs(_ body: String) -> [(name: String, value: String)]? {
+        var pairs: [(name: String, value: String)] = []
         for pair in body.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = unescape(parts[0]), let value = parts.count > 1 ? unescape(parts[1]) : "" else { return nil }
-            if fields[name] == nil { fields[name] = value }
+            pairs.append((name, value))
         }
+        return pairs
+    }
+
+    private static func firstValues(_ pairs: [(name: String, value: String)]) -> [String: String] {
+        var fields: [String: String] = [:]
+        for (name, value) in pairs where fields[name] == nil { fields[name] = value }
         return fields
     }
 
@@ -238,11 +276,23 @@ struct StaffForm {
 
     subscript(_ name: String) -> String? { fields[name] }
 
+    /// Every value given for `name`: the boxes ticked of a list.
+    func values(_ name: String) -> [String] { repeated[name] ?? [] }
+
     func requireToken(of session: StaffSession) throws {
         guard session.accepts(formToken: fields["csrf"]) else {
             throw Problem(.forbidden, code: "csrf-token-mismatch", detail: "The form is out of date; reload the page and try again.")
         }
     }
+
+    /// An action that cannot be undone carries `confirm=yes`, from the checkbox beside its button.
+    func requireConfirmation() throws {
+        guard fields["confirm"] == "yes" else { throw Self.confirmationRequired }
+    }
+
+    static let confirmationRequired = Problem(
+        .unprocessableContent, code: "confirmation-required", detail: "Tick the box to confirm; this cannot be undone."
+    )
 
     /// The reason staff gave: required, trimmed, 200 characters at most.
     func reason() throws -> String {

@@ -13,10 +13,13 @@ extension StaffPages {
         struct Closed: Sendable {
             let at: String
             let reason: String
+            /// The reopening form, for those who may moderate.
+            let reopen: String?
         }
         let venueURL: String
         let venueName: String
         let members: [Member]
+        let timeNote: String
         let closed: Closed?
         /// The closing form, for those who may moderate an open group.
         let close: String?
@@ -43,6 +46,8 @@ extension StaffPages {
         }
         let anchor: String
         let thumb: String
+        /// The photo at display size: the thumbnail opens it.
+        let display: String
         let photographer: String
         let task: String?
         let takenAt: String
@@ -54,10 +59,12 @@ extension StaffPages {
 
     func group(_ view: StaffGroupView, venue: Venue?, session: StaffSession) -> Response {
         let mayModerate = session.member.may(.moderate, at: view.group.venueId)
+        let time = StaffTime(venue: venue)
         func card(_ photo: Photo, hidden: (reason: String, held: Bool)?) -> PhotoCard {
             PhotoCard(
-                anchor: "photo-" + photo.id, thumb: StaffURL.photoThumb(photo.id).path, photographer: photo.photographerName,
-                task: Self.task(of: photo), takenAt: Timestamp.string(photo.createdAt), isHidden: hidden != nil,
+                anchor: "photo-" + photo.id, thumb: StaffURL.photoThumb(photo.id).path, display: StaffURL.photoDisplay(photo.id).path,
+                photographer: photo.photographerName, task: Self.task(of: photo, venue: venue), takenAt: time.string(photo.createdAt),
+                isHidden: hidden != nil,
                 waiting: hidden?.held == true, hiddenReason: hidden.flatMap { $0.held ? nil : $0.reason },
                 actions: mayModerate
                     ? .init(
@@ -70,7 +77,10 @@ extension StaffPages {
         let page = GroupView(
             venueURL: StaffURL.venue(view.group.venueId).path, venueName: venue.map(Self.name) ?? view.group.venueId,
             members: view.members.map { .init(name: $0.name, isCreator: $0.isCreator) },
-            closed: view.group.closed.map { .init(at: Timestamp.string($0.at), reason: $0.reason) },
+            timeNote: venue.map(StaffTime.note) ?? "Times are in UTC.",
+            closed: view.group.closed.map {
+                .init(at: time.string($0.at), reason: $0.reason, reopen: mayModerate ? StaffURL.groupReopen(view.group.id).path : nil)
+            },
             close: view.group.closed == nil && mayModerate ? StaffURL.groupClose(view.group.id).path : nil,
             message: StaffURL.messages(venueId: view.group.venueId, groupId: view.group.id).path,
             download: mayModerate ? StaffURL.groupPhotos(view.group.id).path : nil,
@@ -113,10 +123,11 @@ extension StaffPages {
     /// forms without leaving the page; without it, each form comes back here.
     func review(_ venue: Venue, photos: [Photo], total: Int, session: StaffSession) -> Response {
         let mayModerate = session.member.may(.moderate, at: venue.id)
+        let time = StaffTime(venue: venue)
         let items = photos.map { photo in
             ReviewView.Item(
                 anchor: "held-" + photo.id, display: StaffURL.photoDisplay(photo.id).path, photographer: photo.photographerName,
-                task: Self.task(of: photo), groupURL: StaffURL.group(photo.groupId).path, takenAt: Timestamp.string(photo.createdAt),
+                task: Self.task(of: photo, venue: venue), groupURL: StaffURL.group(photo.groupId).path, takenAt: time.string(photo.createdAt),
                 forms: mayModerate ? .init(share: StaffURL.photoRestore(photo.id).path, hide: StaffURL.photoHide(photo.id).path) : nil
             )
         }
@@ -128,9 +139,18 @@ extension StaffPages {
         return page("staff-review", title: "Review queue · \(Self.name(venue))", session: session, view)
     }
 
-    /// "sharks / shark": the mission and task a photo was taken for; nil for a free photo.
-    static func task(of photo: Photo) -> String? {
-        let task = [photo.missionId, photo.taskId].compactMap { $0 }.joined(separator: " / ")
-        return task.isEmpty ? nil : task
+    /// "Sharks: Photograph the biggest shark": the mission's title and the task's prompt as the
+    /// venue's file words them (in English, else the venue's first language); the ids when the
+    /// file no longer has them; nil for a free photo.
+    static func task(of photo: Photo, venue: Venue?) -> String? {
+        guard let missionId = photo.missionId else { return nil }
+        let language = "en", fallback = venue?.defaultLanguage ?? "en"
+        guard let mission = venue?.missions.first(where: { $0.id == missionId }) else {
+            return [photo.missionId, photo.taskId].compactMap { $0 }.joined(separator: " / ")
+        }
+        let title = mission.title.resolved(language: language, fallback: fallback)
+        guard let taskId = photo.taskId else { return title }
+        guard let task = mission.tasks.first(where: { $0.id == taskId }) else { return title + " / " + taskId }
+        return title + ": " + task.prompt.resolved(language: language, fallback: fallback)
     }
 }

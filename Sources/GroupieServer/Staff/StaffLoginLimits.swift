@@ -10,6 +10,10 @@ import HummingbirdBcrypt
 /// passwords lock out only the stranger's own address: a member signing in from another
 /// address, under its limits, always gets in.
 ///
+/// An admin (in the console or with `groupie staff unlock`) lifts an account's lock, and so
+/// does `groupie staff reset-password`: the account's attempts before then no longer count, from
+/// any address (the store keeps when, so that it holds for every instance and the command line).
+///
 /// An attempt is counted before its password is hashed, so that concurrent attempts cannot all
 /// pass the check before any of them is counted; a sign-in that succeeds forgets the attempts of
 /// its e-mail address from its client address.
@@ -33,11 +37,14 @@ struct StaffLoginLimits: Sendable {
     /// when its password may be checked now.
     func admit(email: String, address: String, now: Date) async -> Int? {
         let pair = Self.pairKey(email: email, address: address)
+        let unlocked = email.isEmpty ? nil : try? await byAccount.store.staffUnlockedAt(email: email)
         await byAccountAndAddress.recordFailure(pair, now: now)
         await byAddress.recordFailure(address, now: now)
         await byAccount.recordFailure(email, now: now)
         // Counted with this attempt: the limit's own attempt may be checked, the next is refused.
-        return await JoinRateLimiter.retryAfter([(byAccountAndAddress, pair), (byAddress, address), (byAccount, email)], now: now, allowing: 1)
+        return await JoinRateLimiter.retryAfter(
+            [(byAccountAndAddress, pair, unlocked), (byAddress, address, nil), (byAccount, email, unlocked)], now: now, allowing: 1
+        )
     }
 
     /// A sign-in succeeded: the member's attempts from this address are forgotten.

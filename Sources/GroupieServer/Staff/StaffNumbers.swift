@@ -31,9 +31,8 @@ struct StaffNumbersController {
 
     func page(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, venue) = try venue(context)
-        let numbers = VisitNumbers(venue: venue, tally: try await database.visitTally(venueId: venue.id))
         let messages = try await database.staffMessageCount(venueId: venue.id)
-        return pages.numbers(numbers, messages: messages, venue: venue, session: session)
+        return pages.numbers(try await numbers(of: venue), messages: messages, venue: venue, session: session)
     }
 
     func csv(_ request: Request, context: StaffContext) async throws -> Response {
@@ -48,7 +47,7 @@ struct StaffNumbersController {
         ]
         try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "numbers exported", subject: name, reason: nil))
         guard table == .research else {
-            let rows = Self.rows(table, VisitNumbers(venue: venue, tally: try await database.visitTally(venueId: venue.id)))
+            let rows = Self.rows(table, try await numbers(of: venue))
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: Self.csv(rows))))
         }
         // Every event of every stored group: written a page of groups at a time, so that the
@@ -68,6 +67,16 @@ struct StaffNumbersController {
         return Response(status: .ok, headers: headers, body: body)
     }
 
+    /// The venue's numbers now: the groups of the last `playingLookback` read to tell those
+    /// still playing, whose open missions are not drop-off yet.
+    func numbers(of venue: Venue) async throws -> VisitNumbers {
+        let now = clock()
+        let recent = try await database.venueHistories(
+            venueId: venue.id, after: HistoryCursor(startedAfter: now.addingTimeInterval(-VisitNumbers.playingLookback)), limit: Self.researchPageGroups
+        )
+        return VisitNumbers(venue: venue, tally: try await database.visitTally(venueId: venue.id), recent: recent, now: now)
+    }
+
     static let researchHeader = ["group", "event", "mission", "task", "at"]
     static let researchPageGroups = 2_000
 
@@ -78,8 +87,10 @@ struct StaffNumbersController {
             return [["date", "groups_started", "missions_completed"]]
                 + numbers.days.map { [$0.date, String($0.groupsStarted), String($0.missionsCompleted)] }
         case .missions:
-            return [["mission", "started", "completed", "drop_off", "median_minutes"]]
-                + numbers.missions.map { [$0.missionId, String($0.started), String($0.completed), String($0.dropOff), minutes($0.medianSeconds)] }
+            return [["mission", "started", "completed", "still_playing", "drop_off", "median_minutes"]]
+                + numbers.missions.map {
+                    [$0.missionId, String($0.started), String($0.completed), String($0.playing), String($0.dropOff), minutes($0.medianSeconds)]
+                }
         case .tasks:
             return [["mission", "task", "done", "skipped", "median_minutes_from_mission_start"]]
                 + numbers.tasks.map { [$0.missionId, $0.taskId, String($0.done), String($0.skipped), minutes($0.medianSeconds)] }
@@ -88,17 +99,13 @@ struct StaffNumbersController {
         }
     }
 
-    /// One line per group start, photo, task done and mission completed: group id, event,
-    /// mission, task and time. No names, no photos, no player ids.
+    /// One line per group start, photo, task done or undone, mission completed or uncompleted,
+    /// group closed or reopened (`VisitNumbers.researchEvents`): group id, event, mission, task
+    /// and time. No names, no photos, no player ids; no groups that nobody joined.
     static func research(_ histories: [VisitNumbers.History]) -> [[String]] {
-        var rows: [[String]] = []
-        for history in histories {
-            rows.append([history.groupId, "group-started", "", "", Timestamp.string(history.startedAt)])
-            for event in history.events {
-                rows.append([history.groupId, event.kind.rawValue, event.missionId ?? "", event.taskId ?? "", Timestamp.string(event.at)])
-            }
+        histories.flatMap { history in
+            VisitNumbers.researchEvents(history).map { [history.groupId, $0.event, $0.missionId ?? "", $0.taskId ?? "", Timestamp.string($0.at)] }
         }
-        return rows
     }
 
     /// RFC 4180, with CRLF line ends; a field that a spreadsheet would read as a formula is
@@ -125,6 +132,7 @@ extension StaffPages {
             let title: String
             let started: Int
             let completed: Int
+            let playing: Int
             let dropOff: Int
             let median: String
         }
@@ -147,6 +155,8 @@ extension StaffPages {
         /// Messages from staff the stored groups received.
         let messages: String
         let missionChart: BarChart?
+        /// How long without activity a group stops playing, in minutes.
+        let quietMinutes: Int
         let missions: [MissionRow]
         let mostSkipped: [TaskRow]
         let dayChart: BarChart?
@@ -167,10 +177,15 @@ extension StaffPages {
             stored: "\(numbers.groups) group\(numbers.groups == 1 ? "" : "s")",
             photos: numbers.medianPhotosPerGroup.map { String(format: "%.1f", $0) } ?? "–",
             messages: "\(messages) message\(messages == 1 ? "" : "s") from staff",
-            missionChart: BarChart(numbers.missions.map { (titles[$0.missionId] ?? $0.missionId, [$0.completed, $0.dropOff]) }, legend: ["completed", "dropped off"]),
+            missionChart: BarChart(
+                numbers.missions.map { (titles[$0.missionId] ?? $0.missionId, [$0.completed, $0.dropOff, $0.playing]) },
+                legend: ["completed", "dropped off", "still playing"]
+            ),
+            quietMinutes: Int(VisitNumbers.quietAfter / 60),
             missions: numbers.missions.map { row in
                 .init(
-                    title: titles[row.missionId] ?? row.missionId, started: row.started, completed: row.completed, dropOff: row.dropOff,
+                    title: titles[row.missionId] ?? row.missionId, started: row.started, completed: row.completed, playing: row.playing,
+                    dropOff: row.dropOff,
                     median: minutes(row.medianSeconds)
                 )
             },
@@ -222,7 +237,7 @@ struct BarChart: Sendable {
     let bars: [Bar]
     let legend: [Key]
 
-    static let colours = ["#1f5d8c", "#c9c9c9"]
+    static let colours = ["#1f5d8c", "#c9c9c9", "#7a4b00"]
     static let rowHeight = 28, labelWidth = 220, barWidth = 420
 
     /// Nil when there are no bars.

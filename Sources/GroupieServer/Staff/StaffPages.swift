@@ -79,6 +79,8 @@ struct StaffPages: Sendable {
         /// The table cards' form, for those who may moderate.
         let cards: String?
         let maximumCards = StaffPosterController.maximumCards
+        /// The languages a batch of table cards may speak: the venue's.
+        let cardLanguages: [Language]
         let groups: [Row]
         let latest: [Latest]
         let events: String
@@ -89,12 +91,14 @@ struct StaffPages: Sendable {
         /// at the venue.
         let photos: String?
         let today: String
+        let timeNote: String
     }
 
     func venue(
         _ venue: Venue, groups: [(group: Group, members: [Member], progress: GroupProgress)], latest: [Photo], waiting: Int,
         session: StaffSession
     ) -> Response {
+        let time = StaffTime(venue: venue)
         let rows = groups.map { entry in
             let done = entry.progress.missions.filter(\.isComplete).count
             let tasks = entry.progress.missions.flatMap(\.tasks)
@@ -102,7 +106,7 @@ struct StaffPages: Sendable {
                 url: StaffURL.group(entry.group.id).path, name: Self.name(entry.group), closed: entry.group.closed != nil,
                 members: entry.members.map(\.name).joined(separator: ", "),
                 progress: "\(tasks.filter(\.isDone).count) of \(tasks.count) tasks, \(done) of \(entry.progress.missions.count) missions",
-                started: Timestamp.string(entry.group.createdAt)
+                started: time.string(entry.group.createdAt)
             )
         }
         let view = VenueView(
@@ -114,6 +118,7 @@ struct StaffPages: Sendable {
             posterA3PDF: StaffURL.poster(venueId: venue.id, paper: "a3", format: "pdf").path,
             posterA4PNG: StaffURL.poster(venueId: venue.id, paper: "a4", format: "png").path,
             cards: session.member.may(.moderate, at: venue.id) ? StaffURL.cards(venueId: venue.id).path : nil,
+            cardLanguages: venue.languages.map { .init(code: $0, name: Self.languageName($0)) },
             groups: rows,
             latest: latest.map { photo in
                 .init(
@@ -125,7 +130,8 @@ struct StaffPages: Sendable {
             messages: StaffURL.messages(venueId: venue.id).path,
             wall: StaffURL.wall(venueId: venue.id).path,
             photos: session.member.may(.moderate, at: venue.id) ? StaffURL.venuePhotos(venueId: venue.id).path : nil,
-            today: VenueClock(venue, format: "yyyy-MM-dd").string(Date())
+            today: VenueClock(venue, format: "yyyy-MM-dd").string(Date()),
+            timeNote: StaffTime.note(venue)
         )
         return page("staff-venue", title: Self.name(venue), session: session, view)
     }
@@ -142,10 +148,11 @@ struct StaffPages: Sendable {
         let entries: [Entry]
     }
 
-    func audit(_ entries: [AuditEntry], session: StaffSession) -> Response {
+    /// Each line's time in its venue's time zone (UTC, said, for lines of no venue).
+    func audit(_ entries: [AuditEntry], venue: (String) -> Venue?, session: StaffSession) -> Response {
         let entries = entries.map { entry in
             AuditView.Entry(
-                at: Timestamp.string(entry.at), email: entry.staffEmail, venue: entry.venueId ?? "", action: entry.action,
+                at: StaffTime(venue: entry.venueId.flatMap(venue)).string(entry.at), email: entry.staffEmail, venue: entry.venueId ?? "", action: entry.action,
                 subject: entry.subject ?? "", reason: entry.reason ?? ""
             )
         }
@@ -160,6 +167,16 @@ struct StaffPages: Sendable {
         case 1: "1 photo waits for review."
         default: "\(count) photos wait for review."
         }
+    }
+
+    struct Language: Sendable {
+        let code: String
+        let name: String
+    }
+
+    /// "Swedish (sv)": a language's English name, for staff choosing one.
+    static func languageName(_ code: String) -> String {
+        (Locale(identifier: "en").localizedString(forIdentifier: code) ?? code) + " (\(code))"
     }
 
     static func name(_ venue: Venue) -> String {
@@ -184,6 +201,9 @@ struct StaffBar: Sendable {
     let home = StaffURL.home.path
     let audit = StaffURL.audit.path
     let logout = StaffURL.logout.path
+    let password = StaffURL.password.path
+    /// The staff accounts, for an admin.
+    let accounts: String?
     let email: String
     let role: String
     let csrf: String
@@ -192,5 +212,6 @@ struct StaffBar: Sendable {
         email = session.member.email
         role = session.member.role.rawValue
         csrf = session.csrfToken
+        accounts = session.member.role == .admin ? StaffURL.accounts.path : nil
     }
 }

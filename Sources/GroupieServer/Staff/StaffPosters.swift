@@ -38,6 +38,13 @@ struct StaffPosterController {
         guard let count = form["count"].flatMap({ Int($0) }), (1...Self.maximumCards).contains(count) else {
             throw Problem(.unprocessableContent, code: "invalid-count", detail: "Make 1 to \(Self.maximumCards) cards at once.")
         }
+        // The cards of a batch speak one of the venue's languages, the one staff chose for the class.
+        let language = form["language"] ?? venue.defaultLanguage
+        guard venue.languages.contains(language) || language == venue.defaultLanguage else {
+            throw Problem(
+                .unprocessableContent, code: "invalid-language", detail: "Choose one of the venue's languages: \(venue.languages.joined(separator: ", "))."
+            )
+        }
         let prefix = (form["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let names = try (1...count).map { number -> String in
             switch DisplayName.validated("\(prefix.isEmpty ? "Table" : prefix) \(number)", limits: DisplayName.group) {
@@ -49,9 +56,10 @@ struct StaffPosterController {
             venueId: venue.id, names: names, joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: clock()
         )
         let poster = Self.poster(for: venue, url: "", assetsDirectory: assetsDirectory)
+        let base = String(language.lowercased().prefix { $0 != "-" })
         let sheet = TableCards(
-            venueName: poster.title, colour: poster.colour, logoPath: poster.logoPath,
-            instruction: (venue.defaultLanguage, Self.cardInstructions[String(venue.defaultLanguage.prefix(2))] ?? Self.cardInstructions["en"]!),
+            venueName: venue.name.resolved(language: language, fallback: venue.defaultLanguage), colour: poster.colour, logoPath: poster.logoPath,
+            instruction: Self.cardInstructions[base].map { (language, $0) } ?? ("en", Self.cardInstructions["en"]!),
             cards: groups.map { TableCards.Card(groupName: $0.name ?? "", code: $0.joinCode.value, url: links.url($0.joinCode)) }
         )
         let bytes = try await fileIO.run {
@@ -62,7 +70,7 @@ struct StaffPosterController {
         }
         try await database.audit(.init(
             at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "table cards made",
-            subject: "\(count) groups: \(names.first ?? "") to \(names.last ?? "")", reason: nil
+            subject: "\(count) groups: \(names.first ?? "") to \(names.last ?? "") (\(language))", reason: nil
         ))
         return Response(
             status: .ok,

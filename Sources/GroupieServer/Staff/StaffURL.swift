@@ -8,6 +8,11 @@ enum StaffURL: Sendable, Hashable {
     case login
     case logout
     case audit
+    case accounts
+    case accountRole(String)
+    case accountUnlock(String)
+    case accountRemove(String)
+    case password
     case venue(String)
     case review(venueId: String)
     case numbers(venueId: String)
@@ -55,6 +60,7 @@ enum StaffURL: Sendable, Hashable {
     /// A photo on its group's page.
     case groupPhoto(groupId: String, photoId: String)
     case groupClose(String)
+    case groupReopen(String)
     case photoThumb(String)
     case photoDisplay(String)
     case photoHide(String)
@@ -69,6 +75,11 @@ enum StaffURL: Sendable, Hashable {
         case .login: "/staff/login"
         case .logout: "/staff/logout"
         case .audit: "/staff/audit"
+        case .accounts: "/staff/accounts"
+        case .accountRole(let id): "/staff/accounts/" + Self.segment(id) + "/role"
+        case .accountUnlock(let id): "/staff/accounts/" + Self.segment(id) + "/unlock"
+        case .accountRemove(let id): "/staff/accounts/" + Self.segment(id) + "/remove"
+        case .password: "/staff/password"
         case .venue(let id): "/staff/venues/" + Self.segment(id)
         case .review(let venueId): Self.venue(venueId).path + "/review"
         case .numbers(let venueId): Self.venue(venueId).path + "/numbers"
@@ -108,6 +119,7 @@ enum StaffURL: Sendable, Hashable {
         case .group(let id): "/staff/groups/" + Self.segment(id)
         case .groupPhoto(let groupId, let photoId): Self.group(groupId).path + "#" + Self.segment("photo-" + photoId)
         case .groupClose(let id): Self.group(id).path + "/close"
+        case .groupReopen(let id): Self.group(id).path + "/reopen"
         case .photoThumb(let id): Self.photo(id) + "/thumb"
         case .photoDisplay(let id): Self.photo(id) + "/display"
         case .photoHide(let id): Self.photo(id) + "/hide"

@@ -1,0 +1,31 @@
+import Foundation
+import GroupieCore
+
+/// Times as the console shows them: in the venue's time zone, as its staff read a clock there
+/// ("26 Nov 2026, 10:13"), never as UTC timestamps. A time of no venue (the audit log's own
+/// lines) is shown in UTC, and says so.
+struct StaffTime: Sendable {
+    let timeZone: TimeZone
+    let saysZone: Bool
+
+    init(venue: Venue?) {
+        if let venue, let zone = TimeZone(identifier: venue.timeZone) {
+            timeZone = zone
+            saysZone = false
+        } else {
+            timeZone = TimeZone(identifier: "UTC")!
+            saysZone = true
+        }
+    }
+
+    func string(_ date: Date) -> String {
+        var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: Locale(identifier: "en_GB"), calendar: Calendar(identifier: .gregorian))
+        style.timeZone = timeZone
+        return date.formatted(style) + (saysZone ? " UTC" : "")
+    }
+
+    /// "Times are in Europe/Stockholm time."
+    static func note(_ venue: Venue) -> String {
+        "Times are in \(venue.timeZone) time."
+    }
+}
