@@ -107,7 +107,7 @@ extension MissionEditorTests {
             #expect(try await collages() == ["sharks"], "the collage stays in the album")
 
             let moderator = try #require(try await StaffConsoleTests.signIn(client, "mod@aquarium.example").1)
-            #expect(try await moderator.post(client, "/staff/photos/\(photoId)/delete", ["reason": "test"]).status == .seeOther)
+            #expect(try await moderator.post(client, "/staff/photos/\(photoId)/delete", ["reason": "test", "confirm": "yes"]).status == .seeOther)
             #expect(try await collages().isEmpty, "a collage never shows a deleted photo")
         }
     }

@@ -79,7 +79,7 @@ struct StaffMessageTests {
             let first = try await client.newGroup(by: ada), second = try await client.newGroup(by: bo)
             let closed = try await client.newGroup(by: cy), museum = try await client.newGroup(by: di, venue: "museum")
             let browser = try #require(try await StaffConsoleTests.signIn(client, "mod@aquarium.example").1)
-            #expect(try await browser.post(client, "/staff/groups/\(closed.id)/close", ["reason": "done"]).status == .seeOther)
+            #expect(try await browser.post(client, "/staff/groups/\(closed.id)/close", ["reason": "done", "confirm": "yes"]).status == .seeOther)
 
             let sent = try await browser.post(client, "/staff/venues/aquarium/messages", ["group": "", "text": "We close in 15 minutes"])
             #expect(sent.status == .seeOther && sent.headers[.location] == "/staff/venues/aquarium/messages")
