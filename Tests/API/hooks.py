@@ -211,6 +211,16 @@ def fixed_photo_to_delete(context, case, kwargs):
         case.path_parameters = {**case.path_parameters, "photoId": created["photo"]["id"]}
 
 
+@schemathesis.hook("before_call").apply_to(operation_id="hidePhoto")
+def fixed_photo_to_hide(context, case, kwargs):
+    """A new photo of D's (back in G first) for each valid hide by the creator: the one before is hidden."""
+    if _positive(case):
+        _fixed_call("POST", "/api/v1/groups/join", FIXED["d"], {"code": FIXED["code"]})
+        photo = Path(FIXED["photo"]).read_bytes()
+        created = _fixed_call("POST", f"/api/v1/groups/{FIXED['group']}/photos", FIXED["d"], photo, "image/jpeg")
+        case.path_parameters = {**case.path_parameters, "photoId": created["photo"]["id"]}
+
+
 @schemathesis.hook("before_call").apply_to(operation_id=["groupEvents", "albumZip"])
 def fixed_stream_token(context, case, kwargs):
     """A `?token=` that is valid now: any string fits the schema, but only a stream token that

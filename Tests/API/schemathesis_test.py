@@ -63,6 +63,7 @@ from groupie_harness.staff import add_staff, sign_in  # noqa: E402
 
 VENUE = "science-centre"
 MISSION, TASKS = "poison-frogs", ("brightest-frog", "frog-pose")   # 2 tasks, no after:
+OPEN_TASK = ("stripes-and-spots", "striped-fish")   # a task no run takes a photo for
 FIXTURE_PHOTOS = [FIXTURES / "chelsea.jpg", FIXTURES / "coffee.jpg"]
 PHOTOS = list(FIXTURE_PHOTOS)   # small copies made by `small_photos`, when vips is there
 STAFF_EMAIL, STAFF_PASSWORD = "curator@example.org", "correct horse battery"
@@ -211,6 +212,11 @@ def main():
             {"include-operation-id": "removeMember", "parameters": {"path.groupId": g, "path.playerId": ids["d"]}},
             {"include-operation-id": "photoImage", "parameters": {"path.photoId": ids["photo"]}},
             {"include-operation-id": "deletePhoto", "parameters": {"path.photoId": ids["free-photo"]}},
+            # A teammate's photo for the creator to hide (the hook uploads a new one as D each time).
+            {"include-operation-id": "hidePhoto", "parameters": {"path.photoId": ids["free-photo"]}},
+            # A task of G that stays open: A claims it again and gives it back.
+            {"include-operation-id": ["claimTask", "releaseTask"],
+             "parameters": {"path.groupId": g, "path.missionId": OPEN_TASK[0], "path.taskId": OPEN_TASK[1]}},
             # One size: each size is drawn anew, up to 20 s for 4096 pixels in a debug build (the
             # stateful run tries the others, where they are checked before anything is drawn).
             {"include-operation-id": ["collageJpeg", "collagePng"],

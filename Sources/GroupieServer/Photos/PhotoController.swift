@@ -181,8 +181,13 @@ extension PhotoController {
         return .noContent
     }
 
+    /// The task the path names; ids no mission file could hold are refused before any work.
     static func pathTask(_ context: MemberContext) throws -> GroupProgress.TaskKey {
-        GroupProgress.TaskKey(missionId: try context.parameters.require("missionId"), taskId: try context.parameters.require("taskId"))
+        let missionId = try context.parameters.require("missionId"), taskId = try context.parameters.require("taskId")
+        guard Identifier.isValid(missionId), Identifier.isValid(taskId) else {
+            throw Problem.notFound("task-not-found", "The venue has no such mission or task.")
+        }
+        return GroupProgress.TaskKey(missionId: missionId, taskId: taskId)
     }
 }
 

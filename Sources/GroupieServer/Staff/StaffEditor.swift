@@ -49,7 +49,11 @@ struct StaffEditorController {
             throw Problem(.unprocessableContent, code: "mission-file-too-large", detail: "\(tooLarge) Edit it on disk.")
         }
         guard let current = opened else { throw StaffController.venueNotFound }
-        let saved = request.uri.queryParameters["saved"].flatMap { Int(String($0)) }
+        // `saved`: the version just saved, which the page names; anything else is a wrong link.
+        let saved = try request.uri.queryParameters["saved"].map { value in
+            guard let number = Int(String(value)), number > 0 else { throw Problem.badRequest("invalid-version", "saved is a version's number.") }
+            return number
+        }
         return pages.editor(.init(
             venueId: venueId, path: path, venue: venue, text: current.text, base: current.hash,
             problems: editing.check(current.text, path: path).problems, saved: saved
