@@ -51,7 +51,7 @@ struct StaffEditorController {
         guard let current = opened else { throw StaffController.venueNotFound }
         // `saved`: the version just saved, which the page names; anything else is a wrong link.
         let saved = try request.uri.queryParameters["saved"].map { value in
-            guard let number = Int(String(value)), number > 0 else { throw Problem.badRequest("invalid-version", "saved is a version's number.") }
+            guard let number = Int(String(value)), (1...999_999).contains(number) else { throw Problem.badRequest("invalid-version", "saved is a version's number.") }
             return number
         }
         return pages.editor(.init(
