@@ -16,7 +16,8 @@ extension StaffPages {
             let photographer: String
             let groupURL: String
             let groupName: String
-            let joinCode: String
+            /// Beside a group's own name; an unnamed group's name is its code already.
+            let joinCode: String?
             let closed: Bool
             let task: String?
             let takenAt: String
@@ -58,7 +59,7 @@ extension StaffPages {
                 FeedView.Item(
                     display: StaffURL.photoDisplay(entry.photo.id).path, thumb: StaffURL.photoThumb(entry.photo.id).path,
                     photographer: entry.photo.photographerName, groupURL: StaffURL.group(entry.group.id).path, groupName: Self.name(entry.group),
-                    joinCode: entry.group.joinCode.value, closed: entry.group.closed != nil, task: Self.task(of: entry.photo, venue: venue),
+                    joinCode: entry.group.name == nil ? nil : entry.group.joinCode.value, closed: entry.group.closed != nil, task: Self.task(of: entry.photo, venue: venue),
                     takenAt: time.string(entry.photo.createdAt)
                 )
             },
