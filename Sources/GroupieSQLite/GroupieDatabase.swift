@@ -376,6 +376,12 @@ public struct GroupieDatabase: GroupieStore {
             try db.execute(sql: Self.playedSchema)
             try db.execute(sql: "ALTER TABLE staff ADD COLUMN unlocked_at REAL")
         }
+        migrator.registerMigration("v13 the staff's photo feed reads a venue's photos newest first") { db in
+            try db.execute(sql: """
+                CREATE INDEX photo_by_time ON photo(created_at, id);
+                CREATE INDEX play_group_by_venue ON play_group(venue_id, created_at, id);
+                """)
+        }
         return migrator
     }
 
