@@ -15,7 +15,7 @@ extension GroupieDatabase {
                 arguments += [missionId]
             }
             if let needle = filter.groupNeedle {
-                conditions.append("(instr(lower(play_group.join_code), ?) > 0 OR instr(lower(coalesce(play_group.name, '')), ?) > 0)")
+                conditions.append("(instr(swiftLowercaseString(play_group.join_code), ?) > 0 OR instr(swiftLowercaseString(coalesce(play_group.name, '')), ?) > 0)")
                 arguments += [needle, needle]
             }
             if let from = filter.from {

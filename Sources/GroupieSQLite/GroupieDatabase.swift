@@ -31,6 +31,8 @@ public struct GroupieDatabase: GroupieStore {
         // The pool's configuration keeps the checkpointer as long as the writer it serves.
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Swift's lowercasing, as PostgreSQL's lower() (SQLite's lowers ASCII only): the photo feed's search.
+            db.add(function: .lowercase)
             if !db.configuration.readonly { checkpointer.install(on: db) }
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
