@@ -330,6 +330,9 @@ enum PostgresSchema {
             CREATE INDEX task_claim_by_player ON task_claim(player_id);
             """),
         (4, "groups count in the numbers once joined, a task undone takes its mission's completion back; staff sign-in locks lifted", playedMigration),
+        (5, "the staff's photo feed reads a venue's photos newest first", """
+            CREATE INDEX photo_by_time ON photo(created_at, id);
+            """),
     ]
 
     /// The statements of a migration, one at a time, as the extended query protocol takes them:

@@ -31,6 +31,8 @@ public struct GroupieDatabase: GroupieStore {
         // The pool's configuration keeps the checkpointer as long as the writer it serves.
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Swift's lowercasing, as PostgreSQL's lower() (SQLite's lowers ASCII only): the photo feed's search.
+            db.add(function: .lowercase)
             if !db.configuration.readonly { checkpointer.install(on: db) }
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
@@ -375,6 +377,12 @@ public struct GroupieDatabase: GroupieStore {
         migrator.registerMigration("v12 groups count in the numbers once joined, a task undone takes its mission's completion back; staff sign-in locks lifted") { db in
             try db.execute(sql: Self.playedSchema)
             try db.execute(sql: "ALTER TABLE staff ADD COLUMN unlocked_at REAL")
+        }
+        migrator.registerMigration("v13 the staff's photo feed reads a venue's photos newest first") { db in
+            try db.execute(sql: """
+                CREATE INDEX photo_by_time ON photo(created_at, id);
+                CREATE INDEX play_group_by_venue ON play_group(venue_id, created_at, id);
+                """)
         }
         return migrator
     }

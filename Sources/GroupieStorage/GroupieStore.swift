@@ -147,6 +147,8 @@ public protocol ModerationStore: Sendable {
     /// however many groups there are.
     func playingGroupContents(venueId: String, limit: Int) async throws -> [PlayingGroup]
     func latestPhotos(venueId: String, limit: Int) async throws -> [Photo]
+    /// A page of the venue's photo feed (shown photos only), newest first, with their groups.
+    func photoFeed(_ filter: PhotoFeedFilter) async throws -> [FeedPhoto]
     func staffView(groupId: String) async throws -> StaffGroupView?
     func moderatedPhoto(id: String) async throws -> (photo: Photo, venueId: String, hidden: Bool, held: Bool)?
     func heldPhotos(venueId: String, limit: Int) async throws -> (photos: [Photo], total: Int)

@@ -7,8 +7,10 @@ Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie s
   visitor starts a group and uploads a photo in one browser; the moderator signs in at /staff in
   a second browser (a tablet-sized window), opens the venue, sees the group with the visitor's
   name and the photo, hides it with a reason, and the photo disappears from the visitor's open
-  album without a reload. The audit log shows the hiding with its reason; a wrong password is
-  refused; the console's pages pass axe's accessibility checks.
+  album without a reload; a photo taken while the group's page is open appears on it without a
+  reload. The audit log shows the hiding with its reason; the venue's photo feed shows the
+  shown photos and says when a search finds none; a wrong password is refused; the console's
+  pages pass axe's accessibility checks.
 
   A form sent after signing in again in another tab (its token is stale) answers a page of the
   console, not JSON, with what was typed and the session's token: sent again, it works. At 390
@@ -62,6 +64,7 @@ def take(v, task, picture):
 def scenario(binary, work, started):
     photo = make_photo(work / "frog.jpg", (30, 160, 60))
     second = make_photo(work / "pose.jpg", (200, 60, 40))
+    third = make_photo(work / "again.jpg", (40, 60, 200))
     server = start_server(binary, work)
     started.append(server)
     added = add_staff(binary, server.data, EMAIL, PASSWORD, role="moderator", venue=VENUE)
@@ -105,10 +108,17 @@ def scenario(binary, work, started):
     check(not accessibility_problems(s), f"axe on the group page: {accessibility_problems(s)}")
     s.shot("group")
 
+    # A photo taken now reaches the open group page by itself.
+    take(v, TASK, third)
+    v.wait(lambda d: uploaded(3), "the third photo uploaded", timeout=30)
+    s.wait(lambda d: s.js("return document.querySelectorAll('.photos > li').length") == 3, "the new photo on the group page, without a reload", timeout=20)
+    log("the visitor's third photo appeared on the open group page")
+    v.js("location.hash = '#/album'")
+
     s.type(".photo input[name=reason]", "a classmate's face")
     s.click(".photo form[action$='/hide'] button")
     s.wait(lambda d: "a classmate's face" in s.text("main"), "the photo listed as hidden, with why")
-    v.wait(lambda d: v.js("return document.querySelectorAll('.thumbs:not(.collages):not(.waiting) img').length") == 1, "the photo gone from the visitor's album", timeout=10)
+    v.wait(lambda d: v.js("return document.querySelectorAll('.thumbs:not(.collages):not(.waiting) img').length") == 2, "the photo gone from the visitor's album", timeout=10)
     log("hidden by the moderator: gone from the visitor's open album without a reload")
     v.shot("album-after-hiding")
 
@@ -116,6 +126,16 @@ def scenario(binary, work, started):
     s.wait(lambda d: "photo hidden" in s.text("main table"), "the audit log")
     check(EMAIL in s.text("main table") and "a classmate's face" in s.text("main table"), "the audit log says who and why")
     s.shot("audit")
+    s.d.get(server.base + f"/staff/venues/{VENUE}/feed")
+    s.wait(lambda d: s.img_loaded(".feed img"), "the photo feed")
+    check(s.js("return document.querySelectorAll('.feed > li').length") == 2, "the feed shows the shown photos, not the hidden one")
+    s.type("#feed-group", "no such group")
+    s.click("form[role=search] button[type=submit]")
+    s.wait(lambda d: "No photos here." in s.text("main"), "a search that finds nothing says so")
+    check(not accessibility_problems(s), f"axe on the photo feed: {accessibility_problems(s)}")
+    s.d.get(server.base + f"/staff/venues/{VENUE}/feed")
+    s.wait(lambda d: s.img_loaded(".feed img"), "the photo feed again")
+    s.shot("feed")
     check(not s.errors(), f"no errors in the console's browser log: {s.errors()}")
     stale_form(s, server, group_id)
     narrow_screen(server, work, started, group_id)
@@ -156,7 +176,7 @@ def narrow_screen(server, work, started, group_id):
     sign_in(p, server.base, PASSWORD)
     p.wait(lambda d: p.text("main h1") == "Your venues", "signed in on the phone")
     for path in ["/staff", f"/staff/venues/{VENUE}", f"/staff/groups/{group_id}", f"/staff/venues/{VENUE}/numbers",
-                 f"/staff/venues/{VENUE}/review", "/staff/audit", "/staff/password", "/staff/nowhere"]:
+                 f"/staff/venues/{VENUE}/review", f"/staff/venues/{VENUE}/feed", "/staff/audit", "/staff/password", "/staff/nowhere"]:
         p.d.get(server.base + path)
         p.wait(lambda d: p.js("return document.readyState") == "complete", f"{path} loaded")
         widths = p.js("return [document.documentElement.scrollWidth, window.innerWidth]")

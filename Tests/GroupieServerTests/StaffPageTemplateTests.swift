@@ -62,6 +62,7 @@ struct StaffPageTemplateTests {
             .messages(venueId: "v"), .messages(venueId: "v", groupId: "g"), .wall(venueId: "v", batch: "1.000", names: false),
             .wallItems(venueId: "v", batch: nil, names: true), .collage(groupId: "g", missionId: "m", version: "k"),
             .groupPhotos("g"), .venuePhotos(venueId: "v"), .venuePhotos(venueId: "v", batch: "1.000"),
+            .feed(venueId: "v"), .feed(venueId: "v", StaffFeedQuery(group: "a&b", before: "p")),
         ]
         for url in urls {
             let path = url.path.prefix { $0 != "?" && $0 != "#" }.split(separator: "/").map(String.init)
@@ -75,7 +76,7 @@ struct StaffPageTemplateTests {
     @Test("The templates load, and one that would write a value unescaped is refused")
     func templatesEscape() throws {
         let templates = try PageTemplates.load()
-        for name in ["page", "csrf", "staff-login", "staff-venue", "staff-group", "staff-photo", "staff-review", "join-group"] {
+        for name in ["page", "csrf", "staff-login", "staff-venue", "staff-group", "staff-photo", "staff-review", "staff-feed", "join-group"] {
             #expect(templates.names.contains(name), "\(name)")
         }
         for unescaped in ["{{{name}}}", "{{&name}}", "{{ & name }}", "{{=<% %>=}}", "{{%CONTENT_TYPE:TEXT}}"] {
@@ -141,6 +142,7 @@ struct StaffPageTemplateTests {
                 (StaffURL.group(first).path, 1 + 2 + 1 + 2 * 3 + 1),  // the bar; the group's name twice; its member; 3 photographers twice; the reason
                 (StaffURL.group(second).path, 1 + 2 + 1 + 1),  // the bar; the name twice; its member; the reason it was closed
                 (StaffURL.review(venueId: "aquarium").path, 1 + 2),  // the bar; the waiting photo's photographer twice
+                (StaffURL.feed(venueId: "aquarium").path, 1 + 1 + 2),  // the bar; the shared photo's group, and its photographer twice
                 // The bar; who signed in and did each of the 5 actions; the account added; the cards' two names; the two reasons.
                 (StaffURL.audit.path, 1 + 6 + 1 + 2 + 2),
                 (StaffURL.numbers(venueId: "aquarium").path, 1),

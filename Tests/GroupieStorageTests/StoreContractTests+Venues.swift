@@ -47,13 +47,7 @@ extension StoreContractTests {
         let second = try await store.createGroup(venueId: "v", name: nil, creatorId: bo.id, joinableFor: 3600, now: now).group
         let elsewhere = try await store.createGroup(venueId: "w", name: nil, creatorId: cy.id, joinableFor: 3600, now: now).group
         #expect(try await store.latestPhotos(venueId: "v", limit: 10).isEmpty)
-        let oldest = try await store.addPhoto(photo(first, by: ada, "a", "1"), venue: venue, now: now.addingTimeInterval(1)).photo
-        let tiedOne = try await store.addPhoto(photo(second, by: bo, nil, nil), venue: venue, now: now.addingTimeInterval(2.5)).photo
-        let tiedTwo = try await store.addPhoto(photo(first, by: ada, "a", "2"), venue: venue, now: now.addingTimeInterval(2.5)).photo
-        let other = try await store.addPhoto(photo(elsewhere, by: cy, "a", "1"), venue: venue, now: now.addingTimeInterval(3)).photo
-        let hidden = try await store.addPhoto(photo(first, by: ada, "b", "1"), venue: venue, now: now.addingTimeInterval(4)).photo
-        _ = try await store.hidePhoto(id: hidden.id, reason: "r", venue: venue, now: now.addingTimeInterval(5))
-        _ = try await store.addPhoto(photo(second, by: bo, "a", "1"), venue: reviewed, now: now.addingTimeInterval(6))
+        let (oldest, tiedOne, tiedTwo, other, hidden) = try await venuePhotos(store, first: (first, ada), second: (second, bo), elsewhere: (elsewhere, cy))
 
         let tied = [tiedOne, tiedTwo].sorted { $0.id > $1.id }
         #expect(try await store.latestPhotos(venueId: "v", limit: 10) == tied + [oldest], "neither hidden nor held photos, nor another venue's")

@@ -1,15 +1,24 @@
 // The staff console's live pages: when one of the venue's groups changes (a member, a photo, a
-// task, a photo held for review), the page's main part is fetched again and swapped in at once, then at most once a second; a page
+// task, a photo held for review) or a group is made, the page's main part is fetched again and swapped in at once, then at most once a second; a page
+// with `data-group` (a group's page) listens to that group's changes only; a page
 // with `data-poll` (the mission files, as staff save them) is fetched again every few seconds.
+// While a form field of the page has the focus, the swap waits, so that a reason being typed stays.
 (function () {
   'use strict';
   var script = document.currentScript;
   var url = script && script.getAttribute('data-events');
   var poll = script && Number(script.getAttribute('data-poll'));
+  var group = script && script.getAttribute('data-group');
   if ((!url && !poll) || !window.fetch || !window.DOMParser) return;
   var pending = null, last = 0;
+  function typing() {
+    var active = document.activeElement;
+    var main = document.querySelector('main');
+    return !!(active && main && main.contains(active) && /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName));
+  }
   function refresh() {
     pending = null;
+    if (typing()) { pending = setTimeout(refresh, 2000); return; }
     last = Date.now();
     fetch(location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
       .then(function (response) { return response.ok ? response.text() : null; })
@@ -38,12 +47,17 @@
   if (poll) { setInterval(refresh, poll); return; }
   if (!window.EventSource) return;
   // The first change is fetched at once; a burst of changes, at most once a second.
-  function schedule() {
+  function schedule(event) {
+    if (group) {
+      var data = null;
+      try { data = JSON.parse(event.data); } catch (e) { return; }
+      if (!data || data.groupId !== group) return;
+    }
     if (!pending) pending = setTimeout(refresh, Math.max(0, last + 1000 - Date.now()));
   }
   var source = new EventSource(url);
   ['member-joined', 'member-left', 'member-renamed', 'photo-added', 'photo-removed', 'task-done', 'task-undone',
-   'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'group-closed', 'review-changed'].forEach(function (type) {
+   'choice-changed', 'mission-completed', 'collage-ready', 'collage-removed', 'group-closed', 'group-reopened', 'review-changed', 'group-created'].forEach(function (type) {
     source.addEventListener(type, schedule);
   });
 })();

@@ -107,7 +107,7 @@ struct EventController {
                             }
                             try await writer.write(Self.frame(event))
                             sent = event.seq
-                        case .event, .reviewChanged:
+                        case .event, .reviewChanged, .groupCreated:
                             continue
                         case .heartbeat:
                             try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))

@@ -26,6 +26,9 @@ final class EventHub: Service, Sendable {
         /// For staff only (the subscribers of every group): the group's photos held for review
         /// changed (one held, shared or kept hidden), which tells the group nothing.
         case reviewChanged(groupId: String)
+        /// For staff only: a group was made. Its creator's joining is stored as no event of the
+        /// new group, so nothing else would tell the venue's page.
+        case groupCreated(groupId: String)
     }
 
     final class Subscription: Sendable {
@@ -168,8 +171,17 @@ final class EventHub: Service, Sendable {
     /// Tells the staff's live pages that the group's photos waiting for review changed: a held
     /// photo stores no event (its group must not hear of it), so nothing else would.
     func reviewChanged(groupId: String) {
+        tellStaff(.reviewChanged(groupId: groupId))
+    }
+
+    /// Tells the staff's live pages that a group was made, right after its commit.
+    func groupCreated(groupId: String) {
+        tellStaff(.groupCreated(groupId: groupId))
+    }
+
+    private func tellStaff(_ message: Message) {
         let targets = subscriptions.withLock { Array(($0[Self.everyGroup] ?? [:]).values) }
-        for subscription in targets { subscription.deliver(.reviewChanged(groupId: groupId)) }
+        for subscription in targets { subscription.deliver(message) }
     }
 
     /// Ends every stream of `playerId` in `groupId` at once: called right after a membership

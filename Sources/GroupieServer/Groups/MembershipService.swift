@@ -21,6 +21,7 @@ struct MembershipService: Sendable {
             venueId: venue.id, name: name, creatorId: player.id, joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: clock()
         )
         publish(created, by: player)
+        hub.groupCreated(groupId: created.group.id)
         return created
     }
 

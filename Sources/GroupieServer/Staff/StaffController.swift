@@ -24,6 +24,7 @@ struct StaffController {
         signedIn.post("groups/{groupId}/close", use: close)
         signedIn.post("groups/{groupId}/reopen", use: reopen)
         signedIn.get("venues/{venueId}/review", use: review)
+        signedIn.get("venues/{venueId}/feed", use: feed)
         signedIn.get("photos/{photoId}/thumb") { try await photoImage($0, context: $1, variant: .thumb) }
         signedIn.get("photos/{photoId}/display") { try await photoImage($0, context: $1, variant: .display) }
         signedIn.post("photos/{photoId}/hide", use: hide)

@@ -30,6 +30,9 @@ extension StaffPages {
         let photos: [PhotoCard]
         let hidden: [PhotoCard]
         let hiddenHeading: String
+        /// The venue's live feed, of which the page listens to this group's events.
+        let events: String
+        let groupId: String
     }
 
     /// A photo on its group's page (`staff-photo.mustache`).
@@ -86,7 +89,8 @@ extension StaffPages {
             download: mayModerate ? StaffURL.groupPhotos(view.group.id).path : nil,
             photos: view.photos.map { card($0, hidden: nil) },
             hidden: view.hidden.map { card($0.photo, hidden: ($0.reason, $0.held)) },
-            hiddenHeading: view.hidden.contains { $0.held } ? "Hidden and waiting photos" : "Hidden photos"
+            hiddenHeading: view.hidden.contains { $0.held } ? "Hidden and waiting photos" : "Hidden photos",
+            events: StaffURL.events(venueId: view.group.venueId).path, groupId: view.group.id
         )
         return self.page("staff-group", title: Self.name(view.group), session: session, page)
     }

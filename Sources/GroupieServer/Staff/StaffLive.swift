@@ -7,7 +7,7 @@ import ServiceLifecycle
 
 /// The venue page's live feed: the events of the venue's groups as Server-Sent Events, from the
 /// same hub that feeds the phones, and `review-changed` when photos held for review change. Events are not replayed: the page is drawn from the database
-/// and only needs to know that something changed.
+/// and only needs to know that something changed; `group-created` when one of its groups is made.
 struct StaffLiveController {
     let database: any GroupieStore
     let catalog: VenueCatalog
@@ -33,6 +33,7 @@ struct StaffLiveController {
                         switch message {
                         case .event(let event): (kind, groupId) = (event.kind.rawValue, event.groupId)
                         case .reviewChanged(let group): (kind, groupId) = ("review-changed", group)
+                        case .groupCreated(let group): (kind, groupId) = ("group-created", group)
                         case .heartbeat:
                             try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                             continue

@@ -83,6 +83,7 @@ struct StaffPages: Sendable {
         let cardLanguages: [Language]
         let groups: [Row]
         let latest: [Latest]
+        let feed: String
         let events: String
         /// Messages to the groups, the wall, the photos out.
         let messages: String
@@ -126,6 +127,7 @@ struct StaffPages: Sendable {
                     photographer: photo.photographerName
                 )
             },
+            feed: StaffURL.feed(venueId: venue.id).path,
             events: StaffURL.events(venueId: venue.id).path,
             messages: StaffURL.messages(venueId: venue.id).path,
             wall: StaffURL.wall(venueId: venue.id).path,

@@ -52,6 +52,8 @@ enum StaffURL: Sendable, Hashable {
     /// A venue's photos and collages as one ZIP: of a day (`day`, YYYY-MM-DD) or of a class's
     /// table cards (`batch`); the form on the venue's page gives the day.
     case venuePhotos(venueId: String, batch: String? = nil)
+    /// The venue's photo feed, with its filters and page.
+    case feed(venueId: String, StaffFeedQuery = .init())
     /// The wall's pictures, as JSON.
     case wallItems(venueId: String, batch: String?, names: Bool)
     /// A group's collage of a mission, for staff; `version` (its key) changes with the picture.
@@ -110,6 +112,8 @@ enum StaffURL: Sendable, Hashable {
             Self.venue(venueId).path + "/wall" + Self.wallQuery(batch: batch, names: names)
         case .wallItems(let venueId, let batch, let names):
             Self.venue(venueId).path + "/wall/items" + Self.wallQuery(batch: batch, names: names)
+        case .feed(let venueId, let feed):
+            Self.venue(venueId).path + "/feed" + (feed.pairs.isEmpty ? "" : Self.query(feed.pairs))
         case .groupPhotos(let id): Self.group(id).path + "/photos.zip"
         case .venuePhotos(let venueId, let batch): Self.venue(venueId).path + "/photos.zip" + (batch.map { Self.query([("batch", $0)]) } ?? "")
         case .collage(let groupId, let missionId, let version):
