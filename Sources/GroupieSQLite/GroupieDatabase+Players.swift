@@ -91,3 +91,20 @@ extension GroupieDatabase {
 
     static func newId() -> String { StoreIds.newId() }
 }
+
+extension GroupieDatabase {
+    /// Writes `name` over the copies of a player's name in the stored events of the groups they
+    /// were ever in: on erasure, and when a stored name is shortened.
+    static func renameInEvents(_ db: Database, playerId: String, to name: String) throws {
+        try db.execute(sql: """
+            UPDATE group_event SET data = json_set(data, '$.name', ?)
+            WHERE group_id IN (SELECT group_id FROM membership WHERE player_id = ?)
+              AND json_extract(data, '$.playerId') = ? AND json_type(data, '$.name') IS NOT NULL
+            """, arguments: [name, playerId, playerId])
+        try db.execute(sql: """
+            UPDATE group_event SET data = json_set(data, '$.photographerName', ?)
+            WHERE group_id IN (SELECT group_id FROM membership WHERE player_id = ?)
+              AND json_extract(data, '$.photographerId') = ? AND json_type(data, '$.photographerName') IS NOT NULL
+            """, arguments: [name, playerId, playerId])
+    }
+}
