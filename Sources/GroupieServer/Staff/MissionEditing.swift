@@ -81,10 +81,16 @@ struct MissionEditing: Sendable {
         try await database.audit(AuditEntry(
             at: date, staffEmail: email, venueId: venueId, action: "missions saved", subject: "version \(version.number)", reason: note
         ))
+        try await reloadNow()
+        return .saved(version)
+    }
+
+    /// Reads the changed files of the missions folder at once, instead of at the reloader's next
+    /// look, and tells the groups of each venue that changed.
+    func reloadNow() async throws {
         let changes = try await reloader.reloadChangedFiles(on: fileIO)
         VenueMetrics.update(catalog: reloader.catalog)
         await VenueUpdates.announce(changes, database: database, events: events)
-        return .saved(version)
     }
 
     /// The venue's groups playing now with photos under tasks `venue` does not have.

@@ -75,7 +75,7 @@ struct StaffPicturesController {
             at: editor.editing.clock(), staffEmail: context.session.member.email, venueId: venueId, action: "picture uploaded", subject: path, reason: nil
         ))
         // A file that waited for this picture goes live now.
-        await VenueUpdates.announce(try await editor.editing.reloader.reloadChangedFiles(on: editor.editing.fileIO), database: editor.editing.database, events: editor.editing.events)
+        try await editor.editing.reloadNow()
         return StaffController.redirect(to: .picturesUploaded(venueId: venueId, path: path))
     }
 
