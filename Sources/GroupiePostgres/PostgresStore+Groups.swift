@@ -143,12 +143,12 @@ extension PostgresStore {
     }
 
     /// One statement: the player, and the group's columns and version where the membership holds.
-    public func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)? {
+    public func member(tokenHash: Data, groupId: String) async throws -> MemberLookup? {
         try await once { connection in
             guard let row = try await connection.one(Prepared<MemberByToken>(groupId, tokenHash), logger: logger) else { return nil }
             let player = Player(id: try row.get(10), name: try row.get(11), language: try row.get(12), createdAt: Date(timeIntervalSince1970: try row.get(13)))
-            guard try row.get(0, as: String?.self) != nil else { return (player, nil) }
-            return (player, Membership(group: try Self.group(from: row), version: try row.get(9)))
+            guard try row.get(0, as: String?.self) != nil else { return MemberLookup(player: player, membership: nil) }
+            return MemberLookup(player: player, membership: Membership(group: try Self.group(from: row), version: try row.get(9)))
         }
     }
 
@@ -189,15 +189,15 @@ extension PostgresStore {
         try await statement("SELECT 1 FROM play_group WHERE id = \(id)").isEmpty == false
     }
 
-    public func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)] {
+    public func membershipHistory(of playerId: String) async throws -> [MembershipSpan] {
         try await once { connection in
             try await connection.rows("SELECT group_id, joined_at, left_at FROM membership WHERE player_id = \(playerId) ORDER BY id", logger: logger).map { row in
-                (try row.get(0), Date(timeIntervalSince1970: try row.get(1)), try row.get(2, as: Double?.self).map(Date.init(timeIntervalSince1970:)))
+                MembershipSpan(groupId: try row.get(0), joinedAt: Date(timeIntervalSince1970: try row.get(1)), leftAt: try row.get(2, as: Double?.self).map(Date.init(timeIntervalSince1970:)))
             }
         }
     }
 
-    public func deleteGroups(createdBefore cutoff: Date) async throws -> (groups: Int, unusedBlobs: [String]) {
+    public func deleteGroups(createdBefore cutoff: Date) async throws -> RetentionSweep {
         try await write { connection in
             let blobs = try await connection.column("""
                 SELECT DISTINCT p.blob FROM (SELECT blob, group_id FROM photo UNION ALL SELECT blob, group_id FROM hidden_photo) p
@@ -215,7 +215,7 @@ extension PostgresStore {
                 """, logger: logger)
             var unused: [String] = []
             for blob in blobs where try await !Self.isBlobUsed(connection, blob, logger: logger) { unused.append(blob) }
-            return (count, unused)
+            return RetentionSweep(groups: count, unusedBlobs: unused)
         }
     }
 

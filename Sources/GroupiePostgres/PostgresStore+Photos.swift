@@ -5,14 +5,14 @@ import PostgresNIO
 
 // Photos, choices and collages, as `GroupieDatabase` keeps them.
 extension PostgresStore {
-    public func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> (photo: Photo, created: Bool, held: Bool, events: [GroupEvent]) {
+    public func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> AddedPhoto {
         try await write { connection in
             let group = try await Self.lockGroup(connection, id: new.groupId, logger: logger)
             if let key = new.idempotencyKey,
-                let (existing, held) = try await Self.uploaded(connection, playerId: new.photographerId, groupId: new.groupId, key: key, now: now, logger: logger)
+                let uploaded = try await Self.uploaded(connection, playerId: new.photographerId, groupId: new.groupId, key: key, now: now, logger: logger)
             {
-                guard existing.missionId == new.missionId, existing.taskId == new.taskId else { throw PhotoError.keyReused }
-                return (existing, false, held, [])
+                guard uploaded.photo.missionId == new.missionId, uploaded.photo.taskId == new.taskId else { throw PhotoError.keyReused }
+                return AddedPhoto(photo: uploaded.photo, created: false, held: uploaded.held, events: [])
             }
             guard try await Self.activeGroupId(connection, playerId: new.photographerId, logger: logger) == new.groupId else {
                 throw MembershipError.groupNotFound
@@ -30,7 +30,7 @@ extension PostgresStore {
                             \(new.width), \(new.height), \(at), \(new.focus?.x), \(new.focus?.y), \(at), '', true)
                     """, logger: logger)
                 try await Self.rememberKey(connection, new, photoId: id, now: now, logger: logger)
-                return (try await Self.heldPhoto(connection, id: id, logger: logger)!, true, true, [])
+                return AddedPhoto(photo: try await Self.heldPhoto(connection, id: id, logger: logger)!, created: true, held: true, events: [])
             }
             try await connection.run("""
                 INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
@@ -48,7 +48,7 @@ extension PostgresStore {
             let released = try await Self.applyClaim(
                 connection, .photographed(photo), groupId: new.groupId, done: change.after.done, venue: venue, now: now, logger: logger
             )
-            return (photo, true, false, events + released)
+            return AddedPhoto(photo: photo, created: true, held: false, events: events + released)
         }
     }
 
@@ -62,7 +62,7 @@ extension PostgresStore {
             """, logger: logger)
     }
 
-    public func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> (photo: Photo, held: Bool)? {
+    public func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> UploadedPhoto? {
         try await read { try await Self.uploaded($0, playerId: playerId, groupId: groupId, key: key, now: now, logger: logger) }
     }
 
@@ -108,7 +108,7 @@ extension PostgresStore {
         try await once { try await Self.heldPhoto($0, id: id, logger: logger) }
     }
 
-    public func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
+    public func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> DeletedPhoto {
         try await write { connection in
             guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw PhotoError.photoNotFound }
             _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
@@ -116,7 +116,7 @@ extension PostgresStore {
                 held.photographerId == actorId, try await Self.activeGroupId(connection, playerId: actorId, logger: logger) == held.groupId
             {
                 try await connection.run("DELETE FROM hidden_photo WHERE id = \(id)", logger: logger)
-                return (held, try await !Self.isBlobUsed(connection, held.blob, logger: logger), [])
+                return DeletedPhoto(photo: held, blobUnused: try await !Self.isBlobUsed(connection, held.blob, logger: logger), events: [])
             }
             guard let photo = try await Self.photo(connection, id: id, logger: logger),
                 try await Self.activeGroupId(connection, playerId: actorId, logger: logger) == photo.groupId
@@ -127,9 +127,9 @@ extension PostgresStore {
                 venue: venue
             )
             try await connection.run("DELETE FROM photo WHERE id = \(id)", logger: logger)
-            return (
-                photo, try await !Self.isBlobUsed(connection, photo.blob, logger: logger),
-                try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
+            return DeletedPhoto(
+                photo: photo, blobUnused: try await !Self.isBlobUsed(connection, photo.blob, logger: logger),
+                events: try await Self.appendEvents(connection, groupId: photo.groupId, change.events, now: now, logger: logger)
             )
         }
     }
@@ -277,14 +277,14 @@ extension PostgresStore {
 
     static func uploaded(
         _ connection: PostgresConnection, playerId: String, groupId: String, key: String, now: Date, logger: Logger
-    ) async throws -> (photo: Photo, held: Bool)? {
+    ) async throws -> UploadedPhoto? {
         guard let photoId = try await connection.value("""
             SELECT photo_id FROM upload_key WHERE player_id = \(playerId) AND group_id = \(groupId) AND key = \(key)
               AND created_at >= \(now.timeIntervalSince1970 - idempotencyKeyLifetime)
             """, as: String.self, logger: logger)
         else { return nil }
-        if let shown = try await photo(connection, id: photoId, logger: logger) { return (shown, false) }
-        return try await heldPhoto(connection, id: photoId, logger: logger).map { ($0, true) }
+        if let shown = try await photo(connection, id: photoId, logger: logger) { return UploadedPhoto(photo: shown, held: false) }
+        return try await heldPhoto(connection, id: photoId, logger: logger).map { UploadedPhoto(photo: $0, held: true) }
     }
 
     /// A row of `photoSelect` (or the first 13 columns of `hiddenSelect`), read by position.

@@ -8,8 +8,8 @@ import PostgresNIO
 extension PostgresStore {
     // MARK: Staff
 
-    public func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date) async throws -> StaffMember {
-        try await write { connection in
+    public func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date, audit: AuditEntry?) async throws -> StaffMember {
+        try await write { connection in try await Self.audited(connection, audit, logger: logger) {
             let member = StaffMember(id: Self.newId(), email: email, role: role, venueIds: venueIds)
             let inserted = try await connection.rows("""
                 INSERT INTO staff (id, email, password_hash, role, created_at) VALUES (\(member.id), \(email), \(passwordHash), \(role.rawValue), \(now.timeIntervalSince1970))
@@ -20,7 +20,7 @@ extension PostgresStore {
                 try await connection.run("INSERT INTO staff_venue (staff_id, venue_id) VALUES (\(member.id), \(venueId))", logger: logger)
             }
             return member
-        }
+        } }
     }
 
     public func allStaff() async throws -> [StaffMember] {
@@ -33,35 +33,35 @@ extension PostgresStore {
         }
     }
 
-    public func staffCredentials(email: String) async throws -> (member: StaffMember, passwordHash: String)? {
+    public func staffCredentials(email: String) async throws -> StaffCredentials? {
         try await read { connection in
             guard let row = try await connection.one("SELECT id, password_hash FROM staff WHERE email = \(email)", logger: logger),
                 let member = try await Self.staffMember(connection, id: try row.get(0), logger: logger)
             else { return nil }
-            return (member, try row.get(1))
+            return StaffCredentials(member: member, passwordHash: try row.get(1))
         }
     }
 
-    public func removeStaff(email: String) async throws {
-        try await write { connection in
+    public func removeStaff(email: String, audit: AuditEntry?) async throws {
+        try await write { connection in try await Self.audited(connection, audit, logger: logger) {
             guard try await connection.rows("DELETE FROM staff WHERE email = \(email) RETURNING 1", logger: logger).count == 1 else {
                 throw StaffError.unknownStaff
             }
-        }
+        } }
     }
 
-    public func setStaffPassword(email: String, passwordHash: String) async throws {
-        try await write { connection in
-            guard let id = try await connection.value("SELECT id FROM staff WHERE email = \(email)", as: String.self, logger: logger) else {
-                throw StaffError.unknownStaff
-            }
-            try await connection.run("UPDATE staff SET password_hash = \(passwordHash) WHERE id = \(id)", logger: logger)
+    public func setStaffPassword(email: String, passwordHash: String, now: Date, audit: AuditEntry?) async throws {
+        try await write { connection in try await Self.audited(connection, audit, logger: logger) {
+            guard let id = try await connection.value(
+                "UPDATE staff SET password_hash = \(passwordHash), unlocked_at = \(now.timeIntervalSince1970) WHERE email = \(email) RETURNING id",
+                as: String.self, logger: logger
+            ) else { throw StaffError.unknownStaff }
             try await connection.run("DELETE FROM staff_session WHERE staff_id = \(id)", logger: logger)
-        }
+        } }
     }
 
-    public func setStaffRole(email: String, role: StaffRole, venueIds: Set<String>) async throws -> StaffMember {
-        try await write { connection in
+    public func setStaffRole(email: String, role: StaffRole, venueIds: Set<String>, audit: AuditEntry?) async throws -> StaffMember {
+        try await write { connection in try await Self.audited(connection, audit, logger: logger) {
             guard let id = try await connection.value(
                 "UPDATE staff SET role = \(role.rawValue) WHERE email = \(email) RETURNING id", as: String.self, logger: logger
             ) else { throw StaffError.unknownStaff }
@@ -70,15 +70,15 @@ extension PostgresStore {
                 try await connection.run("INSERT INTO staff_venue (staff_id, venue_id) VALUES (\(id), \(venueId))", logger: logger)
             }
             return StaffMember(id: id, email: email, role: role, venueIds: venueIds)
-        }
+        } }
     }
 
-    public func unlockStaff(email: String, now: Date) async throws {
-        try await write { connection in
+    public func unlockStaff(email: String, now: Date, audit: AuditEntry?) async throws {
+        try await write { connection in try await Self.audited(connection, audit, logger: logger) {
             guard try await connection.value(
                 "UPDATE staff SET unlocked_at = \(now.timeIntervalSince1970) WHERE email = \(email) RETURNING id", as: String.self, logger: logger
             ) != nil else { throw StaffError.unknownStaff }
-        }
+        } }
     }
 
     public func staffUnlockedAt(email: String) async throws -> Date? {
@@ -98,14 +98,14 @@ extension PostgresStore {
         }
     }
 
-    public func staffSession(tokenHash: Data, now: Date) async throws -> (member: StaffMember, csrfToken: String)? {
+    public func staffSession(tokenHash: Data, now: Date) async throws -> StaffSessionRecord? {
         try await read { connection in
             guard let row = try await connection.one("""
                 SELECT staff_id, csrf_token FROM staff_session WHERE token_hash = \(tokenHash) AND expires_at > \(now.timeIntervalSince1970)
                 """, logger: logger),
                 let member = try await Self.staffMember(connection, id: try row.get(0), logger: logger)
             else { return nil }
-            return (member, try row.get(1))
+            return StaffSessionRecord(member: member, csrfToken: try row.get(1))
         }
     }
 
@@ -193,22 +193,22 @@ extension PostgresStore {
         }
     }
 
-    public func moderatedPhoto(id: String) async throws -> (photo: Photo, venueId: String, hidden: Bool, held: Bool)? {
+    public func moderatedPhoto(id: String) async throws -> ModeratedPhoto? {
         try await read { connection in
             if let photo = try await Self.photo(connection, id: id, logger: logger),
                 let venueId = try await connection.value("SELECT venue_id FROM play_group WHERE id = \(photo.groupId)", as: String.self, logger: logger)
             {
-                return (photo, venueId, false, false)
+                return ModeratedPhoto(photo: photo, venueId: venueId, hidden: false, held: false)
             }
             guard let row = try await connection.one("\(unescaped: Self.hiddenSelect) WHERE hidden_photo.id = \(id)", logger: logger) else { return nil }
             let photo = try Self.photo(from: row)
             guard let venueId = try await connection.value("SELECT venue_id FROM play_group WHERE id = \(photo.groupId)", as: String.self, logger: logger)
             else { return nil }
-            return (photo, venueId, true, try row.get(15))
+            return ModeratedPhoto(photo: photo, venueId: venueId, hidden: true, held: try row.get(15))
         }
     }
 
-    public func heldPhotos(venueId: String, limit: Int) async throws -> (photos: [Photo], total: Int) {
+    public func heldPhotos(venueId: String, limit: Int) async throws -> HeldPhotos {
         try await read { connection in
             let photos = try await connection.rows("""
                 \(unescaped: Self.hiddenSelect) JOIN play_group ON play_group.id = hidden_photo.group_id
@@ -219,7 +219,7 @@ extension PostgresStore {
                 SELECT COUNT(*) FROM hidden_photo JOIN play_group ON play_group.id = hidden_photo.group_id
                 WHERE hidden_photo.held AND play_group.venue_id = \(venueId)
                 """, as: Int.self, logger: logger) ?? 0
-            return (photos, total)
+            return HeldPhotos(photos: photos, total: total)
         }
     }
 
@@ -297,7 +297,7 @@ extension PostgresStore {
         }
     }
 
-    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
+    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> DeletedPhoto {
         try await write { connection in
             try await Self.audited(connection, audit, logger: logger) {
                 guard let groupId = try await Self.photoGroup(connection, id: id, logger: logger) else { throw ModerationError.photoNotFound }
@@ -315,27 +315,27 @@ extension PostgresStore {
                 } else {
                     throw ModerationError.photoNotFound
                 }
-                return (photo, try await !Self.isBlobUsed(connection, photo.blob, logger: logger), events)
+                return DeletedPhoto(photo: photo, blobUnused: try await !Self.isBlobUsed(connection, photo.blob, logger: logger), events: events)
             }
         }
     }
 
-    public func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent]) {
+    public func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> GroupChange {
         try await write { connection in
             try await Self.audited(connection, audit, logger: logger) {
                 guard let group = try await Self.lockGroup(connection, id: id, logger: logger) else { throw ModerationError.groupNotFound }
                 let decision = MembershipRules.close(group, reason: reason, now: now)
-                return (group.applying(decision.mutations), try await Self.apply(connection, decision, now: now, logger: logger))
+                return GroupChange(group: group.applying(decision.mutations), events: try await Self.apply(connection, decision, now: now, logger: logger))
             }
         }
     }
 
-    public func reopenGroup(id: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent]) {
+    public func reopenGroup(id: String, now: Date, audit: AuditEntry?) async throws -> GroupChange {
         try await write { connection in
             try await Self.audited(connection, audit, logger: logger) {
                 guard let group = try await Self.lockGroup(connection, id: id, logger: logger) else { throw ModerationError.groupNotFound }
                 let decision = MembershipRules.reopen(group)
-                return (group.applying(decision.mutations), try await Self.apply(connection, decision, now: now, logger: logger))
+                return GroupChange(group: group.applying(decision.mutations), events: try await Self.apply(connection, decision, now: now, logger: logger))
             }
         }
     }

@@ -79,10 +79,10 @@ extension GroupieDatabase {
         }
     }
 
-    public func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)? {
+    public func member(tokenHash: Data, groupId: String) async throws -> MemberLookup? {
         try await lookupOne { db in
             try db.cachedStatement(sql: Self.memberByToken).firstRow(arguments: [groupId, tokenHash]) {
-                (Self.player(from: $0), Self.membership(from: $0))
+                MemberLookup(player: Self.player(from: $0), membership: Self.membership(from: $0))
             }
         }
     }
@@ -135,12 +135,12 @@ extension GroupieDatabase {
         try await lookupOne { db in try Self.group(db, where: "join_code = ?", code.value) }
     }
 
-    /// Every membership a player ever had, oldest first: (group id, joined, left).
-    public func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)] {
+    /// Every membership a player ever had, oldest first.
+    public func membershipHistory(of playerId: String) async throws -> [MembershipSpan] {
         try await lookup { db in
             try Row.fetchAll(db.cachedStatement(sql: "SELECT group_id, joined_at, left_at FROM membership WHERE player_id = ? ORDER BY id"), arguments: [playerId])
                 .map { row in
-                    (row["group_id"], Date(timeIntervalSince1970: row["joined_at"]), (row["left_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+                    MembershipSpan(groupId: row["group_id"], joinedAt: Date(timeIntervalSince1970: row["joined_at"]), leftAt: (row["left_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
                 }
         }
     }
@@ -224,7 +224,7 @@ extension GroupieDatabase {
 extension GroupieDatabase {
     /// Deletes groups created before `cutoff` with their memberships, photos and events;
     /// returns how many went and the blobs no photo uses any more, whose files the caller removes.
-    public func deleteGroups(createdBefore cutoff: Date) async throws -> (groups: Int, unusedBlobs: [String]) {
+    public func deleteGroups(createdBefore cutoff: Date) async throws -> RetentionSweep {
         try await commits.write { db in
             let blobs = try String.fetchAll(db, sql: """
                 SELECT DISTINCT p.blob FROM (SELECT blob, group_id FROM photo UNION ALL SELECT blob, group_id FROM hidden_photo) p
@@ -239,7 +239,7 @@ extension GroupieDatabase {
                 sql: "DELETE FROM player WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM membership WHERE membership.player_id = player.id)",
                 arguments: [cutoff.timeIntervalSince1970]
             )
-            return (count, try blobs.filter { try !Self.isBlobUsed(db, $0) })
+            return RetentionSweep(groups: count, unusedBlobs: try blobs.filter { try !Self.isBlobUsed(db, $0) })
         }
     }
 }

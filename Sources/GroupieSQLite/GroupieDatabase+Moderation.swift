@@ -92,21 +92,21 @@ extension GroupieDatabase {
 
     /// A photo shown, hidden or held for review, with the venue of its group: what staff routes
     /// check first.
-    public func moderatedPhoto(id: String) async throws -> (photo: Photo, venueId: String, hidden: Bool, held: Bool)? {
+    public func moderatedPhoto(id: String) async throws -> ModeratedPhoto? {
         try await writer.read { db in
             if let photo = try Self.photo(db, id: id), let group = try Self.group(db, where: "id = ?", photo.groupId) {
-                return (photo, group.venueId, false, false)
+                return ModeratedPhoto(photo: photo, venueId: group.venueId, hidden: false, held: false)
             }
             guard let row = try Row.fetchOne(db, sql: Self.hiddenSelect + " WHERE hidden_photo.id = ?", arguments: [id]) else { return nil }
             let photo = Self.photo(from: row)
             guard let group = try Self.group(db, where: "id = ?", photo.groupId) else { return nil }
-            return (photo, group.venueId, true, row[15])
+            return ModeratedPhoto(photo: photo, venueId: group.venueId, hidden: true, held: row[15])
         }
     }
 
     /// The photos of a venue's groups waiting for review, oldest first, at most `limit`, and how
     /// many wait in all.
-    public func heldPhotos(venueId: String, limit: Int) async throws -> (photos: [Photo], total: Int) {
+    public func heldPhotos(venueId: String, limit: Int) async throws -> HeldPhotos {
         try await writer.read { db in
             let photos = try Row.fetchAll(db, sql: Self.hiddenSelect + """
                  JOIN play_group ON play_group.id = hidden_photo.group_id
@@ -117,7 +117,7 @@ extension GroupieDatabase {
                 SELECT COUNT(*) FROM hidden_photo JOIN play_group ON play_group.id = hidden_photo.group_id
                 WHERE hidden_photo.held = 1 AND play_group.venue_id = ?
                 """, arguments: [venueId]) ?? 0
-            return (photos, total)
+            return HeldPhotos(photos: photos, total: total)
         }
     }
 
@@ -194,7 +194,7 @@ extension GroupieDatabase {
 
     /// Deletes a photo, shown or hidden, for good; returns it, whether its files can go, and
     /// the events its leaving the album causes.
-    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
+    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> DeletedPhoto {
         try await commits.write { db in
             try Self.audited(db, audit) {
                 var events: [GroupEvent] = []
@@ -210,29 +210,29 @@ extension GroupieDatabase {
                 } else {
                     throw ModerationError.photoNotFound
                 }
-                return (photo, try !Self.isBlobUsed(db, photo.blob), events)
+                return DeletedPhoto(photo: photo, blobUnused: try !Self.isBlobUsed(db, photo.blob), events: events)
             }
         }
     }
 
     /// Closes a group: no more joins or photos. Closing a closed group changes nothing.
-    public func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent]) {
+    public func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> GroupChange {
         try await commits.write { db in
             try Self.audited(db, audit) {
                 guard let group = try Self.group(db, where: "id = ?", id) else { throw ModerationError.groupNotFound }
                 let decision = MembershipRules.close(group, reason: reason, now: now)
-                return (group.applying(decision.mutations), try Self.apply(db, decision, now: now))
+                return GroupChange(group: group.applying(decision.mutations), events: try Self.apply(db, decision, now: now))
             }
         }
     }
 
     /// Reopens a closed group; reopening an open one changes nothing.
-    public func reopenGroup(id: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent]) {
+    public func reopenGroup(id: String, now: Date, audit: AuditEntry?) async throws -> GroupChange {
         try await commits.write { db in
             try Self.audited(db, audit) {
                 guard let group = try Self.group(db, where: "id = ?", id) else { throw ModerationError.groupNotFound }
                 let decision = MembershipRules.reopen(group)
-                return (group.applying(decision.mutations), try Self.apply(db, decision, now: now))
+                return GroupChange(group: group.applying(decision.mutations), events: try Self.apply(db, decision, now: now))
             }
         }
     }

@@ -10,13 +10,13 @@ extension GroupieDatabase {
     /// same key for another task throws `PhotoError.keyReused`. At a venue that reviews photos
     /// before sharing, the photo is `held`: stored, but out of the album, the progress and the
     /// events until staff share it.
-    public func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> (photo: Photo, created: Bool, held: Bool, events: [GroupEvent]) {
+    public func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> AddedPhoto {
         try await commits.write { db in
             if let key = new.idempotencyKey,
-                let (existing, held) = try Self.uploaded(db, playerId: new.photographerId, groupId: new.groupId, key: key, now: now)
+                let uploaded = try Self.uploaded(db, playerId: new.photographerId, groupId: new.groupId, key: key, now: now)
             {
-                guard existing.missionId == new.missionId, existing.taskId == new.taskId else { throw PhotoError.keyReused }
-                return (existing, false, held, [])
+                guard uploaded.photo.missionId == new.missionId, uploaded.photo.taskId == new.taskId else { throw PhotoError.keyReused }
+                return AddedPhoto(photo: uploaded.photo, created: false, held: uploaded.held, events: [])
             }
             guard try Self.activeGroupId(db, playerId: new.photographerId) == new.groupId else {
                 throw MembershipError.groupNotFound
@@ -50,7 +50,7 @@ extension GroupieDatabase {
                 )
             }
             if hold {
-                return (try Self.heldPhoto(db, id: id)!, true, true, [])
+                return AddedPhoto(photo: try Self.heldPhoto(db, id: id)!, created: true, held: true, events: [])
             }
             let photo = try Self.photo(db, id: id)!
             let change = try PhotoRules.change(.add(photo, choose: new.choose), before: before, venue: venue)
@@ -60,13 +60,13 @@ extension GroupieDatabase {
             let events = try Self.appendEvents(db, groupId: new.groupId, change.events, now: now)
             // The photographer's claim of the task ends with their photo.
             let released = try Self.applyClaim(db, .photographed(photo), groupId: new.groupId, done: change.after.done, venue: venue, now: now)
-            return (photo, true, false, events + released)
+            return AddedPhoto(photo: photo, created: true, held: false, events: events + released)
         }
     }
 
     /// The photo a player already uploaded to a group with `key` within a day, if any: a retry
     /// answered from this needs no second upload processed. The caller compares the task.
-    public func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> (photo: Photo, held: Bool)? {
+    public func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> UploadedPhoto? {
         try await lookup { db in try Self.uploaded(db, playerId: playerId, groupId: groupId, key: key, now: now) }
     }
 
@@ -123,14 +123,14 @@ extension GroupieDatabase {
     /// `venue`; returns it, and whether no photo uses its blob any more, so that the files can go.
     /// Throws `PhotoRules.Refusal.notAllowedToDelete`, or `PhotoError.photoNotFound` when
     /// the photo is not of the actor's group.
-    public func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
+    public func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> DeletedPhoto {
         try await commits.write { db in
             // A photo held for review: only its photographer knows of it, and may take it back.
             if try Self.photo(db, id: id) == nil, let held = try Self.heldPhoto(db, id: id), held.photographerId == actorId,
                 try Self.activeGroupId(db, playerId: actorId) == held.groupId
             {
                 try db.executeCached(sql: "DELETE FROM hidden_photo WHERE id = ?", arguments: [id])
-                return (held, try !Self.isBlobUsed(db, held.blob), [])
+                return DeletedPhoto(photo: held, blobUnused: try !Self.isBlobUsed(db, held.blob), events: [])
             }
             guard let photo = try Self.photo(db, id: id), try Self.activeGroupId(db, playerId: actorId) == photo.groupId else {
                 throw PhotoError.photoNotFound
@@ -140,7 +140,7 @@ extension GroupieDatabase {
                 .remove(photo, actorId: actorId, creatorId: creatorId), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue
             )
             try db.executeCached(sql: "DELETE FROM photo WHERE id = ?", arguments: [id])
-            return (photo, try !Self.isBlobUsed(db, photo.blob), try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now))
+            return DeletedPhoto(photo: photo, blobUnused: try !Self.isBlobUsed(db, photo.blob), events: try Self.appendEvents(db, groupId: photo.groupId, change.events, now: now))
         }
     }
 
@@ -199,13 +199,13 @@ extension GroupieDatabase {
 
     /// The photo uploaded with `key`, shown, or held for review (`held`); nil when it is gone
     /// or staff hid it.
-    static func uploaded(_ db: Database, playerId: String, groupId: String, key: String, now: Date) throws -> (photo: Photo, held: Bool)? {
+    static func uploaded(_ db: Database, playerId: String, groupId: String, key: String, now: Date) throws -> UploadedPhoto? {
         guard let photoId = try String.fetchOne(
             db.cachedStatement(sql: "SELECT photo_id FROM upload_key WHERE player_id = ? AND group_id = ? AND key = ? AND created_at >= ?"),
             arguments: [playerId, groupId, key, now.timeIntervalSince1970 - idempotencyKeyLifetime]
         ) else { return nil }
-        if let shown = try photo(db, id: photoId) { return (shown, false) }
-        return try heldPhoto(db, id: photoId).map { ($0, true) }
+        if let shown = try photo(db, id: photoId) { return UploadedPhoto(photo: shown, held: false) }
+        return try heldPhoto(db, id: photoId).map { UploadedPhoto(photo: $0, held: true) }
     }
 
     static func heldPhoto(_ db: Database, id: String) throws -> Photo? {

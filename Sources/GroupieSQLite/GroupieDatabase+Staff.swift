@@ -6,8 +6,8 @@ import GroupieStorage
 /// Staff accounts, their sessions and the audit log of what they did.
 extension GroupieDatabase {
     /// Adds a member of staff with a password hash made by the caller.
-    public func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date) async throws -> StaffMember {
-        try await commits.write { db in
+    public func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date, audit: AuditEntry?) async throws -> StaffMember {
+        try await commits.write { db in try Self.audited(db, audit) {
             guard try Row.fetchOne(db, sql: "SELECT 1 FROM staff WHERE email = ?", arguments: [email]) == nil else { throw StaffError.emailTaken }
             let member = StaffMember(id: Self.newId(), email: email, role: role, venueIds: venueIds)
             try db.executeCached(
@@ -18,7 +18,7 @@ extension GroupieDatabase {
                 try db.executeCached(sql: "INSERT INTO staff_venue (staff_id, venue_id) VALUES (?, ?)", arguments: [member.id, venueId])
             }
             return member
-        }
+        } }
     }
 
     /// Every member of staff, by e-mail address.
@@ -29,37 +29,38 @@ extension GroupieDatabase {
     }
 
     /// A member of staff and their password hash, to sign in.
-    public func staffCredentials(email: String) async throws -> (member: StaffMember, passwordHash: String)? {
+    public func staffCredentials(email: String) async throws -> StaffCredentials? {
         try await writer.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT id, password_hash FROM staff WHERE email = ?", arguments: [email]),
                 let member = try Self.staffMember(db, id: row["id"])
             else { return nil }
-            return (member, row["password_hash"])
+            return StaffCredentials(member: member, passwordHash: row["password_hash"])
         }
     }
 
     /// Removes a member of staff and ends their sessions; the audit log keeps their address.
-    public func removeStaff(email: String) async throws {
-        try await commits.write { db in
+    public func removeStaff(email: String, audit: AuditEntry?) async throws {
+        try await commits.write { db in try Self.audited(db, audit) {
             try db.executeCached(sql: "DELETE FROM staff WHERE email = ?", arguments: [email])
             guard db.changesCount == 1 else { throw StaffError.unknownStaff }
-        }
+        } }
     }
 
-    /// Sets a new password hash and ends every session of the member.
-    public func setStaffPassword(email: String, passwordHash: String) async throws {
-        try await commits.write { db in
+    public func setStaffPassword(email: String, passwordHash: String, now: Date, audit: AuditEntry?) async throws {
+        try await commits.write { db in try Self.audited(db, audit) {
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM staff WHERE email = ?", arguments: [email]) else {
                 throw StaffError.unknownStaff
             }
-            try db.executeCached(sql: "UPDATE staff SET password_hash = ? WHERE id = ?", arguments: [passwordHash, id])
+            try db.executeCached(
+                sql: "UPDATE staff SET password_hash = ?, unlocked_at = ? WHERE id = ?", arguments: [passwordHash, now.timeIntervalSince1970, id]
+            )
             try db.executeCached(sql: "DELETE FROM staff_session WHERE staff_id = ?", arguments: [id])
-        }
+        } }
     }
 
     /// Gives a member of staff a new role and venues; their sessions go on with them.
-    public func setStaffRole(email: String, role: StaffRole, venueIds: Set<String>) async throws -> StaffMember {
-        try await commits.write { db in
+    public func setStaffRole(email: String, role: StaffRole, venueIds: Set<String>, audit: AuditEntry?) async throws -> StaffMember {
+        try await commits.write { db in try Self.audited(db, audit) {
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM staff WHERE email = ?", arguments: [email]) else {
                 throw StaffError.unknownStaff
             }
@@ -69,14 +70,14 @@ extension GroupieDatabase {
                 try db.executeCached(sql: "INSERT INTO staff_venue (staff_id, venue_id) VALUES (?, ?)", arguments: [id, venueId])
             }
             return StaffMember(id: id, email: email, role: role, venueIds: venueIds)
-        }
+        } }
     }
 
-    public func unlockStaff(email: String, now: Date) async throws {
-        try await commits.write { db in
+    public func unlockStaff(email: String, now: Date, audit: AuditEntry?) async throws {
+        try await commits.write { db in try Self.audited(db, audit) {
             try db.executeCached(sql: "UPDATE staff SET unlocked_at = ? WHERE email = ?", arguments: [now.timeIntervalSince1970, email])
             guard db.changesCount > 0 else { throw StaffError.unknownStaff }
-        }
+        } }
     }
 
     public func staffUnlockedAt(email: String) async throws -> Date? {
@@ -97,13 +98,13 @@ extension GroupieDatabase {
     }
 
     /// The member of staff and the session's CSRF token, while the session lasts.
-    public func staffSession(tokenHash: Data, now: Date) async throws -> (member: StaffMember, csrfToken: String)? {
+    public func staffSession(tokenHash: Data, now: Date) async throws -> StaffSessionRecord? {
         try await writer.read { db in
             guard let row = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT staff_id, csrf_token FROM staff_session WHERE token_hash = ? AND expires_at > ?"),
                 arguments: [tokenHash, now.timeIntervalSince1970]
             ), let member = try Self.staffMember(db, id: row["staff_id"]) else { return nil }
-            return (member, row["csrf_token"])
+            return StaffSessionRecord(member: member, csrfToken: row["csrf_token"])
         }
     }
 

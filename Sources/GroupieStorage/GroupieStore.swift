@@ -58,16 +58,16 @@ public protocol GroupStore: Sendable {
     /// The player of a token and, when they are a member of `groupId`, that membership: one
     /// read (one statement on PostgreSQL) for what every request of a member to its group asks
     /// first. Nil for an unknown token.
-    func member(tokenHash: Data, groupId: String) async throws -> (player: Player, membership: Membership?)?
+    func member(tokenHash: Data, groupId: String) async throws -> MemberLookup?
     func groupContents(_ group: Group) async throws -> GroupContents
     func currentGroup(of playerId: String) async throws -> Group?
     func group(code: JoinCode) async throws -> Group?
     func group(id: String) async throws -> Group?
     func groupExists(id: String) async throws -> Bool
-    func membershipHistory(of playerId: String) async throws -> [(groupId: String, joinedAt: Date, leftAt: Date?)]
+    func membershipHistory(of playerId: String) async throws -> [MembershipSpan]
     /// Deletes the groups made before `cutoff`, and the players made before it who then
     /// belong to no group; returns the groups' count and the blobs no photo uses any more.
-    func deleteGroups(createdBefore cutoff: Date) async throws -> (groups: Int, unusedBlobs: [String])
+    func deleteGroups(createdBefore cutoff: Date) async throws -> RetentionSweep
 }
 
 /// Each group's gapless sequence of events, read back by streams that resume.
@@ -81,15 +81,15 @@ public protocol EventStore: Sendable {
 
 /// Photos of a group: added with their idempotency keys, deleted, chosen, read.
 public protocol PhotoStore: Sendable {
-    func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> (photo: Photo, created: Bool, held: Bool, events: [GroupEvent])
-    func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> (photo: Photo, held: Bool)?
+    func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> AddedPhoto
+    func uploadedPhoto(playerId: String, groupId: String, key: String, now: Date) async throws -> UploadedPhoto?
     @discardableResult
     func forgetExpiredUploadKeys(now: Date) async throws -> Int
     func photos(groupId: String, missionId: String?, before: String?, limit: Int) async throws -> [Photo]
     func photo(id: String, seenBy playerId: String) async throws -> Photo?
     func photo(id: String) async throws -> Photo?
     func heldPhoto(id: String) async throws -> Photo?
-    func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent])
+    func deletePhoto(id: String, by actorId: String, venue: Venue?, now: Date) async throws -> DeletedPhoto
     func setFocus(photoId: String, _ focus: Focus) async throws
     func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> PhotoChoice
     func taskPhotos(groupId: String) async throws -> TaskPhotos
@@ -120,21 +120,24 @@ public protocol CollageStore: Sendable {
     func deleteCollage(groupId: String, missionId: String, now: Date) async throws -> [GroupEvent]
 }
 
-/// Staff accounts, their sessions and the audit log.
+/// Staff accounts, their sessions and the audit log. Each change of an account writes its line
+/// of the audit log, `audit`, in the change's own transaction.
 public protocol StaffStore: Sendable {
-    func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date) async throws -> StaffMember
+    func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date, audit: AuditEntry?) async throws -> StaffMember
     func allStaff() async throws -> [StaffMember]
-    func staffCredentials(email: String) async throws -> (member: StaffMember, passwordHash: String)?
-    func removeStaff(email: String) async throws
-    func setStaffPassword(email: String, passwordHash: String) async throws
+    func staffCredentials(email: String) async throws -> StaffCredentials?
+    func removeStaff(email: String, audit: AuditEntry?) async throws
+    /// Sets a new password hash, ends every session of the member and lifts the sign-in lock
+    /// that wrong passwords put on the account (as of `now`).
+    func setStaffPassword(email: String, passwordHash: String, now: Date, audit: AuditEntry?) async throws
     /// Gives the member a new role and venues (none for an admin, who has every venue).
-    func setStaffRole(email: String, role: StaffRole, venueIds: Set<String>) async throws -> StaffMember
+    func setStaffRole(email: String, role: StaffRole, venueIds: Set<String>, audit: AuditEntry?) async throws -> StaffMember
     /// Lifts the account's sign-in lock: attempts before `now` no longer count against it.
-    func unlockStaff(email: String, now: Date) async throws
+    func unlockStaff(email: String, now: Date, audit: AuditEntry?) async throws
     /// When the account's sign-in lock was last lifted; nil when never (or no such account).
     func staffUnlockedAt(email: String) async throws -> Date?
     func startStaffSession(staffId: String, tokenHash: Data, csrfToken: String, now: Date, lifetime: TimeInterval) async throws
-    func staffSession(tokenHash: Data, now: Date) async throws -> (member: StaffMember, csrfToken: String)?
+    func staffSession(tokenHash: Data, now: Date) async throws -> StaffSessionRecord?
     func endStaffSession(tokenHash: Data) async throws
     func audit(_ entry: AuditEntry) async throws
     func auditLog(venueIds: Set<String>?, staffEmail: String, limit: Int) async throws -> [AuditEntry]
@@ -150,8 +153,8 @@ public protocol ModerationStore: Sendable {
     /// A page of the venue's photo feed (shown photos only), newest first, with their groups.
     func photoFeed(_ filter: PhotoFeedFilter) async throws -> [FeedPhoto]
     func staffView(groupId: String) async throws -> StaffGroupView?
-    func moderatedPhoto(id: String) async throws -> (photo: Photo, venueId: String, hidden: Bool, held: Bool)?
-    func heldPhotos(venueId: String, limit: Int) async throws -> (photos: [Photo], total: Int)
+    func moderatedPhoto(id: String) async throws -> ModeratedPhoto?
+    func heldPhotos(venueId: String, limit: Int) async throws -> HeldPhotos
     func heldPhotos(groupId: String, photographerId: String) async throws -> [Photo]
     // Each action of staff writes its line of the audit log, `audit`, in its own transaction.
     func hidePhoto(id: String, reason: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent]
@@ -159,10 +162,10 @@ public protocol ModerationStore: Sendable {
     /// decided in the hide's own transaction.
     func hidePhotoFromGroup(id: String, by playerId: String, reason: String, venue: Venue?, now: Date) async throws -> [GroupEvent]
     func restorePhoto(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent]
-    func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent])
-    func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent])
+    func deletePhotoByStaff(id: String, venue: Venue?, now: Date, audit: AuditEntry?) async throws -> DeletedPhoto
+    func closeGroup(id: String, reason: String, now: Date, audit: AuditEntry?) async throws -> GroupChange
     /// Reopens a group staff closed, with its `group-reopened` event; an open group is left as it is.
-    func reopenGroup(id: String, now: Date, audit: AuditEntry?) async throws -> (group: Group, events: [GroupEvent])
+    func reopenGroup(id: String, now: Date, audit: AuditEntry?) async throws -> GroupChange
 }
 
 /// Failed attempts per key, for the rate limits that must hold across instances.
@@ -201,12 +204,29 @@ extension GroupieStore {
         try await restorePhoto(id: id, venue: venue, now: now, audit: nil)
     }
 
-    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date) async throws -> (photo: Photo, blobUnused: Bool, events: [GroupEvent]) {
+    public func deletePhotoByStaff(id: String, venue: Venue?, now: Date) async throws -> DeletedPhoto {
         try await deletePhotoByStaff(id: id, venue: venue, now: now, audit: nil)
     }
 
-    public func closeGroup(id: String, reason: String, now: Date) async throws -> (group: Group, events: [GroupEvent]) {
+    public func closeGroup(id: String, reason: String, now: Date) async throws -> GroupChange {
         try await closeGroup(id: id, reason: reason, now: now, audit: nil)
+    }
+
+    // Changes of staff accounts without a line in the audit log: for tests and tools.
+    public func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date) async throws -> StaffMember {
+        try await addStaff(email: email, passwordHash: passwordHash, role: role, venueIds: venueIds, now: now, audit: nil)
+    }
+
+    public func removeStaff(email: String) async throws {
+        try await removeStaff(email: email, audit: nil)
+    }
+
+    public func setStaffPassword(email: String, passwordHash: String, now: Date = Date()) async throws {
+        try await setStaffPassword(email: email, passwordHash: passwordHash, now: now, audit: nil)
+    }
+
+    public func setStaffRole(email: String, role: StaffRole, venueIds: Set<String>) async throws -> StaffMember {
+        try await setStaffRole(email: email, role: role, venueIds: venueIds, audit: nil)
     }
 
     /// How long an idempotency key answers for the photo it first made.

@@ -68,9 +68,45 @@ extension StoreContractTests {
         await #expect(throws: (any Error).self) { try await store.setStaffRole(email: "nobody@museum.org", role: .viewer, venueIds: ["v"]) }
 
         #expect(try await store.staffUnlockedAt(email: "eva@museum.org") == nil)
-        try await store.unlockStaff(email: "eva@museum.org", now: now.addingTimeInterval(7))
+        try await store.unlockStaff(email: "eva@museum.org", now: now.addingTimeInterval(7), audit: nil)
         #expect(try await store.staffUnlockedAt(email: "eva@museum.org") == now.addingTimeInterval(7))
-        await #expect(throws: (any Error).self) { try await store.unlockStaff(email: "nobody@museum.org", now: now) }
+        await #expect(throws: (any Error).self) { try await store.unlockStaff(email: "nobody@museum.org", now: now, audit: nil) }
         #expect(try await store.staffUnlockedAt(email: "nobody@museum.org") == nil)
+        // A new password lifts the lock too, in the same change.
+        try await store.setStaffPassword(email: "eva@museum.org", passwordHash: "h2", now: now.addingTimeInterval(9))
+        #expect(try await store.staffUnlockedAt(email: "eva@museum.org") == now.addingTimeInterval(9))
+    }
+
+    @Test("Each change of a staff account writes its audit line in its own transaction, and a refused one writes none", arguments: Backend.chosen)
+    func accountChangesAudited(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        func line(_ action: String, _ subject: String) -> AuditEntry {
+            AuditEntry(at: now, staffEmail: "admin@museum.org", venueId: nil, action: action, subject: subject, reason: nil)
+        }
+        func actions() async throws -> [String] {
+            try await store.auditLog(venueIds: nil, staffEmail: "admin@museum.org", limit: 50).map(\.action).reversed()
+        }
+        _ = try await store.addStaff(email: "eva@museum.org", passwordHash: "h", role: .viewer, venueIds: ["v"], now: now, audit: line("staff added", "eva"))
+        _ = try await store.setStaffRole(email: "eva@museum.org", role: .moderator, venueIds: ["v"], audit: line("staff role changed", "eva"))
+        try await store.setStaffPassword(email: "eva@museum.org", passwordHash: "h2", now: now, audit: line("password reset", "eva"))
+        try await store.unlockStaff(email: "eva@museum.org", now: now, audit: line("sign-in lock lifted", "eva"))
+        try await store.removeStaff(email: "eva@museum.org", audit: line("staff removed", "eva"))
+        let done = ["staff added", "staff role changed", "password reset", "sign-in lock lifted", "staff removed"]
+        #expect(try await actions() == done)
+
+        // Refused changes: the account is gone (or taken), and the log holds nothing of them.
+        _ = try await store.addStaff(email: "ada@museum.org", passwordHash: "h", role: .viewer, venueIds: ["v"], now: now)
+        await #expect(throws: (any Error).self) {
+            try await store.addStaff(email: "ada@museum.org", passwordHash: "h", role: .admin, venueIds: [], now: now, audit: line("staff added", "ada"))
+        }
+        await #expect(throws: (any Error).self) { try await store.removeStaff(email: "eva@museum.org", audit: line("staff removed", "eva")) }
+        await #expect(throws: (any Error).self) {
+            try await store.setStaffPassword(email: "eva@museum.org", passwordHash: "h3", now: now, audit: line("password reset", "eva"))
+        }
+        await #expect(throws: (any Error).self) {
+            try await store.setStaffRole(email: "eva@museum.org", role: .viewer, venueIds: ["v"], audit: line("staff role changed", "eva"))
+        }
+        await #expect(throws: (any Error).self) { try await store.unlockStaff(email: "eva@museum.org", now: now, audit: line("sign-in lock lifted", "eva")) }
+        #expect(try await actions() == done)
     }
 }

@@ -38,11 +38,11 @@ struct RetentionService: Service {
 
     private func sweepNow() async throws {
         try await database.forgetExpiredUploadKeys(now: clock())
-        let (groups, unusedBlobs) = try await database.deleteGroups(createdBefore: clock().addingTimeInterval(-retention))
-        try await files.removeFiles(of: unusedBlobs)
-        if groups > 0 {
+        let swept = try await database.deleteGroups(createdBefore: clock().addingTimeInterval(-retention))
+        try await files.removeFiles(of: swept.unusedBlobs)
+        if swept.groups > 0 {
             await collages.removeFilesOfDeletedGroups()
-            logger.info("retention: deleted old groups", metadata: ["groups": "\(groups)", "blobs": "\(unusedBlobs.count)"])
+            logger.info("retention: deleted old groups", metadata: ["groups": "\(swept.groups)", "blobs": "\(swept.unusedBlobs.count)"])
         }
     }
 }

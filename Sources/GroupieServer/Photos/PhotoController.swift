@@ -38,12 +38,12 @@ struct PhotoController {
             task: task, choose: try Self.choose(request, task: task), idempotencyKey: idempotencyKey,
             body: request.body, contentType: request.headers[.contentType]
         )
-        let (photo, held) = try await photos.upload(upload, by: context.player, to: context.group, logger: context.logger)
+        let uploaded = try await photos.upload(upload, by: context.player, to: context.group, logger: context.logger)
         // Where the photo went, read after its commit: the photographer is told when a
         // teammate's photo, uploaded at the same time, stays the task's.
-        let chosen = held ? nil : try await photos.taskPhoto(of: photo)
+        let chosen = uploaded.held ? nil : try await photos.taskPhoto(of: uploaded.photo)
         return EditedResponse(
-            status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock(), held: held), taskPhoto: chosen)
+            status: .created, response: PhotoEnvelope(photo: PhotoDocument(uploaded.photo, signer: signer, now: clock(), held: uploaded.held), taskPhoto: chosen)
         )
     }
 

@@ -34,7 +34,7 @@ struct PhotoService: Sendable {
 
     /// Stores the photo of a member's upload, or answers a retry of one already stored with the
     /// first photo. `held`: waiting for review, seen by its photographer alone.
-    func upload(_ upload: Upload, by player: Player, to group: Group, logger: Logger) async throws -> (photo: Photo, held: Bool) {
+    func upload(_ upload: Upload, by player: Player, to group: Group, logger: Logger) async throws -> UploadedPhoto {
         if let closed = group.closed { throw MembershipError.groupClosed(closed) }
         let venue = catalog.venue(id: group.venueId)?.venue
         if let task = upload.task { try await requireOpen(task, venue: venue, groupId: group.id) }
@@ -59,7 +59,7 @@ struct PhotoService: Sendable {
             blob: blob, format: header.format.rawValue, width: header.orientedWidth, height: header.orientedHeight,
             idempotencyKey: upload.idempotencyKey, choose: upload.choose
         )
-        let added: (photo: Photo, created: Bool, held: Bool, events: [GroupEvent])
+        let added: AddedPhoto
         do {
             added = try await withSpan("photo commit") { span in
                 span.attributes["groupie.group"] = group.id
@@ -76,7 +76,7 @@ struct PhotoService: Sendable {
         guard added.created else {
             // A concurrent retry with the same key: when it brought other bytes, its files belong to no photo.
             if photo.blob != blob { try await files.removeUnused(blob, database: database) }
-            return (photo, added.held)
+            return UploadedPhoto(photo: photo, held: added.held)
         }
         logger.info(
             added.held ? "photo held for review" : "photo added",
@@ -97,7 +97,7 @@ struct PhotoService: Sendable {
             }
             if photo.task != nil, !held { collages.refresh(groupId: photo.groupId) }
         }
-        return (photo, added.held)
+        return UploadedPhoto(photo: photo, held: added.held)
     }
 
     /// The photographer deletes their photo (the group's creator is refused: they may hide it);

@@ -16,7 +16,7 @@ struct ModerationService: Sendable {
     let clock: @Sendable () -> Date
 
     /// A photo as staff found it: its venue, and whether it is hidden or held for review.
-    typealias Found = (photo: Photo, venueId: String, hidden: Bool, held: Bool)
+    typealias Found = ModeratedPhoto
 
     func hide(_ found: Found, reason: String, by staff: StaffMember) async throws -> AuditEntry {
         let audit = entry(staff, venueId: found.venueId, action: found.held ? "photo not shared after review" : "photo hidden", subject: found.photo.id, reason: reason)

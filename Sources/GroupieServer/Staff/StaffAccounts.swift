@@ -60,9 +60,10 @@ public struct StaffAccounts: Sendable {
         guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
         try Self.requireVenues(venueIds, for: role)
         do {
-            let member = try await database.addStaff(email: email, passwordHash: hash, role: role, venueIds: venueIds, now: clock())
-            try? await database.audit(.init(at: clock(), staffEmail: by, venueId: nil, action: "staff added", subject: "\(email) (\(role.rawValue))", reason: nil))
-            return member
+            return try await database.addStaff(
+                email: email, passwordHash: hash, role: role, venueIds: venueIds, now: clock(),
+                audit: entry(by, "staff added", "\(email) (\(role.rawValue))")
+            )
         } catch {
             throw .emailTaken(email)
         }
@@ -75,11 +76,10 @@ public struct StaffAccounts: Sendable {
     public func remove(email text: String, by: String = "command line") async throws(Failure) {
         guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
         do {
-            try await database.removeStaff(email: email)
+            try await database.removeStaff(email: email, audit: entry(by, "staff removed", email))
         } catch {
             throw .unknownStaff(email)
         }
-        try? await database.audit(.init(at: clock(), staffEmail: by, venueId: nil, action: "staff removed", subject: email, reason: nil))
     }
 
     /// Sets a new password and signs the member out everywhere.
@@ -91,13 +91,11 @@ public struct StaffAccounts: Sendable {
     func setPassword(email text: String, passwordHash hash: String, by: String) async throws(Failure) {
         guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
         do {
-            try await database.setStaffPassword(email: email, passwordHash: hash)
-            // A new password lifts the lock that wrong ones put on the account.
-            try await database.unlockStaff(email: email, now: clock())
+            // A new password also lifts the lock that wrong ones put on the account.
+            try await database.setStaffPassword(email: email, passwordHash: hash, now: clock(), audit: entry(by, "password reset", email))
         } catch {
             throw .unknownStaff(email)
         }
-        try? await database.audit(.init(at: clock(), staffEmail: by, venueId: nil, action: "password reset", subject: email, reason: nil))
     }
 
     /// Gives a member of staff a new role and venues.
@@ -107,14 +105,13 @@ public struct StaffAccounts: Sendable {
         try Self.requireVenues(venueIds, for: role)
         let member: StaffMember
         do {
-            member = try await database.setStaffRole(email: email, role: role, venueIds: venueIds)
+            member = try await database.setStaffRole(
+                email: email, role: role, venueIds: venueIds,
+                audit: entry(by, "staff role changed", "\(email) (\(role.rawValue)\(role == .admin ? "" : ": " + venueIds.sorted().joined(separator: ", ")))")
+            )
         } catch {
             throw .unknownStaff(email)
         }
-        try? await database.audit(.init(
-            at: clock(), staffEmail: by, venueId: nil, action: "staff role changed",
-            subject: "\(email) (\(role.rawValue)\(role == .admin ? "" : ": " + venueIds.sorted().joined(separator: ", ")))", reason: nil
-        ))
         return member
     }
 
@@ -122,11 +119,15 @@ public struct StaffAccounts: Sendable {
     public func unlock(email text: String, by: String = "command line") async throws(Failure) {
         guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
         do {
-            try await database.unlockStaff(email: email, now: clock())
+            try await database.unlockStaff(email: email, now: clock(), audit: entry(by, "sign-in lock lifted", email))
         } catch {
             throw .unknownStaff(email)
         }
-        try? await database.audit(.init(at: clock(), staffEmail: by, venueId: nil, action: "sign-in lock lifted", subject: email, reason: nil))
+    }
+
+    /// The audit log's line of an account change, written in the change's own transaction.
+    private func entry(_ by: String, _ action: String, _ subject: String) -> AuditEntry {
+        AuditEntry(at: clock(), staffEmail: by, venueId: nil, action: action, subject: subject, reason: nil)
     }
 
     /// An admin has every venue and names none; every other role names at least one.

@@ -50,8 +50,8 @@ struct StaffAuthenticator: RouterMiddleware {
         var context = context
         if let token = request.cookies[StaffSession.cookieName]?.value, token.utf8.count <= 64 {
             let hash = StaffSession.hash(token)
-            if let (member, csrf) = try await database.staffSession(tokenHash: hash, now: clock()) {
-                context.staffSession = StaffSession(member: member, csrfToken: csrf, tokenHash: hash)
+            if let found = try await database.staffSession(tokenHash: hash, now: clock()) {
+                context.staffSession = StaffSession(member: found.member, csrfToken: found.csrfToken, tokenHash: hash)
             }
         }
         let memory = StaffFormMemory()

@@ -156,7 +156,7 @@ struct StaffController {
     /// The photo of the route, its venue checked against the member's and their role against
     /// moderation, the form's token against the session's.
     private func moderatedPhoto(_ request: Request, context: StaffContext) async throws
-        -> (StaffSession, StaffForm, (photo: Photo, venueId: String, hidden: Bool, held: Bool))
+        -> (StaffSession, StaffForm, ModeratedPhoto)
     {
         let session = context.session
         let form = try await StaffForm(request, context: context)
