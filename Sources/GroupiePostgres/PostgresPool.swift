@@ -10,8 +10,9 @@ import ServiceLifecycle
 import Synchronization
 
 /// postgres-nio's pool, and the one task that runs it and the work beside it (the announcer's
-/// sending): each in a child task of its own, so that closing the pool ends them all and waits
-/// for them. When PostgreSQL is found down, the pool's client is ended and another started:
+/// sending, the listening for other instances' events, the reachability's tries): each in a
+/// child task of its own (`spawn`), so that closing the pool ends them all and waits for them.
+/// No task of the store outlives it. When PostgreSQL is found down, the pool's client is ended and another started:
 /// ending it fails at once the requests that wait for one of its connections, which it would
 /// otherwise keep waiting for its minute of attempts to connect.
 ///
@@ -30,8 +31,10 @@ final class PostgresPool: Sendable {
         var closed = false
     }
 
+    private typealias Job = @Sendable () async -> Void
+
     private let current: Mutex<Current>
-    private let runs: AsyncStream<Run>.Continuation
+    private let jobs: AsyncStream<Job>.Continuation
     private let runner = Mutex<Task<Void, Never>?>(nil)
     private let started: AsyncStream<Void>
     private let configuration: PostgresClient.Configuration
@@ -44,31 +47,45 @@ final class PostgresPool: Sendable {
         self.logger = logger
         let first = Self.makeRun(configuration, logger: logger)
         current = Mutex(Current(run: first))
-        let (runs, more) = AsyncStream.makeStream(of: Run.self)
-        self.runs = more
-        more.yield(first)
+        let (jobs, more) = AsyncStream.makeStream(of: Job.self)
+        self.jobs = more
         let (started, start) = AsyncStream.makeStream(of: Void.self)
         self.started = started
+        more.yield { await Self.running(first, started: start) }
         runner.withLock { runner in
             runner = Task { [self] in
                 await withDiscardingTaskGroup { group in
                     group.addTask { await beside(self) }
-                    for await run in runs {
-                        group.addTask {
-                            await withTaskGroup(of: Void.self) { one in
-                                one.addTask { await run.client.run() }
-                                one.addTask { for await _ in run.ended {} }
-                                start.finish()
-                                // Either the client stopped, or it was told to end: the other goes too.
-                                _ = await one.next()
-                                one.cancelAll()
-                            }
-                        }
+                    for await job in jobs {
+                        group.addTask { await job() }
                     }
                     // Closed: what runs beside the pool ends with it.
                     group.cancelAll()
                 }
             }
+        }
+    }
+
+    /// Runs a client until it stops or is told to end.
+    private static func running(_ run: Run, started: AsyncStream<Void>.Continuation) async {
+        await withTaskGroup(of: Void.self) { one in
+            one.addTask { await run.client.run() }
+            one.addTask { for await _ in run.ended {} }
+            started.finish()
+            // Either the client stopped, or it was told to end: the other goes too.
+            _ = await one.next()
+            one.cancelAll()
+        }
+    }
+
+    /// Runs `job` as a child of the pool's task, cancelled when the pool closes; false, without
+    /// running it, once the pool is closed.
+    @discardableResult
+    func spawn(_ job: @escaping @Sendable () async -> Void) -> Bool {
+        current.withLock { current in
+            guard !current.closed else { return false }
+            jobs.yield(job)
+            return true
         }
     }
 
@@ -90,8 +107,9 @@ final class PostgresPool: Sendable {
         let ended = current.withLock { current -> Run? in
             guard !current.closed else { return nil }
             let ended = current.run
-            current.run = Self.makeRun(configuration, logger: logger)
-            runs.yield(current.run)
+            let next = Self.makeRun(configuration, logger: logger)
+            current.run = next
+            jobs.yield { await Self.running(next, started: AsyncStream.makeStream(of: Void.self).continuation) }
             return ended
         }
         ended?.end.finish()
@@ -105,7 +123,7 @@ final class PostgresPool: Sendable {
             return current.run
         }
         last?.end.finish()
-        runs.finish()
+        jobs.finish()
     }
 
     /// Closes the pool and returns once every task it ran has ended.

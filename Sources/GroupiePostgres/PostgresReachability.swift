@@ -19,6 +19,9 @@ import Synchronization
 /// own attempts meanwhile. A connection that one server process or a proxy ended, with the
 /// server itself fine, or a server that refuses a connection of its own accord (too many
 /// clients), changes nothing: the try beside the pool gets an answer.
+///
+/// Its tries and its watch run as child tasks of the pool's task (`spawn`): closing the store
+/// cancels them and waits for their end.
 final class PostgresReachability: Sendable {
     private enum State: Equatable {
         case up
@@ -34,7 +37,8 @@ final class PostgresReachability: Sendable {
         var nextWaiter = 0
         /// When a request last had its work done on a connection of the pool.
         var lastServed = ContinuousClock.now
-        var trying: Task<Void, Never>?
+        /// Whether the watch of waiting requests runs.
+        var watching = false
         var closed = false
     }
 
@@ -50,15 +54,19 @@ final class PostgresReachability: Sendable {
     private let logger: Logger
     private let onDown: @Sendable () -> Void
     private let onUp: @Sendable () -> Void
-    private let watching = Mutex<Task<Void, Never>?>(nil)
+    private let spawn: @Sendable (@escaping @Sendable () async -> Void) -> Bool
 
     /// `onDown` is called when PostgreSQL is found down, `onUp` when it answers again (the store
-    /// ends its pool and starts another at both).
-    init(url: PostgresURL, logger: Logger, onDown: @escaping @Sendable () -> Void, onUp: @escaping @Sendable () -> Void) {
+    /// ends its pool and starts another at both); `spawn` runs work as a child of the pool's task.
+    init(
+        url: PostgresURL, logger: Logger, onDown: @escaping @Sendable () -> Void, onUp: @escaping @Sendable () -> Void,
+        spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Bool
+    ) {
         self.url = url
         self.logger = logger
         self.onDown = onDown
         self.onUp = onUp
+        self.spawn = spawn
     }
 
     /// Why requests are refused now, or nil while they go through.
@@ -92,70 +100,65 @@ final class PostgresReachability: Sendable {
     /// Something suggests that PostgreSQL cannot be reached: a connection is tried beside the
     /// pool, unless one is tried already or PostgreSQL is known to be down.
     func suspect() {
-        inner.withLock { inner in
-            guard !inner.closed, inner.state == .up else { return }
+        let starts = inner.withLock { inner -> Bool in
+            guard !inner.closed, inner.state == .up else { return false }
             inner.state = .checking
-            // Made and kept under the lock, so that `close` finds it and the task's own end
-            // (which takes the lock) comes after.
-            inner.trying = tryConnecting()
+            return true
+        }
+        guard starts else { return }
+        if !spawn({ [self] in await tryConnecting() }) {
+            // The pool is closed: there is nothing left to check.
+            inner.withLock { $0.state = .up }
         }
     }
 
-    /// Stops trying and watching: the store is closed.
+    /// Stops trying and watching: the store is closed (closing the pool cancels the tries).
     func close() {
-        inner.withLock { inner in
-            inner.closed = true
-            inner.trying?.cancel()
-            inner.trying = nil
-        }
-        watching.withLock { $0?.cancel() }
+        inner.withLock { $0.closed = true }
     }
 
     /// Tries a connection until one succeeds. PostgreSQL is down when two tries a moment apart
     /// get no answer and no request was served by the pool meanwhile.
-    private func tryConnecting() -> Task<Void, Never> {
-        Task { [url, logger, onDown, onUp] in
-            let started = ContinuousClock.now
-            var failures = 0
-            while !Task.isCancelled {
-                guard let reason = await PostgresStore.silence(url, logger: logger) else {
-                    // The new pool first, while requests are still refused: none leases from
-                    // the pool that is ended.
-                    if downReason != nil { onUp() }
-                    let wasDown = inner.withLock { inner -> Bool in
-                        guard !inner.closed else { return false }
-                        defer { inner.state = .up; inner.trying = nil }
-                        if case .down = inner.state { return true }
-                        return false
-                    }
-                    if wasDown { logger.notice("PostgreSQL answers again; requests go through") }
-                    return
-                }
-                failures += 1
-                let goesDown = inner.withLock { inner -> Bool in
-                    guard !inner.closed, inner.state == .checking else { return false }
-                    if inner.lastServed > started {
-                        // The pool served a request meanwhile: the server answers it.
-                        inner.state = .up
-                        inner.trying = nil
-                        return false
-                    }
-                    guard failures >= 2 else { return false }
-                    inner.state = .down(reason: reason)
-                    return true
-                }
-                if goesDown {
-                    logger.error("PostgreSQL cannot be reached; requests that need it are refused until it answers: \(reason)")
-                    onDown()
-                }
-                let goesOn = inner.withLock { inner -> Bool in
+    private func tryConnecting() async {
+        let started = ContinuousClock.now
+        var failures = 0
+        while !Task.isCancelled {
+            guard let reason = await PostgresStore.silence(url, logger: logger) else {
+                // The new pool first, while requests are still refused: none leases from
+                // the pool that is ended.
+                if downReason != nil { onUp() }
+                let wasDown = inner.withLock { inner -> Bool in
                     guard !inner.closed else { return false }
-                    if case .up = inner.state { return false }
-                    return true
+                    defer { inner.state = .up }
+                    if case .down = inner.state { return true }
+                    return false
                 }
-                if !goesOn { return }
-                try? await Task.sleep(for: failures < 2 ? Self.confirmation : Self.retryInterval)
+                if wasDown { logger.notice("PostgreSQL answers again; requests go through") }
+                return
             }
+            failures += 1
+            let goesDown = inner.withLock { inner -> Bool in
+                guard !inner.closed, inner.state == .checking else { return false }
+                if inner.lastServed > started {
+                    // The pool served a request meanwhile: the server answers it.
+                    inner.state = .up
+                    return false
+                }
+                guard failures >= 2 else { return false }
+                inner.state = .down(reason: reason)
+                return true
+            }
+            if goesDown {
+                logger.error("PostgreSQL cannot be reached; requests that need it are refused until it answers: \(reason)")
+                onDown()
+            }
+            let goesOn = inner.withLock { inner -> Bool in
+                guard !inner.closed else { return false }
+                if case .up = inner.state { return false }
+                return true
+            }
+            if !goesOn { return }
+            try? await Task.sleep(for: failures < 2 ? Self.confirmation : Self.retryInterval)
         }
     }
 
@@ -164,29 +167,31 @@ final class PostgresReachability: Sendable {
     /// (The pool says nothing of the connections it cannot make, until it gives up; a pool that
     /// is merely busy goes on serving.)
     private func watch() {
-        watching.withLock { watching in
-            guard watching == nil else { return }
-            watching = Task { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: Self.patience / 2)
-                    guard let self else { return }
-                    let (stuck, idle) = inner.withLock { inner -> (Bool, Bool) in
-                        let now = ContinuousClock.now
-                        let longest = inner.waiting.values.min().map { now - $0 }
-                        return ((longest ?? .zero) > Self.patience && now - inner.lastServed > Self.patience, inner.waiting.isEmpty)
-                    }
-                    if stuck { suspect() }
-                    if idle {
-                        // Started again by the next request that waits.
-                        let stops = self.watching.withLock { watching -> Bool in
-                            guard inner.withLock({ $0.waiting.isEmpty }) else { return false }
-                            watching = nil
-                            return true
-                        }
-                        if stops { return }
-                    }
-                }
-            }
+        let starts = inner.withLock { inner -> Bool in
+            guard !inner.closed, !inner.watching else { return false }
+            inner.watching = true
+            return true
         }
+        guard starts else { return }
+        if !spawn({ [weak self] in await self?.watching() }) {
+            inner.withLock { $0.watching = false }
+        }
+    }
+
+    private func watching() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: Self.patience / 2)
+            let (stuck, stops) = inner.withLock { inner -> (Bool, Bool) in
+                let now = ContinuousClock.now
+                let longest = inner.waiting.values.min().map { now - $0 }
+                // Started again by the next request that waits.
+                let stops = inner.closed || inner.waiting.isEmpty
+                if stops { inner.watching = false }
+                return ((longest ?? .zero) > Self.patience && now - inner.lastServed > Self.patience, stops)
+            }
+            if stuck { suspect() }
+            if stops { return }
+        }
+        inner.withLock { $0.watching = false }
     }
 }

@@ -88,39 +88,55 @@ extension PostgresStore {
         }
     }
 
-    /// Listens on `eventChannel` on a connection of its own, for as long as the stream is read;
-    /// a lost connection is made again a second later, and `.resumed` says so.
+    /// Listens on `eventChannel` on a connection of its own, for as long as the stream is read
+    /// and the store is open; a lost connection is made again a second later, and `.resumed`
+    /// says so. The listening is a child of the pool's task: closing the store ends it, and the
+    /// stream with it.
     public func eventAnnouncements() -> AsyncStream<EventAnnouncement>? {
         let (stream, continuation) = AsyncStream.makeStream(of: EventAnnouncement.self, bufferingPolicy: .bufferingNewest(65_536))
+        let (unread, stopReading) = AsyncStream.makeStream(of: Void.self)
+        continuation.onTermination = { _ in stopReading.finish() }
         let pool = self.pool, logger = self.logger, reachability = self.reachability
-        let listening = Task {
-            while !Task.isCancelled {
-                // While PostgreSQL is known to be down, the pool is left alone until it is back.
-                if reachability.downReason != nil {
-                    try? await Task.sleep(for: .seconds(1))
-                    continue
-                }
-                do {
-                    try await pool.client.withConnection { connection in
-                        try await connection.listen(on: Self.eventChannel) { notifications in
-                            continuation.yield(.resumed)
-                            for try await notification in notifications {
-                                for (groupId, seq) in PostgresAnnouncer.announced(in: notification.payload) {
-                                    continuation.yield(.committed(groupId: groupId, seq: seq))
-                                }
-                            }
-                        }
-                    }
-                } catch {
-                    if Task.isCancelled { break }
-                    logger.warning("listening for events of other instances failed, again in a second: \(error)")
-                }
-                try? await Task.sleep(for: .seconds(1))
+        let spawned = pool.spawn {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await Self.listen(pool: pool, reachability: reachability, logger: logger, into: continuation) }
+                // The stream is no longer read: the listening ends.
+                group.addTask { for await _ in unread {} }
+                _ = await group.next()
+                group.cancelAll()
             }
             continuation.finish()
         }
-        continuation.onTermination = { _ in listening.cancel() }
+        if !spawned { continuation.finish() }
         return stream
+    }
+
+    private static func listen(
+        pool: PostgresPool, reachability: PostgresReachability, logger: Logger, into continuation: AsyncStream<EventAnnouncement>.Continuation
+    ) async {
+        while !Task.isCancelled {
+            // While PostgreSQL is known to be down, the pool is left alone until it is back.
+            if reachability.downReason != nil {
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            do {
+                try await pool.client.withConnection { connection in
+                    try await connection.listen(on: Self.eventChannel) { notifications in
+                        continuation.yield(.resumed)
+                        for try await notification in notifications {
+                            for (groupId, seq) in PostgresAnnouncer.announced(in: notification.payload) {
+                                continuation.yield(.committed(groupId: groupId, seq: seq))
+                            }
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { break }
+                logger.warning("listening for events of other instances failed, again in a second: \(error)")
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
     }
 
     public func failures(of keys: [String], within window: TimeInterval, now: Date) async throws -> [String: [Date]] {

@@ -206,7 +206,7 @@ public final class PostgresStore: GroupieStore {
         self.pool = pool
         self.logger = logger
         self.announcer = announcer
-        reachability = PostgresReachability(url: url, logger: logger, onDown: { pool.replace() }, onUp: { pool.replace() })
+        reachability = PostgresReachability(url: url, logger: logger, onDown: { pool.replace() }, onUp: { pool.replace() }, spawn: { pool.spawn($0) })
     }
 
     /// Ends the pool's connections; the store cannot be used after.

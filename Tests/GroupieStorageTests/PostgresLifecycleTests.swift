@@ -16,6 +16,8 @@ struct PostgresLifecycleTests {
         let (opened, other) = try await Backend.postgresql.openTwo()
         let store = try #require(opened as? PostgresStore), listener = try #require(other as? PostgresStore)
         let heard = try #require(listener.eventAnnouncements())
+        // A stream of the store's own: its listening is a child of the pool's task.
+        let own = try #require(store.eventAnnouncements())
         let ada = try await StoreContractTests().player("Ada", in: store)
         let group = ServiceGroup(configuration: .init(services: [.init(service: store)], gracefulShutdownSignals: [], logger: Backend.logger))
         try await within(.seconds(30), "the service group") {
@@ -52,6 +54,17 @@ struct PostgresLifecycleTests {
             }
         }
         #expect(outcome == "refused")
-        listener.close()
+        // The listening ended with the pool: the stream finishes, and one asked for now
+        // finishes at once.
+        try await within(.seconds(10), "the end of the store's announcements") {
+            for await _ in own {}
+            for await _ in try #require(store.eventAnnouncements()) {}
+        }
+        // The other instance's too, when it shuts down; nothing of its store runs on.
+        let second = try #require(listener.eventAnnouncements())
+        try await within(.seconds(10), "the other instance's shutdown") {
+            await listener.shutdown()
+            for await _ in second {}
+        }
     }
 }
