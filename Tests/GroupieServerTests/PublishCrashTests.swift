@@ -13,7 +13,7 @@ struct PublishCrashTests {
     /// A change, the event kind whose publication is cut off, and whether it needs a photo
     /// hidden beforehand.
     enum Action: String, CaseIterable, CustomTestStringConvertible {
-        case remove, rename, erase, hide, restore, staffDelete, close
+        case remove, rename, erase, hide, restore, staffDelete, close, reopen, message
         var testDescription: String { rawValue }
 
         var kind: String {
@@ -23,6 +23,8 @@ struct PublishCrashTests {
             case .hide, .staffDelete: "photo-removed"
             case .restore: "photo-added"
             case .close: "group-closed"
+            case .reopen: "group-reopened"
+            case .message: "staff-message"
             }
         }
     }
@@ -50,6 +52,10 @@ struct PublishCrashTests {
             let staff = try await StaffCurl.signIn(port: setup.port)
             #expect(try staff.post("/staff/photos/\(photoId)/hide", ["reason": "Blurred face"]) == 303)
         }
+        if action == .reopen {
+            let staff = try await StaffCurl.signIn(port: setup.port)
+            #expect(try staff.post("/staff/groups/\(groupId)/close", ["reason": "The class has left", "confirm": "yes"]) == 303)
+        }
         let before = try #require(try await setup.json("POST", "/api/v1/groups/\(groupId)/events/token", [:], token: ada.token)["latestEventId"] as? String)
         setup.stop()
 
@@ -66,6 +72,8 @@ struct PublishCrashTests {
         case .restore: _ = try? staff.post("/staff/photos/\(photoId)/restore")
         case .staffDelete: _ = try? staff.post("/staff/photos/\(photoId)/delete", ["reason": "Not of the visit", "confirm": "yes"])
         case .close: _ = try? staff.post("/staff/groups/\(groupId)/close", ["reason": "The class has left", "confirm": "yes"])
+        case .reopen: _ = try? staff.post("/staff/groups/\(groupId)/reopen")
+        case .message: _ = try? staff.post("/staff/venues/science-centre/messages", ["text": "We close in 15 minutes", "group": groupId])
         }
         for _ in 0..<100 where doomed.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         #expect(doomed.process.terminationReason == .uncaughtSignal && doomed.process.terminationStatus == SIGKILL, "the server died before publishing")
