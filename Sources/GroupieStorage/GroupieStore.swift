@@ -8,7 +8,7 @@ import GroupieCore
 /// Every method that changes a group and returns events commits them with the change, numbered
 /// in the group's gapless sequence; a backend shared by several instances announces them to the
 /// others (`StoreEvents`).
-public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, ClaimStore, CollageStore, StaffStore, ModerationStore, RateLimitStore, NumbersStore,
+public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, ClaimStore, ReactionStore, CollageStore, StaffStore, ModerationStore, RateLimitStore, NumbersStore,
     StaffMessageStore, VenueGroupStore
 {
     /// Which backend this is, for logs and `/readyz`: "sqlite" or "postgresql".
@@ -105,6 +105,16 @@ public protocol ClaimStore: Sendable {
     func claimTask(groupId: String, task: GroupProgress.TaskKey, by player: Player, venue: Venue?, now: Date) async throws -> [GroupEvent]
     /// Ends the player's claim of `task`; no event when they had none holding.
     func releaseTask(groupId: String, task: GroupProgress.TaskKey, playerId: String, now: Date) async throws -> [GroupEvent]
+}
+
+/// Members' reactions to the group feed's entries (`GroupFeed`): each decided by
+/// `ReactionRules` from the entry's event and stored as a `reaction-changed` event, with the
+/// member's check, in one transaction.
+public protocol ReactionStore: Sendable {
+    /// Puts `playerId`'s `reaction` on the entry `entry` (the sequence number of one of the
+    /// group's events), or takes it off; throws `MembershipError.groupNotFound` when the player
+    /// is not a member of `groupId`, `ReactionRules.Refusal` when the entry takes no reaction.
+    func react(groupId: String, entry: Int, reaction: String, on: Bool, playerId: String, now: Date) async throws -> [GroupEvent]
 }
 
 /// The collage last made of each mission of a group.

@@ -6,7 +6,7 @@ import { api, setToken } from './api.js';
 import { t, LANGS } from './i18n.js';
 import { accentFor } from './ui.js';
 import { UploadQueue } from './queue.js';
-import { LiveEvents } from './live.js';
+import { LiveEvents, FEED_EVENTS } from './live.js';
 import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf, memberName, contentLang, playerLang } from './store.js';
 import { route, render, chrome, go } from './router.js';
 import { toast } from './messages.js';
@@ -206,6 +206,9 @@ function onEvent(type, data, { replayed, id } = {}) {
     loadGroupData(type === 'venue-updated').then(() => render(false)).catch(() => {});
     return;
   }
+  if (FEED_EVENTS.includes(type)) update({ feedTick: Number(id) || Date.now() });
+  // A reaction changes the feed alone.
+  if (type === 'reaction-changed') return;
   const album = /^photo-|collage|choice/.test(type);
   scheduleRefresh(album);
   if (replayed) return;

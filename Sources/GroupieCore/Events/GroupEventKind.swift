@@ -20,6 +20,7 @@ public enum GroupEventKind: String, CaseIterable, Sendable, Hashable {
     case groupClosed = "group-closed"
     case staffMessage = "staff-message"
     case groupReopened = "group-reopened"
+    case reactionChanged = "reaction-changed"
 }
 
 /// An event of a group with what its members' screens need to show it: the SSE `data:` object.
@@ -47,6 +48,8 @@ public enum GroupEventPayload: Sendable, Hashable {
     case staffMessage(text: String)
     /// The venue's staff reopened the group they had closed.
     case groupReopened
+    /// A member put a reaction (`GroupFeed.reactions`) on the feed's entry `entry`, or took it off.
+    case reactionChanged(entry: Int, reaction: String, playerId: String, on: Bool)
 
     public var kind: GroupEventKind {
         switch self {
@@ -67,6 +70,7 @@ public enum GroupEventPayload: Sendable, Hashable {
         case .groupClosed: .groupClosed
         case .staffMessage: .staffMessage
         case .groupReopened: .groupReopened
+        case .reactionChanged: .reactionChanged
         }
     }
 
@@ -101,6 +105,8 @@ public enum GroupEventPayload: Sendable, Hashable {
             return ["text": text]
         case .groupReopened:
             return [:]
+        case .reactionChanged(let entry, let reaction, let playerId, let on):
+            return ["entry": String(entry), "reaction": reaction, "playerId": playerId, "on": on ? "true" : "false"]
         }
     }
 }

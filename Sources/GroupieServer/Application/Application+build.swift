@@ -230,6 +230,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         files: dependencies.files, hub: events.hub, collages: dependencies.collages, background: dependencies.background, clock: clock
     )
     PhotoController(photos: photos, signer: signer, downloads: downloads).addRoutes(to: api)
+    GroupFeedController(feed: GroupFeedService(database: dependencies.database, hub: events.hub, clock: clock), signer: signer).addRoutes(to: api)
     CollageController(
         database: dependencies.database, signer: signer, collages: dependencies.collages, fileIO: dependencies.fileIO, clock: clock
     ).addRoutes(to: api)

@@ -34,6 +34,13 @@ extension Problem {
             case .missionLocked(let missionId):
                 self.init(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when the missions before it are complete.")
             }
+        case let error as ReactionRules.Refusal:
+            switch error {
+            case .unknownReaction:
+                self.init(.notFound, code: "reaction-not-found", detail: "Reactions are \(GroupFeed.reactions.joined(separator: ", ")).")
+            case .notReactable:
+                self.init(.notFound, code: "feed-entry-not-found", detail: "The group's feed has no such photo or completed mission.")
+            }
         case let error as ClaimRules.Refusal:
             switch error {
             case .claimedByOther(let name):

@@ -9,6 +9,7 @@ import { go } from '../router.js';
 import { errorText, toast } from '../messages.js';
 import { ensurePlayer, enterGroup, exitGroup, refreshGroup } from '../session.js';
 import { nameField, showError, setBusy, langSelect, groupTitle, spaced, avatar } from '../widgets.js';
+import { feedSection } from '../feed.js';
 
 // ---------------------------------------------------------------- create
 
@@ -114,6 +115,7 @@ export function groupScreen() {
       h('a', { href: '#/invite', class: 'button primary' }, t('group.showQr')),
       h('a', { href: '#/join', class: 'button' }, t('group.change')),
       h('button', { type: 'button', class: 'danger', id: 'leave', onclick: leaveGroup }, t('group.leave'))),
+    feedSection(),
     h('h2', null, t('group.you2')),
     rename,
     langSelect());

@@ -1,0 +1,73 @@
+import Foundation
+@testable import GroupieServer
+import GroupieTestSupport
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The group's feed and reactions to it, over HTTP, on a real server and SQLite file.
+@Suite("The group's feed")
+struct GroupFeedRouteTests {
+    @Test("The feed shows who joined, photos and claims, newest first; reactions are given, counted once, taken back and told to the group")
+    func feedAndReactions() async throws {
+        let server = try PhotoRouteTests.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            #expect(try await client.send(.put, "/api/v1/groups/\(group.id)/missions/sharks/tasks/shark/claim", headers: bo.auth).0.status == .noContent)
+            let image = try TestImages.solid(width: 300, height: 200, rgb: (1, 100, 1), ext: "jpg")
+            let (uploaded, answer) = try await PhotoRouteTests.upload(client, image, as: bo, group: group.id, query: "?mission=sharks&task=shark")
+            #expect(uploaded.status == .created)
+            let photoId = try #require((answer["photo"] as? [String: Any])?["id"] as? String)
+
+            func feed(as player: TestPlayer) async throws -> [[String: Any]] {
+                let (response, body) = try await client.send(.get, "/api/v1/groups/\(group.id)/feed", headers: player.auth)
+                #expect(response.status == .ok)
+                #expect(body["reactions"] as? [String] == ["heart", "laugh", "wow", "clap", "star"])
+                return body["entries"] as? [[String: Any]] ?? []
+            }
+            let entries = try await feed(as: ada)
+            // The mission has one task: the photo completes it.
+            #expect(entries.map { $0["kind"] as? String } == ["mission-completed", "photo-added", "task-claimed", "member-joined"])
+            #expect(entries[0]["missionId"] as? String == "sharks" && entries[0]["reactable"] as? Bool == true)
+            let photo = entries[1]
+            #expect(photo["photoId"] as? String == photoId && photo["name"] as? String == "Bo" && photo["reactable"] as? Bool == true)
+            #expect((photo["thumbnailUrl"] as? String)?.contains("sig=") == true, "a signed thumbnail")
+            let entry = try #require(photo["id"] as? Int)
+
+            let heart = "/api/v1/groups/\(group.id)/feed/\(entry)/reactions/heart"
+            #expect(try await client.send(.put, heart, headers: ada.auth).0.status == .noContent)
+            #expect(try await client.send(.put, heart, headers: ada.auth).0.status == .noContent, "given again: nothing changes")
+            #expect(try await client.send(.put, heart, headers: bo.auth).0.status == .noContent)
+            var reactions = try #require(try await feed(as: bo)[1]["reactions"] as? [[String: Any]])
+            #expect(reactions.count == 1 && reactions[0]["count"] as? Int == 2 && reactions[0]["mine"] as? Bool == true)
+            #expect(Set(reactions[0]["playerIds"] as? [String] ?? []) == [ada.id, bo.id])
+            #expect(try await client.send(.delete, heart, headers: bo.auth).0.status == .noContent)
+            reactions = try #require(try await feed(as: bo)[1]["reactions"] as? [[String: Any]])
+            #expect(reactions.first?["count"] as? Int == 1 && reactions.first?["mine"] as? Bool == false)
+            let kinds = try await server.database().events(groupId: group.id, after: 0, limit: 100).map(\.kind)
+            #expect(kinds.filter { $0 == .reactionChanged }.count == 4, "each reaction is an event the group hears")
+
+            // Refusals: a claim takes no reaction, an unknown reaction, a bad id, an outsider.
+            let claimEntry = try #require(entries[2]["id"] as? Int)
+            let (notReactable, problem) = try await client.send(.put, "/api/v1/groups/\(group.id)/feed/\(claimEntry)/reactions/heart", headers: ada.auth)
+            #expect(notReactable.status == .notFound && problem["code"] as? String == "feed-entry-not-found")
+            let (unknown, why) = try await client.send(.put, "/api/v1/groups/\(group.id)/feed/\(entry)/reactions/poo", headers: ada.auth)
+            #expect(unknown.status == .notFound && why["code"] as? String == "reaction-not-found")
+            #expect(try await client.send(.put, "/api/v1/groups/\(group.id)/feed/0/reactions/heart", headers: ada.auth).0.status == .notFound)
+            #expect(try await client.send(.put, "/api/v1/groups/\(group.id)/feed/abc/reactions/heart", headers: ada.auth).0.status == .notFound)
+            let stranger = try await client.newPlayer("Cy")
+            #expect(try await client.send(.put, heart, headers: stranger.auth).0.status == .notFound)
+            #expect(try await client.send(.get, "/api/v1/groups/\(group.id)/feed", headers: stranger.auth).0.status == .notFound)
+            #expect(try await server.database().events(groupId: group.id, after: 0, limit: 100).count == kinds.count, "refusals store nothing")
+
+            // Erased, Bo's photo leaves the group, and the feed with it.
+            #expect(try await client.send(.delete, "/api/v1/me", headers: bo.auth).0.status == .noContent)
+            let after = try await feed(as: ada)
+            #expect(!after.contains { $0["kind"] as? String == "photo-added" })
+            #expect(!after.contains { ($0["name"] as? String) == "Bo" }, "no copy of an erased name")
+        }
+    }
+}

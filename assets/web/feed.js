@@ -1,0 +1,76 @@
+// The group's feed of what happened (who joined, photos, claims, completed missions), newest
+// first, with the members' reactions to photos and completed missions. Read from the server
+// (`GET /groups/{id}/feed`), read again when the group's events say something changed; a
+// reaction is given or taken back with one tap, and every phone of the group sees it live.
+
+import { api } from './api.js';
+import { t } from './i18n.js';
+import { h } from './ui.js';
+import { state, subscribe, memberName, mission, taskOf } from './store.js';
+import { errorText, toast } from './messages.js';
+import { avatar } from './widgets.js';
+
+const EMOJI = { heart: '❤️', laugh: '😂', wow: '😮', clap: '👏', star: '⭐' };
+
+function line(entry) {
+  const who = { id: entry.playerId, name: entry.name || t('feed.someone') };
+  const m = entry.missionId ? mission(entry.missionId) : null;
+  const task = entry.taskId ? taskOf(entry.missionId, entry.taskId) : null;
+  const what = task ? task.title || task.prompt || '' : m ? m.title : '';
+  switch (entry.kind) {
+    case 'member-joined': return t('feed.joined', { name: memberName(who) });
+    case 'photo-added': return what ? t('feed.photoFor', { name: memberName(who), task: what }) : t('feed.photo', { name: memberName(who) });
+    case 'task-claimed': return t('feed.claimed', { name: memberName(who), task: what });
+    case 'mission-completed': return t('feed.completed', { mission: m ? m.title : entry.missionId });
+    default: return '';
+  }
+}
+
+function reactionButtons(entry, reactions, redraw) {
+  return h('div', { class: 'reactions', role: 'group', 'aria-label': t('feed.reactTo') }, reactions.map((key) => {
+    const given = entry.reactions.find((r) => r.reaction === key);
+    const mine = !!(given && given.mine);
+    const names = given ? given.playerIds.map((id) => memberName((state.group.members || []).find((x) => x.id === id) || { id, name: t('feed.someone') })) : [];
+    return h('button', {
+      type: 'button', class: 'reaction' + (mine ? ' mine' : ''), 'aria-pressed': mine ? 'true' : 'false',
+      'data-reaction': key, title: names.join(', '),
+      'aria-label': t('feed.reaction.' + key) + (given ? ` (${given.count})` : ''),
+      onclick: async (e) => {
+        e.currentTarget.disabled = true;
+        try {
+          await api(`/groups/${state.group.id}/feed/${entry.id}/reactions/${key}`, { method: mine ? 'DELETE' : 'PUT' });
+        } catch (err) { toast(errorText(err)); }
+        redraw();
+      },
+    }, h('span', { 'aria-hidden': 'true' }, EMOJI[key] || key), given ? h('span', { class: 'count' }, String(given.count)) : null);
+  }));
+}
+
+// The feed as a section of a screen: loads itself, and follows the group's events while shown.
+export function feedSection() {
+  const list = h('ol', { class: 'feed-list', 'aria-live': 'polite' }, h('li', { class: 'busy' }, t('loading')));
+  const box = h('section', { class: 'feed', id: 'feed', 'aria-labelledby': 'feed-title' }, h('h2', { id: 'feed-title' }, t('feed.title')), list);
+  let loading = null;
+  const draw = (feed) => {
+    if (!feed.entries.length) { list.replaceChildren(h('li', { class: 'empty' }, t('feed.empty'))); return; }
+    list.replaceChildren(...feed.entries.map((entry) => h('li', { class: 'feed-entry', 'data-entry': entry.id, 'data-kind': entry.kind },
+      entry.playerId ? avatar({ id: entry.playerId, name: entry.name || '?' }, true) : h('span', { class: 'avatar small', 'aria-hidden': 'true' }, '★'),
+      h('div', { class: 'feed-body' },
+        h('p', null, line(entry)),
+        entry.thumbnailUrl ? h('img', { class: 'feed-thumb', src: entry.thumbnailUrl, alt: '', loading: 'lazy', width: 120, height: 90 }) : null,
+        entry.reactable ? reactionButtons(entry, feed.reactions, load) : null))));
+  };
+  function load() {
+    if (!state.group) return;
+    const groupId = state.group.id;
+    loading = api(`/groups/${groupId}/feed`).then((feed) => { if (state.group && state.group.id === groupId) draw(feed); })
+      .catch((e) => list.replaceChildren(h('li', { class: 'error', role: 'alert' }, errorText(e))))
+      .finally(() => { loading = null; });
+  }
+  const stop = subscribe((patch) => {
+    if (!box.isConnected) { if (!('feedTick' in patch) || loading === null) stop(); return; }
+    if ('feedTick' in patch && !loading) load();
+  });
+  load();
+  return box;
+}
