@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 
-from browser_support import Browser, check, log, make_photo, run_scenario, start_server
+from browser_support import Browser, accessibility_problems, check, log, make_photo, run_scenario, start_server
 
 VENUE, MISSION = "science-centre", "poison-frogs"
 CLAIMED, RACED = "brightest-frog", "frog-pose"
@@ -191,6 +191,21 @@ def splitting(server, work, started, photos):
         p.js(f"location.hash = '#/m/{MISSION}'")
         p.wait(lambda d: loser_name in shown(p, f".task[data-task={RACED}] figcaption"), f"{p.name}'s task card names {loser_name}")
     log("'Use mine instead' swaps the task's photo")
+
+    # ------------------------------------------------------------ the group's feed, with reactions
+    for p in (a, b):
+        p.js("location.hash = '#/group'")
+        p.el("#feed .feed-entry[data-kind=photo-added]")
+    check("Ada is on" in shown(b, "#feed"), "the feed tells of Ada's claim")
+    heart = "#feed .feed-entry[data-kind=photo-added] .reaction[data-reaction=heart]"
+    b.click(heart)
+    b.wait(lambda d: b.js("return document.querySelector(arguments[0]).getAttribute('aria-pressed')", heart) == "true",
+           "Bo's heart shown as his")
+    a.wait(lambda d: shown(a, heart + " .count") == "1", "Ada sees Bo's heart live, without a reload")
+    problems = accessibility_problems(a)
+    check(not problems, f"the group screen with its feed passes axe: {problems}")
+    a.shot("group-feed")
+    log("the group's feed shows what happened, and a reaction reaches the other phone live")
 
     # ------------------------------------------------------------ deleting is the photographer's
     bo_photo = next(x for x in photos_of(server, a.token(), group_id) if x["photographer"]["name"] == "Bo")
