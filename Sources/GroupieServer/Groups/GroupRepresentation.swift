@@ -76,6 +76,9 @@ struct GroupDocument: Encodable, Sendable {
     var joinable: Bool
     /// Why the venue's staff closed the group, when they did: no more joins or photos.
     var closedReason: String?
+    /// Why the group's visit is over (`VisitEnd`: `missions-done`, `closed`, `joining-time-over`),
+    /// when it is: the phones then show the recap. Nil while the visit goes on.
+    var visitEnd: String?
     var members: [MemberDocument]
     var missions: [MissionProgress]
 
@@ -98,6 +101,7 @@ struct GroupDocument: Encodable, Sendable {
         joinable = group.isJoinable(at: now)
         closedReason = group.closed?.reason
         let progress = venue.map { GroupProgress(venue: $0, doneTasks: taskPhotos.done) }
+        visitEnd = VisitEnd.of(group, progress: progress, now: now)?.rawValue
         // A member's standing: the tasks of the venue whose chosen photo is theirs.
         var completed: [String: Int] = [:]
         for mission in progress?.missions ?? [] {
