@@ -44,6 +44,7 @@ struct RecapRouteTests {
             #expect(uploaded.status == .created)
             _ = try await CollageRouteTests.completeReef(client, as: bo, group: group.id)
             #expect(try await Self.visitEnd(client, group: group.id, as: ada) == nil, "the rays are still open")
+            #expect(try await CollageRouteTests.document(client, group: group.id, as: ada)["standing"] == nil, "a venue without points")
 
             // Strangers and the signed-out get nothing.
             var (status, body) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/recap.pdf", headers: eve.auth)

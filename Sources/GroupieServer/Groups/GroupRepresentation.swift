@@ -79,6 +79,18 @@ struct GroupDocument: Encodable, Sendable {
     /// Why the group's visit is over (`VisitEnd`: `missions-done`, `closed`, `joining-time-over`),
     /// when it is: the phones then show the recap. Nil while the visit goes on.
     var visitEnd: String?
+    /// The group's own points and badges; absent when the venue has no points.
+    var standing: StandingDocument?
+
+    struct StandingDocument: Encodable, Sendable {
+        var points: Int
+        var badges: [String]
+
+        init(_ standing: Standing) {
+            points = standing.points
+            badges = standing.badges.map(\.rawValue)
+        }
+    }
     var members: [MemberDocument]
     var missions: [MissionProgress]
 
@@ -102,6 +114,7 @@ struct GroupDocument: Encodable, Sendable {
         closedReason = group.closed?.reason
         let progress = venue.map { GroupProgress(venue: $0, doneTasks: taskPhotos.done) }
         visitEnd = VisitEnd.of(group, progress: progress, now: now)?.rawValue
+        standing = venue.flatMap { venue in venue.points.map { StandingDocument(Standing(rules: $0, venue: venue, taskPhotos: taskPhotos)) } }
         // A member's standing: the tasks of the venue whose chosen photo is theirs.
         var completed: [String: Int] = [:]
         for mission in progress?.missions ?? [] {

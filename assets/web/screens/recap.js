@@ -7,7 +7,7 @@ import { t, tn } from '../i18n.js';
 import { h, icon } from '../ui.js';
 import { state } from '../store.js';
 import { errorText, toast } from '../messages.js';
-import { groupTitle } from '../widgets.js';
+import { groupTitle, standingLine } from '../widgets.js';
 
 const LEADS = { 'missions-done': 'recap.leadDone', 'closed': 'recap.leadClosed', 'joining-time-over': 'recap.leadOver' };
 
@@ -44,6 +44,7 @@ export function recapScreen() {
     h('p', { class: 'kicker' }, groupTitle()),
     h('h1', null, icon('star'), t('recap.title')),
     h('p', { class: 'lead' }, t(LEADS[end] || 'recap.leadSoFar')),
+    standingLine(),
     list.length ? h('ol', { class: 'story' }, list.map(({ m, collage, credits }) => h('li', { 'data-mission': m.id },
       h('h2', { lang: state.venue.language }, m.title),
       collage && collage.status === 'ready' ?
