@@ -23,4 +23,9 @@ double groupie_layout_height(PangoLayout *layout);
 /// read (left out).
 int groupie_draw_logo(cairo_t *cr, const char *path, double x, double y, double width, double height);
 
+/// Ends a drawing: destroys `cr`, writes the surface as PNG to `png_path` unless it is NULL (a
+/// PDF surface writes itself), finishes and destroys the surface. Returns 0, or -1 with
+/// "`what`: cairo's reason" in `error`.
+int groupie_finish(cairo_t *cr, cairo_surface_t *surface, const char *png_path, const char *what, char *error, size_t error_size);
+
 #endif

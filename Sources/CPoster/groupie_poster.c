@@ -179,14 +179,18 @@ int groupie_poster_render(const groupie_poster *poster, const char *path, int pn
     cairo_t *cr = cairo_create(surface);
     if (png_dpi > 0) cairo_scale(cr, png_dpi / 72.0, png_dpi / 72.0);
     draw(cr, poster);
+    return groupie_finish(cr, surface, png_dpi > 0 ? path : NULL, "cannot draw the poster", error, error_size);
+}
+
+int groupie_finish(cairo_t *cr, cairo_surface_t *surface, const char *png_path, const char *what, char *error, size_t error_size) {
     cairo_status_t status = cairo_status(cr);
     cairo_destroy(cr);
-    if (status == CAIRO_STATUS_SUCCESS && png_dpi > 0) status = cairo_surface_write_to_png(surface, path);
+    if (status == CAIRO_STATUS_SUCCESS && png_path) status = cairo_surface_write_to_png(surface, png_path);
     cairo_surface_finish(surface);
     if (status == CAIRO_STATUS_SUCCESS) status = cairo_surface_status(surface);
     cairo_surface_destroy(surface);
     if (status != CAIRO_STATUS_SUCCESS) {
-        groupie_set_error(error, error_size, "cannot draw the poster", cairo_status_to_string(status));
+        groupie_set_error(error, error_size, what, cairo_status_to_string(status));
         return -1;
     }
     return 0;

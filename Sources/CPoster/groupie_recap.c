@@ -152,17 +152,7 @@ int groupie_recap_render(const groupie_recap *r, const char *path, int png_dpi, 
     cairo_t *cr = cairo_create(surface);
     if (png_dpi > 0) cairo_scale(cr, scale, scale);
     lay_out(cr, r, images, 1);
-    cairo_status_t status = cairo_status(cr);
-    cairo_destroy(cr);
-    if (status == CAIRO_STATUS_SUCCESS && png_dpi > 0) status = cairo_surface_write_to_png(surface, path);
-    cairo_surface_finish(surface);
-    if (status == CAIRO_STATUS_SUCCESS) status = cairo_surface_status(surface);
-    cairo_surface_destroy(surface);
-    if (status != CAIRO_STATUS_SUCCESS) {
-        groupie_set_error(error, error_size, "cannot draw the recap", cairo_status_to_string(status));
-        goto done;
-    }
-    status_code = 0;
+    status_code = groupie_finish(cr, surface, png_dpi > 0 ? path : NULL, "cannot draw the recap", error, error_size);
 done:
     for (int i = 0; i < count; i++) {
         if (images[i]) cairo_surface_destroy(images[i]);

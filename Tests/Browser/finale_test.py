@@ -32,12 +32,13 @@ def pdf_images(path):
     return out.splitlines()[2:]
 
 
-def downloaded(b, name, timeout=60):
-    """The file `name` once Chromium has finished saving it in the browser's downloads folder."""
-    path = b.downloads / name
-    b.wait(lambda d: path.exists() and path.stat().st_size > 0 and not list(b.downloads.glob("*.crdownload")),
-           f"{name} downloaded", timeout=timeout)
-    return path
+def downloaded(b, suffix, timeout=60):
+    """The file ending in `suffix` once Chromium has finished saving it in the browser's
+    downloads folder (named by the server: the group's name, else "Groupie recap")."""
+    def done(d):
+        files = [p for p in b.downloads.glob("*" + suffix) if p.stat().st_size > 0]
+        return files[0] if files and not list(b.downloads.glob("*.crdownload")) else None
+    return b.wait(done, f"the {suffix} downloaded", timeout=timeout)
 
 
 def scenario(binary, work, started):
@@ -63,9 +64,10 @@ def scenario(binary, work, started):
     venue = server.api.get(f"/api/v1/venues/{VENUE}?lang=en", token)
     missions = venue["missions"]
     tasks = [(m["id"], t["id"]) for m in missions for t in m["tasks"]]
-    # Every task but the last, through the API, in the venue's order (so that `after:` opens).
+    # Every task but the last, through the API as Ada or Bo, in the venue's order (so that `after:` opens).
+    tokens = [token, b.token()]
     for i, (mission, task) in enumerate(tasks[:-1]):
-        server.api.upload(group_id, photos[i % len(photos)].read_bytes(), token, mission=mission, task=task)
+        server.api.upload(group_id, photos[i % len(photos)].read_bytes(), tokens[i % 2], mission=mission, task=task)
     last_mission, last_task = tasks[-1]
     check(server.api.get(f"/api/v1/groups/{group_id}", token)["group"].get("visitEnd") is None, "the visit goes on while a task is open")
     log(f"{len(tasks) - 1} of {len(tasks)} tasks done through the API")
@@ -85,8 +87,11 @@ def scenario(binary, work, started):
     a.el(".screen.recap")
     order = a.js("return [...document.querySelectorAll('.story > li')].map((li) => li.dataset.mission)")
     check(order == [m["id"] for m in missions], f"the story tells every mission in the venue's order: {order}")
-    a.wait(lambda d: a.js("return [...document.querySelectorAll('.story img')].filter((i) => i.complete && i.naturalWidth > 0).length")
-           == len(missions), "every collage shown", timeout=120)
+    # The collages load as they come into view: each is scrolled to in turn.
+    a.wait(lambda d: a.js("const imgs = [...document.querySelectorAll('.story img')];"
+                          "const waiting = imgs.find((i) => !(i.complete && i.naturalWidth > 0));"
+                          "if (waiting) waiting.scrollIntoView();"
+                          "return imgs.length - (waiting ? 1 : 0)") == len(missions), "every collage shown", timeout=120)
     facts = [m["fact"] for m in missions if m.get("fact")]
     shown_facts = a.text(".recap .fact")
     check(facts and all(f in shown_facts for f in facts), f"the facts: {shown_facts!r}")
@@ -98,7 +103,7 @@ def scenario(binary, work, started):
     log("the recap tells every mission with its collage, the facts and who did what")
 
     a.click("#recap-pdf")
-    pdf = downloaded(a, "groupie-recap.pdf", timeout=120)
+    pdf = downloaded(a, ".pdf", timeout=120)
     images = pdf_images(pdf)
     check(len(images) == len(missions), f"the PDF holds every collage: {len(images)} images for {len(missions)} missions")
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout

@@ -5,11 +5,11 @@ import GroupieImaging
 /// The words of the recap's page in the languages Groupie speaks (English for the others), and
 /// the page made of a `Recap`.
 enum RecapWords {
-    struct Words {
+    struct Words: Sendable {
         var fact: String
         var people: String
         /// "%@: %d photos in %@" — a member, how many of the collages' photos are theirs, and where.
-        var share: (String, Int, String) -> String
+        var share: @Sendable (String, Int, String) -> String
         var footer: String
     }
 
@@ -39,11 +39,6 @@ enum RecapWords {
     /// start) in the venue's time zone, the chapters with their collages at `images`, who did what.
     static func page(_ recap: Recap, images: [String], group: Group, venue: Venue, language: String, logoPath: String?) -> RecapPage {
         let words = words(for: language)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: language)
-        formatter.timeZone = TimeZone(identifier: venue.timeZone) ?? TimeZone(identifier: "UTC")
-        formatter.dateStyle = .long
-        formatter.timeStyle = .none
         let venueName = venue.name.resolved(language: language, fallback: venue.defaultLanguage)
         let chapters = zip(recap.chapters, images).map { chapter, image in
             RecapPage.Chapter(
@@ -52,7 +47,7 @@ enum RecapWords {
             )
         }
         return RecapPage(
-            title: group.name ?? venueName, subtitle: "\(venueName) · \(formatter.string(from: recap.lastPhotoAt ?? group.createdAt))",
+            title: group.name ?? venueName, subtitle: "\(venueName) · \(CollageTool.day(recap.lastPhotoAt ?? group.createdAt, venue: venue, language: language))",
             language: language, colour: venue.theme.color, logoPath: logoPath, factLabel: words.fact, peopleLabel: words.people,
             people: recap.contributions.map { words.share($0.name, $0.tasks, $0.missions.joined(separator: ", ")) },
             chapters: chapters, footer: words.footer
