@@ -1,4 +1,5 @@
 #include "groupie_poster.h"
+#include "groupie_drawing.h"
 
 #include <cairo.h>
 #include <cairo-pdf.h>
@@ -7,21 +8,19 @@
 #include <stdio.h>
 #include <string.h>
 
-static void set_error(char *error, size_t size, const char *what, const char *detail) {
+void groupie_set_error(char *error, size_t size, const char *what, const char *detail) {
     if (error && size) snprintf(error, size, "%s%s%s", what, detail ? ": " : "", detail ? detail : "");
 }
 
-/// Lays out `text` in `width` points at most, centred, starting at `size` points and shrinking
-/// until it fits `max_height`. The caller draws it and releases it with g_object_unref.
-static PangoLayout *fit_text(cairo_t *cr, const char *text, const char *language, const char *family, int bold, double size,
-                             double width, double max_height) {
+PangoLayout *groupie_fit_text(cairo_t *cr, const char *text, const char *language, const char *family, int bold, double size,
+                              double width, double max_height, PangoAlignment alignment) {
     PangoLayout *layout = pango_cairo_create_layout(cr);
     PangoFontDescription *font = pango_font_description_from_string(family);
     pango_font_description_set_weight(font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
     pango_layout_set_text(layout, text, -1);
     pango_layout_set_width(layout, (int)(width * PANGO_SCALE));
     pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR);
-    pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER);
+    pango_layout_set_alignment(layout, alignment);
     if (language && *language) {
         PangoAttrList *attributes = pango_attr_list_new();
         pango_attr_list_insert(attributes, pango_attr_language_new(pango_language_from_string(language)));
@@ -39,7 +38,13 @@ static PangoLayout *fit_text(cairo_t *cr, const char *text, const char *language
     return layout;
 }
 
-static double layout_height(PangoLayout *layout) {
+/// Centred: the posters' and cards' texts.
+static PangoLayout *fit_text(cairo_t *cr, const char *text, const char *language, const char *family, int bold, double size,
+                             double width, double max_height) {
+    return groupie_fit_text(cr, text, language, family, bold, size, width, max_height, PANGO_ALIGN_CENTER);
+}
+
+double groupie_layout_height(PangoLayout *layout) {
     int width = 0, height = 0;
     pango_layout_get_size(layout, &width, &height);
     return height / (double)PANGO_SCALE;
@@ -49,7 +54,7 @@ static double layout_height(PangoLayout *layout) {
 static double draw_text(cairo_t *cr, const char *text, const char *language, const char *family, int bold, double size,
                         double x, double y, double width, double max_height) {
     PangoLayout *layout = fit_text(cr, text, language, family, bold, size, width, max_height);
-    double height = layout_height(layout);
+    double height = groupie_layout_height(layout);
     cairo_move_to(cr, x, y);
     pango_cairo_show_layout(cr, layout);
     g_object_unref(layout);
@@ -65,8 +70,7 @@ static void draw_disc(cairo_t *cr, double x, double y, double width, double heig
     cairo_restore(cr);
 }
 
-/// Draws the logo fitted into the box on its disc; returns 0 when it cannot be read (left out).
-static int draw_logo(cairo_t *cr, const char *path, double x, double y, double width, double height) {
+int groupie_draw_logo(cairo_t *cr, const char *path, double x, double y, double width, double height) {
     size_t length = strlen(path);
     if (length > 4 && strcmp(path + length - 4, ".png") == 0) {
         cairo_surface_t *image = cairo_image_surface_create_from_png(path);
@@ -127,7 +131,7 @@ static void draw(cairo_t *cr, const groupie_poster *p) {
     cairo_rectangle(cr, 0, 0, w, band);
     cairo_fill(cr);
     double logo = 0;
-    if (p->logo_path && draw_logo(cr, p->logo_path, margin, band * 0.2, band * 0.6, band * 0.6)) logo = band * 0.6;
+    if (p->logo_path && groupie_draw_logo(cr, p->logo_path, margin, band * 0.2, band * 0.6, band * 0.6)) logo = band * 0.6;
     cairo_set_source_rgb(cr, 1, 1, 1);
     double title_x = margin + (logo > 0 ? logo + margin * 0.5 : 0);
     double title_width = w - title_x - margin;
@@ -152,7 +156,7 @@ static void draw(cairo_t *cr, const groupie_poster *p) {
 int groupie_poster_render(const groupie_poster *poster, const char *path, int png_dpi, char *error, size_t error_size) {
     if (!poster || !path || !poster->title || !poster->url || !poster->qr_modules || poster->qr_width <= 0 ||
         poster->width_pt <= 0 || poster->height_pt <= 0 || poster->line_count < 0) {
-        set_error(error, error_size, "invalid poster", NULL);
+        groupie_set_error(error, error_size, "invalid poster", NULL);
         return -1;
     }
     cairo_surface_t *surface;
@@ -160,7 +164,7 @@ int groupie_poster_render(const groupie_poster *poster, const char *path, int pn
         double scale = png_dpi / 72.0;
         int width = (int)(poster->width_pt * scale + 0.5), height = (int)(poster->height_pt * scale + 0.5);
         if (png_dpi > 600 || width > 20000 || height > 20000) {
-            set_error(error, error_size, "poster too large", NULL);
+            groupie_set_error(error, error_size, "poster too large", NULL);
             return -1;
         }
         surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
@@ -168,21 +172,25 @@ int groupie_poster_render(const groupie_poster *poster, const char *path, int pn
         surface = cairo_pdf_surface_create(path, poster->width_pt, poster->height_pt);
     }
     if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
-        set_error(error, error_size, "cannot create the surface", cairo_status_to_string(cairo_surface_status(surface)));
+        groupie_set_error(error, error_size, "cannot create the surface", cairo_status_to_string(cairo_surface_status(surface)));
         cairo_surface_destroy(surface);
         return -1;
     }
     cairo_t *cr = cairo_create(surface);
     if (png_dpi > 0) cairo_scale(cr, png_dpi / 72.0, png_dpi / 72.0);
     draw(cr, poster);
+    return groupie_finish(cr, surface, png_dpi > 0 ? path : NULL, "cannot draw the poster", error, error_size);
+}
+
+int groupie_finish(cairo_t *cr, cairo_surface_t *surface, const char *png_path, const char *what, char *error, size_t error_size) {
     cairo_status_t status = cairo_status(cr);
     cairo_destroy(cr);
-    if (status == CAIRO_STATUS_SUCCESS && png_dpi > 0) status = cairo_surface_write_to_png(surface, path);
+    if (status == CAIRO_STATUS_SUCCESS && png_path) status = cairo_surface_write_to_png(surface, png_path);
     cairo_surface_finish(surface);
     if (status == CAIRO_STATUS_SUCCESS) status = cairo_surface_status(surface);
     cairo_surface_destroy(surface);
     if (status != CAIRO_STATUS_SUCCESS) {
-        set_error(error, error_size, "cannot draw the poster", cairo_status_to_string(status));
+        groupie_set_error(error, error_size, what, cairo_status_to_string(status));
         return -1;
     }
     return 0;
@@ -195,7 +203,7 @@ static void draw_card(cairo_t *cr, const groupie_cards *sheet, const groupie_car
     cairo_rectangle(cr, x, y, w, band);
     cairo_fill(cr);
     double logo = 0;
-    if (sheet->logo_path && draw_logo(cr, sheet->logo_path, x + margin, y + band * 0.2, band * 0.6, band * 0.6)) logo = band * 0.6;
+    if (sheet->logo_path && groupie_draw_logo(cr, sheet->logo_path, x + margin, y + band * 0.2, band * 0.6, band * 0.6)) logo = band * 0.6;
     cairo_set_source_rgb(cr, 1, 1, 1);
     double title_x = x + margin + (logo > 0 ? logo + margin * 0.5 : 0);
     draw_text(cr, sheet->venue_name, NULL, "Noto Sans, DejaVu Sans", 1, band * 0.32, title_x, y + band * 0.22, x + w - margin - title_x, band * 0.6);
@@ -214,20 +222,20 @@ static void draw_card(cairo_t *cr, const groupie_cards *sheet, const groupie_car
 
 int groupie_cards_render(const groupie_cards *sheet, const char *path, char *error, size_t error_size) {
     if (!sheet || !path || !sheet->venue_name || !sheet->instruction || !sheet->cards || sheet->card_count <= 0) {
-        set_error(error, error_size, "invalid cards", NULL);
+        groupie_set_error(error, error_size, "invalid cards", NULL);
         return -1;
     }
     for (int i = 0; i < sheet->card_count; i++) {
         const groupie_card *card = &sheet->cards[i];
         if (!card->group_name || !card->code || !card->url || !card->qr_modules || card->qr_width <= 0) {
-            set_error(error, error_size, "invalid card", NULL);
+            groupie_set_error(error, error_size, "invalid card", NULL);
             return -1;
         }
     }
     double page_w = 595.276, page_h = 841.890, w = page_w / 2, h = page_h / 2;
     cairo_surface_t *surface = cairo_pdf_surface_create(path, page_w, page_h);
     if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
-        set_error(error, error_size, "cannot create the surface", cairo_status_to_string(cairo_surface_status(surface)));
+        groupie_set_error(error, error_size, "cannot create the surface", cairo_status_to_string(cairo_surface_status(surface)));
         cairo_surface_destroy(surface);
         return -1;
     }
@@ -260,7 +268,7 @@ int groupie_cards_render(const groupie_cards *sheet, const char *path, char *err
     if (status == CAIRO_STATUS_SUCCESS) status = cairo_surface_status(surface);
     cairo_surface_destroy(surface);
     if (status != CAIRO_STATUS_SUCCESS) {
-        set_error(error, error_size, "cannot draw the cards", cairo_status_to_string(status));
+        groupie_set_error(error, error_size, "cannot draw the cards", cairo_status_to_string(status));
         return -1;
     }
     return 0;
@@ -269,7 +277,7 @@ int groupie_cards_render(const groupie_cards *sheet, const char *path, char *err
 int groupie_sample_photo_render(int width, int height, double red, double green, double blue, const char *label,
                                 const char *language, const char *path, char *error, size_t error_size) {
     if (width < 64 || height < 64 || width > 4096 || height > 4096 || !label || !path) {
-        set_error(error, error_size, "invalid sample photo", NULL);
+        groupie_set_error(error, error_size, "invalid sample photo", NULL);
         return -1;
     }
     cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
@@ -291,7 +299,7 @@ int groupie_sample_photo_render(int width, int height, double red, double green,
     cairo_set_source_rgb(cr, 1, 1, 1);
     double box = width * 0.52;
     PangoLayout *layout = fit_text(cr, label, language, "Noto Sans, DejaVu Sans", 1, side * 0.075, box, height * 0.5);
-    cairo_move_to(cr, (width - box) / 2, (height - layout_height(layout)) / 2);
+    cairo_move_to(cr, (width - box) / 2, (height - groupie_layout_height(layout)) / 2);
     pango_cairo_show_layout(cr, layout);
     g_object_unref(layout);
     cairo_status_t status = cairo_status(cr);
@@ -299,7 +307,7 @@ int groupie_sample_photo_render(int width, int height, double red, double green,
     if (status == CAIRO_STATUS_SUCCESS) status = cairo_surface_write_to_png(surface, path);
     cairo_surface_destroy(surface);
     if (status != CAIRO_STATUS_SUCCESS) {
-        set_error(error, error_size, "cannot draw the sample photo", cairo_status_to_string(status));
+        groupie_set_error(error, error_size, "cannot draw the sample photo", cairo_status_to_string(status));
         return -1;
     }
     return 0;

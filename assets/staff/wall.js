@@ -51,6 +51,23 @@
     show(index);
   }
 
+  // The class's standing, by group name only, when the venue has points (the server sends it
+  // for one class's wall alone).
+  var BADGES = { 'first-photo': 'first photo', 'all-missions': 'all missions', 'different-members': 'everyone helped' };
+  function standing(list) {
+    var box = document.getElementById('wall-standing');
+    if (!box) return;
+    var ol = box.querySelector('ol');
+    while (ol.firstChild) ol.removeChild(ol.firstChild);
+    box.hidden = !list || !list.length;
+    (list || []).forEach(function (row) {
+      var li = document.createElement('li');
+      var badges = row.badges.map(function (b) { return BADGES[b] || b; }).join(', ');
+      li.textContent = row.group + ': ' + row.points + ' points' + (badges ? ' (' + badges + ')' : '');
+      ol.appendChild(li);
+    });
+  }
+
   function load() {
     pending = null;
     last = Date.now();
@@ -58,6 +75,7 @@
       .then(function (response) { return response.ok ? response.json() : null; })
       .then(function (data) {
         if (!data) return;
+        standing(data.standing);
         var known = {};
         items.forEach(function (item) { known[item.id] = true; });
         var current = items[index] && items[index].id;

@@ -17,6 +17,7 @@ import { missionsScreen, missionScreen } from './screens/missions.js';
 import { photoScreen, dropPendingFile, offerTakenPhoto } from './screens/camera.js';
 import { doneScreen } from './screens/reward.js';
 import { albumScreen } from './screens/album.js';
+import { recapScreen } from './screens/recap.js';
 
 const main = document.getElementById('app');
 
@@ -42,7 +43,7 @@ function chrome() {
       icon(ico), h('span', null, label));
     nav.replaceChildren(h('ul', null,
       h('li', null, tab('#/missions', ['missions', 'm', 'done', 'photo'], 'compass', t('tab.missions'))),
-      h('li', null, tab('#/album', ['album'], 'image', t('tab.album'))),
+      h('li', null, tab('#/album', ['album', 'recap'], 'image', t('tab.album'))),
       h('li', null, tab('#/group', ['group', 'invite'], 'users', t('tab.group')))));
   }
   pendingBar();
@@ -98,7 +99,7 @@ subscribe((p) => {
 
 // ---------------------------------------------------------------- routing
 
-const GROUP_SCREENS = { missions: missionsScreen, m: missionScreen, done: doneScreen, album: albumScreen, group: groupScreen, invite: inviteScreen, photo: photoScreen };
+const GROUP_SCREENS = { missions: missionsScreen, m: missionScreen, done: doneScreen, album: albumScreen, recap: recapScreen, group: groupScreen, invite: inviteScreen, photo: photoScreen };
 
 function renderScreen(moveFocus) {
   const r = route();

@@ -16,7 +16,7 @@ import { addNotice, drawNotices } from './notices.js';
 subscribe((p) => { if ('token' in p) setToken(p.token); });
 
 // Screens that show what live events change, and so are drawn again after a refresh.
-const LIVE_SCREENS = new Set(['missions', 'm', 'done', 'album', 'group']);
+const LIVE_SCREENS = new Set(['missions', 'm', 'done', 'album', 'recap', 'group']);
 
 let live = null;       // the group's LiveEvents
 let completed = null;  // ids of the missions complete at the last read, to notice new ones
@@ -110,6 +110,7 @@ export async function enterGroup(groupId) {
   keepForOffline();
   completed = completeMissions();
   collageSig = collagesNow();
+  showFinale();
   live = new LiveEvents(groupId, { onEvent, onResync: (why) => { if (why === 'gone') refreshGroup(); else { scheduleRefresh(true); } }, onStatus: (s) => update({ live: s }) });
   live.start();
 }
@@ -139,6 +140,25 @@ export function keepForOffline() {
 function forgetKeptAnswers() {
   if (!window.caches) return;
   caches.keys().then((keys) => Promise.all(keys.filter((k) => /-(data|images)$/.test(k)).map((k) => caches.delete(k)))).catch(() => {});
+}
+
+// ---------------------------------------------------------------- the finale
+
+// When the visit is over (every mission done, the group closed by staff, its joining time
+// over), the recap is shown once on each phone: at once, or with a link while the visitor is
+// celebrating a mission or taking a photo. Returns whether it went to the recap.
+const FINALE_KEY = 'groupie.finale.';
+function showFinale() {
+  if (!state.group || !state.group.visitEnd || state.previewing) return false;
+  try {
+    if (localStorage.getItem(FINALE_KEY + state.group.id)) return false;
+    localStorage.setItem(FINALE_KEY + state.group.id, state.group.visitEnd);
+  } catch (e) { /* private browsing: shown again on the next read */ }
+  const r = route().name;
+  if (r === 'recap') return false;
+  if (r === 'done' || r === 'photo') { toast(t('recap.ready'), { href: '#/recap', text: t('recap.open') }); return false; }
+  go('#/recap');
+  return true;
 }
 
 // ---------------------------------------------------------------- reading the group again
@@ -191,6 +211,7 @@ export async function refreshGroup() {
     }
     toast(t('done.toast', { mission: m ? m.title : id }), { href: '#/done/' + encodeURIComponent(id), text: t('done.see') });
   }
+  if (showFinale()) return;
   if (LIVE_SCREENS.has(r.name) || (!r.name && !state.joinCode)) render(false); else chrome();
 }
 
@@ -203,7 +224,7 @@ function onEvent(type, data, { replayed, id } = {}) {
     return;
   }
   if (type === 'venue-updated' || type === 'group-closed') {
-    loadGroupData(type === 'venue-updated').then(() => render(false)).catch(() => {});
+    loadGroupData(type === 'venue-updated').then(() => { if (!showFinale()) render(false); }).catch(() => {});
     return;
   }
   if (FEED_EVENTS.includes(type)) update({ feedTick: Number(id) || Date.now() });

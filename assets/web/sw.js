@@ -27,7 +27,7 @@ const WEB = '/assets/web/';
 const SHELL_FILES = ['/', ...[
   'app.css', 'app.js', 'api.js', 'i18n.js', 'ui.js', 'queue.js', 'live.js', 'store.js', 'router.js', 'messages.js',
   'session.js', 'notices.js', 'feed.js', 'widgets.js', 'screens/join.js', 'screens/group.js', 'screens/missions.js', 'screens/camera.js',
-  'screens/reward.js', 'screens/album.js', 'lang/sv.js', 'lang/fr.js', 'manifest.json', 'icon.svg', 'icon-192.png',
+  'screens/reward.js', 'screens/album.js', 'screens/recap.js', 'lang/sv.js', 'lang/fr.js', 'manifest.json', 'icon.svg', 'icon-192.png',
 ].map((f) => WEB + f)];
 
 self.addEventListener('install', (event) => {
@@ -46,8 +46,8 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   const path = url.pathname;
-  // Live events and album downloads are never kept.
-  if (path.endsWith('/events') || path.endsWith('.zip') || path === '/sw.js') return;
+  // Live events, album downloads and recaps are never kept.
+  if (path.endsWith('/events') || path.endsWith('.zip') || /\/recap\.(pdf|png)$/.test(path) || path === '/sw.js') return;
   if (request.mode === 'navigate') event.respondWith(page(request, event));
   else if (path.startsWith(WEB)) event.respondWith(keptFirst(request, SHELL, event));
   else if (isImage(path)) event.respondWith(cacheFirst(request));

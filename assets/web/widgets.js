@@ -3,13 +3,22 @@
 // progress, and the camera button.
 
 import { api, ApiError } from './api.js';
-import { t, setLang, LANGS, langName } from './i18n.js';
+import { t, tn, setLang, LANGS, langName } from './i18n.js';
 import { h, icon } from './ui.js';
 import { keepTaken } from './queue.js';
 import { state, update, savePlayer, taskOf, memberName, memberColour } from './store.js';
 import { render, chrome, go } from './router.js';
 import { errorText } from './messages.js';
 import { queue, loadGroupData } from './session.js';
+
+// The group's own points and badges, when the venue gives points (the group document's
+// `standing`); never another group's.
+export function standingLine() {
+  const s = state.group && state.group.standing;
+  if (!s) return null;
+  return h('p', { class: 'standing', id: 'standing' }, icon('star'), tn('points.total', s.points),
+    s.badges.map((b) => [' ', h('span', { class: 'badge done' }, t('badge.' + b))]));
+}
 
 export const groupTitle = () => (state.group && state.group.name) || t('group.unnamed', { code: state.group ? state.group.joinCode : '' });
 

@@ -57,4 +57,39 @@ int groupie_cards_render(const groupie_cards *cards, const char *path, char *err
 int groupie_sample_photo_render(int width, int height, double red, double green, double blue, const char *label,
                                 const char *language, const char *path, char *error, size_t error_size);
 
+/// One completed mission of a group's recap: its title, its collage (a PNG file), its fact and
+/// who photographed which task, as one line.
+typedef struct {
+    const char *title;
+    const char *image_path;
+    /// NULL or empty: none.
+    const char *fact;
+    const char *credits;
+} groupie_recap_chapter;
+
+/// A group's recap, one page to keep: a band with the group's name and the venue and day, each
+/// chapter in order, then who did what. Texts are UTF-8 in `language` (a BCP 47 tag); a
+/// right-to-left text is laid out right to left.
+typedef struct {
+    const char *title;
+    const char *subtitle;
+    const char *language;
+    double red, green, blue;
+    const char *logo_path;
+    /// The heading of each fact ("Did you know?") and of the list of members ("Who did what").
+    const char *fact_label;
+    const char *people_label;
+    const char *const *people;
+    int people_count;
+    const groupie_recap_chapter *chapters;
+    int chapter_count;
+    /// Under everything, small: where the page comes from.
+    const char *footer;
+} groupie_recap;
+
+/// Draws the recap to `path` as a one-page PDF as tall as its content (each collage embedded
+/// once), or as PNG at `png_dpi` when it is positive (less for a page so tall that it would pass
+/// 16000 pixels). Returns 0, or -1 with a message in `error`.
+int groupie_recap_render(const groupie_recap *recap, const char *path, int png_dpi, char *error, size_t error_size);
+
 #endif

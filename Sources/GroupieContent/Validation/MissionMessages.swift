@@ -11,6 +11,7 @@ enum MissionMessages {
     static let venueId = "venue id"
     static let themeName = "theme"
     static let rulesName = "rules"
+    static let pointsName = "points"
     static let missionId = "mission id"
     static let afterEntry = "'after' entry"
     static let taskId = "task id"
@@ -136,6 +137,14 @@ enum MissionMessages {
     static let pinWithoutMap = "a 'pin' needs the venue's floor plan: add 'map: maps/your-plan.svg' at the top of the file"
 
     // MARK: - Rewards
+
+    static func badgesNotList(_ found: Node, badges: [String]) -> String {
+        "'badges' must be a list of badges such as [\(badges.joined(separator: ", "))], not \(kind(of: found))"
+    }
+
+    static func badgeTwice(_ badge: String) -> String {
+        "badge '\(badge)' is listed twice"
+    }
 
     static func choiceNotScalar(_ key: String, _ found: Node, choices: [String]) -> String {
         "'\(key)' must be one of \(choices.joined(separator: ", ")), not \(kind(of: found))"

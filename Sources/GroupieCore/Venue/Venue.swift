@@ -15,10 +15,13 @@ public struct Venue: Sendable, Hashable, Identifiable {
     public var map: String?
     /// Whether staff see a new photo before the photographer's group does.
     public var review: PhotoReview
+    /// Points and badges for the venue's groups (`points:`); nil, the default, for none.
+    public var points: PointsRules?
 
     public init(
         id: String, name: LocalizedText, languages: [String], description: LocalizedText?,
-        timeZone: String, theme: Theme, rules: VenueRules, missions: [Mission], map: String? = nil, review: PhotoReview = .none
+        timeZone: String, theme: Theme, rules: VenueRules, missions: [Mission], map: String? = nil, review: PhotoReview = .none,
+        points: PointsRules? = nil
     ) {
         self.id = id
         self.name = name
@@ -30,6 +33,7 @@ public struct Venue: Sendable, Hashable, Identifiable {
         self.missions = missions
         self.map = map
         self.review = review
+        self.points = points
     }
 
     public var defaultLanguage: String { languages.first ?? "en" }

@@ -93,7 +93,7 @@ public struct Poster: Sendable {
 }
 
 /// Calls `body` with C copies of `strings`, alive for the call.
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let copies = strings.map { strdup($0) }
     defer { copies.forEach { free($0) } }
     return body(copies.map { UnsafePointer($0) })

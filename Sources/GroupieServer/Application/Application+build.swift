@@ -238,6 +238,10 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         database: dependencies.database, catalog: dependencies.catalog, collages: dependencies.collages, files: dependencies.files,
         downloads: downloads, fileIO: dependencies.fileIO, streamTokens: streamTokens
     ).addRoutes(to: api)
+    RecapController(
+        database: dependencies.database, catalog: dependencies.catalog, collages: dependencies.collages, fileIO: dependencies.fileIO,
+        streamTokens: streamTokens, assetsDirectory: configuration.assetsDirectory
+    ).addRoutes(to: api)
     EventController(
         database: dependencies.database, hub: dependencies.hub, signer: signer, streamTokens: streamTokens,
         streams: StreamAllowance(limits: .init(

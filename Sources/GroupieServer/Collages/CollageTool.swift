@@ -13,17 +13,22 @@ public enum CollageTool {
     /// The caption: mission title in `language`, group name, venue and day in the venue's time
     /// zone, and the photographers.
     public static func caption(venue: Venue, mission: Mission, groupName: String?, names: [String], day: Date, language: String) -> CollageContent.Caption {
+        let venueName = venue.name.resolved(language: language, fallback: venue.defaultLanguage)
+        return CollageContent.Caption(
+            title: mission.title.resolved(language: language, fallback: venue.defaultLanguage),
+            subtitle: [groupName, venueName, Self.day(day, venue: venue, language: language)].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · "),
+            names: names
+        )
+    }
+
+    /// The day of `date` in the venue's time zone, written out in `language` ("26 November 2026").
+    static func day(_ date: Date, venue: Venue, language: String) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: language)
         formatter.timeZone = TimeZone(identifier: venue.timeZone) ?? TimeZone(identifier: "UTC")
         formatter.dateStyle = .long
         formatter.timeStyle = .none
-        let venueName = venue.name.resolved(language: language, fallback: venue.defaultLanguage)
-        return CollageContent.Caption(
-            title: mission.title.resolved(language: language, fallback: venue.defaultLanguage),
-            subtitle: [groupName, venueName, formatter.string(from: day)].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · "),
-            names: names
-        )
+        return formatter.string(from: date)
     }
 
     /// The venue's look for a mission: logo, and for stickers the sticker and frames.

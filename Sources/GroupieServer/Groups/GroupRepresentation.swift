@@ -76,6 +76,21 @@ struct GroupDocument: Encodable, Sendable {
     var joinable: Bool
     /// Why the venue's staff closed the group, when they did: no more joins or photos.
     var closedReason: String?
+    /// Why the group's visit is over (`VisitEnd`: `missions-done`, `closed`, `joining-time-over`),
+    /// when it is: the phones then show the recap. Nil while the visit goes on.
+    var visitEnd: String?
+    /// The group's own points and badges; absent when the venue has no points.
+    var standing: StandingDocument?
+
+    struct StandingDocument: Encodable, Sendable {
+        var points: Int
+        var badges: [String]
+
+        init(_ standing: Standing) {
+            points = standing.points
+            badges = standing.badges.map(\.rawValue)
+        }
+    }
     var members: [MemberDocument]
     var missions: [MissionProgress]
 
@@ -98,6 +113,8 @@ struct GroupDocument: Encodable, Sendable {
         joinable = group.isJoinable(at: now)
         closedReason = group.closed?.reason
         let progress = venue.map { GroupProgress(venue: $0, doneTasks: taskPhotos.done) }
+        visitEnd = VisitEnd.of(group, progress: progress, now: now)?.rawValue
+        standing = venue.flatMap { venue in venue.points.map { StandingDocument(Standing(rules: $0, venue: venue, taskPhotos: taskPhotos)) } }
         // A member's standing: the tasks of the venue whose chosen photo is theirs.
         var completed: [String: Int] = [:]
         for mission in progress?.missions ?? [] {

@@ -65,7 +65,8 @@ struct StaffWallController {
             }
         }
         items.sort { ($0.sort, $0.id) > ($1.sort, $1.id) }
-        let body = try JSONEncoder().encode(WallItems(items: Array(items.prefix(Self.itemLimit))))
+        let standing = try await Self.standing(of: groups, venue: venue, choice: choice, in: database)
+        let body = try JSONEncoder().encode(WallItems(items: Array(items.prefix(Self.itemLimit)), standing: standing))
         return Response(
             status: .ok, headers: [.contentType: "application/json", .cacheControl: "private, no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: body))
@@ -98,6 +99,28 @@ struct StaffWallController {
 
     struct WallItems: Encodable {
         let items: [WallItem]
+        /// The class's groups by points, when the venue has points; nil otherwise.
+        let standing: [WallStanding]?
+    }
+
+    /// A group's place on its class's wall: its name, points and badges, nothing of its members.
+    struct WallStanding: Encodable {
+        let group: String
+        let points: Int
+        let badges: [String]
+    }
+
+    /// The standing of a class's groups, most points first: only for a venue with points, only on
+    /// the wall of one class (a batch of table cards) and only with the groups' names shown, so
+    /// that no board ever compares groups across classes.
+    static func standing(of groups: [Group], venue: Venue, choice: Choice, in database: any GroupieStore) async throws -> [WallStanding]? {
+        guard let rules = venue.points, choice.batch != nil, choice.names else { return nil }
+        var standing: [WallStanding] = []
+        for group in groups {
+            let result = Standing(rules: rules, venue: venue, taskPhotos: try await database.groupContents(group).taskPhotos)
+            standing.append(WallStanding(group: StaffPages.name(group), points: result.points, badges: result.badges.map(\.rawValue)))
+        }
+        return standing.sorted { $0.points != $1.points ? $0.points > $1.points : $0.group.localizedStandardCompare($1.group) == .orderedAscending }
     }
 
     struct WallItem: Encodable {

@@ -59,6 +59,14 @@ struct VenueDocument: Encodable, Sendable {
     var missions: [MissionDocument]
     /// The venue's floor plan, where missions have pins.
     var mapUrl: String?
+    /// What tasks and missions are worth and the badges on offer; absent when the venue has no points.
+    var points: PointsDocument?
+
+    struct PointsDocument: Encodable, Sendable {
+        var task: Int
+        var mission: Int
+        var badges: [String]
+    }
 
     init(_ venue: Venue, language: String) {
         let fallback = venue.defaultLanguage
@@ -81,6 +89,7 @@ struct VenueDocument: Encodable, Sendable {
             )
         }
         self.mapUrl = venue.map.map(Self.assetURL)
+        self.points = venue.points.map { PointsDocument(task: $0.task, mission: $0.mission, badges: $0.badges.map(\.rawValue)) }
     }
 
     /// Asset paths were checked by the mission file reader: relative, no `..`.

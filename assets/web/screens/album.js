@@ -56,7 +56,8 @@ export function albumScreen(filter) {
           h('span', { class: 'cap', 'aria-hidden': 'true' }, avatar(p.photographer, true), memberName(p.photographer)))))) :
         h('p', { class: 'empty' }, t('album.empty')),
       a.next ? h('button', { type: 'button', onclick: () => loadAlbum(filter, true).then(() => render(false)) }, t('album.more')) : null,
-      h('button', { type: 'button', class: 'quiet', id: 'download-album', onclick: downloadAlbum }, icon('download'), t('album.zip'))]);
+      h('button', { type: 'button', class: 'quiet', id: 'download-album', onclick: downloadAlbum }, icon('download'), t('album.zip')),
+      h('a', { href: '#/recap', class: 'button', id: 'open-recap' }, icon('star'), t('recap.open'))]);
 }
 
 async function downloadAlbum() {

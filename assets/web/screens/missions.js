@@ -5,7 +5,7 @@ import { t, tn } from '../i18n.js';
 import { h, icon } from '../ui.js';
 import { state, setHintOpen, mission, progressOf, missionState, memberName } from '../store.js';
 import { go } from '../router.js';
-import { groupTitle, uploadRow, avatar, fileButton, rewardWords } from '../widgets.js';
+import { groupTitle, uploadRow, avatar, fileButton, rewardWords, standingLine } from '../widgets.js';
 import { setClaim, claimOf } from '../session.js';
 import { toast, errorText } from '../messages.js';
 
@@ -49,6 +49,8 @@ export function missionsScreen() {
   return h('section', { class: 'screen missions' },
     h('h1', null, groupTitle()),
     h('p', { class: 'lead' }, tn('missions.summary', ms.length, { done: complete })),
+    standingLine(),
+    state.group.visitEnd ? h('a', { href: '#/recap', class: 'callout done', id: 'missions-recap' }, icon('star'), t('recap.open')) : null,
     state.group.closedReason != null ? h('p', { class: 'closed-note', role: 'status' }, t('group.closedByStaff', { reason: state.group.closedReason })) : null,
     map ? h('details', { class: 'map-box', id: 'venue-map', open: state.openHints.has('venue-map'), ontoggle: (e) => setHintOpen('venue-map', e.target.open) },
       h('summary', null, icon('pin'), t('map.show')), map) : null,

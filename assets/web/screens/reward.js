@@ -48,6 +48,7 @@ export function doneScreen(id) {
       navigator.share ? h('button', { type: 'button', onclick: () => shareImage(c.urls.jpg, fileName, m.title) }, icon('share'), t('share')) : null) : null,
     m.fact ? h('section', { class: 'fact' }, h('h2', null, icon('bulb'), t('done.fact')), h('p', { lang: state.venue.language }, m.fact)) : null,
     h('div', { class: 'stack' },
+      state.group.visitEnd ? h('a', { href: '#/recap', class: 'button primary', id: 'see-recap' }, icon('star'), t('recap.open')) : null,
       h('a', { href: '#/m/' + encodeURIComponent(m.id), class: 'button' }, t('done.photos')),
       h('a', { href: next ? '#/m/' + encodeURIComponent(next.id) : '#/missions', class: 'button quiet', id: 'next-mission' }, next ? t('done.nextOne', { mission: next.title }) : t('done.next'))));
 }

@@ -1,0 +1,75 @@
+import Foundation
+
+/// What a group keeps of its visit: each completed mission in the venue's order as a chapter
+/// (its collage, title and fact, and who photographed which task), and who did what over the
+/// whole visit. Texts are resolved in one language; nothing here reads a file or a clock.
+public struct Recap: Sendable, Hashable {
+    /// A task of a chapter and the member whose photo the collage shows for it.
+    public struct Credit: Sendable, Hashable {
+        public var taskId: String
+        public var prompt: String
+        public var playerId: String
+        public var name: String
+    }
+
+    /// A completed mission: what its collage shows, in task order.
+    public struct Chapter: Sendable, Hashable {
+        public var missionId: String
+        public var title: String
+        public var fact: String?
+        public var credits: [Credit]
+        /// The chosen photos' ids in task order: the collage that belongs to this chapter.
+        public var photoIds: [String]
+    }
+
+    /// A member's share of the visit: how many tasks show their photo, and which missions.
+    public struct Contribution: Sendable, Hashable {
+        public var playerId: String
+        public var name: String
+        public var tasks: Int
+        /// Titles of the missions their photos are in, in the venue's order.
+        public var missions: [String]
+    }
+
+    public var chapters: [Chapter]
+    /// Most tasks first; equal shares in the order of their first photo in the venue's order.
+    public var contributions: [Contribution]
+    /// When the newest chosen photo was taken (nil without any): the recap's day.
+    public var lastPhotoAt: Date?
+
+    /// What the group found out: the facts of its completed missions, in order.
+    public var facts: [String] { chapters.compactMap(\.fact) }
+
+    public init(venue: Venue, taskPhotos: TaskPhotos, language: String) {
+        let fallback = venue.defaultLanguage
+        var chapters: [Chapter] = []
+        var shares: [String: Contribution] = [:]
+        var order: [String] = []
+        var last: Date?
+        for mission in venue.missions {
+            let title = mission.title.resolved(language: language, fallback: fallback)
+            var credits: [Credit] = []
+            for task in mission.tasks {
+                guard let photo = taskPhotos.chosen[.init(missionId: mission.id, taskId: task.id)] else { continue }
+                let prompt = task.prompt.resolved(language: language, fallback: fallback)
+                credits.append(Credit(taskId: task.id, prompt: prompt, playerId: photo.photographerId, name: photo.photographerName))
+                if shares[photo.photographerId] == nil {
+                    order.append(photo.photographerId)
+                    shares[photo.photographerId] = Contribution(playerId: photo.photographerId, name: photo.photographerName, tasks: 0, missions: [])
+                }
+                shares[photo.photographerId]?.tasks += 1
+                if shares[photo.photographerId]?.missions.last != title { shares[photo.photographerId]?.missions.append(title) }
+                last = max(last ?? photo.createdAt, photo.createdAt)
+            }
+            guard let photos = taskPhotos.chosen(missionId: mission.id, taskIds: mission.tasks.map(\.id)) else { continue }
+            chapters.append(Chapter(
+                missionId: mission.id, title: title, fact: mission.fact.map { $0.resolved(language: language, fallback: fallback) },
+                credits: credits, photoIds: photos.map(\.id)
+            ))
+        }
+        self.chapters = chapters
+        self.contributions = order.enumerated().compactMap { index, id in shares[id].map { (index, $0) } }
+            .sorted { $0.1.tasks != $1.1.tasks ? $0.1.tasks > $1.1.tasks : $0.0 < $1.0 }.map(\.1)
+        self.lastPhotoAt = last
+    }
+}

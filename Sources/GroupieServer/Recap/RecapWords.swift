@@ -1,0 +1,56 @@
+import Foundation
+import GroupieCore
+import GroupieImaging
+
+/// The words of the recap's page in the languages Groupie speaks (English for the others), and
+/// the page made of a `Recap`.
+enum RecapWords {
+    struct Words: Sendable {
+        var fact: String
+        var people: String
+        /// "%@: %d photos in %@" — a member, how many of the collages' photos are theirs, and where.
+        var share: @Sendable (String, Int, String) -> String
+        var footer: String
+    }
+
+    static let words: [String: Words] = [
+        "en": Words(
+            fact: "Did you know?", people: "Who did what",
+            share: { name, count, missions in "\(name): \(count) photo\(count == 1 ? "" : "s") (\(missions))" },
+            footer: "Made with Groupie"
+        ),
+        "fr": Words(
+            fact: "Le savais-tu ?", people: "Qui a fait quoi",
+            share: { name, count, missions in "\(name) : \(count) photo\(count == 1 ? "" : "s") (\(missions))" },
+            footer: "Fait avec Groupie"
+        ),
+        "sv": Words(
+            fact: "Visste du?", people: "Vem gjorde vad",
+            share: { name, count, missions in "\(name): \(count) foto\(count == 1 ? "" : "n") (\(missions))" },
+            footer: "Gjort med Groupie"
+        ),
+    ]
+
+    static func words(for language: String) -> Words {
+        words[String(language.lowercased().prefix { $0 != "-" })] ?? words["en"]!
+    }
+
+    /// The page: the group's name, the venue and the day of the last photo (else of the group's
+    /// start) in the venue's time zone, the chapters with their collages at `images`, who did what.
+    static func page(_ recap: Recap, images: [String], group: Group, venue: Venue, language: String, logoPath: String?) -> RecapPage {
+        let words = words(for: language)
+        let venueName = venue.name.resolved(language: language, fallback: venue.defaultLanguage)
+        let chapters = zip(recap.chapters, images).map { chapter, image in
+            RecapPage.Chapter(
+                title: chapter.title, imagePath: image, fact: chapter.fact,
+                credits: chapter.credits.map { "\($0.prompt): \($0.name)" }.joined(separator: " · ")
+            )
+        }
+        return RecapPage(
+            title: group.name ?? venueName, subtitle: "\(venueName) · \(CollageTool.day(recap.lastPhotoAt ?? group.createdAt, venue: venue, language: language))",
+            language: language, colour: venue.theme.color, logoPath: logoPath, factLabel: words.fact, peopleLabel: words.people,
+            people: recap.contributions.map { words.share($0.name, $0.tasks, $0.missions.joined(separator: ", ")) },
+            chapters: chapters, footer: words.footer
+        )
+    }
+}

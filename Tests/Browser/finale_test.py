@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Browser test of the finale: a group's recap when its visit is over.
+
+Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie serve`, with
+phones at 390 px, on the sample art museum:
+
+  - Ada and Bo are a group. Every task but the last is photographed through the API as Ada;
+    Bo waits on the album. Ada photographs the last task on her phone: the mission is
+    celebrated, with a way to the visit's story; Bo's phone goes to the recap by itself.
+  - The recap tells every completed mission in the venue's order with its collage, the facts
+    and who did what, and passes axe-core.
+  - Ada downloads the page as PDF: `pdfimages -list` finds one image per collage, and
+    `pdftotext` the facts and the group's names.
+  - The album leads to the recap too.
+
+Screenshots go to .build/browser-screenshots/ (prefixed "finale-").
+
+Usage:  python3 Tests/Browser/finale_test.py .build/debug/groupie
+"""
+
+import subprocess
+import sys
+
+from browser_support import Browser, accessibility_problems, check, log, make_photo, run_scenario, start_server
+
+VENUE = "art-museum"
+
+
+def pdf_images(path):
+    """The rows of `pdfimages -list` after its two header lines: one per image in the file."""
+    out = subprocess.run(["pdfimages", "-list", str(path)], capture_output=True, text=True, check=True).stdout
+    return out.splitlines()[2:]
+
+
+def downloaded(b, suffix, timeout=60):
+    """The file ending in `suffix` once Chromium has finished saving it in the browser's
+    downloads folder (named by the server: the group's name, else "Groupie recap")."""
+    def done(d):
+        files = [p for p in b.downloads.glob("*" + suffix) if p.stat().st_size > 0]
+        return files[0] if files and not list(b.downloads.glob("*.crdownload")) else None
+    return b.wait(done, f"the {suffix} downloaded", timeout=timeout)
+
+
+def scenario(binary, work, started):
+    photos = [make_photo(work / f"p{i}.jpg", c) for i, c in enumerate([(200, 40, 40), (40, 160, 60), (40, 70, 200), (220, 180, 30)])]
+    server = start_server(binary, work)
+    started.append(server)
+    log(f"server on {server.base}")
+    a, b = Browser("finale-A", work), Browser("finale-B", work)
+    started += [a, b]
+
+    a.d.get(server.base + f"/?venue={VENUE}")
+    a.type("#name", "Ada")
+    a.click("#create")
+    a.click("#create-group")
+    join_url = a.el("#join-link").get_attribute("value")
+    a.click("#to-missions")
+    b.d.get(join_url)
+    b.type("#name", "Bo")
+    b.click("#join-group")
+    b.el(".mission-card")
+    token = a.token()
+    group_id = server.api.get("/api/v1/me", token)["group"]["id"]
+    venue = server.api.get(f"/api/v1/venues/{VENUE}?lang=en", token)
+    missions = venue["missions"]
+    tasks = [(m["id"], t["id"]) for m in missions for t in m["tasks"]]
+    # Every task but the last, through the API as Ada or Bo, in the venue's order (so that `after:` opens).
+    tokens = [token, b.token()]
+    for i, (mission, task) in enumerate(tasks[:-1]):
+        server.api.upload(group_id, photos[i % len(photos)].read_bytes(), tokens[i % 2], mission=mission, task=task)
+    last_mission, last_task = tasks[-1]
+    check(server.api.get(f"/api/v1/groups/{group_id}", token)["group"].get("visitEnd") is None, "the visit goes on while a task is open")
+    log(f"{len(tasks) - 1} of {len(tasks)} tasks done through the API")
+
+    b.js("location.hash = '#/album'")
+    b.el("#open-recap")
+    a.d.get(server.base + f"/#/m/{last_mission}")
+    a.send_file(f"#take-{last_mission}-{last_task}", photos[0])
+    a.click("#accept-photo")
+    a.wait(lambda d: d.current_url.endswith(f"#/done/{last_mission}"), "the last mission celebrated", timeout=30)
+    a.el("#see-recap")
+    a.shot("last-mission-done")
+    b.wait(lambda d: d.current_url.endswith("#/recap"), "Bo's phone shows the recap by itself", timeout=30)
+    log("the last photo ends the visit: a way to the story on Ada's phone, the story itself on Bo's")
+
+    a.click("#see-recap")
+    a.el(".screen.recap")
+    order = a.js("return [...document.querySelectorAll('.story > li')].map((li) => li.dataset.mission)")
+    check(order == [m["id"] for m in missions], f"the story tells every mission in the venue's order: {order}")
+    # The collages load as they come into view: each is scrolled to in turn.
+    a.wait(lambda d: a.js("const imgs = [...document.querySelectorAll('.story img')];"
+                          "const waiting = imgs.find((i) => !(i.complete && i.naturalWidth > 0));"
+                          "if (waiting) waiting.scrollIntoView();"
+                          "return imgs.length - (waiting ? 1 : 0)") == len(missions), "every collage shown", timeout=120)
+    facts = [m["fact"] for m in missions if m.get("fact")]
+    shown_facts = a.text(".recap .fact")
+    check(facts and all(f in shown_facts for f in facts), f"the facts: {shown_facts!r}")
+    people = a.text(".recap .people")
+    check("Ada" in people and "Bo" in people, f"who did what: {people!r}")
+    problems = accessibility_problems(a)
+    check(not problems, f"axe on the recap: {problems}")
+    a.shot("recap")
+    log("the recap tells every mission with its collage, the facts and who did what")
+
+    a.click("#recap-pdf")
+    pdf = downloaded(a, ".pdf", timeout=120)
+    images = pdf_images(pdf)
+    check(len(images) == len(missions), f"the PDF holds every collage: {len(images)} images for {len(missions)} missions")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    flat = " ".join(text.split())
+    check(all(" ".join(f.split())[:40] in flat for f in facts), "the PDF has the facts")
+    check("Ada" in flat and "Bo" in flat, "the PDF says who did what")
+    log(f"the downloaded PDF opens and holds all {len(images)} collages")
+
+    a.js("location.hash = '#/album'")
+    a.click("#open-recap")
+    a.el(".screen.recap")
+    log("the album leads to the recap")
+    a.check_console("on the finale")
+
+
+if __name__ == "__main__":
+    sys.exit(run_scenario(__doc__, "groupie-finale-", scenario, tools=("pdfimages", "pdftotext")))

@@ -1,0 +1,106 @@
+import Foundation
+import GroupieTestSupport
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import GroupieServer
+
+@Suite("The group's recap")
+struct RecapRouteTests {
+    /// The output of a poppler tool (`pdfimages`, `pdfinfo`, `pdftotext`) run on `arguments`.
+    static func poppler(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("\(tool) failed: \(output)") }
+        return output
+    }
+
+    /// The rows of `pdfimages -list` after its two header lines: one per image in the file.
+    static func images(inPDF path: String) throws -> [String] {
+        try poppler("pdfimages", ["-list", path]).split(separator: "\n").dropFirst(2).map(String.init)
+    }
+
+    static func visitEnd(_ client: some TestClientProtocol, group: String, as player: TestPlayer) async throws -> String? {
+        try await CollageRouteTests.document(client, group: group, as: player)["visitEnd"] as? String
+    }
+
+    @Test("The recap PDF is one page holding every collage once, with the facts and who did what; the PNG decodes; the visit ends when every mission is done")
+    func recap() async throws {
+        let server = try CollageRouteTests.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo"), eve = try await client.newPlayer("Eve")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            let shark = try TestImages.solid(width: 800, height: 600, rgb: (30, 30, 200), ext: "jpg")
+            let (uploaded, _) = try await PhotoRouteTests.upload(client, shark, as: ada, group: group.id, query: "?mission=sharks&task=shark")
+            #expect(uploaded.status == .created)
+            _ = try await CollageRouteTests.completeReef(client, as: bo, group: group.id)
+            #expect(try await Self.visitEnd(client, group: group.id, as: ada) == nil, "the rays are still open")
+            #expect(try await CollageRouteTests.document(client, group: group.id, as: ada)["standing"] == nil, "a venue without points")
+
+            // Strangers and the signed-out get nothing.
+            var (status, body) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/recap.pdf", headers: eve.auth)
+            #expect(status == .notFound)
+            (status, _) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/recap.pdf")
+            #expect(status == .unauthorized)
+
+            let response = try await client.execute(uri: "/api/v1/groups/\(group.id)/recap.pdf?download=1&lang=en", method: .get, headers: ada.auth) { $0 }
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "application/pdf")
+            #expect(response.headers[HTTPField.Name("Content-Disposition")!]?.hasPrefix("attachment;") == true)
+            body = Data(buffer: response.body)
+            #expect(body.starts(with: Array("%PDF".utf8)))
+            let pdf = TestImages.folder + "/recap-\(UUID().uuidString).pdf"
+            try body.write(to: URL(fileURLWithPath: pdf))
+            #expect(try Self.poppler("pdfinfo", [pdf]).split(separator: "\n").contains { $0.hasPrefix("Pages:") && $0.hasSuffix(" 1") })
+            // The two completed missions' collages (sharks, then the reef); the rays have none.
+            let images = try Self.images(inPDF: pdf)
+            #expect(images.count == 2, "\(images)")
+            let text = try Self.poppler("pdftotext", ["-layout", pdf, "-"])
+            for expected in ["Sharks", "The reef", "Sharks have no bones.", "Photograph a shark: Ada", "Something red: Bo", "Who did what", "The Aquarium"] {
+                #expect(text.contains(expected), "\(expected) in \(text)")
+            }
+            #expect(!text.contains("Rockor"), "an open mission is no chapter")
+            let bo3 = try #require(text.range(of: "Bo: 3 photos"))
+            let ada1 = try #require(text.range(of: "Ada: 1 photo"))
+            #expect(bo3.lowerBound < ada1.lowerBound, "most photos first")
+
+            // In Swedish, the venue's words and Groupie's.
+            let (_, swedish) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/recap.pdf?lang=sv", headers: ada.auth)
+            let svPath = TestImages.folder + "/recap-\(UUID().uuidString).pdf"
+            try swedish.write(to: URL(fileURLWithPath: svPath))
+            let svText = try Self.poppler("pdftotext", [svPath, "-"])
+            #expect(svText.contains("Vem gjorde vad") && svText.contains("Hajar") && svText.contains("Akvariet"))
+
+            // The PNG: a picture with nothing but its pixels.
+            (status, body) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/recap.png", headers: ada.auth)
+            #expect(status == .ok)
+            #expect(body.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            let png = TestImages.folder + "/recap-\(UUID().uuidString).png"
+            try body.write(to: URL(fileURLWithPath: png))
+            let size = try TestImages.header(png)
+            #expect(size.width > 1000 && size.height > size.width)
+            for chunk in ["eXIf", "tEXt", "iTXt", "zTXt"] {
+                #expect(body.range(of: Data(chunk.utf8)) == nil, "no \(chunk) chunk")
+            }
+
+            // The last mission done: the visit is over.
+            let ray = try TestImages.solid(width: 600, height: 800, rgb: (200, 200, 30), ext: "jpg")
+            let (rayStatus, _) = try await PhotoRouteTests.upload(client, ray, as: bo, group: group.id, query: "?mission=rays&task=ray")
+            #expect(rayStatus.status == .created)
+            #expect(try await Self.visitEnd(client, group: group.id, as: ada) == "missions-done")
+            (status, body) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/recap.pdf", headers: bo.auth)
+            #expect(status == .ok)
+            try body.write(to: URL(fileURLWithPath: pdf))
+            #expect(try Self.images(inPDF: pdf).count == 3, "every collage")
+        }
+    }
+}
