@@ -53,7 +53,7 @@ struct CollageController {
         ))
         let file: CollageService.CollageFile
         do {
-            file = try await collages.file(groupId: groupId, missionId: missionId, longEdge: longEdge, format: format)
+            file = try await collages.file(groupId: groupId, missionId: missionId, longEdge: longEdge, format: format, language: Self.language(request))
         } catch CollageService.Unavailable.unknownMission {
             throw Problem.notFound("mission-not-found", "The group's venue has no mission '\(String(missionId.prefix(64)))'.")
         } catch CollageService.Unavailable.incomplete(let missing) {
@@ -69,7 +69,7 @@ struct CollageController {
         } catch {
             throw Self.unavailable(error, groupId: groupId, missionId: missionId, logger: context.logger)
         }
-        if let signedVersion, file.key != signedVersion { throw Self.changed }
+        if let signedVersion, file.version != signedVersion { throw Self.changed }
         var headers: HTTPFields = [
             .contentType: format.mediaType,
             // The same URL shows a new picture when the photos change: browsers check first.
@@ -90,6 +90,13 @@ struct CollageController {
             throw Self.unavailable(error, groupId: groupId, missionId: missionId, logger: context.logger)
         }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// `?lang=`: the phone's language for the collage's titles (each language's picture is
+    /// its own file and ETag). As for the venue's texts, a language the venue lacks falls back
+    /// (`LanguageNegotiation`), it is not an error.
+    static func language(_ request: Request) -> String? {
+        request.uri.queryParameters["lang"].map(String.init).flatMap { $0.isEmpty || $0.count > 35 ? nil : $0 }
     }
 
     static func unavailable(_ error: any Error, groupId: String, missionId: String, logger: Logger) -> Problem {
