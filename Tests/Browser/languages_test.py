@@ -83,6 +83,20 @@ def rect(br, css):
                  " return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height};", css)
 
 
+def join_phone(work, started, name, lang, join_url, button, player, title):
+    """A phone of the language `lang` opens the join link, reads `button` on it, joins as
+    `player` and reads the mission's `title` in the venue's text of its language."""
+    br = Browser(name, work, lang=lang)
+    started.append(br)
+    br.d.get(join_url)
+    br.wait(lambda d: button in br.el("#join-group").text, f"the join button in {lang}")
+    br.type("#name", player)
+    br.click("#join-group")
+    shown = br.el(f".mission-card[data-mission={MISSION}] .title")
+    check(shown.get_attribute("lang") == lang.split("-")[0] and shown.text == title, f"the {lang} phone's mission reads {shown.text!r}")
+    return br
+
+
 def scenario(binary, work, started):
     missions = work / "missions"
     missions.mkdir()
@@ -109,8 +123,7 @@ def scenario(binary, work, started):
     ar.shot("start-rtl")
     ar.type("#name", "ليلى")
     ar.click("#create")
-    ar.click(f"input[name=venue][value={VENUE}]")
-    ar.click("#create-group")
+    ar.click("#create-group")  # the poster's venue: no choice to make
     join_url = ar.el("#join-link").get_attribute("value")
     ar.click("#to-missions")
     title = ar.el(f".mission-card[data-mission={MISSION}] .title")
@@ -137,24 +150,19 @@ def scenario(binary, work, started):
     log("an Arabic phone reads right to left, in Arabic, missions included")
 
     # ------------------------------------------------------------ a Japanese phone joins, held sideways
-    ja = Browser("ja", work, lang="ja")
-    started.append(ja)
-    ja.d.get(join_url)
-    ja.wait(lambda d: "グループに入る" in ja.el("#join-group").text, "the Japanese interface")
+    ja = join_phone(work, started, "ja", "ja", join_url, "グループに入る", "さくら", "大きな骨")
     check(ja.js("return document.documentElement.dir") == "ltr", "a Japanese page is not left to right")
-    ja.type("#name", "さくら")
-    ja.click("#join-group")
-    title = ja.el(f".mission-card[data-mission={MISSION}] .title")
-    check(title.get_attribute("lang") == "ja" and title.text == "大きな骨", f"the Japanese phone's mission reads {title.text!r}")
     check(ja.text("#tabs a[href='#/album']") == "アルバム", "the tabs are not in Japanese")
+    # A viewport of 844 x 390, the window's own bars added.
     ja.d.set_window_size(844, 390)
+    ja.d.set_window_size(844, 390 + 390 - ja.js("return window.innerHeight"))
     ja.click(f".mission-card[data-mission={MISSION}]")
     ja.send_file("input[type=file][data-task=skull]", photos[0])
     ja.el("#accept-photo")
     ja.wait(lambda d: ja.img_loaded(".preview-img"), "the photo preview")
     button, tabs = rect(ja, "#accept-photo"), rect(ja, "#tabs")
     inner = ja.js("return window.innerHeight")
-    check(inner <= 400, f"the window is {inner} px high, not a phone held sideways")
+    check(inner == 390, f"the window is {inner} px high, not a phone held sideways")
     check(ja.js("return window.scrollY") == 0 and button["top"] >= 0 and button["bottom"] <= tabs["top"],
           f"held sideways, 'Use this photo' is not on the first screen: {button}, tabs at {tabs['top']}, window {inner}")
     check(ja.text("#accept-photo") == "この写真を使う", "the button is not in Japanese")
@@ -189,14 +197,7 @@ def scenario(binary, work, started):
     log("the album at 390 px shows the download at once and the collages small")
 
     # ------------------------------------------------------------ a Swedish phone
-    sv = Browser("sv", work, lang="sv-SE")
-    started.append(sv)
-    sv.d.get(join_url)
-    sv.wait(lambda d: "Gå med" in sv.el("#join-group").text, "the Swedish interface")
-    sv.type("#name", "Sixten")
-    sv.click("#join-group")
-    title = sv.el(f".mission-card[data-mission={MISSION}] .title")
-    check(title.get_attribute("lang") == "sv" and title.text == "Stora ben", f"the Swedish phone's mission reads {title.text!r}")
+    sv = join_phone(work, started, "sv", "sv-SE", join_url, "Gå med", "Sixten", "Stora ben")
     check(sv.text("#tabs a[href='#/missions']") == "Uppdrag", "the Swedish phone's tabs are not Swedish")
     log("a Swedish phone reads Swedish, interface and missions")
 
