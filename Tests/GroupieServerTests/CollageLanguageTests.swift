@@ -55,6 +55,11 @@ struct CollageLanguageTests {
             }
             #expect(other == .ok)
 
+            // The creator's phone changes language: the group's link still shows its photos, in every language.
+            #expect(try await client.send(.patch, "/api/v1/me", json: #"{"lang": "en"}"#, headers: ada.auth).0.status == .ok)
+            #expect(try await Self.picture(client, signed).0 == .ok)
+            #expect(try await Self.picture(client, signed + "&lang=sv").0 == .ok)
+
             // Once the photos change, the old link shows nothing, in any language.
             let image = try TestImages.solid(width: 900, height: 600, rgb: (10, 10, 10), ext: "jpg")
             _ = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id, query: "?mission=reef&task=red&choose=true")

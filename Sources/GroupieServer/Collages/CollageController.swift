@@ -40,10 +40,11 @@ struct CollageController {
             expires: request.uri.queryParameters["expires"].map(String.init),
             signature: request.uri.queryParameters["sig"].map(String.init), now: clock()
         )
+        var signedRecord: CollageRecord?
         if let signedVersion {
             // The URL shows the picture it was made for, or nothing: never a newer one.
-            let current = try await database.collages(groupId: groupId).first { $0.missionId == missionId }?.key
-            guard current == signedVersion else { throw Self.changed }
+            signedRecord = try await database.collages(groupId: groupId).first { $0.missionId == missionId }
+            guard signedRecord?.key == signedVersion else { throw Self.changed }
         } else {
             let player = try context.player(of: request)
             guard try await database.membership(playerId: player.id, groupId: groupId) != nil else { throw Problem.groupNotFound }
@@ -69,7 +70,8 @@ struct CollageController {
         } catch {
             throw Self.unavailable(error, groupId: groupId, missionId: missionId, logger: context.logger)
         }
-        if let signedVersion, file.version != signedVersion { throw Self.changed }
+        // The same photos, in whichever language the phone asked for.
+        if let signedRecord, file.photoIds != signedRecord.photoIds { throw Self.changed }
         var headers: HTTPFields = [
             .contentType: format.mediaType,
             // The same URL shows a new picture when the photos change: browsers check first.

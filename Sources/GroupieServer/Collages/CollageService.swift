@@ -85,9 +85,9 @@ actor CollageService {
         var path: String
         /// What this picture shows, its language's title included (the file's name and ETag).
         var key: String
-        /// What the group's collage record (and a signed URL) names: the same photos in the
-        /// creator's language. A picture in another language has its own `key`, the same `version`.
-        var version: String
+        /// The photos it shows: a signed URL shows the picture of its record's photos, in any
+        /// language, or nothing.
+        var photoIds: [String]
         var width: Int
         var height: Int
     }
@@ -103,8 +103,6 @@ actor CollageService {
         var caption: CollageContent.Caption
         /// Hash of everything above that shows in the picture.
         var key: String
-        /// `key` in the creator's language: the collage's version, which its record keeps.
-        var version: String
     }
 
     enum Unavailable: Error, Equatable {
@@ -137,15 +135,10 @@ actor CollageService {
             let missing = mission.tasks.filter { subject.taskPhotos.chosen[.init(missionId: mission.id, taskId: $0.id)] == nil }.count
             throw Unavailable.incomplete(missing: missing)
         }
-        let creators = LanguageNegotiation.choose(explicit: subject.creatorLanguage, acceptLanguage: nil, offered: venue.languages)
-        let language = requested.map { LanguageNegotiation.choose(explicit: $0, acceptLanguage: nil, offered: venue.languages) } ?? creators
+        let language = LanguageNegotiation.choose(explicit: requested ?? subject.creatorLanguage, acceptLanguage: nil, offered: venue.languages)
         let caption = Self.caption(venue: venue, mission: mission, group: subject.group, photos: photos, language: language)
         let key = Self.key(venue: venue, mission: mission, photos: photos, caption: caption)
-        let version = language == creators ? key : Self.key(
-            venue: venue, mission: mission, photos: photos,
-            caption: Self.caption(venue: venue, mission: mission, group: subject.group, photos: photos, language: creators)
-        )
-        return Inputs(group: subject.group, venue: venue, mission: mission, photos: photos, language: language, caption: caption, key: key, version: version)
+        return Inputs(group: subject.group, venue: venue, mission: mission, photos: photos, language: language, caption: caption, key: key)
     }
 
     /// Hash of everything that shows in the picture.
@@ -175,7 +168,7 @@ actor CollageService {
         let layout = CollageLayoutEngine.layout(
             photos: inputs.photos.map { PixelSize(width: $0.width, height: $0.height) }, longEdge: longEdge, style: inputs.mission.style
         )
-        let done = CollageFile(path: path, key: inputs.key, version: inputs.version, width: layout.canvas.width, height: layout.canvas.height)
+        let done = CollageFile(path: path, key: inputs.key, photoIds: inputs.photos.map(\.id), width: layout.canvas.width, height: layout.canvas.height)
         let content = content(inputs)
         // Registered before anything is awaited, so that a second request for the same file waits for this one.
         let instance = blobs.temporary.instance
