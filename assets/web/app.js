@@ -179,7 +179,7 @@ async function boot() {
 async function bootPreview(venueId, lang) {
   document.documentElement.classList.add('is-preview');
   update({ previewing: true });
-  if (lang) update({ lang, langChosen: true });
+  if (lang) update({ lang });
   await setLang(state.lang);
   try {
     const venue = await api(`/venues/${encodeURIComponent(venueId)}`, { lang: contentLang() });

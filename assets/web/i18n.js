@@ -1,11 +1,15 @@
 // Interface texts. English is here (and is the fallback for any missing key); the other
 // languages are in lang/<code>.js and loaded only when chosen. Mission texts come from the
 // venue, in the language asked for. To add a language: copy lang/sv.js to lang/<code>.js,
-// translate the texts, and add the code to LANGS.
+// translate the texts (with every plural form Intl.PluralRules names for it), add the code to
+// LANGS (and to RTL when it is written right to left), and the file to sw.js's SHELL_FILES.
 
-export const LANGS = ['en', 'sv', 'fr'];
+export const LANGS = ['en', 'sv', 'fr', 'ar', 'ja'];
+// Languages written right to left: the page gets dir="rtl" and its layout mirrors.
+const RTL = new Set(['ar']);
+export const dirOf = (l) => (RTL.has(l) ? 'rtl' : 'ltr');
 
-const NAMES = { en: 'English', sv: 'Svenska', fr: 'Français', de: 'Deutsch', es: 'Español', fi: 'Suomi', no: 'Norsk', nb: 'Norsk', da: 'Dansk', it: 'Italiano', nl: 'Nederlands' };
+const NAMES = { en: 'English', sv: 'Svenska', fr: 'Français', ar: 'العربية', ja: '日本語', de: 'Deutsch', es: 'Español', fi: 'Suomi', no: 'Norsk', nb: 'Norsk', da: 'Dansk', it: 'Italiano', nl: 'Nederlands' };
 export const langName = (l) => NAMES[l] || l;
 
 const D = {
@@ -104,12 +108,21 @@ const D = {
 
 let current = 'en';
 
-export function pickLang(prefs) {
-  for (const p of prefs || []) {
-    const base = String(p).toLowerCase().split('-')[0];
-    if (LANGS.includes(base)) return base;
-  }
-  return 'en';
+const base = (tag) => String(tag || '').toLowerCase().split('-')[0];
+
+// The phone's one language, for its interface, its venue's mission texts and the collages it
+// shows: the visitor's own choice, else the first of the browser's languages (in their order)
+// that the interface speaks and the venue has (any venue, before one is known). When none is
+// both, every text falls back together: to English when the venue has it, else to the first of
+// the venue's languages the interface speaks. Only a venue with no language the interface
+// speaks gets mission texts in another language than the interface (its default, as the server
+// falls back), the interface being in English.
+export function pickLang(prefs, venueLangs, chosen) {
+  const venue = venueLangs && venueLangs.length ? venueLangs.map(base) : null;
+  const both = (l) => LANGS.includes(l) && (!venue || venue.includes(l));
+  for (const p of [chosen, ...(prefs || [])]) if (p && both(base(p))) return base(p);
+  if (!venue || venue.includes('en')) return 'en';
+  return venue.find((l) => LANGS.includes(l)) || 'en';
 }
 
 // Loads the language's texts (once) and makes it current; English when it cannot be loaded.
@@ -117,7 +130,10 @@ export async function setLang(l) {
   if (!D[l] && LANGS.includes(l) && l !== 'en') {
     try { D[l] = (await import(`./lang/${l}.js`)).default; } catch (e) { /* keep English */ }
   }
-  current = l;
+  current = D[l] ? l : 'en';
+  // The page says its language (for screen readers, hyphenation, fonts) and its direction.
+  document.documentElement.lang = current;
+  document.documentElement.dir = dirOf(current);
 }
 
 export function t(key, vars) {
@@ -131,8 +147,10 @@ export function t(key, vars) {
   return s;
 }
 
+// A text that counts: the plural form the language's rules name for n (English and Swedish have
+// one and other, Arabic zero, one, two, few, many and other, Japanese only other), else other.
 export function tn(key, n, vars) {
-  const lang = D[current] ? current : 'en';
-  const form = new Intl.PluralRules(lang).select(n) === 'one' ? 'one' : 'other';
-  return t(key + '.' + form, { n, ...vars });
+  const dict = D[current] || D.en;
+  const form = new Intl.PluralRules(current).select(n);
+  return t(dict[key + '.' + form] !== undefined ? key + '.' + form : key + '.other', { n, ...vars });
 }

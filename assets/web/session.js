@@ -3,11 +3,11 @@
 // they load goes into the store.
 
 import { api, setToken } from './api.js';
-import { t, LANGS } from './i18n.js';
+import { t, setLang } from './i18n.js';
 import { accentFor } from './ui.js';
 import { UploadQueue } from './queue.js';
 import { LiveEvents, FEED_EVENTS } from './live.js';
-import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf, memberName, contentLang, playerLang } from './store.js';
+import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf, memberName, contentLang, playerLang, negotiateLang } from './store.js';
 import { route, render, chrome, go } from './router.js';
 import { toast } from './messages.js';
 import { addNotice, drawNotices } from './notices.js';
@@ -86,9 +86,16 @@ export function resetPlayer() {
 // ---------------------------------------------------------------- entering and leaving a group
 
 // `fresh`: the venue's texts changed, so they are asked of the network, not the worker's keep.
+// Read in the phone's language; when the venue's languages make it another (a Japanese phone
+// at a venue without Japanese falls back, interface included), read again in that one.
 export async function loadGroupData(fresh) {
-  const g = await api(`/groups/${state.groupId}`, { lang: contentLang() });
-  const venue = await api(`/venues/${g.group.venueId}`, { lang: contentLang(), headers: fresh ? { 'X-Groupie-Fresh': '1' } : {} });
+  let g, venue;
+  for (let tries = 0; tries < 2; tries++) {
+    g = await api(`/groups/${state.groupId}`, { lang: contentLang() });
+    venue = await api(`/venues/${g.group.venueId}`, { lang: contentLang(), headers: fresh ? { 'X-Groupie-Fresh': '1' } : {} });
+    if (!negotiateLang(venue.languages)) break;
+    await setLang(state.lang);
+  }
   update({ group: g.group, venue });
   applyTheme();
 }
@@ -99,7 +106,6 @@ export function applyTheme() {
   st.setProperty('--accent', c.accent); st.setProperty('--accent-soft', c.soft); st.setProperty('--accent-mid', c.mid);
   const meta = document.querySelector('meta[name=theme-color]');
   if (meta) meta.content = c.accent;
-  document.documentElement.lang = LANGS.includes(state.lang) ? state.lang : 'en';
 }
 
 export async function enterGroup(groupId) {
@@ -121,6 +127,8 @@ export function exitGroup() {
   update({ group: null, groupId: null, venue: null, album: null });
   applyTheme();
   forgetKeptAnswers();
+  // Out of the venue, the phone's own first language again (a fallback was the venue's).
+  if (negotiateLang(null)) setLang(state.lang).then(() => render(false));
 }
 
 // What a visitor will want without network, asked for through the service worker so that it

@@ -7,8 +7,9 @@ import { pickLang } from './i18n.js';
 const PLAYER_KEY = 'groupie.player';
 
 const S = {
-  token: null, name: '', playerId: null, lang: 'en', // the player, kept in localStorage
-  langChosen: false,                                  // whether the visitor picked the language (else the browser's)
+  token: null, name: '', playerId: null,              // the player, kept in localStorage
+  lang: 'en',                                         // the phone's one language (pickLang): interface, venue's texts, collages
+  chosenLang: null,                                   // the language the visitor picked (kept), else null: the browser's
   groupId: null, group: null, venue: null,            // the group the player is in, and its venue
   album: null,                                        // the album page shown: { filter, photos, collages, next, stale }
   uploads: [], progress: new Map(),                   // the upload queue and each upload's fraction sent
@@ -45,31 +46,38 @@ export function loadPlayer() {
   let saved = {};
   try {
     const s = JSON.parse(localStorage.getItem(PLAYER_KEY) || '{}');
-    saved = { token: s.token || null, name: s.name || '', playerId: s.playerId || null, lang: s.langChosen ? s.lang : null, langChosen: !!s.langChosen };
+    saved = { token: s.token || null, name: s.name || '', playerId: s.playerId || null, chosenLang: s.langChosen && s.lang ? s.lang : null };
   } catch (e) { /* fresh start */ }
-  const p = { lang: S.lang, ...saved };
-  // Not saved: a player who never chose follows the browser's languages.
-  p.lang = p.lang || pickLang(navigator.languages || [navigator.language]);
-  update(p);
+  update(saved);
+  negotiateLang(null);
 }
 
 export function savePlayer() {
-  localStorage.setItem(PLAYER_KEY, JSON.stringify({ token: S.token, name: S.name, playerId: S.playerId, lang: S.lang, langChosen: S.langChosen }));
+  localStorage.setItem(PLAYER_KEY, JSON.stringify({ token: S.token, name: S.name, playerId: S.playerId, lang: S.chosenLang || S.lang, langChosen: !!S.chosenLang }));
 }
 
-// The language asked of the server for the venue's texts: the visitor's own choice; else
-// nothing, so that the server follows the browser's languages in order (its Accept-Language),
-// then English, then the venue's default. German texts for a German phone, though the
-// interface itself has no German.
-export const contentLang = () => (S.langChosen ? S.lang : undefined);
-
-// The language a new player is made with: their choice, else the browser's first (when it is
-// a plain language tag the server takes, such as de-DE).
-export function playerLang() {
-  const first = (navigator.languages && navigator.languages[0]) || navigator.language;
-  const plain = typeof first === 'string' && first.length <= 35 && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(first);
-  return S.langChosen || !plain ? S.lang : first;
+// The phone's one language (i18n.js's pickLang) from the visitor's choice, the browser's
+// languages and `venueLangs`, the languages of the venue's texts (null before a venue is
+// known). Says whether it changed; the caller loads its texts (setLang) and asks again.
+export function negotiateLang(venueLangs) {
+  const lang = pickLang(navigator.languages || [navigator.language], venueLangs, S.chosenLang);
+  if (lang === S.lang) return false;
+  update({ lang });
+  return true;
 }
+
+// The language asked of the server for the venue's texts, the group's and the collages'
+// titles, and the album's folders: always the phone's one language, so that nothing on the
+// phone is in another (the server falls back as pickLang does when the venue lacks it).
+export const contentLang = () => S.lang;
+
+// The language a new player is made with, which the collages of a group they start are
+// first drawn in: the phone's.
+export const playerLang = () => S.lang;
+
+// A collage's picture in the phone's language (`?lang=`): each language's picture has its
+// own address, so that the browser and the service worker keep each one apart.
+export const inPhoneLang = (url) => url && url + (url.includes('?') ? '&' : '?') + 'lang=' + encodeURIComponent(S.lang);
 
 // ---------------------------------------------------------------- changes inside the group and album
 

@@ -71,7 +71,8 @@ const ICONS = {
 };
 export function icon(name) {
   const span = document.createElement('span');
-  span.className = 'i';
+  // Arrows point back or forward: turned round when the page reads right to left.
+  span.className = name === 'left' || name === 'right' ? 'i directional' : 'i';
   span.setAttribute('aria-hidden', 'true');
   span.innerHTML = '<svg viewBox="0 0 24 24" width="1em" height="1em" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round">' + ICONS[name] + '</svg>';
   return span;

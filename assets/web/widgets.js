@@ -6,7 +6,7 @@ import { api, ApiError } from './api.js';
 import { t, tn, setLang, LANGS, langName } from './i18n.js';
 import { h, icon } from './ui.js';
 import { keepTaken } from './queue.js';
-import { state, update, savePlayer, taskOf, memberName, memberColour } from './store.js';
+import { state, update, savePlayer, taskOf, memberName, memberColour, negotiateLang } from './store.js';
 import { render, chrome, go } from './router.js';
 import { errorText } from './messages.js';
 import { queue, loadGroupData } from './session.js';
@@ -67,21 +67,26 @@ export function setBusy(form, busy) {
   form.setAttribute('aria-busy', busy ? 'true' : 'false');
 }
 
+// The visitor's choice of the phone's one language, kept: the languages the interface speaks
+// that the venue also has (every one the interface speaks before a venue is known).
 export function langSelect() {
-  const opts = [...LANGS];
-  if (state.venue) for (const l of state.venue.languages) if (!opts.includes(l)) opts.push(l);
+  const venue = state.venue ? state.venue.languages.map((l) => l.toLowerCase().split('-')[0]) : null;
+  const opts = LANGS.filter((l) => !venue || venue.includes(l));
+  if (!opts.includes(state.lang)) opts.unshift(state.lang);
   return h('div', { class: 'field lang' },
     h('label', { for: 'lang' }, t('lang.label')),
     h('select', {
       id: 'lang',
       onchange: async (e) => {
-        update({ lang: e.target.value, langChosen: true }); await setLang(state.lang); savePlayer();
+        update({ chosenLang: e.target.value });
+        negotiateLang(state.venue ? state.venue.languages : null);
+        await setLang(state.lang); savePlayer();
         if (state.token) api('/me', { method: 'PATCH', body: { lang: state.lang } }).catch(() => {});
         if (state.group) await loadGroupData().catch(() => {});
         chrome(); render(false);
         document.getElementById('lang') && document.getElementById('lang').focus();
       },
-    }, opts.map((l) => h('option', { value: l, selected: l === state.lang }, langName(l)))));
+    }, opts.map((l) => h('option', { value: l, selected: l === state.lang, lang: l }, langName(l)))));
 }
 
 // ---------------------------------------------------------------- uploads

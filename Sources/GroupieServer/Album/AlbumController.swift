@@ -31,8 +31,10 @@ struct AlbumController {
         // A bearer token already found the player; a stream token names only the id.
         let player = if let identity = context.identity, identity.id == playerId { identity } else { try await database.player(id: playerId) }
         let venue = catalog.venue(id: group.venueId)?.venue
+        // `?lang=`: the phone's one language, as for its venue's texts and collages.
+        let asked = CollageController.language(request)
         let language = venue.map {
-            LanguageNegotiation.choose(explicit: player?.language, acceptLanguage: request.headers[.acceptLanguage], offered: $0.languages)
+            LanguageNegotiation.choose(explicit: asked ?? player?.language, acceptLanguage: request.headers[.acceptLanguage], offered: $0.languages)
         } ?? "en"
         let photos = try await AlbumZip.photos(of: groupId, in: database)
         let plan = AlbumPlan(venue: venue, language: language, photos: photos.reversed())

@@ -2,7 +2,7 @@ import GroupieCore
 import Foundation
 
 /// Where each photo goes in the album download: one folder per mission in the venue's
-/// order, then the photos of no task; files named `task - photographer`.
+/// order, then the photos of no task; files named `task - photographer` (`EntryName.photo`).
 struct AlbumPlan {
     struct Folder {
         var missionId: String?
@@ -12,9 +12,12 @@ struct AlbumPlan {
     }
 
     var folders: [Folder] = []
+    /// The language of the folders' names and of the collages' titles.
+    let language: String
     private var prompts: [GroupProgress.TaskKey: String] = [:]
 
     init(venue: Venue?, language: String, photos: [Photo]) {
+        self.language = language
         let fallback = venue?.defaultLanguage ?? language
         var byMission: [String: [Photo]] = [:]
         var loose: [Photo] = []
@@ -39,8 +42,9 @@ struct AlbumPlan {
         }
     }
 
+    /// A photo's file name without its extension, safe and short, the photographer's name whole.
     func fileStem(_ photo: Photo) -> String {
         let task = photo.task.flatMap { prompts[$0] } ?? photo.taskId ?? "photo"
-        return "\(task) - \(photo.photographerName)"
+        return EntryName.photo(task: task, photographer: photo.photographerName)
     }
 }

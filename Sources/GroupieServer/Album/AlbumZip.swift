@@ -42,13 +42,13 @@ struct AlbumZip: Sendable {
             for photo in folder.photos {
                 try await add(
                     { try await files.opened(photo, .served(try PhotoFormat(stored: photo.format))) },
-                    named: path + ZipStream.safeName(album.plan.fileStem(photo)) + "." + PhotoVariant.servedExtension(photo),
+                    named: path + album.plan.fileStem(photo) + "." + PhotoVariant.servedExtension(photo),
                     modified: photo.createdAt, into: &zip, writer: &writer, leftOut: ["photo": "\(photo.id)"]
                 )
             }
             if let missionId = folder.missionId, let record = album.collages.first(where: { $0.missionId == missionId }) {
                 try await add(
-                    { try await StreamedFile.open(try await collages.file(groupId: album.groupId, missionId: missionId).path, fileIO: fileIO) },
+                    { try await StreamedFile.open(try await collages.file(groupId: album.groupId, missionId: missionId, language: album.plan.language).path, fileIO: fileIO) },
                     named: path + ZipStream.safeName(folder.title + " - collage") + ".jpg",
                     modified: record.createdAt, into: &zip, writer: &writer, leftOut: ["mission": "\(missionId)"]
                 )

@@ -158,23 +158,8 @@ struct ZipStream {
 
     /// A file or folder name safe on every system: no separators, control or reserved
     /// characters, not empty, at most 80 characters and 240 bytes of UTF-8 (file systems
-    /// allow 255), cut at a character boundary.
+    /// allow 255), shortened at a word's end (`EntryName`).
     static func safeName(_ text: String) -> String {
-        // Checked scalar by scalar: a "/" that a combining mark joins into one character is a
-        // path separator all the same.
-        let reserved: Set<Unicode.Scalar> = ["/", "\\", ":", "*", "?", "\"", "<", ">", "|"]
-        var cleaned = ""
-        var bytes = 0
-        for character in text.prefix(80) {
-            let safe: Character = character.unicodeScalars.contains {
-                reserved.contains($0) || $0.properties.generalCategory == .control || $0.properties.generalCategory == .format && $0 != "\u{200D}"
-            } ? "_" : character
-            let size = safe.utf8.count
-            guard bytes + size <= 240 else { break }
-            cleaned.append(safe)
-            bytes += size
-        }
-        cleaned = cleaned.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: ".")))
-        return cleaned.isEmpty ? "_" : cleaned
+        EntryName.safe(text)
     }
 }

@@ -40,10 +40,11 @@ struct CollageController {
             expires: request.uri.queryParameters["expires"].map(String.init),
             signature: request.uri.queryParameters["sig"].map(String.init), now: clock()
         )
+        var signedRecord: CollageRecord?
         if let signedVersion {
             // The URL shows the picture it was made for, or nothing: never a newer one.
-            let current = try await database.collages(groupId: groupId).first { $0.missionId == missionId }?.key
-            guard current == signedVersion else { throw Self.changed }
+            signedRecord = try await database.collages(groupId: groupId).first { $0.missionId == missionId }
+            guard signedRecord?.key == signedVersion else { throw Self.changed }
         } else {
             let player = try context.player(of: request)
             guard try await database.membership(playerId: player.id, groupId: groupId) != nil else { throw Problem.groupNotFound }
@@ -53,7 +54,7 @@ struct CollageController {
         ))
         let file: CollageService.CollageFile
         do {
-            file = try await collages.file(groupId: groupId, missionId: missionId, longEdge: longEdge, format: format)
+            file = try await collages.file(groupId: groupId, missionId: missionId, longEdge: longEdge, format: format, language: Self.language(request))
         } catch CollageService.Unavailable.unknownMission {
             throw Problem.notFound("mission-not-found", "The group's venue has no mission '\(String(missionId.prefix(64)))'.")
         } catch CollageService.Unavailable.incomplete(let missing) {
@@ -69,7 +70,8 @@ struct CollageController {
         } catch {
             throw Self.unavailable(error, groupId: groupId, missionId: missionId, logger: context.logger)
         }
-        if let signedVersion, file.key != signedVersion { throw Self.changed }
+        // The same photos, in whichever language the phone asked for.
+        if let signedRecord, file.photoIds != signedRecord.photoIds { throw Self.changed }
         var headers: HTTPFields = [
             .contentType: format.mediaType,
             // The same URL shows a new picture when the photos change: browsers check first.
@@ -90,6 +92,13 @@ struct CollageController {
             throw Self.unavailable(error, groupId: groupId, missionId: missionId, logger: context.logger)
         }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// `?lang=`: the phone's language for the collage's titles (each language's picture is
+    /// its own file and ETag). As for the venue's texts, a language the venue lacks falls back
+    /// (`LanguageNegotiation`), it is not an error.
+    static func language(_ request: Request) -> String? {
+        request.uri.queryParameters["lang"].map(String.init).flatMap { $0.isEmpty || $0.count > 35 ? nil : $0 }
     }
 
     static func unavailable(_ error: any Error, groupId: String, missionId: String, logger: Logger) -> Problem {

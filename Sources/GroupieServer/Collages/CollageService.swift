@@ -83,7 +83,11 @@ actor CollageService {
 
     struct CollageFile: Sendable {
         var path: String
+        /// What this picture shows, its language's title included (the file's name and ETag).
         var key: String
+        /// The photos it shows: a signed URL shows the picture of its record's photos, in any
+        /// language, or nothing.
+        var photoIds: [String]
         var width: Int
         var height: Int
     }
@@ -110,15 +114,20 @@ actor CollageService {
 
     // MARK: Serving
 
-    /// The collage file of a mission at `longEdge` pixels, made now if it is not cached.
-    func file(groupId: String, missionId: String, longEdge: Int = CollageService.defaultLongEdge, format: CollageFileFormat = .jpeg) async throws -> CollageFile {
+    /// The collage file of a mission at `longEdge` pixels, made now if it is not cached. Its
+    /// titles are in `language` when the venue has it (a phone asks in its own language), else
+    /// as the venue's texts fall back (`LanguageNegotiation`); nil: the creator's language.
+    func file(
+        groupId: String, missionId: String, longEdge: Int = CollageService.defaultLongEdge, format: CollageFileFormat = .jpeg, language: String? = nil
+    ) async throws -> CollageFile {
         guard let subject = try await database.collageSubject(groupId: groupId) else { throw Unavailable.unknownMission }
-        let inputs = try inputs(subject: subject, missionId: missionId)
+        let inputs = try inputs(subject: subject, missionId: missionId, language: language)
         return try await file(inputs, longEdge: longEdge, format: format)
     }
 
-    /// What a mission's collage would be made of now; throws when it cannot be made.
-    func inputs(subject: CollageSubject, missionId: String) throws -> Inputs {
+    /// What a mission's collage would be made of now, its titles in `language` (nil: the
+    /// creator's); throws when it cannot be made.
+    func inputs(subject: CollageSubject, missionId: String, language requested: String? = nil) throws -> Inputs {
         guard let venue = catalog.venue(id: subject.group.venueId)?.venue, let mission = venue.missions.first(where: { $0.id == missionId }) else {
             throw Unavailable.unknownMission
         }
@@ -126,8 +135,14 @@ actor CollageService {
             let missing = mission.tasks.filter { subject.taskPhotos.chosen[.init(missionId: mission.id, taskId: $0.id)] == nil }.count
             throw Unavailable.incomplete(missing: missing)
         }
-        let language = LanguageNegotiation.choose(explicit: subject.creatorLanguage, acceptLanguage: nil, offered: venue.languages)
+        let language = LanguageNegotiation.choose(explicit: requested ?? subject.creatorLanguage, acceptLanguage: nil, offered: venue.languages)
         let caption = Self.caption(venue: venue, mission: mission, group: subject.group, photos: photos, language: language)
+        let key = Self.key(venue: venue, mission: mission, photos: photos, caption: caption)
+        return Inputs(group: subject.group, venue: venue, mission: mission, photos: photos, language: language, caption: caption, key: key)
+    }
+
+    /// Hash of everything that shows in the picture.
+    static func key(venue: Venue, mission: Mission, photos: [Photo], caption: CollageContent.Caption) -> String {
         var hasher = SHA256()
         var parts = [Self.rendererVersion, mission.style.rawValue, venue.theme.color, venue.theme.logo ?? "", mission.sticker ?? ""]
         parts += [caption.title, caption.subtitle] + caption.names
@@ -137,8 +152,7 @@ actor CollageService {
             hasher.update(data: Data(part.utf8))
             hasher.update(data: Data([0]))
         }
-        let key = Hex.string(hasher.finalize().prefix(12))
-        return Inputs(group: subject.group, venue: venue, mission: mission, photos: photos, language: language, caption: caption, key: key)
+        return Hex.string(hasher.finalize().prefix(12))
     }
 
     func file(_ inputs: Inputs, longEdge: Int, format: CollageFileFormat) async throws -> CollageFile {
@@ -154,7 +168,7 @@ actor CollageService {
         let layout = CollageLayoutEngine.layout(
             photos: inputs.photos.map { PixelSize(width: $0.width, height: $0.height) }, longEdge: longEdge, style: inputs.mission.style
         )
-        let done = CollageFile(path: path, key: inputs.key, width: layout.canvas.width, height: layout.canvas.height)
+        let done = CollageFile(path: path, key: inputs.key, photoIds: inputs.photos.map(\.id), width: layout.canvas.width, height: layout.canvas.height)
         let content = content(inputs)
         // Registered before anything is awaited, so that a second request for the same file waits for this one.
         let instance = blobs.temporary.instance

@@ -1,10 +1,11 @@
-// The group's album: collages and photos (all, or one mission's), the whole album as a zip,
-// and the full view of a photo, where it can be chosen for its task or deleted.
+// The group's album: the whole album as a zip (its button at the top, in sight on a phone),
+// collages and photos (all, or one mission's) as small pictures of a bounded size, and the full
+// view of a photo or a collage, where a photo can be chosen for its task or deleted.
 
 import { api } from '../api.js';
 import { t } from '../i18n.js';
 import { h, icon } from '../ui.js';
-import { state, setChosenPhoto, removeAlbumPhoto, mission, progressOf, memberName } from '../store.js';
+import { state, setChosenPhoto, removeAlbumPhoto, mission, progressOf, memberName, inPhoneLang, contentLang } from '../store.js';
 import { route, render, go } from '../router.js';
 import { errorText, toast } from '../messages.js';
 import { loadAlbum, scheduleRefresh } from '../session.js';
@@ -37,14 +38,19 @@ export function albumScreen(filter) {
     h('option', { value: '' }, t('album.all')),
     missionsWithTasks.map((m) => h('option', { value: m.id, selected: m.id === filter }, m.title)));
   return h('section', { class: 'screen album' },
-    h('h1', null, t('album.title')),
+    h('div', { class: 'album-head' },
+      h('h1', null, t('album.title')),
+      h('button', { type: 'button', id: 'download-album', onclick: downloadAlbum }, icon('download'), t('album.zip'))),
+    h('a', { href: '#/recap', class: 'button', id: 'open-recap' }, icon('star'), t('recap.open')),
     h('div', { class: 'field' }, h('label', { for: 'album-filter' }, t('album.filter')), select),
     waiting,
     !a ? h('p', { class: failed === filter ? 'empty' : 'busy' }, t(failed === filter ? 'album.unavailable' : 'loading')) : [
       collages.length ? [h('h2', null, t('album.collages')), h('ul', { class: 'thumbs collages' }, collages.map((c) => {
         const m = mission(c.missionId);
-        return h('li', null, h('button', { type: 'button', class: 'thumb', onclick: () => openViewer({ collage: c }) },
-          h('img', { src: c.urls.jpg, alt: t('done.collageAlt', { mission: m ? m.title : c.missionId }), loading: 'lazy' })));
+        // Shown whole in a box of its own size, however tall the strip; large on a tap.
+        return h('li', null, h('button', { type: 'button', class: 'thumb whole', onclick: () => openViewer({ collage: c }) },
+          h('img', { src: inPhoneLang(c.urls.jpg) + '&size=512', alt: t('done.collageAlt', { mission: m ? m.title : c.missionId }), loading: 'lazy', width: c.width, height: c.height }),
+          h('span', { class: 'cap', 'aria-hidden': 'true', lang: state.venue.language }, m ? m.title : c.missionId)));
       }))] : null,
       a.waiting && a.waiting.length ? [h('h2', null, t('album.waiting')), h('p', { class: 'help' }, t('album.waitingHelp')),
         h('ul', { class: 'thumbs waiting' }, a.waiting.map((p) => h('li', null,
@@ -55,15 +61,13 @@ export function albumScreen(filter) {
           h('img', { src: p.urls.thumb, alt: photoAlt(p.missionId, p.taskId, p.photographer), loading: 'lazy', width: 200, height: Math.round(200 * p.height / p.width) }),
           h('span', { class: 'cap', 'aria-hidden': 'true' }, avatar(p.photographer, true), memberName(p.photographer)))))) :
         h('p', { class: 'empty' }, t('album.empty')),
-      a.next ? h('button', { type: 'button', onclick: () => loadAlbum(filter, true).then(() => render(false)) }, t('album.more')) : null,
-      h('button', { type: 'button', class: 'quiet', id: 'download-album', onclick: downloadAlbum }, icon('download'), t('album.zip')),
-      h('a', { href: '#/recap', class: 'button', id: 'open-recap' }, icon('star'), t('recap.open'))]);
+      a.next ? h('button', { type: 'button', onclick: () => loadAlbum(filter, true).then(() => render(false)) }, t('album.more')) : null]);
 }
 
 async function downloadAlbum() {
   try {
     const tok = await api(`/groups/${state.group.id}/events/token`, { method: 'POST' });
-    const a = h('a', { href: `/api/v1/groups/${state.group.id}/album.zip?token=${encodeURIComponent(tok.token)}`, download: 'groupie-album.zip' });
+    const a = h('a', { href: `/api/v1/groups/${state.group.id}/album.zip?token=${encodeURIComponent(tok.token)}&lang=${encodeURIComponent(contentLang())}`, download: 'groupie-album.zip' });
     document.body.append(a); a.click(); a.remove();
   } catch (e) { toast(errorText(e)); }
 }
@@ -74,7 +78,7 @@ function openViewer({ index, collage }) {
     let src, alt, caption, dl, name, extra = null;
     if (collage) {
       const m = mission(collage.missionId);
-      src = collage.urls.jpg; dl = collage.urls.jpg; name = `groupie-${collage.missionId}.jpg`;
+      src = inPhoneLang(collage.urls.jpg); dl = src; name = `groupie-${collage.missionId}.jpg`;
       alt = t('done.collageAlt', { mission: m ? m.title : '' }); caption = alt;
     } else {
       const p = state.album.photos[i];

@@ -65,19 +65,23 @@ export function photoScreen() {
       status.textContent = t('err.generic');
     }
   } }, icon('check'), t('photo.use'));
+  // Texts, picture, actions: one under the other on a phone held upright, the picture beside
+  // the texts and actions when it is held sideways (app.css), "Use this photo" in sight.
   return h('section', { class: 'screen photo' },
-    h('p', { class: 'kicker', lang: state.venue.language }, m ? m.title : ''),
-    h('h1', null, t('photo.title')),
-    pf.restored ? h('p', { class: 'note', id: 'photo-kept' }, t('photo.kept')) : null,
-    task ? h('p', { class: 'lead', lang: state.venue.language }, task.prompt) : null,
-    h('img', { class: 'preview-img', src: pf.url, alt: t('photo.previewAlt', { task: task ? task.prompt : '' }),
+    h('div', { class: 'photo-texts' },
+      h('p', { class: 'kicker', lang: state.venue.language }, m ? m.title : ''),
+      h('h1', null, t('photo.title')),
+      pf.restored ? h('p', { class: 'note', id: 'photo-kept' }, t('photo.kept')) : null,
+      task ? h('p', { class: 'lead', lang: state.venue.language }, task.prompt) : null),
+    h('img', { class: 'preview-img photo-picture', src: pf.url, alt: t('photo.previewAlt', { task: task ? task.prompt : '' }),
       // HEIC photos (iPhones) cannot be shown by every browser, but the server takes them.
-      onerror: (e) => e.target.replaceWith(h('p', { class: 'note' }, t('photo.noPreview', { name: pf.file.name }))) }),
-    replace,
-    claimNote,
-    h('div', { class: 'stack' },
-      accept,
-      fileButton({ id: 'retake', label: t('photo.retake'), missionId: pf.missionId, taskId: pf.taskId, camera: task && task.camera }),
-      h('a', { href: '#/m/' + encodeURIComponent(pf.missionId), class: 'button quiet' }, t('cancel'))),
-    status);
+      onerror: (e) => e.target.replaceWith(h('p', { class: 'note photo-picture' }, t('photo.noPreview', { name: pf.file.name }))) }),
+    h('div', { class: 'photo-actions' },
+      replace,
+      claimNote,
+      h('div', { class: 'stack' },
+        accept,
+        fileButton({ id: 'retake', label: t('photo.retake'), missionId: pf.missionId, taskId: pf.taskId, camera: task && task.camera }),
+        h('a', { href: '#/m/' + encodeURIComponent(pf.missionId), class: 'button quiet' }, t('cancel'))),
+      status));
 }

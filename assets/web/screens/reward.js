@@ -3,7 +3,7 @@
 
 import { t } from '../i18n.js';
 import { h, icon } from '../ui.js';
-import { state, update, mission, progressOf, missionState } from '../store.js';
+import { state, update, mission, progressOf, missionState, inPhoneLang } from '../store.js';
 import { go, route } from '../router.js';
 import { rewardWords } from '../widgets.js';
 import { toast } from '../messages.js';
@@ -31,6 +31,7 @@ export function doneScreen(id) {
   const next = nextMission(id);
   const c = collageOf(id);
   const ready = c && c.status === 'ready';
+  const src = ready ? inPhoneLang(c.urls.jpg) : null; // its titles in the phone's language
   const fileName = `groupie-${state.venue.id}-${m.id}.jpg`;
   if (state.celebrate === id) { update({ celebrate: null }); confetti(); }
   // A one-task mission's reward is the photo with a sticker, not a collage: the words say which.
@@ -41,11 +42,11 @@ export function doneScreen(id) {
     h('h1', null, icon('star'), t('done.title')),
     h('p', { class: 'lead' }, t(words.lead)),
     ready ? h('figure', { class: 'collage' },
-      h('img', { src: c.urls.jpg, alt: t(words.alt, { mission: m.title }), width: c.width, height: c.height })) :
+      h('img', { src, alt: t(words.alt, { mission: m.title }), width: c.width, height: c.height })) :
       h('p', { class: 'busy collage-wait', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), t(words.making)),
     ready ? h('div', { class: 'row' },
-      h('a', { href: c.urls.jpg, download: fileName, class: 'button primary', id: 'download-collage' }, icon('download'), t(words.download)),
-      navigator.share ? h('button', { type: 'button', onclick: () => shareImage(c.urls.jpg, fileName, m.title) }, icon('share'), t('share')) : null) : null,
+      h('a', { href: src, download: fileName, class: 'button primary', id: 'download-collage' }, icon('download'), t(words.download)),
+      navigator.share ? h('button', { type: 'button', onclick: () => shareImage(src, fileName, m.title) }, icon('share'), t('share')) : null) : null,
     m.fact ? h('section', { class: 'fact' }, h('h2', null, icon('bulb'), t('done.fact')), h('p', { lang: state.venue.language }, m.fact)) : null,
     h('div', { class: 'stack' },
       state.group.visitEnd ? h('a', { href: '#/recap', class: 'button primary', id: 'see-recap' }, icon('star'), t('recap.open')) : null,
