@@ -229,7 +229,12 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         ),
         files: dependencies.files, hub: events.hub, collages: dependencies.collages, background: dependencies.background, clock: clock
     )
-    PhotoController(photos: photos, signer: signer, downloads: downloads).addRoutes(to: api)
+    let partials = try PartialUploads(
+        directory: configuration.dataDirectory + "/uploads",
+        limits: .init(perGroup: configuration.partialUploadBytesPerGroup, total: configuration.partialUploadBytes, lifetime: configuration.partialUploadLifetime),
+        fileIO: dependencies.fileIO, clock: clock
+    )
+    PhotoController(photos: photos, signer: signer, downloads: downloads, partials: partials).addRoutes(to: api)
     CollageController(
         database: dependencies.database, signer: signer, collages: dependencies.collages, fileIO: dependencies.fileIO, clock: clock
     ).addRoutes(to: api)
