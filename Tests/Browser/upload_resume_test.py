@@ -146,7 +146,7 @@ def scenario(binary, work, started):
     a.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_UPLOADS})
     a.d.get(base + f"/#/m/{MISSION}")
     a.wait(lambda d: a.js("return !!document.querySelector('[data-upload].elsewhere')"), "the second tab shows the photo sent elsewhere", timeout=20)
-    said = a.js("return document.querySelector('[data-upload].elsewhere .state').innerText")
+    said = a.js("return document.querySelector('[data-upload].elsewhere .state').textContent")
     check("another tab" in said, f"the second tab says another tab sends it: {said!r}")
     a.shot("second-tab-elsewhere")
     time.sleep(4)  # it looks again every 3 s
