@@ -10,6 +10,8 @@ holds the rest (connected, nothing flows), and notes the `Content-Range` of ever
   - "Try again now" with the Wi-Fi back: the upload goes on from the server's offset, the first
     part is never sent again, and the photo arrives once; the second tab lets go of it.
 
+The same again in a browser without Web Locks, where the queue keeps a lease in IndexedDB.
+
 Screenshots go to .build/browser-screenshots/ (prefixed "resume-").
 
 Usage:  python3 Tests/Browser/upload_resume_test.py .build/debug/groupie
@@ -107,19 +109,33 @@ def photos_of(server, token, group_id):
     return server.api.get(f"/api/v1/groups/{group_id}/photos", token)["photos"]
 
 
+# A browser without Web Locks: the queue falls back on its lease in IndexedDB.
+NO_WEB_LOCKS = "Object.defineProperty(Navigator.prototype, 'locks', { get: () => undefined });"
+
+
 def scenario(binary, work, started):
     photo = make_photo(work / "big.jpg", (40, 120, 60), size=(1800, 1350), sigma=40, quality=92)
     size = photo.stat().st_size
     check(3 * PART < size < int(2.5 * 1024 * 1024), f"the photo takes several parts and is not scaled down: {size} bytes")
     server = start_server(binary, work)
     started.append(server)
+    log(f"server on {server.base}")
+    for name, without_locks in (("resume-A", False), ("resume-lease", True)):
+        one_phone(server, work, started, photo, name, without_locks)
+
+
+def one_phone(server, work, started, photo, name, without_locks):
+    """The whole story on one phone; `without_locks`: in a browser without Web Locks."""
+    size = photo.stat().st_size
     relay = PartRelay(server.port)
     started.append(relay)
     base = f"http://localhost:{relay.port}"
-    log(f"server on {server.base}, relay on {base}")
+    log(f"{name}: through a relay on {base}" + (", without Web Locks" if without_locks else ""))
 
-    a = Browser("resume-A", work)
+    a = Browser(name, work)
     started.append(a)
+    if without_locks:
+        a.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": NO_WEB_LOCKS})
     a.d.get(base + f"/?venue={VENUE}")
     a.type("#name", "Ada")
     a.click("#create")
@@ -143,7 +159,7 @@ def scenario(binary, work, started):
     # ------------------------------------------------------------ a second tab of the same phone
     a.d.switch_to.new_window("tab")
     second_tab = a.d.current_window_handle
-    a.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_UPLOADS})
+    a.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (NO_WEB_LOCKS if without_locks else "") + COUNT_UPLOADS})
     a.d.get(base + f"/#/m/{MISSION}")
     a.wait(lambda d: a.js("return !!document.querySelector('[data-upload].elsewhere')"), "the second tab shows the photo sent elsewhere", timeout=20)
     said = a.js("return document.querySelector('[data-upload].elsewhere .state').textContent")
@@ -171,6 +187,9 @@ def scenario(binary, work, started):
     time.sleep(1)
     check(len(photos_of(server, a.token(), group_id)) == 1, "the photo arrived once")
     log("the photo arrived once; the second tab never sent it")
+    check(a.js("return !navigator.locks") == without_locks, "Web Locks as the run says")
+    a.quit()
+    relay.stop()
 
 
 if __name__ == "__main__":
