@@ -200,6 +200,24 @@ struct ResumableUploadTests {
         }
     }
 
+    @Test("Erasing a player removes the bytes of their uploads not yet complete, and no one else's")
+    func erasure() async throws {
+        let server = try PhotoRouteTests.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            let bytes = Data(repeating: 1, count: 100)
+            #expect(try await Self.put(client, bytes, 0...49, key: "a", as: ada, group: group.id).0.status == .ok)
+            #expect(try await Self.put(client, bytes, 0...49, key: "b", as: bo, group: group.id).0.status == .ok)
+            #expect(Self.partialFiles(server).count == 2)
+            let (erased, _) = try await client.send(.delete, "/api/v1/me", headers: bo.auth)
+            #expect(erased.status == .noContent)
+            #expect(Self.partialFiles(server).count == 1)
+            #expect(try await Self.offset(client, key: "a", as: ada, group: group.id) == 50)
+        }
+    }
+
     @Test("Strangers to the group cannot send or read its uploads")
     func strangers() async throws {
         let server = try PhotoRouteTests.server()

@@ -53,7 +53,10 @@ struct PartialUploads: Sendable {
     }
 
     func folder(of groupId: String) -> String { directory + "/" + Self.hash(groupId) }
-    func folder(of name: Name) -> String { folder(of: name.groupId) + "/" + Self.hash(name.playerId + "\n" + name.key) }
+    /// The player's part of the name first, so that erasing the player finds their uploads.
+    func folder(of name: Name) -> String {
+        folder(of: name.groupId) + "/" + Self.hash(name.playerId).prefix(16) + "-" + Self.hash(name.playerId + "\n" + name.key)
+    }
     func dataPath(of name: Name) -> String { folder(of: name) + "/data" }
 
     static func hash(_ text: String) -> String { String(Hex.string(SHA256.hash(data: Data(text.utf8))).prefix(32)) }
@@ -149,6 +152,18 @@ struct PartialUploads: Sendable {
     func discard(_ name: Name) async throws {
         let path = folder(of: name)
         try await fileIO.run { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// Removes every upload of the player's, in any group (the player is erased).
+    func discard(uploadsOf playerId: String) async throws {
+        let root = directory, prefix = Self.hash(playerId).prefix(16) + "-"
+        try await fileIO.run {
+            for group in Self.groups(in: root) {
+                for upload in Self.uploads(in: group) where (upload as NSString).lastPathComponent.hasPrefix(prefix) {
+                    try? FileManager.default.removeItem(atPath: upload)
+                }
+            }
+        }
     }
 
     // MARK: On disk (blocking)
