@@ -97,11 +97,7 @@ class PartRelay(DeadZone):
         except OSError:
             pass
         finally:
-            for s in (source, sink):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+            self.shut(source, sink)
 
 
 
