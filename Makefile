@@ -36,6 +36,7 @@ test: bootstrap
 	python3 Tests/Browser/visitor_path_test.py .build/debug/groupie
 	python3 Tests/Browser/offline_test.py .build/debug/groupie
 	python3 Tests/Browser/teamwork_test.py .build/debug/groupie
+	python3 Tests/Browser/upload_resume_test.py .build/debug/groupie
 	python3 Tests/Browser/staff_console_test.py .build/debug/groupie
 	python3 Tests/Browser/mission_editor_test.py .build/debug/groupie
 	python3 Tests/Browser/staff_messages_test.py .build/debug/groupie

@@ -71,6 +71,12 @@ POSITIVE_EXCEPTIONS = [
     # Any bytes are a valid body; only an image is a photo (415, or 422 for an image too small
     # or unreadable, or a mission or task the venue does not have).
     ("uploadPhoto", ["413", "415", "422"]),
+    # A part's range is a string of the right shape to the schema; that it starts where the
+    # server's bytes end (409), holds as many bytes as the body (400), fits the limit (413) and
+    # the room for uploads in progress (507), and completes an image (415, 422) is the server's.
+    ("putUploadPart", ["400", "409", "413", "415", "422", "507"]),
+    # An upload key of the right shape that the server holds no bytes of.
+    ("getUploadProgress", ["404"]),
     # A photo id of the right shape that is not one of the task's photos.
     ("choosePhoto", ["422"]),
     # A name prefix of the right length made of characters a name may not have (invisible ones).
@@ -92,6 +98,9 @@ FIXED_POSITIVE_EXCEPTIONS = [
     # image under 64 pixels a side or unreadable is 422. (413 only over 25 MiB; mission and task
     # are pinned to a real task, and the Idempotency-Key's mission and task with them.)
     ("uploadPhoto", ["413", "415", "422"]),
+    # Parts of resumable uploads: see POSITIVE_EXCEPTIONS.
+    ("putUploadPart", ["400", "409", "413", "415", "422", "507"]),
+    ("getUploadProgress", ["404"]),
 ]
 
 

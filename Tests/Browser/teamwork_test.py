@@ -77,11 +77,15 @@ class DeadZone:
         except OSError:
             pass
         finally:
-            for s in (source, sink):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+            self.shut(source, sink)
+
+    @staticmethod
+    def shut(*sockets):
+        for s in sockets:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def stop(self):
         self.running = False

@@ -37,7 +37,7 @@ struct PhotoServiceTests {
         func upload(choose: Bool) async throws -> Photo {
             let upload = PhotoService.Upload(
                 task: GroupProgress.TaskKey(missionId: "sharks", taskId: "shark"), choose: choose, idempotencyKey: nil,
-                body: RequestBody(buffer: ByteBuffer(bytes: image)), contentType: "image/jpeg"
+                source: .body(RequestBody(buffer: ByteBuffer(bytes: image)), contentType: "image/jpeg")
             )
             return try await photos.upload(upload, by: ada, to: group, logger: logger).photo
         }

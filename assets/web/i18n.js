@@ -67,7 +67,7 @@ const D = {
     'up.whenOnline': 'they will be sent when you are back online', 'up.failedCount.one': '{n} failed', 'up.failedCount.other': '{n} failed',
     'up.sending': 'Uploading… {pct}%', 'up.waiting': 'Waiting to upload', 'up.offline': 'No connection – will upload by itself',
     'up.retrying': 'Connection problem – trying again soon', 'up.failed': 'Not uploaded: {why}', 'up.progress': 'Upload progress',
-    'up.retry': 'Try again', 'join.fullTitle': 'This group is full', 'done.nextOne': 'Next mission: {mission}', 'done.undone': '{mission} needs a photo again: a photo of it was removed.', 'up.pictureAlt': 'Your photo, waiting to upload', 'album.uploading': 'Your photos on their way', 'album.unavailable': 'The album cannot be loaded without a connection. It comes back with the Wi-Fi.', 'up.stalled': 'Not moving: the Wi-Fi is weak here. It keeps trying by itself.', 'up.again': 'Try again now', 'up.remove': 'Remove',
+    'up.retry': 'Try again', 'join.fullTitle': 'This group is full', 'done.nextOne': 'Next mission: {mission}', 'done.undone': '{mission} needs a photo again: a photo of it was removed.', 'up.pictureAlt': 'Your photo, waiting to upload', 'album.uploading': 'Your photos on their way', 'album.unavailable': 'The album cannot be loaded without a connection. It comes back with the Wi-Fi.', 'up.stalled': 'Not moving: the Wi-Fi is weak here. It keeps trying by itself.', 'up.elsewhere': 'Sent from another tab of this phone.', 'up.again': 'Try again now', 'up.remove': 'Remove',
     'done.title': 'Mission complete!', 'done.lead': 'Well done, all of you! Here is your collage.',
     'done.making': 'Your collage is being made…', 'done.collageAlt': 'Collage of the mission “{mission}”',
     'done.download': 'Download the collage',

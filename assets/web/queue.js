@@ -1,5 +1,8 @@
-// The upload queue: every accepted photo is written to IndexedDB first, then sent with its
-// Idempotency-Key until the server has it. Survives bad Wi-Fi, closed tabs and reloads.
+// The upload queue: every accepted photo is written to IndexedDB first, then sent in parts
+// under its key until the server has it (resumable.js), by one tab of the phone at a time.
+// Survives bad Wi-Fi, closed tabs and reloads.
+
+import { sendParts, holding, BUSY, updateLease } from './resumable.js';
 
 const DB_NAME = 'groupie';
 const STORE = 'uploads';
@@ -51,6 +54,20 @@ export async function allItems() {
 async function putItem(item) { await tx('readwrite', (s) => (s ? req(s.put(item)) : memory.set(item.id, item))); }
 async function deleteItem(id) { await tx('readwrite', (s) => (s ? req(s.delete(id)) : memory.delete(id))); }
 
+// Takes (or gives back) the item's lease in one transaction, for browsers without Web Locks;
+// the item in the page carries the lease too, so that saving it keeps it.
+async function lease(item, take) {
+  return tx('readwrite', async (s) => {
+    if (!s) return true; // no IndexedDB: the queue lives in this tab alone
+    const record = await req(s.get(item.id));
+    if (!record) return false;
+    const held = updateLease(record, take);
+    item.lease = record.lease;
+    await req(s.put(record));
+    return held;
+  });
+}
+
 // ---------------------------------------------------------------- the photo just taken
 
 // Kept the moment it is taken, so that a reload offers it again; forgotten once it is used or
@@ -99,8 +116,26 @@ export class UploadQueue {
 
   async load() {
     try { this.items = await allItems(); } catch (e) { this.items = []; }
+    // Saved while under way (its acknowledged bytes): waiting again in this page.
+    for (const i of this.items) if (['sending', 'stalled', 'elsewhere'].includes(i.state)) i.state = 'waiting';
     this.changed();
     this.kick();
+  }
+
+  // Another tab sends some of the photos: look again in a while, for the ones it finished
+  // (gone from the database) and the ones it left (a closed tab).
+  elsewhereLater() {
+    clearTimeout(this.elsewhereTimer);
+    this.elsewhereTimer = setTimeout(async () => {
+      let stored;
+      try { stored = new Map((await allItems()).map((i) => [i.id, i])); } catch (e) { return; }
+      this.items = this.items.filter((i) => i.state !== 'elsewhere' || stored.has(i.id));
+      for (const i of this.items) {
+        if (i.state === 'elsewhere') { i.state = 'waiting'; i.offset = stored.get(i.id).offset; }
+      }
+      this.changed();
+      this.kick();
+    }, 3000);
   }
 
   changed() { this.onChange && this.onChange(this.items, this.progress); }
@@ -156,8 +191,14 @@ export class UploadQueue {
         item.state = 'sending';
         this.progress.set(item.id, 0);
         this.changed();
-        const r = await this.send(item);
+        const r = await holding(item, () => this.send(item), lease);
         this.progress.delete(item.id);
+        if (r === BUSY) {
+          item.state = 'elsewhere';
+          this.changed();
+          this.elsewhereLater();
+          continue;
+        }
         if (r.ok) {
           await deleteItem(item.id);
           this.items = this.items.filter((i) => i !== item);
@@ -189,15 +230,36 @@ export class UploadQueue {
     for (const i of this.items) if (i.state === 'offline' && navigator.onLine) { i.state = 'retrying'; this.timer = this.timer || setTimeout(() => this.kick(), 1000); }
   }
 
+  // Sends the photo in parts from where the server is; an empty file goes in one request
+  // (no range can name it), which the server refuses as any unreadable photo.
   send(item) {
+    if (!item.blob.size) return this.sendWhole(item);
+    return sendParts(item, {
+      transport: (o) => this.request(item, o),
+      save: (offset) => { item.offset = offset; return putItem(item).catch(() => {}); },
+      permanent: PERMANENT,
+    });
+  }
+
+  async sendWhole(item) {
+    const q = item.missionId ? `?mission=${encodeURIComponent(item.missionId)}&task=${encodeURIComponent(item.taskId)}${item.choose ? '&choose=true' : ''}` : '';
+    const r = await this.request(item, {
+      method: 'POST', url: `/api/v1/groups/${encodeURIComponent(item.groupId)}/photos${q}`,
+      headers: { 'Idempotency-Key': item.id, 'Content-Type': item.type }, body: item.blob, sent: 0, total: 0,
+    });
+    if (r.status === 200 || r.status === 201) return { ok: true, photo: r.body && r.body.photo, answer: r.body };
+    return { ok: false, status: r.status, problem: r.body, permanent: PERMANENT.has(r.status), retryAfter: Number(r.header('Retry-After')) || 0 };
+  }
+
+  // One request of an upload: { status, body, header(name) }, status 0 when no answer came
+  // (offline, timed out, or stopped because nothing moved and the visitor asked to try again).
+  request(item, { method, url, headers, body, sent, total }) {
     return new Promise((done) => {
       let resolve = done;
       const xhr = new XMLHttpRequest();
-      const q = item.missionId ? `?mission=${encodeURIComponent(item.missionId)}&task=${encodeURIComponent(item.taskId)}${item.choose ? '&choose=true' : ''}` : '';
-      xhr.open('POST', `/api/v1/groups/${encodeURIComponent(item.groupId)}/photos${q}`);
+      xhr.open(method, url);
       xhr.setRequestHeader('Authorization', 'Bearer ' + this.getToken());
-      xhr.setRequestHeader('Idempotency-Key', item.id);
-      xhr.setRequestHeader('Content-Type', item.type);
+      for (const [name, value] of Object.entries(headers || {})) xhr.setRequestHeader(name, value);
       xhr.timeout = 120000;
       this.xhr = xhr;
       // Nothing moved for a while: the visitor is told, and may start it again.
@@ -211,22 +273,20 @@ export class UploadQueue {
       };
       xhr.upload.onprogress = (e) => {
         move();
-        if (e.lengthComputable) { this.progress.set(item.id, e.loaded / e.total); this.changed(); }
+        if (e.lengthComputable) { this.progress.set(item.id, total ? (sent + e.loaded) / total : e.loaded / e.total); this.changed(); }
       };
       const settle = resolve;
       resolve = (r) => { clearInterval(watch); this.xhr = null; settle(r); };
-      const fail = () => resolve({ ok: false, status: 0, permanent: false });
+      const fail = () => resolve({ status: 0, body: null, header: () => null });
       xhr.onerror = fail;
       xhr.ontimeout = fail;
       xhr.onabort = fail;
       xhr.onload = () => {
-        let body = null;
-        try { body = JSON.parse(xhr.responseText); } catch (e) { /* not JSON */ }
-        if (xhr.status === 200 || xhr.status === 201) { resolve({ ok: true, photo: body && body.photo, answer: body }); return; }
-        const ra = Number(xhr.getResponseHeader('Retry-After')) || 0;
-        resolve({ ok: false, status: xhr.status, problem: body, permanent: PERMANENT.has(xhr.status), retryAfter: ra });
+        let answer = null;
+        try { answer = JSON.parse(xhr.responseText); } catch (e) { /* not JSON */ }
+        resolve({ status: xhr.status, body: answer, header: (name) => xhr.getResponseHeader(name) });
       };
-      xhr.send(item.blob);
+      xhr.send(body);
     });
   }
 }

@@ -96,6 +96,7 @@ export function uploadStatus(item) {
   if (item.state === 'sending') return t('up.sending', { pct: Math.round((p || 0) * 100) });
   if (item.state === 'offline') return t('up.offline');
   if (item.state === 'stalled') return t('up.stalled');
+  if (item.state === 'elsewhere') return t('up.elsewhere');
   if (item.state === 'retrying') return t('up.retrying');
   if (item.state === 'failed') return t('up.failed', { why: errorText(new ApiError(0, item.error)) });
   return t('up.waiting');

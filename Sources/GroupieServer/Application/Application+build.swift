@@ -204,9 +204,14 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let downloads = StreamedDownloads(limit: configuration.streamedDownloads)
     let api = router.group("api/v1")
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
+    let partials = try PartialUploads(
+        directory: configuration.dataDirectory + "/uploads",
+        limits: .init(perGroup: configuration.partialUploadBytesPerGroup, total: configuration.partialUploadBytes, lifetime: configuration.partialUploadLifetime),
+        fileIO: dependencies.fileIO, clock: clock
+    )
     let membership = MembershipService(
         database: dependencies.database, hub: events.hub, catalog: dependencies.catalog, files: dependencies.files,
-        collages: dependencies.collages, clock: clock
+        collages: dependencies.collages, partials: partials, clock: clock
     )
     let limits = JoinLimits(
         byPlayer: JoinRateLimiter(
@@ -229,7 +234,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         ),
         files: dependencies.files, hub: events.hub, collages: dependencies.collages, background: dependencies.background, clock: clock
     )
-    PhotoController(photos: photos, signer: signer, downloads: downloads).addRoutes(to: api)
+    PhotoController(photos: photos, signer: signer, downloads: downloads, partials: partials).addRoutes(to: api)
     GroupFeedController(feed: GroupFeedService(database: dependencies.database, hub: events.hub, clock: clock), signer: signer).addRoutes(to: api)
     CollageController(
         database: dependencies.database, signer: signer, collages: dependencies.collages, fileIO: dependencies.fileIO, clock: clock

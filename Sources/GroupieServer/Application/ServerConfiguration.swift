@@ -56,6 +56,12 @@ public struct ServerConfiguration: Sendable {
     public var streamedDownloads = 128
     /// The largest photo accepted, in bytes.
     public var maxUploadBytes: Int
+    /// Bytes that resumable uploads not yet complete may announce (their totals), in one group
+    /// and in all; a new upload past either is refused with 507 until others finish or expire.
+    public var partialUploadBytesPerGroup = 100 * 1_048_576
+    public var partialUploadBytes = 1_024 * 1_048_576
+    /// How long a resumable upload's bytes stay on disk after its last part.
+    public var partialUploadLifetime: TimeInterval = 24 * 3600
     /// Photos processed at once; more wait their turn.
     public var imageWorkers: Int
     /// Threads for blocking file work (reading images, writing uploads, removing files).

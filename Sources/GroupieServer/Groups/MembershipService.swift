@@ -14,6 +14,8 @@ struct MembershipService: Sendable {
     let catalog: VenueCatalog
     let files: PhotoFiles
     let collages: CollageService
+    /// Erasing a player removes the bytes of their uploads not yet complete too.
+    let partials: PartialUploads
     let clock: @Sendable () -> Date
 
     func create(at venue: Venue, name: String?, by player: Player) async throws -> Join {
@@ -54,6 +56,7 @@ struct MembershipService: Sendable {
         let group = try await database.currentGroup(of: player.id)
         let erasure = try await database.erasePlayer(id: player.id, now: clock()) { [catalog] venueId in catalog.venue(id: venueId)?.venue }
         try await files.removeFiles(of: erasure.unusedBlobs)
+        try await partials.discard(uploadsOf: player.id)
         if let group { hub.endStreams(groupId: group.id, playerId: player.id) }
         hub.publish(erasure.events)
         for groupId in erasure.groupsWithPhotos { collages.refresh(groupId: groupId) }

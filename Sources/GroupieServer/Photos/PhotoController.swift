@@ -13,6 +13,7 @@ struct PhotoController {
     let photos: PhotoService
     let signer: ImageURLSigner
     let downloads: StreamedDownloads
+    let partials: PartialUploads
 
     private var database: any GroupieStore { photos.database }
     private var clock: @Sendable () -> Date { photos.clock }
@@ -21,6 +22,7 @@ struct PhotoController {
         router.members(database).post("photos", use: upload).get("photos", use: album)
             .put("missions/{missionId}/tasks/{taskId}/choice", use: choose)
             .put("missions/{missionId}/tasks/{taskId}/claim", use: claim).delete("missions/{missionId}/tasks/{taskId}/claim", use: release)
+            .put("uploads/{uploadKey}", use: putPart).get("uploads/{uploadKey}", use: uploadStatus)
         // A signed URL or the bearer token.
         router.identified(database).get("photos/{photoId}/{variant}", use: image)
         router.players(database).delete("photos/{photoId}", use: delete).post("photos/{photoId}/hide", use: hide)
@@ -36,14 +38,18 @@ struct PhotoController {
         let idempotencyKey = try Self.idempotencyKey(request)
         let upload = PhotoService.Upload(
             task: task, choose: try Self.choose(request, task: task), idempotencyKey: idempotencyKey,
-            body: request.body, contentType: request.headers[.contentType]
+            source: .body(request.body, contentType: request.headers[.contentType])
         )
         let uploaded = try await photos.upload(upload, by: context.player, to: context.group, logger: context.logger)
-        // Where the photo went, read after its commit: the photographer is told when a
-        // teammate's photo, uploaded at the same time, stays the task's.
-        let chosen = uploaded.held ? nil : try await photos.taskPhoto(of: uploaded.photo)
+        return try await created(uploaded.photo, held: uploaded.held)
+    }
+
+    /// The answer to an upload: the photo, and where it went, read after its commit (the
+    /// photographer is told when a teammate's photo, uploaded at the same time, stays the task's).
+    func created(_ photo: Photo, held: Bool) async throws -> EditedResponse<PhotoEnvelope> {
+        let chosen = held ? nil : try await photos.taskPhoto(of: photo)
         return EditedResponse(
-            status: .created, response: PhotoEnvelope(photo: PhotoDocument(uploaded.photo, signer: signer, now: clock(), held: uploaded.held), taskPhoto: chosen)
+            status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock(), held: held), taskPhoto: chosen)
         )
     }
 

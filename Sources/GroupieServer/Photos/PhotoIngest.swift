@@ -26,23 +26,36 @@ struct PhotoIngest: Sendable {
         var header: PhotoProcessor.Header
     }
 
+    /// Where an upload's bytes are: the request's body (the image, or a form with it), or a
+    /// file on disk that a resumable upload assembled, which is read, not moved.
+    enum Source: Sendable {
+        case body(RequestBody, contentType: String?)
+        case file(String)
+    }
+
     /// Throws `Problem`s about the body, `PhotoProcessor.Failure` and `ServedOriginal.Malformed`
     /// about the image, and `StorageFull` when the disk has no room for it: then neither its
     /// temporary files nor any of its stored ones stay behind.
-    func store(_ body: RequestBody, contentType: String?) async throws -> Stored {
+    func store(_ source: Source) async throws -> Stored {
         do {
-            return try await receiveAndStore(body, contentType: contentType)
+            return try await receiveAndStore(source)
         } catch let error where !(error is Problem) && StorageFull.isOutOfSpace(error) {
             throw StorageFull("no room for a photo in \(blobs.directory): \(error)")
         }
     }
 
-    private func receiveAndStore(_ body: RequestBody, contentType: String?) async throws -> Stored {
+    private func receiveAndStore(_ source: Source) async throws -> Stored {
         let base = blobs.temporaryDirectory + "/" + UUID().uuidString
         let temporaryFiles = [base, base + "-display.jpg", base + "-thumb.jpg", base + "-served"]
         defer { for file in temporaryFiles { try? FileManager.default.removeItem(atPath: file) } }
 
-        let (contentHash, _) = try await UploadReceiver.receive(body, contentType: contentType, to: base, limit: maxUploadBytes, fileIO: fileIO)
+        let contentHash: String
+        switch source {
+        case .body(let body, let contentType):
+            contentHash = try await UploadReceiver.receive(body, contentType: contentType, to: base, limit: maxUploadBytes, fileIO: fileIO).sha256
+        case .file(let path):
+            contentHash = try await fileIO.run { try Self.copy(path, to: base) }
+        }
         let blob = Self.blobName(contentHash: contentHash, upload: UUID())
         let header = try await work.run { [processor, blobs] in
             // The structure is checked before libvips reads anything: a chunk that declares
@@ -77,6 +90,23 @@ struct PhotoIngest: Sendable {
             return header
         }
         return Stored(blob: blob, header: header)
+    }
+
+    /// Copies the file, hashing it on the way (SHA-256, hex). Blocks.
+    static func copy(_ path: String, to destination: String) throws -> String {
+        guard FileManager.default.createFile(atPath: destination, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? input.close() }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: destination))
+        defer { try? output.close() }
+        var hasher = SHA256()
+        while let chunk = try input.read(upToCount: UploadReceiver.flushSize), !chunk.isEmpty {
+            hasher.update(data: chunk)
+            try output.write(contentsOf: chunk)
+        }
+        return Hex.string(hasher.finalize())
     }
 
     static func blobName(contentHash: String, upload: UUID) -> String {

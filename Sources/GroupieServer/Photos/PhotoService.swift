@@ -22,31 +22,25 @@ struct PhotoService: Sendable {
     let background: BackgroundWork
     let clock: @Sendable () -> Date
 
-    /// An upload as its request says it: the body, and what the query and headers ask for.
+    /// An upload as its request says it: the bytes, and what the query and headers ask for.
     struct Upload: Sendable {
         /// The task named by `mission` and `task`, not checked against the venue yet; nil for a free photo.
         var task: GroupProgress.TaskKey?
         var choose: Bool
         var idempotencyKey: String?
-        var body: RequestBody
-        var contentType: String?
+        var source: PhotoIngest.Source
     }
 
     /// Stores the photo of a member's upload, or answers a retry of one already stored with the
     /// first photo. `held`: waiting for review, seen by its photographer alone.
     func upload(_ upload: Upload, by player: Player, to group: Group, logger: Logger) async throws -> UploadedPhoto {
-        if let closed = group.closed { throw MembershipError.groupClosed(closed) }
-        let venue = catalog.venue(id: group.venueId)?.venue
-        if let task = upload.task { try await requireOpen(task, venue: venue, groupId: group.id) }
+        let venue = try await admit(upload.task, to: group)
         // A retry of an upload that already succeeded is answered without processing it again.
-        if let key = upload.idempotencyKey, let first = try await database.uploadedPhoto(playerId: player.id, groupId: group.id, key: key, now: clock()) {
-            guard first.photo.missionId == upload.task?.missionId, first.photo.taskId == upload.task?.taskId else { throw PhotoError.keyReused }
-            return first
-        }
+        if let key = upload.idempotencyKey, let first = try await uploaded(key, for: upload.task, by: player, to: group) { return first }
         let received: PhotoIngest.Stored
         do {
             received = try await withSpan("photo ingest") { span in
-                let stored = try await ingest.store(upload.body, contentType: upload.contentType)
+                let stored = try await ingest.store(upload.source)
                 span.attributes["groupie.photo.format"] = stored.header.format.rawValue
                 return stored
             }
@@ -98,6 +92,23 @@ struct PhotoService: Sendable {
             if photo.task != nil, !held { collages.refresh(groupId: photo.groupId) }
         }
         return UploadedPhoto(photo: photo, held: added.held)
+    }
+
+    /// The group takes photos, and the task's mission is unlocked; the group's venue.
+    @discardableResult
+    func admit(_ task: GroupProgress.TaskKey?, to group: Group) async throws -> Venue? {
+        if let closed = group.closed { throw MembershipError.groupClosed(closed) }
+        let venue = catalog.venue(id: group.venueId)?.venue
+        if let task { try await requireOpen(task, venue: venue, groupId: group.id) }
+        return venue
+    }
+
+    /// The photo an earlier upload with `key` made (within the key's lifetime), if any; an
+    /// upload with the key for another task is refused.
+    func uploaded(_ key: String, for task: GroupProgress.TaskKey?, by player: Player, to group: Group) async throws -> UploadedPhoto? {
+        guard let first = try await database.uploadedPhoto(playerId: player.id, groupId: group.id, key: key, now: clock()) else { return nil }
+        guard first.photo.missionId == task?.missionId, first.photo.taskId == task?.taskId else { throw PhotoError.keyReused }
+        return first
     }
 
     /// The photographer deletes their photo (the group's creator is refused: they may hide it);

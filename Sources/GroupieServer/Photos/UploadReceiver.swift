@@ -77,3 +77,37 @@ extension Problem {
         Problem(.contentTooLarge, code: "photo-too-large", detail: "A photo may be at most \(limit / 1_048_576) MiB.")
     }
 }
+
+extension UploadReceiver {
+    /// Streams one part of a resumable upload to `path`: exactly `length` bytes, or 400 (a
+    /// part that stopped early is `upload-interrupted`, as a whole upload's).
+    static func receivePart(_ body: RequestBody, to path: String, length: Int, fileIO: FileIO) async throws {
+        let handle = try await fileIO.run {
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        }
+        defer { try? handle.close() }
+        var received = 0
+        var pending = Data()
+        var iterator = body.makeAsyncIterator()
+        while let buffer = try await next(of: &iterator) {
+            received += buffer.readableBytes
+            if received > length { throw Problem.partLength }
+            pending.append(contentsOf: buffer.readableBytesView)
+            if pending.count >= flushSize {
+                let chunk = pending
+                try await fileIO.run { try handle.write(contentsOf: chunk) }
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        guard received == length else { throw Problem.partLength }
+        let chunk = pending
+        try await fileIO.run { try handle.write(contentsOf: chunk) }
+    }
+}
+
+extension Problem {
+    static let partLength = Problem.badRequest("range-length-mismatch", "The part's body must hold exactly the bytes its Content-Range names.")
+}
