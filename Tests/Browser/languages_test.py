@@ -14,7 +14,7 @@ science centre speaks Swedish and English. In headless Chromium:
     sideways (844 x 390) it has "Use this photo" on the first screen, above the tabs;
   - a Swedish phone reads a Swedish interface AND Swedish mission texts;
   - a Japanese phone at the science centre (no Japanese) reads everything in English, the
-    interface included: one language per phone.
+    interface included: one language per phone; so does one that opens the venue's poster.
 
 Usage:  python3 Tests/Browser/languages_test.py .build/debug/groupie
 """
@@ -215,6 +215,12 @@ def scenario(binary, work, started):
     jp.wait(lambda d: jp.js("return document.documentElement.lang") == "en", "the interface in English with the venue's English")
     check(title.get_attribute("lang") == "en", f"the science centre's missions on a Japanese phone are in {title.get_attribute('lang')}")
     check(jp.text("#tabs a[href='#/missions']") == "Missions", "the interface is not in English where the venue has no Japanese")
+    # The same from the venue's poster, before any group: the start screen turns English.
+    poster = Browser("poster", work, lang="ja")
+    started.append(poster)
+    poster.d.get(server.base + "/?venue=science-centre")
+    poster.wait(lambda d: poster.text("main h1") == "Welcome to Groupie", "the poster's start screen in English")
+    check(poster.js("return document.querySelector('.venue-mission-list').getAttribute('lang')") == "en", "the poster's missions are not in English")
     log("a Japanese phone at a venue without Japanese reads English throughout")
 
     for br in started:

@@ -3,9 +3,9 @@
 // or typing the code.
 
 import { api } from '../api.js';
-import { t } from '../i18n.js';
+import { t, setLang } from '../i18n.js';
 import { h, append } from '../ui.js';
-import { state, update, contentLang } from '../store.js';
+import { state, update, contentLang, negotiateLang } from '../store.js';
 import { go, render } from '../router.js';
 import { errorText, toast } from '../messages.js';
 import { ensurePlayer, enterGroup } from '../session.js';
@@ -32,7 +32,9 @@ export function startScreen() {
   const missions = venueId ? h('div', { class: 'venue-missions' }) : null;
   if (venue) {
     api(`/venues/${encodeURIComponent(venueId)}`, { lang: contentLang() })
-      .then((v) => showVenue(v, venue, missions))
+      // The poster's venue decides the phone's one language as a group's venue does (a
+      // Japanese phone at a venue without Japanese reads it all in English): drawn again in it.
+      .then((v) => (negotiateLang(v.languages) ? setLang(state.lang).then(() => render(false)) : showVenue(v, venue, missions)))
       .catch(() => { venue.remove(); missions.remove(); }); // an unknown venue: the plain start screen
   }
   return h('section', { class: 'screen start' },
