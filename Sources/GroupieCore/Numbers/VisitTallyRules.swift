@@ -144,16 +144,20 @@ public enum VisitTallyRules {
         var missions: [String: MissionVisit] = [:]
         var tasks: [TaskKey: Int] = [:]
         if joins { after.played = true }
+        /// Sets the mission's time at `path` unless it has one.
+        func first(_ path: WritableKeyPath<MissionVisit, Double?>, of missionId: String, at: Double) {
+            var mission = after.missions[missionId] ?? MissionVisit()
+            guard mission[keyPath: path] == nil else { return }
+            mission[keyPath: path] = at
+            after.missions[missionId] = mission
+            missions[missionId] = mission
+        }
         for event in events {
             switch event.kind {
             case .photoAdded:
                 after.photosAdded += 1
                 guard let missionId = event.missionId, event.taskId != nil else { continue }
-                var mission = after.missions[missionId] ?? MissionVisit()
-                guard mission.startedAt == nil else { continue }
-                mission.startedAt = event.at
-                after.missions[missionId] = mission
-                missions[missionId] = mission
+                first(\.startedAt, of: missionId, at: event.at)
             case .taskDone:
                 guard let missionId = event.missionId, let taskId = event.taskId else { continue }
                 let task = TaskKey(missionId: missionId, taskId: taskId)
@@ -163,11 +167,7 @@ public enum VisitTallyRules {
                 tasks[task] = seconds
             case .missionCompleted:
                 guard let missionId = event.missionId else { continue }
-                var mission = after.missions[missionId] ?? MissionVisit()
-                guard mission.completedAt == nil else { continue }
-                mission.completedAt = event.at
-                after.missions[missionId] = mission
-                missions[missionId] = mission
+                first(\.completedAt, of: missionId, at: event.at)
             case .taskUndone:
                 guard let missionId = event.missionId, var mission = after.missions[missionId], mission.completedAt != nil else { continue }
                 mission.completedAt = nil
