@@ -50,6 +50,8 @@ BINARY = os.path.abspath(sys.argv[1])
 DURATION = os.environ.get("BENCH_DURATION", "10s")
 JOINERS, CHOOSERS, CONNECTIONS, THREADS = 256, 64, 16, 2
 VENUE = "science-centre"
+# The players and groups made from the one address the load comes from, beyond the 300 a client may make.
+CREATIONS = ("--creations-per-address", "5000")
 PHOTO = FIXTURES / "chelsea.jpg"  # the smallest fixture: uploads are slow (both derivatives, the subject found)
 
 
@@ -183,7 +185,7 @@ def seconds_of(duration):
 
 def sqlite_part(work):
     """One instance on SQLite, beside /healthz and fsync; returns the mission and task chosen in."""
-    server = benchlib.server(BINARY, work)
+    server = benchlib.server(BINARY, work, options=CREATIONS)
     try:
         mission, task = choice_task(server)
         started = time.monotonic()
@@ -222,7 +224,7 @@ def postgres_part(work, mission, task):
         first = second = None
 
         def instance(name):
-            return benchlib.server(BINARY, work, data=f"{work}/shared", options=("--database", database), log_name=f"server-{name}.log")
+            return benchlib.server(BINARY, work, data=f"{work}/shared", options=("--database", database, *CREATIONS), log_name=f"server-{name}.log")
 
         try:
             first = instance("A")

@@ -60,4 +60,25 @@ extension PostgresSchema {
         -- When an account's sign-in lock was last lifted.
         ALTER TABLE staff ADD COLUMN unlocked_at double precision;
         """
+
+    /// Migration 9, as SQLite's v17: the triggers and functions that kept the numbers go; their
+    /// tables and counts stay, and Core goes on counting the same way.
+    static let tallyTriggersDropped = """
+        DROP TRIGGER tally_group_added ON play_group;
+        DROP TRIGGER tally_group_gone ON play_group;
+        DROP TRIGGER tally_group_photos ON play_group;
+        DROP TRIGGER tally_mission_changed ON visit_mission;
+        DROP TRIGGER tally_task_changed ON visit_task;
+        DROP TRIGGER visit_event_stored ON group_event;
+        DROP TRIGGER visit_task_undone ON group_event;
+        DROP TRIGGER group_played ON membership;
+        DROP FUNCTION tally_group();
+        DROP FUNCTION tally_mission();
+        DROP FUNCTION tally_task();
+        DROP FUNCTION visit_event();
+        DROP FUNCTION visit_task_undone();
+        DROP FUNCTION group_played();
+        DROP FUNCTION tally_add(text, text, text, text, bigint);
+        DROP FUNCTION tally_remove(text, text, text, text, bigint);
+        """
 }

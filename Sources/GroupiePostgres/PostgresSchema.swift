@@ -3,11 +3,12 @@ import GroupieCore
 import GroupieStorage
 
 /// The PostgreSQL schema, as versioned migrations. Version 1 is the schema SQLite reaches after
-/// its migrations v1 to v10, with the same tables, keys and cascades, and the tally kept by
-/// PL/pgSQL triggers that count exactly as the SQLite triggers of v10 do. Shipped migrations are
-/// never edited; a change of schema is a new one, in both backends.
+/// its migrations v1 to v10, with the same tables, keys and cascades. The venue numbers were kept
+/// by PL/pgSQL triggers until version 9; since then Core counts them (`VisitTallyRules`) and
+/// `ApplyWrites` writes its deltas. Shipped migrations are never edited; a change of schema is a
+/// new one, in both backends.
 enum PostgresSchema {
-    /// Core's units, written into the SQL as the SQLite triggers write them.
+    /// Core's units, written into the SQL of the shipped migrations.
     static let quarter = Int(VisitNumbers.Tally.quarterHour)
     static let notCompleted = VisitNumbers.Tally.notCompleted
 
@@ -333,6 +334,7 @@ enum PostgresSchema {
         (5, "the staff's photo feed reads a venue's photos newest first", """
             CREATE INDEX photo_by_time ON photo(created_at, id);
             """),
+        (9, "the venue numbers counted by Core as events are stored, not by triggers", tallyTriggersDropped),
     ]
 
     /// The statements of a migration, one at a time, as the extended query protocol takes them:

@@ -3,34 +3,48 @@ import GroupieCore
 import GroupieStorage
 import PostgresNIO
 
-// What a rule of Core decided, written in one statement: every mutation, the task picks and the
-// events numbered from their groups' rows, announced once the transaction commits
-// (`PostgresAnnouncer`). One round trip whatever the decision, where a statement per mutation
-// and per group's events kept the transaction open while Groupie sent the next.
+// What a rule of Core decided, written in one statement: every mutation, the task picks, what
+// the events add to the venue numbers (`PostgresStore+Tally`) and the events numbered from their
+// groups' rows, announced once the transaction commits (`PostgresAnnouncer`). One round trip
+// whatever the decision, where a statement per mutation and per group's events kept the
+// transaction open while Groupie sent the next.
 extension PostgresStore {
     /// The writes of one change, gathered from Core's decisions.
     struct Writes {
         var mutations: [GroupMutation] = []
         var picks: [(groupId: String, task: GroupProgress.TaskKey, photoId: String)] = []
         var events: [(groupId: String, payloads: [GroupEventPayload])] = []
+        /// The visit state of groups the change read already: not read again for the numbers.
+        var visits: [String: VisitTallyRules.GroupVisit] = [:]
+        /// Changes of the numbers decided already (an import's), and counts added or taken out
+        /// (groups that go).
+        var counted: [VisitTallyRules.Change] = []
+        var tally: [VisitTallyRules.TallyKey: Int] = [:]
 
-        init(_ decision: GroupDecision) {
+        init(_ decision: GroupDecision, visits: [VisitTallyRules.GroupVisit] = []) {
             mutations = decision.mutations
             events = decision.eventsByGroup
+            self.visits = Dictionary(visits.map { ($0.groupId, $0) }, uniquingKeysWith: { a, _ in a })
         }
 
-        init(groupId: String, events payloads: [GroupEventPayload], pick: (task: GroupProgress.TaskKey, photoId: String)? = nil) {
+        init(
+            groupId: String, events payloads: [GroupEventPayload], pick: (task: GroupProgress.TaskKey, photoId: String)? = nil,
+            visit: VisitTallyRules.GroupVisit? = nil
+        ) {
             if let pick { picks = [(groupId, pick.task, pick.photoId)] }
             if !payloads.isEmpty { events = [(groupId, payloads)] }
+            if let visit { visits = [visit.groupId: visit] }
         }
 
-        var isEmpty: Bool { mutations.isEmpty && picks.isEmpty && events.isEmpty }
+        var isEmpty: Bool { mutations.isEmpty && picks.isEmpty && events.isEmpty && counted.isEmpty && tally.isEmpty }
     }
 
     /// Writes what a rule of Core decided and stores its events, in the caller's transaction
     /// (announced once it commits); returns the events, numbered, in the decision's order.
-    static func apply(_ connection: PostgresConnection, _ decision: GroupDecision, now: Date, logger: Logger) async throws -> [GroupEvent] {
-        try await apply(connection, Writes(decision), now: now, logger: logger)
+    static func apply(
+        _ connection: PostgresConnection, _ decision: GroupDecision, visits: [VisitTallyRules.GroupVisit] = [], now: Date, logger: Logger
+    ) async throws -> [GroupEvent] {
+        try await apply(connection, Writes(decision, visits: visits), now: now, logger: logger)
     }
 
     static func apply(_ connection: PostgresConnection, _ writes: Writes, now: Date, logger: Logger) async throws -> [GroupEvent] {
@@ -57,6 +71,26 @@ extension PostgresStore {
                 document.groups[touched(groupId)].reopens = true
             case .rename(let playerId, let name): document.renamed.append(.init(id: playerId, name: name))
             }
+        }
+        var tally = writes.tally
+        for change in try await writes.counted + visitChanges(connection, writes, now: now, logger: logger) {
+            let visit = change.visit
+            if change.groupChanged {
+                let index = touched(visit.groupId)
+                document.groups[index].played = visit.played
+                document.groups[index].photos_added = visit.photosAdded
+            }
+            document.missions += change.missions.sorted { $0.key < $1.key }.map {
+                .init(group_id: visit.groupId, venue_id: visit.venueId, mission_id: $0.key, started_at: $0.value.startedAt, completed_at: $0.value.completedAt)
+            }
+            document.tasks += change.tasks.map {
+                .init(group_id: visit.groupId, venue_id: visit.venueId, mission_id: $0.key.missionId, task_id: $0.key.taskId, seconds: $0.value)
+            }
+            for (key, count) in change.tally { tally[key, default: 0] += count }
+        }
+        // In the order of their keys, as every change takes the tally's rows.
+        document.counted = tally.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map {
+            .init(venue_id: $0.key.venueId, kind: $0.key.kind.rawValue, mission_id: $0.key.missionId, task_id: $0.key.taskId, value: $0.key.value, count: $0.value)
         }
         document.picks = writes.picks.map { .init(group_id: $0.groupId, mission_id: $0.task.missionId, task_id: $0.task.taskId, photo_id: $0.photoId) }
         let encoder = JSONEncoder()
@@ -99,6 +133,9 @@ extension PostgresStore {
             var closed_at: Double?
             var reason: String?
             var reopens = false
+            /// The numbers' columns, when they change.
+            var played: Bool?
+            var photos_added: Int?
         }
         struct Rename: Encodable { var id: String, name: String }
         struct Pick: Encodable { var group_id: String, mission_id: String, task_id: String, photo_id: String }
@@ -107,6 +144,11 @@ extension PostgresStore {
 
         var ended: [Membership] = [], added: [Membership] = [], groups: [GroupChange] = []
         var renamed: [Rename] = [], picks: [Pick] = [], events: [Event] = []
+        /// The venue numbers (`VisitTallyRules`): visit rows written, and counts added to the tally.
+        struct Mission: Encodable { var group_id: String, venue_id: String, mission_id: String, started_at: Double?, completed_at: Double? }
+        struct Task: Encodable { var group_id: String, venue_id: String, mission_id: String, task_id: String, seconds: Int }
+        struct Count: Encodable { var venue_id: String, kind: String, mission_id: String, task_id: String, value: Int, count: Int }
+        var missions: [Mission] = [], tasks: [Task] = [], counted: [Count] = []
     }
 
     /// Parameters: the time, and the writes (`WritesJSON`). Rows: each event stored, by group
@@ -133,10 +175,12 @@ extension PostgresStore {
                 UPDATE play_group SET event_seq = play_group.event_seq + change.events,
                     creator_id = CASE WHEN change.sets_creator THEN change.creator_id ELSE play_group.creator_id END,
                     closed_at = CASE WHEN change.reopens THEN NULL ELSE COALESCE(change.closed_at, play_group.closed_at) END,
-                    closed_reason = CASE WHEN change.reopens THEN NULL WHEN change.closed_at IS NOT NULL THEN change.reason ELSE play_group.closed_reason END
+                    closed_reason = CASE WHEN change.reopens THEN NULL WHEN change.closed_at IS NOT NULL THEN change.reason ELSE play_group.closed_reason END,
+                    played = COALESCE(change.played, play_group.played), photos_added = COALESCE(change.photos_added, play_group.photos_added)
                 FROM writes, groupie_writes(writes.document, 'groups') AS change_object,
                     jsonb_to_record(change_object) AS change(
-                        group_id text, events bigint, sets_creator boolean, creator_id text, closed_at double precision, reason text, reopens boolean
+                        group_id text, events bigint, sets_creator boolean, creator_id text, closed_at double precision, reason text, reopens boolean,
+                        played boolean, photos_added bigint
                     )
                 WHERE play_group.id = change.group_id
                 RETURNING play_group.id, play_group.event_seq
@@ -154,13 +198,46 @@ extension PostgresStore {
                 ON CONFLICT (group_id, mission_id, task_id) DO UPDATE SET photo_id = excluded.photo_id
                 RETURNING 1
             ),
+            visited AS (
+                INSERT INTO visit_mission (group_id, venue_id, mission_id, started_at, completed_at)
+                SELECT visit.group_id, visit.venue_id, visit.mission_id, visit.started_at, visit.completed_at
+                FROM writes, groupie_writes(writes.document, 'missions') AS visit_object,
+                    jsonb_to_record(visit_object) AS visit(group_id text, venue_id text, mission_id text, started_at double precision, completed_at double precision)
+                ON CONFLICT (group_id, mission_id) DO UPDATE SET started_at = excluded.started_at, completed_at = excluded.completed_at
+                RETURNING 1
+            ),
+            done AS (
+                INSERT INTO visit_task (group_id, venue_id, mission_id, task_id, seconds)
+                SELECT task.group_id, task.venue_id, task.mission_id, task.task_id, task.seconds
+                FROM writes, groupie_writes(writes.document, 'tasks') AS task_object,
+                    jsonb_to_record(task_object) AS task(group_id text, venue_id text, mission_id text, task_id text, seconds bigint)
+                ON CONFLICT DO NOTHING
+                RETURNING 1
+            ),
+            counted AS (
+                INSERT INTO visit_tally (venue_id, kind, mission_id, task_id, value, count)
+                SELECT delta.venue_id, delta.kind, delta.mission_id, delta.task_id, delta.value, delta.count
+                FROM writes, groupie_writes(writes.document, 'counted') AS delta_object,
+                    jsonb_to_record(delta_object) AS delta(venue_id text, kind text, mission_id text, task_id text, value bigint, count bigint)
+                WHERE delta.count > 0
+                ON CONFLICT (venue_id, kind, mission_id, task_id, value) DO UPDATE SET count = visit_tally.count + excluded.count
+                RETURNING 1
+            ),
+            uncounted AS (
+                -- A count taken from a row the tally does not hold is passed over.
+                UPDATE visit_tally SET count = visit_tally.count + delta.count
+                FROM writes, groupie_writes(writes.document, 'counted') AS delta_object,
+                    jsonb_to_record(delta_object) AS delta(venue_id text, kind text, mission_id text, task_id text, value bigint, count bigint)
+                WHERE delta.count < 0 AND visit_tally.venue_id = delta.venue_id AND visit_tally.kind = delta.kind
+                  AND visit_tally.mission_id = delta.mission_id AND visit_tally.task_id = delta.task_id AND visit_tally.value = delta.value
+                RETURNING 1
+            ),
             stored AS (
                 INSERT INTO group_event (group_id, seq, type, data, created_at)
                 SELECT event.group_id, touched.event_seq - event.back, event.type, \(erasureChecked("event.data")), $1
                 FROM writes, groupie_writes(writes.document, 'events') WITH ORDINALITY AS listed(object, position),
                     jsonb_to_record(listed.object) AS event(group_id text, type text, data text, back bigint)
                 JOIN touched ON touched.id = event.group_id
-                -- In the decision's order: the numbers' triggers read each event after those before it.
                 ORDER BY listed.position
                 RETURNING group_id, seq, data
             )

@@ -16,7 +16,10 @@ extension PostgresStore {
                 current = try await Self.seats(connection, groupId: groupId, logger: logger)
             }
             let group = try await Self.insertGroup(connection, venueId: venueId, name: name, creatorId: creatorId, joinableFor: joinableFor, now: now, logger: logger)
-            let events = try await Self.apply(connection, MembershipRules.create(group, creatorId: creatorId, current: current), now: now, logger: logger)
+            // A new group: nobody has played it, it has no photo.
+            let visit = VisitTallyRules.GroupVisit(groupId: group.id, venueId: venueId, createdAt: now.timeIntervalSince1970)
+            let decision = try MembershipRules.create(group, creatorId: creatorId, current: current)
+            let events = try await Self.apply(connection, decision, visits: [visit], now: now, logger: logger)
             return Join(group: group, left: events, joined: [])
         }
     }
@@ -61,7 +64,7 @@ extension PostgresStore {
             let seats = try await Self.joinSeats(connection, code: code, playerId: playerId, logger: logger)
             guard let group = seats.target else { throw MembershipError.unknownCode }
             let decision = try MembershipRules.join(group, player: player, current: seats.current, maximumSize: maximumSize(group.group.venueId), now: now)
-            let events = try await Self.apply(connection, decision, now: now, logger: logger)
+            let events = try await Self.apply(connection, decision, visits: seats.visit.map { [$0] } ?? [], now: now, logger: logger)
             return Join(
                 group: group.group.applying(decision.mutations),
                 left: events.filter { $0.groupId != group.group.id }, joined: events.filter { $0.groupId == group.group.id }
@@ -74,21 +77,25 @@ extension PostgresStore {
     /// their ids, as every change of two groups takes them: two players swapping groups wait for
     /// each other instead of deadlocking. Read again when another change of either group
     /// committed while this one waited for its row, so that the members are those of now: once,
-    /// since the second statement, its rows already held, waits for nothing.
+    /// since the second statement, its rows already held, waits for nothing. With the join code's
+    /// group, what the numbers need of it to count a membership.
     static func joinSeats(
         _ connection: PostgresConnection, code: JoinCode, playerId: String, logger: Logger
-    ) async throws -> (target: GroupSeats?, current: GroupSeats?) {
+    ) async throws -> (target: GroupSeats?, current: GroupSeats?, visit: VisitTallyRules.GroupVisit?) {
         var rows = try await connection.rows(Prepared<JoinSeats>(playerId, code.value), logger: logger)
         if try !rows.allSatisfy({ try isCurrent($0, from: 9) }) {
             rows = try await connection.rows(Prepared<JoinSeats>(playerId, code.value), logger: logger)
         }
-        var target: GroupSeats?, current: GroupSeats?
+        var target: GroupSeats?, current: GroupSeats?, visit: VisitTallyRules.GroupVisit?
         for row in rows {
             let seats = GroupSeats(group: try group(from: row), memberIds: try row.get(11))
-            if try row.get(12, as: Bool.self) { target = seats }
+            if try row.get(12, as: Bool.self) {
+                target = seats
+                visit = .init(groupId: seats.group.id, venueId: seats.group.venueId, createdAt: try row.get(5), played: try row.get(13), photosAdded: try row.get(14))
+            }
             if seats.memberIds.contains(playerId) { current = seats }
         }
-        return (target, current)
+        return (target, current, visit)
     }
 
     /// Whether a row locked by a statement that also read the group's members (or photos) saw
@@ -100,13 +107,14 @@ extension PostgresStore {
     }
 
     /// Columns: `groupColumns`, the newest event's number on the row and in the snapshot, the
-    /// member ids longest-standing first, and whether it is the join code's group.
+    /// member ids longest-standing first, whether it is the join code's group, whether it was
+    /// played and its photos added.
     enum JoinSeats: PreparedSQL {
         static let types: [PostgresDataType] = [.text, .text]
         static let sql = """
             SELECT \(qualifiedGroupColumns), play_group.event_seq, \(newestEvent),
                    ARRAY(SELECT player_id FROM membership WHERE group_id = play_group.id AND left_at IS NULL ORDER BY joined_at, id),
-                   play_group.join_code = $2
+                   play_group.join_code = $2, play_group.played, play_group.photos_added
             FROM play_group
             WHERE play_group.join_code = $2 OR play_group.id = (SELECT group_id FROM membership WHERE player_id = $1 AND left_at IS NULL)
             ORDER BY play_group.id FOR UPDATE OF play_group
@@ -204,6 +212,7 @@ extension PostgresStore {
                 JOIN play_group ON play_group.id = p.group_id
                 WHERE play_group.created_at < \(cutoff.timeIntervalSince1970)
                 """, as: String.self, logger: logger)
+            try await Self.uncountGroups(connection, createdBefore: cutoff, logger: logger)
             let count = try await connection.value("""
                 WITH gone AS (DELETE FROM play_group WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING 1) SELECT COUNT(*) FROM gone
                 """, as: Int.self, logger: logger) ?? 0

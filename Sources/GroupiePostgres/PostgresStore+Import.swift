@@ -5,7 +5,7 @@ import PostgresNIO
 /// Moving between backends: every row of another database (a whole SQLite database, or one
 /// venue's export) copied into this PostgreSQL database in one transaction, and one venue's
 /// rows read out in one snapshot for `groupie export`. The venue numbers are not copied but
-/// made again by the tally, as the events arrive in order.
+/// made again from the events, in order, once they are all there.
 extension PostgresStore: RowSource {
     /// Copies every row of `source` into this database, which may hold other venues already
     /// (imported from their own exports) but none of the source's groups; returns the rows copied
@@ -35,6 +35,7 @@ extension PostgresStore: RowSource {
                 FROM (SELECT group_id, MAX(seq) AS seq FROM group_event WHERE group_id = ANY(\(groupIds)) GROUP BY group_id) AS newest
                 WHERE play_group.id = newest.group_id
                 """, logger: logger)
+            try await Self.countCopiedGroups(connection, ids: groupIds, logger: logger)
             return CopiedTable.all.map { ($0.name, copied[$0.name] ?? 0) }
         }
     }

@@ -7,7 +7,7 @@ import PostgresNIO
 extension PostgresStore {
     public func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> AddedPhoto {
         try await write { connection in
-            let group = try await Self.lockGroup(connection, id: new.groupId, logger: logger)
+            let (group, visit) = try await Self.lockGroupVisit(connection, id: new.groupId, logger: logger)
             if let key = new.idempotencyKey,
                 let uploaded = try await Self.uploaded(connection, playerId: new.photographerId, groupId: new.groupId, key: key, now: now, logger: logger)
             {
@@ -43,7 +43,9 @@ extension PostgresStore {
             if let task = photo.task, change.after.picks[task] != before.picks[task] {
                 try await Self.pick(connection, groupId: new.groupId, task: task, photoId: photo.id, logger: logger)
             }
-            let events = try await Self.appendEvents(connection, groupId: new.groupId, change.events, now: now, logger: logger)
+            let events = try await Self.apply(
+                connection, Writes(groupId: new.groupId, events: change.events, visit: visit), now: now, logger: logger
+            )
             // The photographer's claim of the task ends with their photo.
             let released = try await Self.applyClaim(
                 connection, .photographed(photo), groupId: new.groupId, done: change.after.done, venue: venue, now: now, logger: logger

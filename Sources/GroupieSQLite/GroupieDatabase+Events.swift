@@ -10,9 +10,11 @@ extension GroupieDatabase {
         return try await commits.write { db in try Self.appendEvents(db, groupId: groupId, events, now: now) }
     }
 
-    /// Inside a transaction: the events commit with the change they tell of, or not at all.
+    /// Inside a transaction: the events commit with the change they tell of, or not at all, and
+    /// with what they add to the venue numbers.
     static func appendEvents(_ db: Database, groupId: String, _ events: [GroupEventPayload], now: Date) throws -> [GroupEvent] {
         guard !events.isEmpty else { return [] }
+        try countVisit(db, groupId: groupId, events: events, at: now.timeIntervalSince1970)
         var seq = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) FROM group_event WHERE group_id = ?"), arguments: [groupId]) ?? 0
         var stored: [GroupEvent] = []
         for event in events {

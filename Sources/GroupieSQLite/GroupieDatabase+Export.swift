@@ -65,8 +65,9 @@ extension GroupieDatabase {
             try await writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
             let copy = try GroupieDatabase(writer: DatabaseQueue(path: path))
             try await copy.writer.write { db in
-                // Foreign keys take the rest of each other venue's group with it, and the tally's
-                // triggers its numbers.
+                // Each other venue's group takes its counts out of the tally, and foreign keys the
+                // rest of it.
+                try Self.uncountGroups(db, where: "venue_id <> ?", [venueId])
                 try db.execute(sql: "DELETE FROM play_group WHERE venue_id <> ?", arguments: [venueId])
                 for table in CopiedTable.all.reversed() where table.name != "play_group" {
                     try db.execute(
@@ -81,13 +82,14 @@ extension GroupieDatabase {
 
     /// The same export from another backend (PostgreSQL), whose `copyRows` reads its rows in one
     /// snapshot: a new database at `path`, filled a page at a time; its numbers are made again
-    /// from the events as they arrive.
+    /// from the events once they are all there.
     public static func exportVenue(_ venueId: String, from source: some RowSource, to path: String) async throws -> RowCounts {
         try await newExport(at: path, venueId: venueId) {
             let copy = try GroupieDatabase(writer: DatabaseQueue(path: path))
             try await source.copyRows(venue: venueId, page: 1000) { table, rows in
                 try await copy.writer.write { db in try insert(rows, into: table, db: db) }
             }
+            try await copy.writer.write { db in try countCopiedGroups(db, where: "TRUE") }
             return copy
         }
     }
@@ -138,6 +140,7 @@ extension GroupieDatabase {
                         """)
                     copied.append((table.name, db.changesCount))
                 }
+                try Self.countCopiedGroups(db, where: "id IN (SELECT id FROM source.play_group)")
                 return .commit
             }
             return copied

@@ -204,6 +204,7 @@ extension GroupieDatabase {
                 )
             case .addMembership(let groupId, let playerId):
                 try db.executeCached(sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)", arguments: [groupId, playerId, at])
+                try countVisit(db, groupId: groupId, events: [], at: at, joins: true)
             case .setCreator(let groupId, let playerId):
                 try db.executeCached(sql: "UPDATE play_group SET creator_id = ? WHERE id = ?", arguments: [playerId, groupId])
             case .close(let groupId, let closure):
@@ -222,7 +223,7 @@ extension GroupieDatabase {
 }
 
 extension GroupieDatabase {
-    /// Deletes groups created before `cutoff` with their memberships, photos and events;
+    /// Deletes groups created before `cutoff` with their memberships, photos, events and counts;
     /// returns how many went and the blobs no photo uses any more, whose files the caller removes.
     public func deleteGroups(createdBefore cutoff: Date) async throws -> RetentionSweep {
         try await commits.write { db in
@@ -231,6 +232,7 @@ extension GroupieDatabase {
                 JOIN play_group ON play_group.id = p.group_id
                 WHERE play_group.created_at < ?
                 """, arguments: [cutoff.timeIntervalSince1970])
+            try Self.uncountGroups(db, where: "created_at < ?", [cutoff.timeIntervalSince1970])
             try db.executeCached(sql: "DELETE FROM play_group WHERE created_at < ?", arguments: [cutoff.timeIntervalSince1970])
             let count = db.changesCount
             // Players who belong to no group any more (every group of theirs is gone, or they

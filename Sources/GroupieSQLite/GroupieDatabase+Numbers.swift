@@ -4,13 +4,13 @@ import GroupieCore
 import GroupieStorage
 
 /// The venues' numbers, kept as events are stored, so that the numbers page reads a few
-/// thousand counts instead of every event of every group.
-///
-/// Triggers on `group_event` keep one row per group and mission (`visit_mission`: when the
-/// group started it, with its first photo for a task, and completed it) and per group and task
-/// done (`visit_task`: seconds from the mission's start), and `play_group.photos_added`. Triggers
-/// on those keep `visit_tally`, the histograms of `VisitNumbers.Tally`. A group that goes
-/// (retention, erasure) takes its rows with it, and their counts out of the tally.
+/// thousand counts instead of every event of every group: one row per group and mission
+/// (`visit_mission`: when the group started it, with its first photo for a task, and completed
+/// it), per group and task done (`visit_task`: seconds from the mission's start),
+/// `play_group.played` and `photos_added`, and `visit_tally`, the histograms of
+/// `VisitNumbers.Tally`. Core counts them (`VisitTallyRules`, written by
+/// `GroupieDatabase+Tally.swift`); below are the tables as migrations v10 and v12 made them,
+/// with the counts of what was stored before (their triggers went in v17).
 extension GroupieDatabase {
     /// The tally of a venue's stored groups.
     public func visitTally(venueId: String) async throws -> VisitNumbers.Tally {
@@ -26,12 +26,12 @@ extension GroupieDatabase {
         }
     }
 
-    /// Core's units, written into the SQL: quarter hours, and the value of "not completed".
+    /// Core's units, written into the SQL of the shipped migrations: quarter hours, and the value
+    /// of "not completed".
     private static let quarter = Int(VisitNumbers.Tally.quarterHour)
     private static let notCompleted = VisitNumbers.Tally.notCompleted
 
-    /// A `visit_mission` row's counts (`NEW`) added to the tally: its mission's histogram when
-    /// the group started it, and the quarter hour of its completion.
+    /// Migration v10's SQL for a `visit_mission` row's counts (`NEW`) added to the tally.
     private static let missionCounted = """
             INSERT INTO visit_tally (venue_id, kind, mission_id, value, count)
                 SELECT NEW.venue_id, 'mission', NEW.mission_id,
@@ -43,7 +43,7 @@ extension GroupieDatabase {
                 ON CONFLICT DO UPDATE SET count = count + 1;
         """
 
-    /// The same counts of the row as it was (`OLD`) taken out again.
+    /// Migration v10's SQL for the same counts of the row as it was (`OLD`) taken out again.
     private static let missionUncounted = """
             UPDATE visit_tally SET count = count - 1
                 WHERE OLD.started_at IS NOT NULL AND venue_id = OLD.venue_id AND kind = 'mission' AND mission_id = OLD.mission_id AND task_id = ''
@@ -53,7 +53,8 @@ extension GroupieDatabase {
                   AND value = CAST(OLD.completed_at / \(quarter) AS INTEGER);
         """
 
-    /// The tables and triggers of migration v10, and the tally of what was stored before it.
+    /// The tables of migration v10 (and its triggers, dropped in v17), and the tally of what was
+    /// stored before it.
     static let visitTallySchema = """
         ALTER TABLE play_group ADD COLUMN photos_added INTEGER NOT NULL DEFAULT 0;
         UPDATE play_group SET photos_added =

@@ -21,8 +21,8 @@ extension GroupieDatabase {
 
 extension Database {
     /// Runs one statement through the connection's statement cache. A statement is compiled
-    /// once per connection: compiling one that fires the tally's triggers makes GRDB's
-    /// authorizer walk every table the triggers touch, which cost more than the write itself.
+    /// once per connection: compiling one makes GRDB's authorizer walk every table it touches,
+    /// which may cost more than the write itself.
     func executeCached(sql: String, arguments: StatementArguments = StatementArguments()) throws {
         try cachedStatement(sql: sql).execute(arguments: arguments)
     }

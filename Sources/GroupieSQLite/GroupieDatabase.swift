@@ -384,6 +384,9 @@ public struct GroupieDatabase: GroupieStore {
                 CREATE INDEX play_group_by_venue ON play_group(venue_id, created_at, id);
                 """)
         }
+        migrator.registerMigration("v17 the venue numbers counted by Core as events are stored, not by triggers") { db in
+            try db.execute(sql: Self.tallyTriggersDropped)
+        }
         return migrator
     }
 }

@@ -44,6 +44,31 @@ struct UpgradeTests {
         #expect(try await store.heldPhotos(groupId: "g-1", photographerId: "p-bo").map(\.id) == ["ph-held"], "\(context)")
     }
 
+    /// After the upgrade, new events count on top of the numbers kept before, as the numbers page
+    /// would count them from the events themselves: a task undone takes the completion back, a
+    /// new mission completes, the first one completes again.
+    static func expectNewEventsCounted(_ store: any GroupieStore, context: String) async throws {
+        let later = Date(timeIntervalSince1970: SchemaFixtures.start + 7200)
+        let shark = GroupProgress.TaskKey(missionId: "sharks", taskId: "shark"), ray = GroupProgress.TaskKey(missionId: "rays", taskId: "ray")
+        _ = try await store.appendEvents(groupId: "g-1", [.taskUndone(shark)], now: later)
+        var tally = try await store.visitTally(venueId: SchemaFixtures.venue)
+        #expect(tally.missionsCompleted.values.reduce(0, +) == 0, "\(context): \(tally)")
+        #expect(tally == VisitNumbers.Tally(histories: try await store.venueHistories(venueId: SchemaFixtures.venue)), "\(context)")
+        let photo = Photo(
+            id: "ph-ray", groupId: "g-1", photographerId: "p-ada", photographerName: "Ada", missionId: "rays", taskId: "ray",
+            blob: String(repeating: "c", count: 64), format: "jpeg", width: 800, height: 600, createdAt: later
+        )
+        _ = try await store.appendEvents(
+            groupId: "g-1", [.photoAdded(photo), .taskDone(ray), .missionCompleted(missionId: "rays"), .taskDone(shark), .missionCompleted(missionId: "sharks")],
+            now: later.addingTimeInterval(60)
+        )
+        tally = try await store.visitTally(venueId: SchemaFixtures.venue)
+        #expect(tally.missionsCompleted.values.reduce(0, +) == 2, "\(context): \(tally)")
+        #expect(tally.missions["rays"] == [0: 1], "\(context): \(tally)")
+        #expect(tally.groupsStarted.values.reduce(0, +) == 1, "\(context): \(tally)")
+        #expect(tally == VisitNumbers.Tally(histories: try await store.venueHistories(venueId: SchemaFixtures.venue)), "\(context)")
+    }
+
     @Test("A SQLite database of each earlier schema is migrated with all it held", arguments: SchemaFixtures.sqliteVersions)
     func sqlite(version: Int) async throws {
         let folder = try ScratchFolder.make("groupie-upgrade")
@@ -53,6 +78,7 @@ struct UpgradeTests {
         let database = try GroupieDatabase.open(atPath: path)
         #expect(try await database.integrityCheck() == "ok")
         try await Self.expectIntact(database, version: version, backend: "SQLite")
+        try await Self.expectNewEventsCounted(database, context: "SQLite schema v\(version)")
     }
 
     @Test("A PostgreSQL database of each schema version, restored from its dump, opens with all it held", arguments: PostgresSchema.migrations.map(\.version))
@@ -66,6 +92,7 @@ struct UpgradeTests {
         // The group's next event follows its newest kept one (its row's counter, migration 2).
         let next = try await store.appendEvents(groupId: "g-1", [.groupClosed(reason: "upgrade")], now: Date(timeIntervalSince1970: 1_900_000_000))
         #expect(next.map(\.seq) == [7], "PostgreSQL v\(version)")
+        try await Self.expectNewEventsCounted(store, context: "PostgreSQL v\(version)")
     }
 
     /// Makes the fixtures again: `GROUPIE_WRITE_SCHEMA_FIXTURES=1 swift test --filter UpgradeTests.write`.
