@@ -40,6 +40,7 @@ test: bootstrap
 	python3 Tests/Browser/mission_editor_test.py .build/debug/groupie
 	python3 Tests/Browser/staff_messages_test.py .build/debug/groupie
 	python3 Tests/Browser/secure_context_test.py .build/debug/groupie
+	python3 Tests/Browser/task_kinds_test.py .build/debug/groupie
 	python3 Tests/API/schemathesis_test.py .build/debug/groupie
 
 # The edit-test loop: Core, Content and the storage contract on SQLite, in under two minutes

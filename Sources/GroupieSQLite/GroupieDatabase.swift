@@ -384,6 +384,9 @@ public struct GroupieDatabase: GroupieStore {
                 CREATE INDEX play_group_by_venue ON play_group(venue_id, created_at, id);
                 """)
         }
+        migrator.registerMigration("v14 members' answers to questions and found codes") { db in
+            try db.execute(sql: Self.taskAnswerSchema)
+        }
         return migrator
     }
 }

@@ -73,6 +73,8 @@ POSITIVE_EXCEPTIONS = [
     ("uploadPhoto", ["413", "415", "422"]),
     # A photo id of the right shape that is not one of the task's photos.
     ("choosePhoto", ["422"]),
+    # An answer that does not fit its task (see FIXED_POSITIVE_EXCEPTIONS).
+    ("answerTask", ["409", "422"]),
     # A name prefix of the right length made of characters a name may not have (invisible ones).
     ("staffTableCards", ["422"]),
     # A message of the right length made of blanks and control characters only, which is empty.
@@ -92,6 +94,9 @@ FIXED_POSITIVE_EXCEPTIONS = [
     # image under 64 pixels a side or unreadable is 422. (413 only over 25 MiB; mission and task
     # are pinned to a real task, and the Idempotency-Key's mission and task with them.)
     ("uploadPhoto", ["413", "415", "422"]),
+    # Whether an answer fits its task (a choice for a multiple-choice question, text otherwise,
+    # no answer for a photo task) and comes within the mission's time is the venue's to say.
+    ("answerTask", ["409", "422"]),
 ]
 
 

@@ -230,6 +230,9 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         files: dependencies.files, hub: events.hub, collages: dependencies.collages, background: dependencies.background, clock: clock
     )
     PhotoController(photos: photos, signer: signer, downloads: downloads).addRoutes(to: api)
+    AnswerController(
+        answers: AnswerService(database: dependencies.database, catalog: dependencies.catalog, hub: events.hub, collages: dependencies.collages, clock: clock)
+    ).addRoutes(to: api)
     CollageController(
         database: dependencies.database, signer: signer, collages: dependencies.collages, fileIO: dependencies.fileIO, clock: clock
     ).addRoutes(to: api)
