@@ -21,7 +21,7 @@ struct AnswerRouteTests {
                 question: { sv: Vilken färg?, en: What colour? }
                 choices: [Vit, Guld]
                 answer: 1
-                fact: { sv: Vit., en: White, the colour of purity. }
+                fact: { sv: Vit., en: "White, the colour of purity." }
               - id: animal
                 kind: question
                 question: Which animal?
