@@ -114,4 +114,29 @@ struct AnswerRouteTests {
             #expect(try await client.send(.get, "/api/v1/groups/\(group.id)/answers", headers: stranger.auth).0.status == .notFound)
         }
     }
+
+    @Test("Staff see the new tasks in the previews with their answers, print the code stickers, and count the answers in the numbers")
+    func staff() async throws {
+        let server = try Self.server()
+        try await StaffConsoleTests.addStaff(server, "editor@aquarium.example", .editor, venues: ["aquarium"])
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let base = "/api/v1/groups/\(group.id)/missions/quiz/tasks"
+            _ = try await client.send(.post, base + "/colour/answer", json: #"{"choice": 2}"#, headers: ada.auth)
+            _ = try await client.send(.post, base + "/colour/answer", json: #"{"choice": 1}"#, headers: ada.auth)
+            let browser = try #require(try await StaffConsoleTests.signIn(client, "editor@aquarium.example").1)
+            let (_, venue) = try await browser.page(client, "/staff/venues/aquarium")
+            #expect(venue.contains("/staff/venues/aquarium/code-stickers.pdf"))
+            let (status, pdf) = try await browser.page(client, "/staff/venues/aquarium/code-stickers.pdf")
+            #expect(status == .ok && pdf.hasPrefix("%PDF"))
+            let (_, missions) = try await browser.page(client, "/staff/venues/aquarium/missions")
+            #expect(missions.contains("Code: LION-42") && missions.contains("Accepted: blåval, blue whale") && missions.contains(">right<"))
+            #expect(missions.contains("15 minutes from the group"))
+            #expect(try await browser.page(client, "/staff/venues/aquarium/missions/quiz/reward.jpg").0 == .notFound, "no photo task, no reward")
+            let (_, numbers) = try await browser.page(client, "/staff/venues/aquarium/numbers")
+            #expect(numbers.contains("Questions and found-it codes"))
+            #expect(numbers.contains("<td>colour</td><td>question</td><td>1</td><td>1</td><td>2</td>"))
+        }
+    }
 }
