@@ -43,6 +43,7 @@ test: bootstrap
 	python3 Tests/Browser/secure_context_test.py .build/debug/groupie
 	python3 Tests/Browser/finale_test.py .build/debug/groupie
 	python3 Tests/Browser/languages_test.py .build/debug/groupie
+	python3 Tests/Browser/task_kinds_test.py .build/debug/groupie
 	python3 Tests/API/schemathesis_test.py .build/debug/groupie
 
 # The edit-test loop: Core, Content and the storage contract on SQLite, in under two minutes

@@ -334,7 +334,22 @@ enum PostgresSchema {
         (5, "the staff's photo feed reads a venue's photos newest first", """
             CREATE INDEX photo_by_time ON photo(created_at, id);
             """),
-        (9, "the venue numbers counted by Core as events are stored, not by triggers", tallyTriggersDropped),
+        (6, "members' answers to questions and found codes", """
+            -- Every attempt, right or wrong; a member's erasure keeps it without its player.
+            CREATE TABLE task_answer (
+                id bigserial PRIMARY KEY,
+                group_id text NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+                mission_id text NOT NULL,
+                task_id text NOT NULL,
+                player_id text REFERENCES player(id) ON DELETE SET NULL,
+                answer text NOT NULL,
+                correct boolean NOT NULL,
+                answered_at double precision NOT NULL
+            );
+            CREATE INDEX task_answer_by_group ON task_answer(group_id, answered_at);
+            CREATE INDEX task_answer_by_player ON task_answer(player_id);
+            """),
+        (7, "the venue numbers counted by Core as events are stored, not by triggers", tallyTriggersDropped),
     ]
 
     /// The statements of a migration, one at a time, as the extended query protocol takes them:

@@ -21,9 +21,11 @@ extension PostgresStore {
          FROM photo JOIN player ON player.id = photo.photographer_id
          WHERE photo.group_id = $1 AND photo.task_id IS NOT NULL)
         """
+    /// The photos members picked, and the tasks answered right or found, without a photo.
     static let choicesJSON = """
         (SELECT COALESCE(json_agg(json_build_object('missionId', mission_id, 'taskId', task_id, 'photoId', photo_id)), '[]')
-         FROM task_choice WHERE group_id = $1)
+         FROM (SELECT mission_id, task_id, photo_id FROM task_choice WHERE group_id = $1
+               UNION ALL SELECT DISTINCT mission_id, task_id, NULL FROM task_answer WHERE group_id = $1 AND correct) AS decided)
         """
     static let collagesJSON = """
         (SELECT COALESCE(json_agg(json_build_object('missionId', mission_id, 'photoIds', photo_ids, 'key', key, 'width', width,
@@ -138,8 +140,9 @@ private struct PhotoJSON: Decodable {
     }
 }
 
+/// A member's pick of a task's photo, or a task answered right (no photo).
 private struct ChoiceJSON: Decodable {
-    let missionId: String, taskId: String, photoId: String
+    let missionId: String, taskId: String, photoId: String?
 }
 
 private struct ClaimJSON: Decodable {
@@ -163,10 +166,12 @@ enum ContentsJSON {
 
     static func taskPhotos(photos: String, choices: String) throws -> TaskPhotos {
         var picks: [GroupProgress.TaskKey: String] = [:]
+        var answered = Set<GroupProgress.TaskKey>()
         for choice in try decode([ChoiceJSON].self, choices) {
-            picks[GroupProgress.TaskKey(missionId: choice.missionId, taskId: choice.taskId)] = choice.photoId
+            let task = GroupProgress.TaskKey(missionId: choice.missionId, taskId: choice.taskId)
+            if let photoId = choice.photoId { picks[task] = photoId } else { answered.insert(task) }
         }
-        return TaskPhotos(photos: try decode([PhotoJSON].self, photos).map(\.photo), picks: picks)
+        return TaskPhotos(photos: try decode([PhotoJSON].self, photos).map(\.photo), picks: picks, answered: answered)
     }
 
     static func claims(_ text: String) throws -> [TaskClaim] {

@@ -51,8 +51,17 @@ extension GroupieDatabase {
             for row in try Row.fetchAll(db, sql: "SELECT group_id, mission_id, task_id, photo_id FROM task_choice WHERE group_id IN (\(playing))", arguments: arguments) {
                 picks[row[0], default: [:]][GroupProgress.TaskKey(missionId: row[1], taskId: row[2])] = row[3]
             }
+            var answered: [String: Set<GroupProgress.TaskKey>] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT DISTINCT group_id, mission_id, task_id FROM task_answer WHERE correct = 1 AND group_id IN (\(playing))", arguments: arguments
+            ) {
+                answered[row[0], default: []].insert(GroupProgress.TaskKey(missionId: row[1], taskId: row[2]))
+            }
             return groups.map { group in
-                PlayingGroup(group: group, members: members[group.id] ?? [], taskPhotos: TaskPhotos(photos: photos[group.id] ?? [], picks: picks[group.id] ?? [:]))
+                PlayingGroup(
+                    group: group, members: members[group.id] ?? [],
+                    taskPhotos: TaskPhotos(photos: photos[group.id] ?? [], picks: picks[group.id] ?? [:], answered: answered[group.id] ?? [])
+                )
             }
         }
     }

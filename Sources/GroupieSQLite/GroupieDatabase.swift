@@ -384,7 +384,10 @@ public struct GroupieDatabase: GroupieStore {
                 CREATE INDEX play_group_by_venue ON play_group(venue_id, created_at, id);
                 """)
         }
-        migrator.registerMigration("v17 the venue numbers counted by Core as events are stored, not by triggers") { db in
+        migrator.registerMigration("v14 members' answers to questions and found codes") { db in
+            try db.execute(sql: Self.taskAnswerSchema)
+        }
+        migrator.registerMigration("v15 the venue numbers counted by Core as events are stored, not by triggers") { db in
             try db.execute(sql: Self.tallyTriggersDropped)
         }
         return migrator

@@ -65,6 +65,14 @@ public struct CopiedTable: Sendable {
                 columns: [("group_id", .text), ("mission_id", .text), ("task_id", .text), ("photo_id", .text)], shared: false, ofVenue: ofGroup
             ),
             CopiedTable(
+                name: "task_answer", order: "group_id, answered_at, mission_id, task_id, answer",
+                columns: [
+                    ("group_id", .text), ("mission_id", .text), ("task_id", .text), ("player_id", .text), ("answer", .text), ("correct", .boolean),
+                    ("answered_at", .real),
+                ],
+                shared: false, ofVenue: ofGroup
+            ),
+            CopiedTable(
                 name: "upload_key", order: "created_at, key",
                 columns: [
                     ("player_id", .text), ("group_id", .text), ("key", .text), ("photo_id", .text), ("mission_id", .text), ("task_id", .text),

@@ -8,7 +8,7 @@ import GroupieCore
 /// Every method that changes a group and returns events commits them with the change, numbered
 /// in the group's gapless sequence; a backend shared by several instances announces them to the
 /// others (`StoreEvents`).
-public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, ClaimStore, ReactionStore, CollageStore, StaffStore, ModerationStore, RateLimitStore, NumbersStore,
+public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, ClaimStore, AnswerStore, ReactionStore, CollageStore, StaffStore, ModerationStore, RateLimitStore, NumbersStore,
     StaffMessageStore, VenueGroupStore
 {
     /// Which backend this is, for logs and `/readyz`: "sqlite" or "postgresql".
@@ -115,6 +115,21 @@ public protocol ReactionStore: Sendable {
     /// group's events), or takes it off; throws `MembershipError.groupNotFound` when the player
     /// is not a member of `groupId`, `ReactionRules.Refusal` when the entry takes no reaction.
     func react(groupId: String, entry: Int, reaction: String, on: Bool, playerId: String, now: Date) async throws -> [GroupEvent]
+}
+
+/// Members' answers to questions and the codes they found: each attempt decided by
+/// `AnswerRules` and stored with its `task-answered` (and, when right, `task-done` and
+/// `mission-completed`) in one transaction. A task answered right counts as done in
+/// `TaskPhotos.answered`, wherever the group's task photos are read.
+public protocol AnswerStore: Sendable {
+    /// Stores `player`'s attempt at `task`; throws `AnswerRules.Refusal` (unknown or photo task,
+    /// locked mission, done already, time up, unusable answer) or a `MembershipError`.
+    func answerTask(groupId: String, task: GroupProgress.TaskKey, given: AnswerRules.Given, by player: Player, venue: Venue?, now: Date) async throws
+        -> [GroupEvent]
+    /// The group's attempts, oldest first.
+    func taskAnswers(groupId: String) async throws -> [TaskAnswer]
+    /// Every attempt of the venue's groups, with its group: what its numbers count.
+    func venueAnswers(venueId: String) async throws -> [(groupId: String, answer: TaskAnswer)]
 }
 
 /// The collage last made of each mission of a group.

@@ -79,6 +79,8 @@ POSITIVE_EXCEPTIONS = [
     ("getUploadProgress", ["404"]),
     # A photo id of the right shape that is not one of the task's photos.
     ("choosePhoto", ["422"]),
+    # An answer that does not fit its task (see FIXED_POSITIVE_EXCEPTIONS).
+    ("answerTask", ["409", "422"]),
     # A name prefix of the right length made of characters a name may not have (invisible ones).
     ("staffTableCards", ["422"]),
     # A message of the right length made of blanks and control characters only, which is empty.
@@ -101,6 +103,9 @@ FIXED_POSITIVE_EXCEPTIONS = [
     # Parts of resumable uploads: see POSITIVE_EXCEPTIONS.
     ("putUploadPart", ["400", "409", "413", "415", "422", "507"]),
     ("getUploadProgress", ["404"]),
+    # Whether an answer fits its task (a choice for a multiple-choice question, text otherwise,
+    # no answer for a photo task) and comes within the mission's time is the venue's to say.
+    ("answerTask", ["409", "422"]),
 ]
 
 

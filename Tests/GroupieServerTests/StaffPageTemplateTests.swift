@@ -52,7 +52,7 @@ struct StaffPageTemplateTests {
         let urls: [StaffURL] = [
             .home, .login, .logout, .audit, .venue("v"), .review(venueId: "v"), .numbers(venueId: "v"), .numbersTable(venueId: "v", table: "days"),
             .missions(venueId: "v"), .reward(venueId: "v", missionId: "m", language: "sv", version: "1"),
-            .poster(venueId: "v", paper: "a4", format: "pdf"), .poster(venueId: "v", paper: "a4", format: "png"), .cards(venueId: "v"),
+            .poster(venueId: "v", paper: "a4", format: "pdf"), .poster(venueId: "v", paper: "a4", format: "png"), .cards(venueId: "v"), .codeStickers(venueId: "v"),
             .events(venueId: "v"), .group("g"), .groupPhoto(groupId: "g", photoId: "p"), .groupClose("g"), .photoThumb("p"),
             .photoDisplay("p"), .photoHide("p"), .photoRestore("p"), .photoDelete("p"), .phonePreview(venueId: "v", language: "sv"),
             .editor(venueId: "v"), .editor(venueId: "v", saved: 2), .editorCheck(venueId: "v"), .editorSave(venueId: "v"),

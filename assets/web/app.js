@@ -11,7 +11,8 @@ import { errorText } from './messages.js';
 import { queue, enterGroup, keepForOffline } from './session.js';
 import { uploadRow, uploadStatus } from './widgets.js';
 import { drawNotices } from './notices.js';
-import { startScreen, joinLinkScreen, joinScreen, stopScan } from './screens/join.js';
+import { startScreen, joinLinkScreen, joinScreen } from './screens/join.js';
+import { stopScan } from './scanner.js';
 import { createScreen, inviteScreen, groupScreen } from './screens/group.js';
 import { missionsScreen, missionScreen } from './screens/missions.js';
 import { photoScreen, dropPendingFile, offerTakenPhoto } from './screens/camera.js';
@@ -128,7 +129,7 @@ setView({ render: renderScreen, chrome });
 addEventListener('hashchange', () => {
   const r = route();
   if (r.name !== 'photo') dropPendingFile();
-  if (r.name !== 'join') stopScan();
+  stopScan();
   render(true);
 });
 

@@ -103,6 +103,14 @@ const D = {
     'err.image-too-small': 'This photo is too small.', 'err.image-too-large': 'This photo is too large.',
     'err.photo-too-large': 'This photo is too large (at most 25 MB).', 'err.unreadable-image': 'This photo could not be read.',
     'err.http-404': 'Not found: the group may have ended.',
+    // Questions, found-it codes and time limits (answers.js)
+    'time.limit': 'You have {minutes} min once you start.', 'time.left': '{minutes} min left', 'time.up': 'Time is up for this mission.',
+    'answer.right': 'Right!', 'answer.wrong': 'Not quite. Try again!', 'answer.found': 'Code found!', 'answer.wrongCode': 'That is not the code. Look again!',
+    'answer.group': 'Your group’s answers', 'answer.byRight': '{name}: {answer}', 'answer.byWrong': '{name}: {answer} (not right)',
+    'answer.label': 'Your answer', 'answer.send': 'Answer', 'answer.codeLabel': 'The code on the sticker', 'answer.check': 'Check the code',
+    'answer.scan': 'Scan the code', 'answer.camera': 'Camera view for scanning the code', 'answer.noCamera': 'The camera is not available. Type the code instead.',
+    'live.answered': '{name} tried an answer: {task}', 'live.answeredRight': '{name} got it right: {task}',
+    'err.time-up': 'The time for this mission is up.', 'err.task-answered-already': 'Your group has already got this one.',
   },
 };
 

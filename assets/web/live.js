@@ -9,7 +9,7 @@ const down = () => (navigator.onLine && !inDeadZone() ? 'reconnecting' : 'offlin
 
 // Exactly the server's GroupEventKind (a test compares them).
 const TYPES = ['member-joined', 'member-left', 'member-renamed', 'photo-added', 'photo-removed',
-  'task-done', 'task-undone', 'choice-changed', 'task-claimed', 'task-released', 'mission-completed', 'collage-ready', 'collage-removed', 'venue-updated',
+  'task-answered', 'task-done', 'task-undone', 'choice-changed', 'task-claimed', 'task-released', 'mission-completed', 'collage-ready', 'collage-removed', 'venue-updated',
   'group-closed', 'staff-message', 'group-reopened', 'reaction-changed'];
 
 // The events that change what the group's feed shows (session.js bumps `feedTick` on each).

@@ -11,6 +11,7 @@ import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf, 
 import { route, render, chrome, go } from './router.js';
 import { toast } from './messages.js';
 import { addNotice, drawNotices } from './notices.js';
+import { loadAnswers } from './answers.js';
 
 // The API sends the player's token with every request: keep it in step with the store.
 subscribe((p) => { if ('token' in p) setToken(p.token); });
@@ -98,6 +99,7 @@ export async function loadGroupData(fresh) {
   }
   update({ group: g.group, venue });
   applyTheme();
+  await loadAnswers();
 }
 
 export function applyTheme() {
@@ -198,6 +200,7 @@ export async function refreshGroup() {
     return;
   }
   update({ group: g.group });
+  await loadAnswers();
   const newly = state.group.missions.filter((m) => m.complete && completed && !completed.has(m.id)).map((m) => m.id);
   completed = completeMissions();
   const sig = collagesNow();
@@ -247,6 +250,8 @@ function onEvent(type, data, { replayed, id } = {}) {
     toast(t('live.photoBy', { name: memberName({ id: data.photographerId, name: data.photographerName || '?' }), task: where }));
   } else if (type === 'choice-changed' && data.playerId && data.playerId !== state.playerId) {
     toast(t('live.chose', { name: memberName({ id: data.playerId, name: data.name || '?' }), task: where }));
+  } else if (type === 'task-answered' && data.playerId !== state.playerId) {
+    toast(t(data.right === 'true' ? 'live.answeredRight' : 'live.answered', { name: memberName({ id: data.playerId, name: data.name || '?' }), task: where }));
   } else if (type === 'task-claimed' && data.playerId !== state.playerId) {
     toast(t('live.claimed', { name: memberName({ id: data.playerId, name: data.name || '?' }), task: where }));
   } else if (type === 'member-joined' && data.playerId !== state.playerId && data.name) {

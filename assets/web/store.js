@@ -19,6 +19,7 @@ const S = {
   openHints: new Set(),                               // task hints opened, kept open across redraws
   celebrate: null,                                    // the mission whose completion is celebrated next
   previewing: false,                                  // a member of staff's preview: nothing is kept or sent
+  answers: null,                                      // the group's answers, facts and deadlines (answers.js)
 };
 
 // Read-only to everyone else: an assignment here is a bug, and says so at once.

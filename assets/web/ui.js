@@ -67,6 +67,8 @@ const ICONS = {
   left: '<path d="M19 12H5M12 19l-7-7 7-7"/>',
   right: '<path d="M5 12h14M12 5l7 7-7 7"/>',
   share: '<circle cx="18" cy="5" r="3"/><circle cx="6" cy="12" r="3"/><circle cx="18" cy="19" r="3"/><path d="M8.6 13.5l6.8 4M15.4 6.5l-6.8 4"/>',
+  close: '<path d="M18 6L6 18M6 6l12 12"/>',
+  clock: '<circle cx="12" cy="12" r="10"/><path d="M12 6v6l4 2"/>',
   upload: '<path d="M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4M17 8l-5-5-5 5M12 3v12"/>',
 };
 export function icon(name) {

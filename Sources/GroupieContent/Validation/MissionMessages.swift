@@ -306,3 +306,45 @@ enum MissionMessages {
         return value >= 10 || value == value.rounded() ? "\(Int(value.rounded())) MB" : String(format: "%.1f MB", value)
     }
 }
+
+// MARK: - Questions and codes
+
+extension MissionMessages {
+    static func keyOfOtherKind(_ key: String, kind: String, of task: String, belongsTo other: String) -> String {
+        "'\(key)' is for a task of kind \(other), and \(task) is of kind \(kind)"
+            + (kind == "question" && key == "prompt" ? "; a question's text goes in 'question'" : "")
+    }
+
+    static func questionWithoutAnswer(_ task: String) -> String {
+        "\(task) needs either 'choices' with the number of the right one in 'answer', or 'answers' with the accepted answers"
+    }
+
+    static func choicesAndAnswers(_ task: String) -> String {
+        "\(task) has both 'choices' and 'answers'; a question is either multiple choice ('choices' and 'answer') or answered in words ('answers')"
+    }
+
+    static func answerWithoutChoices(_ task: String) -> String {
+        "'answer' names the right one of 'choices', and \(task) has none; list the accepted answers in 'answers'"
+    }
+
+    static func choicesNotList(_ found: Node, range: ClosedRange<Int>) -> String {
+        if case .sequence(let sequence) = found {
+            return "'choices' must be a list of \(range.lowerBound) to \(range.upperBound) texts, not of \(sequence.count)"
+        }
+        return "'choices' must be a list of \(range.lowerBound) to \(range.upperBound) texts, not \(kind(of: found))"
+    }
+
+    static func answerNotChoiceNumber(_ found: Node, count: Int) -> String {
+        "'answer' must be the number of the right choice from 1 to \(count), or a list of them such as [1, 3], not \(kind(of: found))"
+    }
+
+    static func answersNotList(_ found: Node, range: ClosedRange<Int>) -> String {
+        "'answers' must be an answer or a list of \(range.lowerBound) to \(range.upperBound) accepted answers, not \(kind(of: found))"
+    }
+
+    static let emptyAnswer = "an accepted answer must have a letter or a digit in it"
+
+    static func badCode(_ code: String) -> String {
+        "code '\(code)' must be \(FoundCode.lengthRange.lowerBound) to \(FoundCode.lengthRange.upperBound) letters A to Z and digits, with single dashes between groups, such as 'WHALE-42'"
+    }
+}

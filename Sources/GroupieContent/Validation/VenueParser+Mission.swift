@@ -3,7 +3,7 @@ import Yams
 
 /// The missions: the list, each mission's fields, and the order `after` puts them in.
 extension VenueParser {
-    static let missionKeys = ["id", "title", "icon", "area", "where", "after", "fact", "style", "sticker", "sticker_place", "sticker_corner", "tasks"]
+    static let missionKeys = ["id", "title", "icon", "area", "where", "after", "fact", "style", "sticker", "sticker_place", "sticker_corner", "time_limit", "tasks"]
     static let whereKeys = ["hint", "pin"]
     static let missionRequired = ["id", "title", "icon", "tasks"]
 
@@ -73,6 +73,7 @@ extension VenueParser {
         let after = fields["after"].flatMap(afterList)
         let reward = self.reward(fields, missionLabel: label)
         let tasks = try fields["tasks"].flatMap { try self.tasks($0, missionLabel: label) }
+        let timeLimit = fields["time_limit"].flatMap { integer($0, key: "time_limit", range: Mission.timeLimitRange) }
 
         var parsed = ParsedMission(id: id, after: after, afterMark: fields["after"]?.mark)
         guard rewardFits(reward, tasks: tasks, tasksNode: fields["tasks"], missionLabel: label) else { return parsed }
@@ -81,10 +82,11 @@ extension VenueParser {
         if fields["fact"] != nil, fact == nil { return parsed }
         if fields["after"] != nil, after == nil { return parsed }
         if fields["where"] != nil, location == nil { return parsed }
+        if fields["time_limit"] != nil, timeLimit == nil { return parsed }
         parsed.mission = Mission(
             id: id, title: title, icon: icon, area: area, after: after ?? [], fact: fact,
             style: style, sticker: reward.sticker, tasks: tasks, location: location,
-            stickerPlace: reward.place, stickerCorner: reward.corner
+            stickerPlace: reward.place, stickerCorner: reward.corner, timeLimit: timeLimit
         )
         return parsed
     }

@@ -75,6 +75,12 @@ extension Node {
         return scalar.string
     }
 
+    /// The scalar value of a mapping's `key` as written, before any rule is checked.
+    func rawValue(of key: String) -> String? {
+        guard case .mapping(let mapping) = self else { return nil }
+        return mapping.first { $0.key.scalar?.string == key }?.value.scalarText
+    }
+
     /// The `id:` of a mapping as written, before any rule is checked; for naming it in messages.
     var rawId: (id: String, mark: Mark?)? {
         guard case .mapping(let mapping) = self else { return nil }

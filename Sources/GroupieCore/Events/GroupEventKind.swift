@@ -8,6 +8,7 @@ public enum GroupEventKind: String, CaseIterable, Sendable, Hashable {
     case memberRenamed = "member-renamed"
     case photoAdded = "photo-added"
     case photoRemoved = "photo-removed"
+    case taskAnswered = "task-answered"
     case taskDone = "task-done"
     case taskUndone = "task-undone"
     case choiceChanged = "choice-changed"
@@ -30,6 +31,9 @@ public enum GroupEventPayload: Sendable, Hashable {
     case memberRenamed(playerId: String, name: String)
     case photoAdded(Photo)
     case photoRemoved(Photo)
+    /// A member (`playerId`, `name`) answered a question or typed a code: what they gave
+    /// (the typed text, or the number of the choice from 1) and whether it was right.
+    case taskAnswered(GroupProgress.TaskKey, playerId: String, name: String, answer: String, right: Bool)
     case taskDone(GroupProgress.TaskKey)
     case taskUndone(GroupProgress.TaskKey)
     /// The member who made the choice: `playerId` and their `name`.
@@ -58,6 +62,7 @@ public enum GroupEventPayload: Sendable, Hashable {
         case .memberRenamed: .memberRenamed
         case .photoAdded: .photoAdded
         case .photoRemoved: .photoRemoved
+        case .taskAnswered: .taskAnswered
         case .taskDone: .taskDone
         case .taskUndone: .taskUndone
         case .choiceChanged: .choiceChanged
@@ -87,6 +92,8 @@ public enum GroupEventPayload: Sendable, Hashable {
             fields["missionId"] = photo.missionId
             fields["taskId"] = photo.taskId
             return fields
+        case .taskAnswered(let task, let playerId, let name, let answer, let right):
+            return ["missionId": task.missionId, "taskId": task.taskId, "playerId": playerId, "name": name, "answer": answer, "right": right ? "true" : "false"]
         case .taskDone(let task), .taskUndone(let task):
             return ["missionId": task.missionId, "taskId": task.taskId]
         case .choiceChanged(let task, let photoId, let playerId, let name):

@@ -8,9 +8,12 @@ public struct TaskPhotos: Sendable {
     public private(set) var picks: [GroupProgress.TaskKey: String]
     /// The chosen photo of each task that has any.
     public private(set) var chosen: [GroupProgress.TaskKey: Photo] = [:]
+    /// The tasks done without a photo: questions answered right, codes found.
+    public var answered: Set<GroupProgress.TaskKey>
 
     /// `photos` in any order; those of no task are left out, and picks of photos not among them.
-    public init(photos: [Photo], picks: [GroupProgress.TaskKey: String]) {
+    public init(photos: [Photo], picks: [GroupProgress.TaskKey: String], answered: Set<GroupProgress.TaskKey> = []) {
+        self.answered = answered
         var byTask: [GroupProgress.TaskKey: [Photo]] = [:]
         for photo in photos {
             if let task = photo.task { byTask[task, default: []].append(photo) }
@@ -20,7 +23,7 @@ public struct TaskPhotos: Sendable {
         for task in self.photos.keys { chooseFor(task) }
     }
 
-    public var done: Set<GroupProgress.TaskKey> { Set(chosen.keys) }
+    public var done: Set<GroupProgress.TaskKey> { answered.union(chosen.keys) }
 
     /// The chosen photos of a mission's tasks in their order, or nil while a task has none:
     /// what the mission's collage shows, and what a stored collage is current for.

@@ -22,11 +22,17 @@ public struct Mission: Sendable, Hashable, Identifiable {
     public var tasks: [MissionTask]
     /// How to find the mission: a hint and a pin on the venue's map.
     public var location: MissionLocation?
+    /// Minutes a group has for the mission from its start (`time_limit:`); nil for no limit.
+    public var timeLimit: Int?
+
+    /// The bounds of `time_limit:`, in minutes.
+    public static let timeLimitRange = 1...240
 
     public init(
         id: String, title: LocalizedText, icon: String, area: LocalizedText? = nil, after: [String] = [],
         fact: LocalizedText? = nil, style: VisualStyle = .auto, sticker: String? = nil, tasks: [MissionTask],
-        location: MissionLocation? = nil, stickerPlace: StickerPlace? = nil, stickerCorner: StickerCorner = .bottomRight
+        location: MissionLocation? = nil, stickerPlace: StickerPlace? = nil, stickerCorner: StickerCorner = .bottomRight,
+        timeLimit: Int? = nil
     ) {
         self.id = id
         self.title = title
@@ -40,6 +46,12 @@ public struct Mission: Sendable, Hashable, Identifiable {
         self.stickerCorner = stickerCorner
         self.tasks = tasks
         self.location = location
+        self.timeLimit = timeLimit
+    }
+
+    /// The tasks done with a photo, which the mission's collage shows.
+    public var photoTaskIds: [String] {
+        tasks.filter { $0.kind == .photo }.map(\.id)
     }
 
     public func task(id: String) -> MissionTask? {
@@ -47,22 +59,32 @@ public struct Mission: Sendable, Hashable, Identifiable {
     }
 }
 
-/// One photo prompt of a mission. (Named so as not to shadow Swift's `Task`.)
+/// One task of a mission: a photo prompt, a question or a code to find (`kind`). (Named so
+/// as not to shadow Swift's `Task`.)
 public struct MissionTask: Sendable, Hashable, Identifiable {
     public var id: String
+    /// What to photograph, the question asked, or where to look for a code.
     public var prompt: LocalizedText
     public var hint: LocalizedText?
     /// The camera a phone opens for the task: the front one for photos of oneself.
     public var camera: CameraFacing
     /// What collages and thumbnails may cut from the task's photos.
     public var framing: Framing
+    public var kind: TaskKind
+    /// Something to learn, shown once a question is answered or a code found.
+    public var fact: LocalizedText?
 
-    public init(id: String, prompt: LocalizedText, hint: LocalizedText? = nil, camera: CameraFacing = .back, framing: Framing = .focus) {
+    public init(
+        id: String, prompt: LocalizedText, hint: LocalizedText? = nil, camera: CameraFacing = .back, framing: Framing = .focus,
+        kind: TaskKind = .photo, fact: LocalizedText? = nil
+    ) {
         self.id = id
         self.prompt = prompt
         self.hint = hint
         self.camera = camera
         self.framing = framing
+        self.kind = kind
+        self.fact = fact
     }
 }
 

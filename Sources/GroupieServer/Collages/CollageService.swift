@@ -131,8 +131,11 @@ actor CollageService {
         guard let venue = catalog.venue(id: subject.group.venueId)?.venue, let mission = venue.missions.first(where: { $0.id == missionId }) else {
             throw Unavailable.unknownMission
         }
-        guard let photos = subject.taskPhotos.chosen(missionId: mission.id, taskIds: mission.tasks.map(\.id)) else {
-            let missing = mission.tasks.filter { subject.taskPhotos.chosen[.init(missionId: mission.id, taskId: $0.id)] == nil }.count
+        // The photos of its photo tasks, once every task is done (questions and codes too); a
+        // mission without photo tasks has no collage.
+        let done = subject.taskPhotos.done
+        let missing = mission.tasks.filter { !done.contains(.init(missionId: mission.id, taskId: $0.id)) }.count
+        guard missing == 0, !mission.photoTaskIds.isEmpty, let photos = subject.taskPhotos.chosen(missionId: mission.id, taskIds: mission.photoTaskIds) else {
             throw Unavailable.incomplete(missing: missing)
         }
         let language = LanguageNegotiation.choose(explicit: requested ?? subject.creatorLanguage, acceptLanguage: nil, offered: venue.languages)
@@ -146,7 +149,7 @@ actor CollageService {
         var hasher = SHA256()
         var parts = [Self.rendererVersion, mission.style.rawValue, venue.theme.color, venue.theme.logo ?? "", mission.sticker ?? ""]
         parts += [caption.title, caption.subtitle] + caption.names
-        parts += [mission.stickerPlace?.rawValue ?? "", mission.stickerCorner.rawValue] + mission.tasks.map(\.framing.rawValue)
+        parts += [mission.stickerPlace?.rawValue ?? "", mission.stickerCorner.rawValue] + mission.tasks.filter { $0.kind == .photo }.map(\.framing.rawValue)
         parts += photos.map { "\($0.blob):\($0.width)x\($0.height)" }
         for part in parts {
             hasher.update(data: Data(part.utf8))
@@ -257,7 +260,7 @@ actor CollageService {
         let shown = Set(subject.taskPhotos.photos.values.joined().map(\.id))
         return subject.collages.filter { record in
             guard let mission = venue.missions.first(where: { $0.id == record.missionId }) else { return record.photoIds.allSatisfy(shown.contains) }
-            return subject.taskPhotos.chosen(missionId: mission.id, taskIds: mission.tasks.map(\.id))?.map(\.id) == record.photoIds
+            return subject.taskPhotos.chosen(missionId: mission.id, taskIds: mission.photoTaskIds)?.map(\.id) == record.photoIds
         }
     }
 

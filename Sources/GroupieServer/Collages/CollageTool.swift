@@ -40,7 +40,7 @@ public enum CollageTool {
             photoPaths: photoPaths, caption: caption, themeColor: venue.theme.color, logoPath: asset(venue.theme.logo),
             stickerPath: mission.style == .sticker ? asset(mission.sticker) : nil,
             framePath: asset("frames/frame-gold.svg"), plainFramePath: asset("frames/frame-plain.svg"), focus: focus,
-            framing: mission.tasks.map(\.framing), stickerPlace: mission.stickerPlace, stickerCorner: mission.stickerCorner
+            framing: mission.tasks.filter { $0.kind == .photo }.map(\.framing), stickerPlace: mission.stickerPlace, stickerCorner: mission.stickerCorner
         )
     }
 

@@ -130,7 +130,8 @@ struct GroupDocument: Encodable, Sendable {
         missions = progress?.missions.map { mission in
             var collage: CollageDocument?
             // Ready while it shows the photos that are chosen now; otherwise it is being made again.
-            if let chosen = taskPhotos.chosen(missionId: mission.missionId, taskIds: mission.tasks.map(\.taskId))?.map(\.id) {
+            let photoTaskIds = venue?.mission(id: mission.missionId)?.photoTaskIds ?? []
+            if mission.isComplete, !photoTaskIds.isEmpty, let chosen = taskPhotos.chosen(missionId: mission.missionId, taskIds: photoTaskIds)?.map(\.id) {
                 if let record = collages.first(where: { $0.missionId == mission.missionId }), record.photoIds == chosen {
                     collage = CollageDocument(record, signer: signer, now: now)
                 } else {

@@ -197,8 +197,11 @@ struct PhotoService: Sendable {
         guard let venue, let mission = venue.mission(id: missionId) else {
             throw Problem(.unprocessableContent, code: "unknown-mission", detail: "The venue has no mission '\(missionId.prefix(64))'.")
         }
-        guard mission.task(id: task.taskId) != nil else {
+        guard let missionTask = mission.task(id: task.taskId) else {
             throw Problem(.unprocessableContent, code: "unknown-task", detail: "Mission '\(missionId)' has no task '\(task.taskId.prefix(64))'.")
+        }
+        guard missionTask.kind == .photo else {
+            throw Problem(.unprocessableContent, code: "not-a-photo-task", detail: "Task '\(task.taskId)' is answered, not photographed.")
         }
         let progress = GroupProgress(venue: venue, doneTasks: try await database.taskPhotos(groupId: groupId).done)
         guard progress.mission(missionId)?.isUnlocked == true else {

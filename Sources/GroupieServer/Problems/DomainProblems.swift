@@ -48,6 +48,8 @@ extension Problem {
             case .taskDone: self.init(.conflict, code: "task-done", detail: "This task has its photo already.")
             case .notOpen: self.init(.conflict, code: "task-not-open", detail: "There is no such task open for the group.")
             }
+        case let error as AnswerRules.Refusal:
+            self.init(answerRefusal: error)
         case let error as PhotoError:
             switch error {
             case .keyReused:
@@ -96,4 +98,26 @@ extension Problem {
         HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "insufficient-storage",
         detail: "The server's disk is full, so nothing was stored. Try again later.", headers: [.retryAfter: "60"]
     )
+}
+
+extension Problem {
+    /// The refusals of an answer or a found code (`AnswerRules`).
+    init(answerRefusal error: AnswerRules.Refusal) {
+        switch error {
+        case .unknownTask: self.init(.unprocessableContent, code: "unknown-task", detail: "The venue has no such mission or task.")
+        case .photoTask: self.init(.unprocessableContent, code: "photo-task", detail: "This task is done with a photo, not an answer.")
+        case .missionLocked(let missionId):
+            self.init(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when the missions before it are complete.")
+        case .alreadyDone: self.init(.conflict, code: "task-answered-already", detail: "Your group has already answered this task right.")
+        case .timeUp(let missionId): self.init(.conflict, code: "time-up", detail: "The time for mission '\(missionId)' is over.")
+        case .wrongKindOfAnswer:
+            self.init(
+                .unprocessableContent, code: "wrong-kind-of-answer",
+                detail: "Answer a multiple-choice question with 'choice', and a question to type or a code with 'text'."
+            )
+        case .noSuchChoice: self.init(.unprocessableContent, code: "no-such-choice", detail: "The question has no such choice.")
+        case .unusableText:
+            self.init(.unprocessableContent, code: "invalid-answer", detail: "An answer is 1 to \(AnswerRules.maxLength) characters.")
+        }
+    }
 }

@@ -35,6 +35,9 @@ struct StaffMissionsController {
         guard venue.languages.contains(language) else {
             throw Problem(.badRequest, code: "invalid-language", detail: "'lang' is one of the venue's languages: \(venue.languages.joined(separator: ", ")).")
         }
+        guard !mission.photoTaskIds.isEmpty else {
+            throw Problem.notFound("no-reward", "The mission has no photo task, so no collage.")
+        }
         let assetsDirectory = self.assetsDirectory
         let bytes = try await work.run { try Self.preview(venue: venue, mission: mission, language: language, assetsDirectory: assetsDirectory) }
         // The URL names the file's version, so a browser may keep the picture until the file changes.
@@ -53,7 +56,7 @@ struct StaffMissionsController {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var photos: [String] = []
-        for (index, task) in mission.tasks.enumerated() {
+        for (index, task) in mission.tasks.filter({ $0.kind == .photo }).enumerated() {
             let (width, height) = sampleShapes[index % sampleShapes.count]
             let path = "\(folder)/\(index).png"
             try SamplePhoto.render(
@@ -100,12 +103,27 @@ extension StaffPages {
             let tasks: [CardTask]
             let fact: String?
             let reward: String
-            let picture: String
+            /// Nil for a mission without photo tasks, which has no reward picture.
+            let picture: String?
+            /// "30 minutes from the group's start", for a time-limited mission.
+            let timeLimit: String?
         }
         struct CardTask: Sendable, Encodable {
             let prompt: String
             let hint: String?
             let frontCamera: Bool
+            /// "question" or "found-it code"; nil for a photo task.
+            let kind: String?
+            /// A question's choices, the right ones marked; staff see what phones never get.
+            let choices: [CardChoice]
+            let hasChoices: Bool
+            /// The accepted answers of a question answered in words, or the sticker's code.
+            let accepted: String?
+            let taskFact: String?
+        }
+        struct CardChoice: Sendable, Encodable {
+            let text: String
+            let right: Bool
         }
         let venueURL: String
         let editURL: String
@@ -123,10 +141,29 @@ extension StaffPages {
         return MissionsView.Card(
             language: language, title: text(mission.title),
             after: mission.after.isEmpty ? nil : mission.after.joined(separator: ", "),
-            tasks: mission.tasks.map { .init(prompt: text($0.prompt), hint: $0.hint.map(text), frontCamera: $0.camera == .front) },
+            tasks: mission.tasks.map { cardTask($0, text: text) },
             fact: mission.fact.map(text),
-            reward: mission.style == .sticker ? "a photo with a sticker" : "a collage (\(mission.style.rawValue))",
-            picture: picture
+            reward: mission.photoTaskIds.isEmpty ? "none (no photo task)" : mission.style == .sticker ? "a photo with a sticker" : "a collage (\(mission.style.rawValue))",
+            picture: mission.photoTaskIds.isEmpty ? nil : picture,
+            timeLimit: mission.timeLimit.map { "\($0) minutes from the group's first photo or answer" }
+        )
+    }
+
+    static func cardTask(_ task: MissionTask, text: (LocalizedText) -> String) -> MissionsView.CardTask {
+        var kind: String?, choices: [MissionsView.CardChoice] = [], accepted: String?
+        switch task.kind {
+        case .photo: break
+        case .question(let question):
+            kind = "question"
+            choices = question.choices.enumerated().map { .init(text: text($1), right: question.right.contains($0)) }
+            accepted = question.isMultipleChoice ? nil : "Accepted: " + question.accepted.joined(separator: ", ")
+        case .code(let code):
+            kind = "found-it code"
+            accepted = "Code: " + code.code
+        }
+        return .init(
+            prompt: text(task.prompt), hint: task.hint.map(text), frontCamera: task.camera == .front && task.kind == .photo, kind: kind,
+            choices: choices, hasChoices: !choices.isEmpty, accepted: accepted, taskFact: task.fact.map(text)
         )
     }
 

@@ -32,7 +32,8 @@ struct StaffNumbersController {
     func page(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, venue) = try venue(context)
         let messages = try await database.staffMessageCount(venueId: venue.id)
-        return pages.numbers(try await numbers(of: venue), messages: messages, venue: venue, session: session)
+        let answers = AnswerNumbers(venue: venue, attempts: try await database.venueAnswers(venueId: venue.id))
+        return pages.numbers(try await numbers(of: venue), answers: answers, messages: messages, venue: venue, session: session)
     }
 
     func csv(_ request: Request, context: StaffContext) async throws -> Response {
@@ -143,6 +144,14 @@ extension StaffPages {
             let skipped: Int
             let median: String
         }
+        struct AnswerRow: Sendable {
+            let mission: String
+            let task: String
+            let kind: String
+            let answered: Int
+            let right: Int
+            let attempts: Int
+        }
         struct DayRow: Sendable {
             let date: String
             let started: Int
@@ -162,9 +171,11 @@ extension StaffPages {
         let dayChart: BarChart?
         let days: [DayRow]
         let tasks: [TaskRow]
+        /// The questions and found-it codes: groups that tried each, groups right.
+        let answers: [AnswerRow]
     }
 
-    func numbers(_ numbers: VisitNumbers, messages: Int, venue: Venue, session: StaffSession) -> Response {
+    func numbers(_ numbers: VisitNumbers, answers: AnswerNumbers, messages: Int, venue: Venue, session: StaffSession) -> Response {
         let titles = Dictionary(
             venue.missions.map { ($0.id, $0.title.resolved(language: "en", fallback: venue.defaultLanguage)) }, uniquingKeysWith: { first, _ in first }
         )
@@ -198,6 +209,12 @@ extension StaffPages {
                 .init(
                     mission: titles[row.missionId] ?? row.missionId, task: row.taskId, done: row.done, skipped: row.skipped,
                     median: minutes(row.medianSeconds)
+                )
+            },
+            answers: answers.rows.map { row in
+                .init(
+                    mission: titles[row.missionId] ?? row.missionId, task: row.taskId, kind: row.kind == "code" ? "found-it code" : row.kind,
+                    answered: row.groupsAnswered, right: row.groupsRight, attempts: row.attempts
                 )
             }
         )

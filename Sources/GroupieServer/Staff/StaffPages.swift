@@ -76,6 +76,8 @@ struct StaffPages: Sendable {
         let posterA4PDF: String
         let posterA3PDF: String
         let posterA4PNG: String
+        /// The stickers of the venue's found-it codes, when it has code tasks.
+        let codeStickers: String?
         /// The table cards' form, for those who may moderate.
         let cards: String?
         let maximumCards = StaffPosterController.maximumCards
@@ -118,6 +120,7 @@ struct StaffPages: Sendable {
             posterA4PDF: StaffURL.poster(venueId: venue.id, paper: "a4", format: "pdf").path,
             posterA3PDF: StaffURL.poster(venueId: venue.id, paper: "a3", format: "pdf").path,
             posterA4PNG: StaffURL.poster(venueId: venue.id, paper: "a4", format: "png").path,
+            codeStickers: StaffCodeStickers.codes(of: venue).isEmpty ? nil : StaffURL.codeStickers(venueId: venue.id).path,
             cards: session.member.may(.moderate, at: venue.id) ? StaffURL.cards(venueId: venue.id).path : nil,
             cardLanguages: venue.languages.map { .init(code: $0, name: Self.languageName($0)) },
             groups: rows,

@@ -21,6 +21,7 @@ struct StaffPosterController {
         staff.get("venues/{venueId}/poster.pdf", use: pdf)
         staff.get("venues/{venueId}/poster.png", use: png)
         staff.post("venues/{venueId}/cards", use: cards)
+        staff.get("venues/{venueId}/code-stickers.pdf", use: codeStickers)
     }
 
     /// At most this many groups are made in advance at once: a large class, several times over.

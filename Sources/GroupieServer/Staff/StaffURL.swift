@@ -41,6 +41,8 @@ enum StaffURL: Sendable, Hashable {
     /// The venue's poster: `paper` is `a4` or `a3`, `format` is `pdf` or `png`.
     case poster(venueId: String, paper: String, format: String)
     case cards(venueId: String)
+    /// The stickers of the venue's found-it codes, as one PDF.
+    case codeStickers(venueId: String)
     case events(venueId: String)
     /// The page that sends a message to the venue's groups, `groupId` chosen first when given.
     case messages(venueId: String, groupId: String? = nil)
@@ -107,6 +109,7 @@ enum StaffURL: Sendable, Hashable {
         case .poster(let venueId, let paper, let format):
             Self.venue(venueId).path + "/" + Self.segment("poster." + format) + Self.query([("paper", paper)])
         case .cards(let venueId): Self.venue(venueId).path + "/cards"
+        case .codeStickers(let venueId): Self.venue(venueId).path + "/code-stickers.pdf"
         case .events(let venueId): Self.venue(venueId).path + "/events"
         case .wall(let venueId, let batch, let names):
             Self.venue(venueId).path + "/wall" + Self.wallQuery(batch: batch, names: names)

@@ -22,6 +22,8 @@ struct VenueDocument: Encodable, Sendable {
         var style: String
         var stickerUrl: String?
         var tasks: [TaskDocument]
+        /// Minutes a group has for the mission from its first photo or answer; nil for no limit.
+        var timeLimit: Int?
         /// How to find the mission: a hint, and a pin on the venue's map.
         var `where`: WhereDocument?
     }
@@ -45,6 +47,21 @@ struct VenueDocument: Encodable, Sendable {
         var camera: String
         /// `whole` or `focus`: whether the task's photos may be cropped.
         var framing: String
+        /// `photo`, `question` or `code`. For a question, `prompt` is the question.
+        var kind: String
+        /// The choices of a multiple-choice question, in order; nil for a question answered in
+        /// words and for other tasks. Never the right answers, nor a code: those stay on the server.
+        var choices: [String]?
+
+        init(_ task: MissionTask, text: (LocalizedText) -> String) {
+            id = task.id
+            prompt = text(task.prompt)
+            hint = task.hint.map(text)
+            camera = task.camera.rawValue
+            framing = task.framing.rawValue
+            kind = task.kind.name
+            if case .question(let question) = task.kind, question.isMultipleChoice { choices = question.choices.map(text) }
+        }
     }
 
     var id: String
@@ -84,7 +101,7 @@ struct VenueDocument: Encodable, Sendable {
                 id: mission.id, title: text(mission.title), iconUrl: Self.assetURL(mission.icon),
                 area: mission.area.map(text), after: mission.after, fact: mission.fact.map(text),
                 style: mission.style.rawValue, stickerUrl: mission.sticker.map(Self.assetURL),
-                tasks: mission.tasks.map { TaskDocument(id: $0.id, prompt: text($0.prompt), hint: $0.hint.map(text), camera: $0.camera.rawValue, framing: $0.framing.rawValue) },
+                tasks: mission.tasks.map { TaskDocument($0, text: text) }, timeLimit: mission.timeLimit,
                 where: mission.location.map { WhereDocument(hint: $0.hint.map(text), pin: $0.pin.map { PinDocument(x: $0.x, y: $0.y) }) }
             )
         }

@@ -88,4 +88,12 @@ export default {
     'err.image-too-small': 'Cette photo est trop petite.', 'err.image-too-large': 'Cette photo est trop grande.',
     'err.photo-too-large': 'Cette photo est trop lourde (25 Mo au plus).', 'err.unreadable-image': 'Cette photo n’a pas pu être lue.',
     'err.http-404': 'Introuvable : le groupe est peut-être terminé.',
+    // Questions, codes trouvés et temps limité (answers.js)
+    'time.limit': 'Vous avez {minutes} min une fois commencé.', 'time.left': 'Encore {minutes} min', 'time.up': 'Le temps de cette mission est écoulé.',
+    'answer.right': 'Bravo, c’est juste !', 'answer.wrong': 'Pas tout à fait. Réessayez !', 'answer.found': 'Code trouvé !', 'answer.wrongCode': 'Ce n’est pas le code. Regardez encore !',
+    'answer.group': 'Les réponses de votre groupe', 'answer.byRight': '{name} : {answer}', 'answer.byWrong': '{name} : {answer} (pas juste)',
+    'answer.label': 'Votre réponse', 'answer.send': 'Répondre', 'answer.codeLabel': 'Le code de l’autocollant', 'answer.check': 'Vérifier le code',
+    'answer.scan': 'Scanner le code', 'answer.camera': 'Vue de la caméra pour scanner le code', 'answer.noCamera': 'La caméra n’est pas disponible. Tapez plutôt le code.',
+    'live.answered': '{name} a proposé une réponse : {task}', 'live.answeredRight': '{name} a trouvé : {task}',
+    'err.time-up': 'Le temps de cette mission est écoulé.', 'err.task-answered-already': 'Votre groupe a déjà trouvé celle-ci.',
 };

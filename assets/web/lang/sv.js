@@ -88,4 +88,12 @@ export default {
     'err.image-too-small': 'Fotot är för litet.', 'err.image-too-large': 'Fotot är för stort.',
     'err.photo-too-large': 'Fotot är för stort (högst 25 MB).', 'err.unreadable-image': 'Fotot gick inte att läsa.',
     'err.http-404': 'Hittades inte: gruppen kan ha avslutats.',
+    // Frågor, hittade koder och tidsgränser (answers.js)
+    'time.limit': 'Ni har {minutes} min när ni har börjat.', 'time.left': '{minutes} min kvar', 'time.up': 'Tiden för uppdraget är slut.',
+    'answer.right': 'Rätt!', 'answer.wrong': 'Inte riktigt. Försök igen!', 'answer.found': 'Koden hittad!', 'answer.wrongCode': 'Det är inte koden. Titta igen!',
+    'answer.group': 'Gruppens svar', 'answer.byRight': '{name}: {answer}', 'answer.byWrong': '{name}: {answer} (inte rätt)',
+    'answer.label': 'Ditt svar', 'answer.send': 'Svara', 'answer.codeLabel': 'Koden på klistermärket', 'answer.check': 'Kolla koden',
+    'answer.scan': 'Skanna koden', 'answer.camera': 'Kameravy för att skanna koden', 'answer.noCamera': 'Kameran går inte att använda. Skriv koden i stället.',
+    'live.answered': '{name} gissade: {task}', 'live.answeredRight': '{name} svarade rätt: {task}',
+    'err.time-up': 'Tiden för uppdraget är slut.', 'err.task-answered-already': 'Gruppen har redan klarat den här.',
 };

@@ -10,6 +10,7 @@ import { go, render } from '../router.js';
 import { errorText, toast } from '../messages.js';
 import { ensurePlayer, enterGroup } from '../session.js';
 import { nameField, showError, setBusy, langSelect, groupTitle, spaced } from '../widgets.js';
+import { canScan, startScan } from '../scanner.js';
 
 // ---------------------------------------------------------------- start
 
@@ -127,14 +128,6 @@ async function joinByCode(code) {
 
 // ---------------------------------------------------------------- join by scanning or typing
 
-let scan = null;
-export function stopScan() {
-  if (!scan) return;
-  scan.stop = true;
-  if (scan.stream) scan.stream.getTracks().forEach((tr) => tr.stop());
-  scan = null;
-}
-
 function codeFromText(text) {
   const m = /\/j\/([A-Za-z0-9-]+)/.exec(text);
   if (m) return m[1];
@@ -164,28 +157,16 @@ export function joinScreen() {
     state.group ? h('p', { class: 'note' }, t('join.leaves', { group: groupTitle() })) : null,
     h('button', { type: 'submit', class: 'primary', id: 'join-code' }, t('join.button'))]);
   const video = h('video', { class: 'scanner', playsinline: true, muted: true, hidden: true, 'aria-label': t('join.camera') });
-  const canScan = 'BarcodeDetector' in window && navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
-  const scanButton = canScan ? h('button', { type: 'button', class: 'primary', onclick: async () => {
+  const scannable = canScan();
+  const scanButton = scannable ? h('button', { type: 'button', class: 'primary', onclick: async () => {
     try {
-      const formats = await window.BarcodeDetector.getSupportedFormats();
-      if (!formats.includes('qr_code')) throw new Error('no qr');
-      const detector = new window.BarcodeDetector({ formats: ['qr_code'] });
-      const stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'environment' }, audio: false });
-      stopScan();
-      scan = { stream, stop: false };
-      video.srcObject = stream; video.hidden = false; await video.play();
+      await startScan(video, (text) => {
+        const found = codeFromText(text);
+        if (found) { status.textContent = t('join.found', { code: found }); submit(found); }
+        return !!found;
+      });
       scanButton.hidden = true;
       status.textContent = t('join.scanning');
-      const tick = async () => {
-        if (!scan || scan.stop) return;
-        try {
-          const codes = await detector.detect(video);
-          const found = codes.map((c) => codeFromText(c.rawValue)).find(Boolean);
-          if (found) { stopScan(); video.hidden = true; status.textContent = t('join.found', { code: found }); submit(found); return; }
-        } catch (e) { /* frame not ready */ }
-        setTimeout(tick, 250);
-      };
-      tick();
     } catch (e) {
       status.textContent = t('join.noCamera');
       scanButton.hidden = true;
@@ -193,7 +174,7 @@ export function joinScreen() {
   } }, t('join.scan')) : null;
   return h('section', { class: 'screen' },
     h('h1', null, t('join.title')),
-    canScan ? h('p', { class: 'lead' }, t('join.scanLead')) : h('p', { class: 'lead' }, t('join.typeLead')),
+    scannable ? h('p', { class: 'lead' }, t('join.scanLead')) : h('p', { class: 'lead' }, t('join.typeLead')),
     scanButton, video, status,
     form,
     h('a', { href: state.group ? '#/group' : '#/', class: 'button quiet' }, t('back')));

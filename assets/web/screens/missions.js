@@ -8,6 +8,7 @@ import { go } from '../router.js';
 import { groupTitle, uploadRow, avatar, fileButton, rewardWords, standingLine } from '../widgets.js';
 import { setClaim, claimOf } from '../session.js';
 import { toast, errorText } from '../messages.js';
+import { answerPart, timeLine, deadlineOf } from '../answers.js';
 
 function lockText(m) {
   const names = (m.after || []).filter((id) => { const p = progressOf(id); return !p || !p.complete; })
@@ -90,6 +91,8 @@ export function missionScreen(id) {
   if (!m) { go('#/missions'); return null; }
   const st = missionState(m);
   const tasks = st.p ? st.p.tasks : [];
+  const end = deadlineOf(m);
+  const inTime = end === null || end > Date.now();
   return h('section', { class: 'screen mission' + (st.unlocked ? '' : ' locked') },
     h('a', { href: '#/missions', class: 'back' }, icon('left'), t('mission.all')),
     h('div', { class: 'mission-head' },
@@ -102,12 +105,14 @@ export function missionScreen(id) {
     st.complete ? h('a', { class: 'callout done', href: '#/done/' + encodeURIComponent(m.id) }, icon('star'), t(rewardWords(m).see)) :
       !st.unlocked ? h('p', { class: 'callout lock' }, icon('lock'), lockText(m)) :
         h('p', { class: 'count' }, tn('mission.progress', st.total, { done: st.done })),
+    st.complete ? null : timeLine(m),
     h('ol', { class: 'tasks' }, m.tasks.map((task, i) => {
       const tp = tasks.find((x) => x.id === task.id) || { state: 'open' };
       const done = tp.state === 'done';
       const chosen = tp.chosenPhoto;
       const ups = state.uploads.filter((u) => u.missionId === m.id && u.taskId === task.id);
       const hintId = `hint-${m.id}-${task.id}`;
+      const photo = !task.kind || task.kind === 'photo';
       return h('li', { class: 'task ' + (done ? 'done' : 'open'), 'data-task': task.id },
         h('div', { class: 'task-head' },
           h('span', { class: 'num', 'aria-hidden': 'true' }, done ? icon('check') : String(i + 1)),
@@ -116,11 +121,12 @@ export function missionScreen(id) {
           h('img', { src: chosen.thumbUrl, alt: t('alt.photo', { task: task.prompt, name: memberName(photographer(chosen)) }), loading: 'lazy' }),
           h('figcaption', null, avatar(photographer(chosen), true), t('task.by', { name: memberName(photographer(chosen)) }))) : null,
         ups.length ? h('ul', { class: 'uploads' }, ups.map((u) => uploadRow(u, false))) : null,
-        st.unlocked ? claimLine(m, task, tp) : null,
+        photo && st.unlocked ? claimLine(m, task, tp) : null,
+        photo ? null : answerPart(m, task, done, st.unlocked && inTime),
         task.hint ? h('details', { id: hintId, open: state.openHints.has(hintId), ontoggle: (e) => {
           setHintOpen(hintId, e.target.open);
           e.target.querySelector('summary').textContent = t(e.target.open ? 'task.hideHint' : 'task.hint');
         } }, h('summary', null, t(state.openHints.has(hintId) ? 'task.hideHint' : 'task.hint')), h('p', { lang: state.venue.language }, task.hint)) : null,
-        st.unlocked ? fileButton({ id: `take-${m.id}-${task.id}`, label: done ? t('task.another') : t('task.take'), missionId: m.id, taskId: task.id, primary: !done, describedBy: `prompt-${task.id}`, camera: task.camera }) : null);
+        photo && st.unlocked && inTime ? fileButton({ id: `take-${m.id}-${task.id}`, label: done ? t('task.another') : t('task.take'), missionId: m.id, taskId: task.id, primary: !done, describedBy: `prompt-${task.id}`, camera: task.camera }) : null);
     })));
 }

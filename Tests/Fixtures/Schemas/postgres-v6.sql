@@ -18,6 +18,19 @@ SET client_min_messages = warning;
 SET row_security = off;
 
 --
+-- Name: group_played(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.group_played() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    UPDATE play_group SET played = true WHERE id = NEW.group_id AND NOT played;
+    RETURN NULL;
+END $$;
+
+
+--
 -- Name: groupie_writes(jsonb, text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -26,6 +39,146 @@ CREATE FUNCTION public.groupie_writes(document jsonb, part text) RETURNS SETOF j
     AS $$
 BEGIN
     RETURN QUERY SELECT jsonb_array_elements(COALESCE(document -> part, '[]'::jsonb));
+END $$;
+
+
+--
+-- Name: tally_add(text, text, text, text, bigint); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.tally_add(v text, k text, m text, t text, x bigint) RETURNS void
+    LANGUAGE sql
+    AS $$
+    INSERT INTO visit_tally (venue_id, kind, mission_id, task_id, value, count) VALUES (v, k, m, t, x, 1)
+        ON CONFLICT (venue_id, kind, mission_id, task_id, value) DO UPDATE SET count = visit_tally.count + 1
+$$;
+
+
+--
+-- Name: tally_group(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.tally_group() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP IN ('DELETE', 'UPDATE') AND OLD.played THEN
+        IF TG_OP = 'DELETE' THEN
+            PERFORM tally_remove(OLD.venue_id, 'group', '', '', trunc(OLD.created_at / 900)::bigint);
+        END IF;
+        PERFORM tally_remove(OLD.venue_id, 'photos', '', '', OLD.photos_added);
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.played THEN
+        IF TG_OP = 'INSERT' OR NOT OLD.played THEN
+            PERFORM tally_add(NEW.venue_id, 'group', '', '', trunc(NEW.created_at / 900)::bigint);
+        END IF;
+        PERFORM tally_add(NEW.venue_id, 'photos', '', '', NEW.photos_added);
+    END IF;
+    RETURN NULL;
+END $$;
+
+
+--
+-- Name: tally_mission(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.tally_mission() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+        IF OLD.started_at IS NOT NULL THEN
+            PERFORM tally_remove(OLD.venue_id, 'mission', OLD.mission_id, '', CASE WHEN OLD.completed_at IS NULL THEN -1 ELSE round((OLD.completed_at - OLD.started_at)::numeric)::bigint END);
+        END IF;
+        IF OLD.completed_at IS NOT NULL THEN
+            PERFORM tally_remove(OLD.venue_id, 'completion', '', '', trunc(OLD.completed_at / 900)::bigint);
+        END IF;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        IF NEW.started_at IS NOT NULL THEN
+            PERFORM tally_add(NEW.venue_id, 'mission', NEW.mission_id, '', CASE WHEN NEW.completed_at IS NULL THEN -1 ELSE round((NEW.completed_at - NEW.started_at)::numeric)::bigint END);
+        END IF;
+        IF NEW.completed_at IS NOT NULL THEN
+            PERFORM tally_add(NEW.venue_id, 'completion', '', '', trunc(NEW.completed_at / 900)::bigint);
+        END IF;
+    END IF;
+    RETURN NULL;
+END $$;
+
+
+--
+-- Name: tally_remove(text, text, text, text, bigint); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.tally_remove(v text, k text, m text, t text, x bigint) RETURNS void
+    LANGUAGE sql
+    AS $$
+    UPDATE visit_tally SET count = count - 1 WHERE venue_id = v AND kind = k AND mission_id = m AND task_id = t AND value = x
+$$;
+
+
+--
+-- Name: tally_task(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.tally_task() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        PERFORM tally_remove(OLD.venue_id, 'task', OLD.mission_id, OLD.task_id, OLD.seconds);
+    ELSE
+        PERFORM tally_add(NEW.venue_id, 'task', NEW.mission_id, NEW.task_id, NEW.seconds);
+    END IF;
+    RETURN NULL;
+END $$;
+
+
+--
+-- Name: visit_event(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.visit_event() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    venue text;
+    mission text := NEW.data::jsonb ->> 'missionId';
+    task text := NEW.data::jsonb ->> 'taskId';
+    started double precision;
+BEGIN
+    SELECT venue_id INTO venue FROM play_group WHERE id = NEW.group_id;
+    IF venue IS NULL THEN RETURN NULL; END IF;
+    IF NEW.type = 'photo-added' THEN
+        UPDATE play_group SET photos_added = photos_added + 1 WHERE id = NEW.group_id;
+        IF mission IS NOT NULL AND task IS NOT NULL THEN
+            INSERT INTO visit_mission (group_id, venue_id, mission_id, started_at) VALUES (NEW.group_id, venue, mission, NEW.created_at)
+                ON CONFLICT (group_id, mission_id) DO UPDATE SET started_at = excluded.started_at WHERE visit_mission.started_at IS NULL;
+        END IF;
+    ELSIF NEW.type = 'task-done' AND mission IS NOT NULL AND task IS NOT NULL THEN
+        SELECT started_at INTO started FROM visit_mission WHERE group_id = NEW.group_id AND mission_id = mission;
+        INSERT INTO visit_task (group_id, venue_id, mission_id, task_id, seconds)
+            VALUES (NEW.group_id, venue, mission, task, COALESCE(round((NEW.created_at - started)::numeric)::bigint, -1))
+            ON CONFLICT DO NOTHING;
+    ELSIF NEW.type = 'mission-completed' AND mission IS NOT NULL THEN
+        INSERT INTO visit_mission (group_id, venue_id, mission_id, completed_at) VALUES (NEW.group_id, venue, mission, NEW.created_at)
+            ON CONFLICT (group_id, mission_id) DO UPDATE SET completed_at = excluded.completed_at WHERE visit_mission.completed_at IS NULL;
+    END IF;
+    RETURN NULL;
+END $$;
+
+
+--
+-- Name: visit_task_undone(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.visit_task_undone() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    UPDATE visit_mission SET completed_at = NULL
+        WHERE group_id = NEW.group_id AND mission_id = NEW.data::jsonb ->> 'missionId' AND completed_at IS NOT NULL;
+    RETURN NULL;
 END $$;
 
 
@@ -252,6 +405,41 @@ CREATE TABLE public.staff_venue (
 
 
 --
+-- Name: task_answer; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.task_answer (
+    id bigint NOT NULL,
+    group_id text NOT NULL,
+    mission_id text NOT NULL,
+    task_id text NOT NULL,
+    player_id text,
+    answer text NOT NULL,
+    correct boolean NOT NULL,
+    answered_at double precision NOT NULL
+);
+
+
+--
+-- Name: task_answer_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.task_answer_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+--
+-- Name: task_answer_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.task_answer_id_seq OWNED BY public.task_answer.id;
+
+
+--
 -- Name: task_choice; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -332,6 +520,13 @@ CREATE TABLE public.visit_task (
 
 
 --
+-- Name: task_answer id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.task_answer ALTER COLUMN id SET DEFAULT nextval('public.task_answer_id_seq'::regclass);
+
+
+--
 -- Data for Name: collage; Type: TABLE DATA; Schema: public; Owner: -
 --
 
@@ -354,12 +549,12 @@ INSERT INTO public.group_event VALUES ('g-1', 6, 'photo-added', '{"photoId":"ph-
 -- Data for Name: groupie_migration; Type: TABLE DATA; Schema: public; Owner: -
 --
 
-INSERT INTO public.groupie_migration VALUES (1, 'players, groups, photos, events, collages, staff and the venue numbers', 1795736324.3306813);
-INSERT INTO public.groupie_migration VALUES (2, 'the newest event''s number on its group''s row, and the parts of a change''s writes', 1795736324.3351173);
-INSERT INTO public.groupie_migration VALUES (3, 'members'' claims of tasks', 1795736324.4198694);
-INSERT INTO public.groupie_migration VALUES (4, 'groups count in the numbers once joined, a task undone takes its mission''s completion back; staff sign-in locks lifted', 1795736324.4434443);
-INSERT INTO public.groupie_migration VALUES (5, 'the staff''s photo feed reads a venue''s photos newest first', 1795736324.4480474);
-INSERT INTO public.groupie_migration VALUES (9, 'the venue numbers counted by Core as events are stored, not by triggers', 1795736324.4604383);
+INSERT INTO public.groupie_migration VALUES (1, 'players, groups, photos, events, collages, staff and the venue numbers', 1795738013.2396653);
+INSERT INTO public.groupie_migration VALUES (2, 'the newest event''s number on its group''s row, and the parts of a change''s writes', 1795738013.2580352);
+INSERT INTO public.groupie_migration VALUES (3, 'members'' claims of tasks', 1795738013.2769475);
+INSERT INTO public.groupie_migration VALUES (4, 'groups count in the numbers once joined, a task undone takes its mission''s completion back; staff sign-in locks lifted', 1795738013.3220122);
+INSERT INTO public.groupie_migration VALUES (5, 'the staff''s photo feed reads a venue''s photos newest first', 1795738013.3415458);
+INSERT INTO public.groupie_migration VALUES (6, 'members'' answers to questions and found codes', 1795738013.4014163);
 
 
 --
@@ -435,6 +630,12 @@ INSERT INTO public.staff_venue VALUES ('s-eva', 'aquarium');
 
 
 --
+-- Data for Name: task_answer; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+
+
+--
 -- Data for Name: task_choice; Type: TABLE DATA; Schema: public; Owner: -
 --
 
@@ -465,11 +666,14 @@ INSERT INTO public.visit_mission VALUES ('g-1', 'aquarium', 'sharks', 1800000060
 -- Data for Name: visit_tally; Type: TABLE DATA; Schema: public; Owner: -
 --
 
-INSERT INTO public.visit_tally VALUES ('aquarium', 'completion', '', '', 2000000, 1);
 INSERT INTO public.visit_tally VALUES ('aquarium', 'group', '', '', 2000000, 1);
-INSERT INTO public.visit_tally VALUES ('aquarium', 'mission', 'sharks', '', 60, 1);
-INSERT INTO public.visit_tally VALUES ('aquarium', 'photos', '', '', 2, 1);
+INSERT INTO public.visit_tally VALUES ('aquarium', 'photos', '', '', 0, 0);
 INSERT INTO public.visit_tally VALUES ('aquarium', 'task', 'sharks', 'shark', 30, 1);
+INSERT INTO public.visit_tally VALUES ('aquarium', 'mission', 'sharks', '', -1, 0);
+INSERT INTO public.visit_tally VALUES ('aquarium', 'mission', 'sharks', '', 60, 1);
+INSERT INTO public.visit_tally VALUES ('aquarium', 'completion', '', '', 2000000, 1);
+INSERT INTO public.visit_tally VALUES ('aquarium', 'photos', '', '', 1, 0);
+INSERT INTO public.visit_tally VALUES ('aquarium', 'photos', '', '', 2, 1);
 
 
 --
@@ -491,6 +695,13 @@ SELECT pg_catalog.setval('public.membership_id_seq', 2, true);
 --
 
 SELECT pg_catalog.setval('public.staff_audit_id_seq', 1, true);
+
+
+--
+-- Name: task_answer_id_seq; Type: SEQUENCE SET; Schema: public; Owner: -
+--
+
+SELECT pg_catalog.setval('public.task_answer_id_seq', 1, false);
 
 
 --
@@ -611,6 +822,14 @@ ALTER TABLE ONLY public.staff_session
 
 ALTER TABLE ONLY public.staff_venue
     ADD CONSTRAINT staff_venue_pkey PRIMARY KEY (staff_id, venue_id);
+
+
+--
+-- Name: task_answer task_answer_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.task_answer
+    ADD CONSTRAINT task_answer_pkey PRIMARY KEY (id);
 
 
 --
@@ -781,6 +1000,20 @@ CREATE INDEX staff_session_by_staff ON public.staff_session USING btree (staff_i
 
 
 --
+-- Name: task_answer_by_group; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX task_answer_by_group ON public.task_answer USING btree (group_id, answered_at);
+
+
+--
+-- Name: task_answer_by_player; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX task_answer_by_player ON public.task_answer USING btree (player_id);
+
+
+--
 -- Name: task_choice_by_photo; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -806,6 +1039,62 @@ CREATE INDEX upload_key_by_group ON public.upload_key USING btree (group_id);
 --
 
 CREATE INDEX upload_key_by_time ON public.upload_key USING btree (created_at);
+
+
+--
+-- Name: membership group_played; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER group_played AFTER INSERT ON public.membership FOR EACH ROW EXECUTE FUNCTION public.group_played();
+
+
+--
+-- Name: play_group tally_group_added; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tally_group_added AFTER INSERT ON public.play_group FOR EACH ROW EXECUTE FUNCTION public.tally_group();
+
+
+--
+-- Name: play_group tally_group_gone; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tally_group_gone AFTER DELETE ON public.play_group FOR EACH ROW EXECUTE FUNCTION public.tally_group();
+
+
+--
+-- Name: play_group tally_group_photos; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tally_group_photos AFTER UPDATE OF photos_added, played ON public.play_group FOR EACH ROW EXECUTE FUNCTION public.tally_group();
+
+
+--
+-- Name: visit_mission tally_mission_changed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tally_mission_changed AFTER INSERT OR DELETE OR UPDATE ON public.visit_mission FOR EACH ROW EXECUTE FUNCTION public.tally_mission();
+
+
+--
+-- Name: visit_task tally_task_changed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER tally_task_changed AFTER INSERT OR DELETE ON public.visit_task FOR EACH ROW EXECUTE FUNCTION public.tally_task();
+
+
+--
+-- Name: group_event visit_event_stored; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER visit_event_stored AFTER INSERT ON public.group_event FOR EACH ROW WHEN ((new.type = ANY (ARRAY['photo-added'::text, 'task-done'::text, 'mission-completed'::text]))) EXECUTE FUNCTION public.visit_event();
+
+
+--
+-- Name: group_event visit_task_undone; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER visit_task_undone AFTER INSERT ON public.group_event FOR EACH ROW WHEN ((new.type = 'task-undone'::text)) EXECUTE FUNCTION public.visit_task_undone();
 
 
 --
@@ -894,6 +1183,22 @@ ALTER TABLE ONLY public.staff_session
 
 ALTER TABLE ONLY public.staff_venue
     ADD CONSTRAINT staff_venue_staff_id_fkey FOREIGN KEY (staff_id) REFERENCES public.staff(id) ON DELETE CASCADE;
+
+
+--
+-- Name: task_answer task_answer_group_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.task_answer
+    ADD CONSTRAINT task_answer_group_id_fkey FOREIGN KEY (group_id) REFERENCES public.play_group(id) ON DELETE CASCADE;
+
+
+--
+-- Name: task_answer task_answer_player_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.task_answer
+    ADD CONSTRAINT task_answer_player_id_fkey FOREIGN KEY (player_id) REFERENCES public.player(id) ON DELETE SET NULL;
 
 
 --

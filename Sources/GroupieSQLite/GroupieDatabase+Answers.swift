@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+import GroupieCore
+import GroupieStorage
+
+// Members' answers to questions and the codes they found: read, decided by `AnswerRules`,
+// written with their events.
+extension GroupieDatabase {
+    /// Every attempt, right or wrong; a member's erasure keeps the attempt without its player,
+    /// so that a task answered right stays done. The name is read from `player`.
+    static let taskAnswerSchema = """
+        CREATE TABLE task_answer (
+            group_id TEXT NOT NULL REFERENCES play_group(id) ON DELETE CASCADE,
+            mission_id TEXT NOT NULL,
+            task_id TEXT NOT NULL,
+            player_id TEXT REFERENCES player(id) ON DELETE SET NULL,
+            answer TEXT NOT NULL,
+            correct INTEGER NOT NULL,
+            answered_at REAL NOT NULL
+        );
+        CREATE INDEX task_answer_by_group ON task_answer(group_id, answered_at);
+        CREATE INDEX task_answer_by_player ON task_answer(player_id);
+        """
+
+    public func answerTask(
+        groupId: String, task: GroupProgress.TaskKey, given: AnswerRules.Given, by player: Player, venue: Venue?, now: Date
+    ) async throws -> [GroupEvent] {
+        try await commits.write { db in
+            guard try Self.activeGroupId(db, playerId: player.id) == groupId else { throw MembershipError.groupNotFound }
+            if let closed = try Self.group(db, where: "id = ?", groupId)?.closed { throw MembershipError.groupClosed(closed) }
+            let change = try AnswerRules.answer(
+                given, to: task, by: player, before: try Self.taskPhotos(db, groupId: groupId), attempts: try Self.answers(db, groupId: groupId),
+                venue: venue, now: now
+            )
+            let answer = change.answer
+            try db.executeCached(
+                sql: "INSERT INTO task_answer (group_id, mission_id, task_id, player_id, answer, correct, answered_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [groupId, task.missionId, task.taskId, answer.playerId, answer.answer, answer.right, answer.answeredAt.timeIntervalSince1970]
+            )
+            return try Self.appendEvents(db, groupId: groupId, change.events, now: now)
+        }
+    }
+
+    public func taskAnswers(groupId: String) async throws -> [TaskAnswer] {
+        try await lookup { db in try Self.answers(db, groupId: groupId) }
+    }
+
+    public func venueAnswers(venueId: String) async throws -> [(groupId: String, answer: TaskAnswer)] {
+        try await lookup { db in
+            try db.cachedStatement(sql: Self.answerSelect + """
+                 JOIN play_group ON play_group.id = task_answer.group_id
+                WHERE play_group.venue_id = ? ORDER BY task_answer.answered_at, task_answer.rowid
+                """
+            ).allRows(arguments: [venueId]) { row in (row.value(7), Self.answer(from: row)) }
+        }
+    }
+
+    /// Columns: the attempt's task, player, name (empty once erased), answer, whether right,
+    /// when, and its group.
+    static let answerSelect = """
+        SELECT task_answer.mission_id, task_answer.task_id, task_answer.player_id, COALESCE(player.name, ''), task_answer.answer,
+               task_answer.correct, task_answer.answered_at, task_answer.group_id
+        FROM task_answer LEFT JOIN player ON player.id = task_answer.player_id
+        """
+
+    static func answer(from row: some PositionalColumns) -> TaskAnswer {
+        TaskAnswer(
+            task: GroupProgress.TaskKey(missionId: row.value(0), taskId: row.value(1)), playerId: row.optional(2), name: row.value(3),
+            answer: row.value(4), right: row.value(5), answeredAt: Date(timeIntervalSince1970: row.value(6))
+        )
+    }
+
+    /// The group's attempts, oldest first.
+    static func answers(_ db: Database, groupId: String) throws -> [TaskAnswer] {
+        try db.cachedStatement(sql: answerSelect + " WHERE task_answer.group_id = ? ORDER BY task_answer.answered_at, task_answer.rowid")
+            .allRows(arguments: [groupId]) { answer(from: $0) }
+    }
+
+    /// The group's tasks answered right or found.
+    static func answered(_ db: Database, groupId: String) throws -> Set<GroupProgress.TaskKey> {
+        Set(try db.cachedStatement(sql: "SELECT DISTINCT mission_id, task_id FROM task_answer WHERE group_id = ? AND correct = 1")
+            .allRows(arguments: [groupId]) { row in GroupProgress.TaskKey(missionId: row.value(0), taskId: row.value(1)) })
+    }
+}

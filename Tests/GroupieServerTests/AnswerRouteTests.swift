@@ -1,0 +1,142 @@
+import Foundation
+@testable import GroupieServer
+import GroupieTestSupport
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Questions and found-it codes over HTTP: the venue document keeps the answers to itself, an
+/// attempt is stored and told, a right one completes the task, and bad input is refused.
+@Suite("Questions and codes")
+struct AnswerRouteTests {
+    static let quiz = """
+          - id: quiz
+            title: Quiz
+            icon: icons/fish.svg
+            time_limit: 15
+            tasks:
+              - id: colour
+                kind: question
+                question: { sv: Vilken färg?, en: What colour? }
+                choices: [Vit, Guld]
+                answer: 1
+                fact: { sv: Vit., en: "White, the colour of purity." }
+              - id: animal
+                kind: question
+                question: Which animal?
+                answers: [blåval, blue whale]
+              - id: sticker
+                kind: code
+                prompt: Find the sticker
+                code: LION-42
+        """
+
+    static func server() throws -> TestServer {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium(extraMission: quiz))
+        return server
+    }
+
+    @Test("The venue document shows the kinds, choices and time limit, never the right answers nor the code")
+    func venueDocument() async throws {
+        try await Self.server().test { client in
+            let (_, venue) = try await client.json("/api/v1/venues/aquarium?lang=en")
+            let quiz = try #require((venue["missions"] as? [[String: Any]])?.first { $0["id"] as? String == "quiz" })
+            #expect(quiz["timeLimit"] as? Int == 15)
+            let tasks = try #require(quiz["tasks"] as? [[String: Any]])
+            #expect(tasks.map { $0["kind"] as? String } == ["question", "question", "code"])
+            #expect(tasks[0]["choices"] as? [String] == ["Vit", "Guld"])
+            #expect(tasks[0]["prompt"] as? String == "What colour?")
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: venue), as: UTF8.self)
+            #expect(!text.contains("LION") && !text.contains("blåval") && !text.contains("purity"))
+        }
+    }
+
+    @Test("A wrong answer is told to the group; the right one makes the task done and brings its fact; the group reads every attempt")
+    func answering() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            let base = "/api/v1/groups/\(group.id)/missions/quiz/tasks"
+            let (wrong, missed) = try await client.send(.post, base + "/colour/answer", json: #"{"choice": 2}"#, headers: ada.auth)
+            #expect(wrong.status == .ok && missed["right"] as? Bool == false && missed["fact"] == nil)
+            let (_, got) = try await client.send(.post, base + "/colour/answer", json: #"{"choice": 1}"#, headers: ada.auth)
+            #expect(got["right"] as? Bool == true)
+            #expect((got["fact"] as? String)?.isEmpty == false)
+            let (again, why) = try await client.send(.post, base + "/colour/answer", json: #"{"choice": 1}"#, headers: bo.auth)
+            #expect(again.status == .conflict && why["code"] as? String == "task-answered-already")
+            #expect(try await client.send(.post, base + "/animal/answer", json: #"{"text": "Blue Whale!"}"#, headers: bo.auth).1["right"] as? Bool == true)
+            #expect(try await client.send(.post, base + "/sticker/answer", json: #"{"text": "lion42"}"#, headers: bo.auth).1["right"] as? Bool == true)
+            let (_, document) = try await client.send(.get, "/api/v1/groups/\(group.id)", headers: bo.auth)
+            let quiz = ((document["group"] as? [String: Any])?["missions"] as? [[String: Any]])?.first { $0["id"] as? String == "quiz" }
+            #expect(quiz?["complete"] as? Bool == true)
+            #expect(quiz?["collage"] == nil, "a mission without photo tasks has no collage")
+            let (_, answers) = try await client.send(.get, "/api/v1/groups/\(group.id)/answers", headers: bo.auth)
+            #expect((answers["answers"] as? [[String: Any]])?.map { $0["answer"] as? String } == ["2", "1", "Blue Whale!", "lion42"])
+            #expect((answers["facts"] as? [[String: Any]])?.map { $0["taskId"] as? String } == ["colour"])
+            #expect((answers["deadlines"] as? [[String: Any]])?.map { $0["missionId"] as? String } == ["quiz"])
+            let kinds = try await server.database().events(groupId: group.id, after: 0, limit: 100).map(\.kind)
+            #expect(kinds.filter { $0 == .taskAnswered }.count == 4)
+            #expect(kinds.suffix(3) == [.taskAnswered, .taskDone, .missionCompleted])
+        }
+    }
+
+    @Test("Bad answers get problem documents and change nothing; a photo task takes no answer, a question no photo; outsiders learn nothing")
+    func refusals() async throws {
+        let server = try Self.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let base = "/api/v1/groups/\(group.id)/missions"
+            let cases: [(String, String, HTTPResponse.Status, String)] = [
+                ("/quiz/tasks/colour/answer", #"{"text": "Vit"}"#, .unprocessableContent, "wrong-kind-of-answer"),
+                ("/quiz/tasks/colour/answer", #"{"choice": 3}"#, .unprocessableContent, "no-such-choice"),
+                ("/quiz/tasks/animal/answer", #"{"text": "   "}"#, .unprocessableContent, "invalid-answer"),
+                ("/quiz/tasks/animal/answer", #"{"text": "a", "choice": 1}"#, .badRequest, "invalid-answer"),
+                ("/quiz/tasks/animal/answer", #"{"answer": "a"}"#, .unprocessableContent, "unknown-field"),
+                ("/sharks/tasks/shark/answer", #"{"text": "a"}"#, .unprocessableContent, "photo-task"),
+                ("/quiz/tasks/nope/answer", #"{"text": "a"}"#, .unprocessableContent, "unknown-task"),
+            ]
+            for (path, body, status, code) in cases {
+                let (response, problem) = try await client.send(.post, base + path, json: body, headers: ada.auth)
+                #expect(response.status == status && problem["code"] as? String == code, "\(path) \(body): \(problem)")
+            }
+            let (_, answers) = try await client.send(.get, "/api/v1/groups/\(group.id)/answers", headers: ada.auth)
+            #expect((answers["answers"] as? [Any])?.isEmpty == true)
+            let image = try TestImages.solid(width: 300, height: 200, rgb: (1, 100, 1), ext: "jpg")
+            let (photo, why) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id, query: "?mission=quiz&task=colour")
+            #expect(photo.status == .unprocessableContent && why["code"] as? String == "not-a-photo-task")
+            let stranger = try await client.newPlayer("Cy")
+            #expect(try await client.send(.post, base + "/quiz/tasks/colour/answer", json: #"{"choice": 1}"#, headers: stranger.auth).0.status == .notFound)
+            #expect(try await client.send(.get, "/api/v1/groups/\(group.id)/answers", headers: stranger.auth).0.status == .notFound)
+        }
+    }
+
+    @Test("Staff see the new tasks in the previews with their answers, print the code stickers, and count the answers in the numbers")
+    func staff() async throws {
+        let server = try Self.server()
+        try await StaffConsoleTests.addStaff(server, "editor@aquarium.example", .editor, venues: ["aquarium"])
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let base = "/api/v1/groups/\(group.id)/missions/quiz/tasks"
+            _ = try await client.send(.post, base + "/colour/answer", json: #"{"choice": 2}"#, headers: ada.auth)
+            _ = try await client.send(.post, base + "/colour/answer", json: #"{"choice": 1}"#, headers: ada.auth)
+            let browser = try #require(try await StaffConsoleTests.signIn(client, "editor@aquarium.example").1)
+            let (_, venue) = try await browser.page(client, "/staff/venues/aquarium")
+            #expect(venue.contains("/staff/venues/aquarium/code-stickers.pdf"))
+            let (status, pdf) = try await browser.page(client, "/staff/venues/aquarium/code-stickers.pdf")
+            #expect(status == .ok && pdf.hasPrefix("%PDF"))
+            let (_, missions) = try await browser.page(client, "/staff/venues/aquarium/missions")
+            #expect(missions.contains("Code: LION-42") && missions.contains("Accepted: blåval, blue whale") && missions.contains(">right<"))
+            #expect(missions.contains("15 minutes from the group"))
+            #expect(try await browser.page(client, "/staff/venues/aquarium/missions/quiz/reward.jpg").0 == .notFound, "no photo task, no reward")
+            let (_, numbers) = try await browser.page(client, "/staff/venues/aquarium/numbers")
+            #expect(numbers.contains("Questions and found-it codes"))
+            #expect(numbers.contains("<td>colour</td><td>question</td><td>1</td><td>1</td><td>2</td>"))
+        }
+    }
+}

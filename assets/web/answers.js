@@ -1,0 +1,106 @@
+// Questions and found-it codes: the group's answers (read with the group, again on each
+// `task-answered`), a task's card to answer or type a code (or scan it where the browser can),
+// the fact shown once it is right, and a time-limited mission's time left.
+
+import { api } from './api.js';
+import { t } from './i18n.js';
+import { h, icon } from './ui.js';
+import { state, update, memberName } from './store.js';
+import { render } from './router.js';
+import { toast, errorText } from './messages.js';
+import { canScan, startScan, stopScan } from './scanner.js';
+
+const EMPTY = { answers: [], facts: [], deadlines: [] };
+
+// Whether the venue has anything to answer or a clock to show: else nothing is asked.
+const needsAnswers = () => !!state.venue && state.venue.missions.some((m) => m.timeLimit || m.tasks.some((k) => k.kind && k.kind !== 'photo'));
+
+export async function loadAnswers() {
+  if (!state.groupId || !needsAnswers()) { update({ answers: EMPTY }); return; }
+  try {
+    update({ answers: await api(`/groups/${state.groupId}/answers`) });
+  } catch (e) { /* kept from the last read */ }
+}
+
+const answersOf = (m, task) => ((state.answers || EMPTY).answers).filter((a) => a.missionId === m.id && a.taskId === task.id);
+const factOf = (m, task) => ((state.answers || EMPTY).facts.find((f) => f.missionId === m.id && f.taskId === task.id) || {}).fact;
+
+// The mission's end for the group, once its time runs.
+export function deadlineOf(m) {
+  const d = ((state.answers || EMPTY).deadlines).find((x) => x.missionId === m.id);
+  return d ? Date.parse(d.endsAt) : null;
+}
+
+// "12 minutes left", "Time is up", or the limit before the mission starts.
+export function timeLine(m) {
+  if (!m.timeLimit) return null;
+  const end = deadlineOf(m);
+  const left = end === null ? null : Math.ceil((end - Date.now()) / 60000);
+  const text = end === null ? t('time.limit', { minutes: m.timeLimit }) : left > 0 ? t('time.left', { minutes: left }) : t('time.up');
+  return h('p', { class: 'time-left' + (left !== null && left <= 0 ? ' over' : ''), id: 'time-' + m.id, role: 'timer' }, icon('clock'), text);
+}
+
+// What an attempt said, as the group reads it: the choice's text, or what was typed.
+function shown(task, a) {
+  return task.choices ? (task.choices[Number(a.answer) - 1] || a.answer) : a.answer;
+}
+
+async function send(m, task, body, form) {
+  for (const b of form.querySelectorAll('button, input')) b.disabled = true;
+  try {
+    const r = await api(`/groups/${state.groupId}/missions/${encodeURIComponent(m.id)}/tasks/${encodeURIComponent(task.id)}/answer`, { method: 'POST', body });
+    toast(r.right ? (task.kind === 'code' ? t('answer.found') : t('answer.right')) : (task.kind === 'code' ? t('answer.wrongCode') : t('answer.wrong')));
+  } catch (e) {
+    toast(errorText(e));
+  }
+  await loadAnswers();
+  render(false);
+}
+
+// The card's part under the question or the code's prompt: the group's attempts, then the
+// way to answer while the task is open, or the fact once it is done.
+export function answerPart(m, task, done, open) {
+  const tries = answersOf(m, task);
+  const list = tries.length ? h('ul', { class: 'answers', 'aria-label': t('answer.group') }, tries.map((a) =>
+    h('li', { class: a.right ? 'right' : 'wrong', 'data-player': a.playerId || '' },
+      icon(a.right ? 'check' : 'close'),
+      h('span', null, t(a.right ? 'answer.byRight' : 'answer.byWrong', { name: memberName({ id: a.playerId, name: a.name || '?' }), answer: shown(task, a) }))))) : null;
+  const fact = done ? factOf(m, task) : null;
+  const factLine = fact ? h('p', { class: 'task-fact', lang: state.venue.language }, icon('star'), h('span', null, fact)) : null;
+  if (done || !open || state.previewing) return [list, factLine];
+  return [list, task.kind === 'code' ? codeForm(m, task) : questionForm(m, task)];
+}
+
+function questionForm(m, task) {
+  const form = h('form', { class: 'answer-form', 'data-answer': task.id, novalidate: true });
+  if (task.choices) {
+    form.append(h('div', { class: 'choices', role: 'group', 'aria-labelledby': `prompt-${task.id}` }, task.choices.map((c, i) =>
+      h('button', { type: 'button', class: 'choice', 'data-choice': String(i + 1), lang: state.venue.language, onclick: () => send(m, task, { choice: i + 1 }, form) }, c))));
+    return form;
+  }
+  const input = h('input', { id: `answer-${task.id}`, name: 'answer', type: 'text', maxlength: 200, autocomplete: 'off', enterkeyhint: 'send', 'aria-describedby': `prompt-${task.id}` });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (input.value.trim()) send(m, task, { text: input.value }, form);
+  });
+  form.append(h('label', { for: input.id }, t('answer.label')), h('div', { class: 'row' }, input, h('button', { type: 'submit', class: 'primary' }, t('answer.send'))));
+  return form;
+}
+
+function codeForm(m, task) {
+  const form = h('form', { class: 'answer-form code', 'data-answer': task.id, novalidate: true });
+  const input = h('input', { id: `code-${task.id}`, name: 'code', type: 'text', maxlength: 32, autocomplete: 'off', autocapitalize: 'characters', spellcheck: false, enterkeyhint: 'send', class: 'code-input', 'aria-describedby': `prompt-${task.id}` });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (input.value.trim()) send(m, task, { text: input.value }, form);
+  });
+  const video = h('video', { class: 'scanner', playsinline: true, muted: true, hidden: true, 'aria-label': t('answer.camera') });
+  const scan = canScan() ? h('button', { type: 'button', class: 'quiet', onclick: async () => {
+    try {
+      await startScan(video, (text) => { stopScan(); send(m, task, { text }, form); return true; });
+      scan.hidden = true;
+    } catch (e) { scan.hidden = true; toast(t('answer.noCamera')); }
+  } }, icon('camera'), t('answer.scan')) : null;
+  form.append(h('label', { for: input.id }, t('answer.codeLabel')), h('div', { class: 'row' }, input, h('button', { type: 'submit', class: 'primary' }, t('answer.check'))), scan, video);
+  return form;
+}
