@@ -333,6 +333,11 @@ enum PostgresSchema {
         (5, "the staff's photo feed reads a venue's photos newest first", """
             CREATE INDEX photo_by_time ON photo(created_at, id);
             """),
+        (8, "a class's table cards as a batch of groups, with its label", """
+            ALTER TABLE play_group ADD COLUMN batch_id text;
+            ALTER TABLE play_group ADD COLUMN batch_label text;
+            CREATE INDEX play_group_by_batch ON play_group(batch_id) WHERE batch_id IS NOT NULL;
+            """),
     ]
 
     /// The statements of a migration, one at a time, as the extended query protocol takes them:

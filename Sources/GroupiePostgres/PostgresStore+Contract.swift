@@ -88,11 +88,16 @@ extension PostgresStore {
         }
     }
 
+    /// Sent on `eventChannel` with the events committed meanwhile (`PostgresAnnouncer`).
+    public func announce(_ notice: StaffNotice) {
+        announcer.announce(notice)
+    }
+
     /// Listens on `eventChannel` on a connection of its own, for as long as the stream is read;
     /// a lost connection is made again a second later, and `.resumed` says so.
     public func eventAnnouncements() -> AsyncStream<EventAnnouncement>? {
         let (stream, continuation) = AsyncStream.makeStream(of: EventAnnouncement.self, bufferingPolicy: .bufferingNewest(65_536))
-        let pool = self.pool, logger = self.logger, reachability = self.reachability
+        let pool = self.pool, logger = self.logger, reachability = self.reachability, instance = announcer.instance
         let listening = Task {
             while !Task.isCancelled {
                 // While PostgreSQL is known to be down, the pool is left alone until it is back.
@@ -107,6 +112,9 @@ extension PostgresStore {
                             for try await notification in notifications {
                                 for (groupId, seq) in PostgresAnnouncer.announced(in: notification.payload) {
                                     continuation.yield(.committed(groupId: groupId, seq: seq))
+                                }
+                                for notice in PostgresAnnouncer.notices(in: notification.payload, except: instance) {
+                                    continuation.yield(.staff(notice))
                                 }
                             }
                         }
