@@ -1,4 +1,5 @@
 import Foundation
+import GroupieStorage
 import Logging
 import PostgresNIO
 import Synchronization
@@ -24,8 +25,16 @@ final class PostgresAnnouncer: Sendable {
 
     private struct State {
         var pending: [String: Int] = [:]
+        /// Staff notices waiting, as their lines, each once.
+        var notices: [String] = []
         var sending = false
+
+        var isEmpty: Bool { pending.isEmpty && notices.isEmpty }
     }
+
+    /// This instance's name in the staff notices it sends, so that it skips its own when they
+    /// come back: its pages heard them before they were sent.
+    let instance = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
 
     private let state = Mutex(State())
     /// A signal to the sender that announcements wait; at most one is buffered.
@@ -56,8 +65,20 @@ final class PostgresAnnouncer: Sendable {
 
     func announce(_ seqs: [String: Int]) {
         guard !seqs.isEmpty else { return }
+        enqueue { $0.pending.merge(seqs, uniquingKeysWith: max) }
+    }
+
+    /// Sends a staff notice, with the events that wait, to the other instances.
+    func announce(_ notice: StaffNotice) {
+        let line = Self.line(notice, instance: instance)
+        enqueue { state in
+            if !state.notices.contains(line) { state.notices.append(line) }
+        }
+    }
+
+    private func enqueue(_ change: (inout State) -> Void) {
         let start = state.withLock { state in
-            state.pending.merge(seqs, uniquingKeysWith: max)
+            change(&state)
             defer { state.sending = true }
             return !state.sending
         }
@@ -66,15 +87,15 @@ final class PostgresAnnouncer: Sendable {
     }
 
     private func drain(_ pool: PostgresPool) async {
-        while let batch = state.withLock({ state -> [String: Int]? in
-            guard !state.pending.isEmpty else {
+        while let batch = state.withLock({ state -> (seqs: [String: Int], notices: [String])? in
+            guard !state.isEmpty else {
                 state.sending = false
                 return nil
             }
-            defer { state.pending = [:] }
-            return state.pending
+            defer { (state.pending, state.notices) = ([:], []) }
+            return (state.pending, state.notices)
         }) {
-            for payload in Self.payloads(batch) {
+            for payload in Self.payloads(batch.seqs, notices: batch.notices) {
                 do {
                     try await pool.client.withConnection { connection in
                         try await connection.run(
@@ -88,11 +109,11 @@ final class PostgresAnnouncer: Sendable {
         }
     }
 
-    /// Lines of `<group id> <seq>`, in payloads under PostgreSQL's limit of 8,000 bytes.
-    static func payloads(_ seqs: [String: Int]) -> [String] {
+    /// Lines of `<group id> <seq>`, then the staff notices' lines, in payloads under
+    /// PostgreSQL's limit of 8,000 bytes.
+    static func payloads(_ seqs: [String: Int], notices: [String] = []) -> [String] {
         var payloads: [String] = [], current = ""
-        for (groupId, seq) in seqs.sorted(by: { $0.key < $1.key }) {
-            let line = "\(groupId) \(seq)"
+        for line in seqs.sorted(by: { $0.key < $1.key }).map({ "\($0.key) \($0.value)" }) + notices {
             if !current.isEmpty, current.utf8.count + 1 + line.utf8.count > 7_000 {
                 payloads.append(current)
                 current = ""
@@ -109,6 +130,28 @@ final class PostgresAnnouncer: Sendable {
             let parts = line.split(separator: " ")
             guard parts.count == 2, let seq = Int(parts[1]) else { return nil }
             return (String(parts[0]), seq)
+        }
+    }
+
+    /// A staff notice's line: `staff <kind> <group id> <instance>`, four words, which
+    /// `announced(in:)` (two words) passes over.
+    static func line(_ notice: StaffNotice, instance: String) -> String {
+        switch notice {
+        case .reviewChanged(let groupId): "staff review-changed \(groupId) \(instance)"
+        case .groupCreated(let groupId): "staff group-created \(groupId) \(instance)"
+        }
+    }
+
+    /// The staff notices a payload carries from instances other than `except`.
+    static func notices(in payload: String, except instance: String) -> [StaffNotice] {
+        payload.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ").map(String.init)
+            guard parts.count == 4, parts[0] == "staff", parts[3] != instance else { return nil }
+            switch parts[1] {
+            case "review-changed": return .reviewChanged(groupId: parts[2])
+            case "group-created": return .groupCreated(groupId: parts[2])
+            default: return nil
+            }
         }
     }
 }

@@ -350,6 +350,11 @@ enum PostgresSchema {
             CREATE INDEX task_answer_by_player ON task_answer(player_id);
             """),
         (7, "the venue numbers counted by Core as events are stored, not by triggers", tallyTriggersDropped),
+        (8, "a class's table cards as a batch of groups, with its label", """
+            ALTER TABLE play_group ADD COLUMN batch_id text;
+            ALTER TABLE play_group ADD COLUMN batch_label text;
+            CREATE INDEX play_group_by_batch ON play_group(batch_id) WHERE batch_id IS NOT NULL;
+            """),
     ]
 
     /// The statements of a migration, one at a time, as the extended query protocol takes them:

@@ -88,6 +88,11 @@ extension PostgresStore {
         }
     }
 
+    /// Sent on `eventChannel` with the events committed meanwhile (`PostgresAnnouncer`).
+    public func announce(_ notice: StaffNotice) {
+        announcer.announce(notice)
+    }
+
     /// Listens on `eventChannel` on a connection of its own, for as long as the stream is read
     /// and the store is open; a lost connection is made again a second later, and `.resumed`
     /// says so. The listening is a child of the pool's task: closing the store ends it, and the
@@ -96,10 +101,10 @@ extension PostgresStore {
         let (stream, continuation) = AsyncStream.makeStream(of: EventAnnouncement.self, bufferingPolicy: .bufferingNewest(65_536))
         let (unread, stopReading) = AsyncStream.makeStream(of: Void.self)
         continuation.onTermination = { _ in stopReading.finish() }
-        let pool = self.pool, logger = self.logger, reachability = self.reachability
+        let pool = self.pool, logger = self.logger, reachability = self.reachability, instance = announcer.instance
         let spawned = pool.spawn {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await Self.listen(pool: pool, reachability: reachability, logger: logger, into: continuation) }
+                group.addTask { await Self.listen(pool: pool, reachability: reachability, instance: instance, logger: logger, into: continuation) }
                 // The stream is no longer read: the listening ends.
                 group.addTask { for await _ in unread {} }
                 _ = await group.next()
@@ -112,7 +117,8 @@ extension PostgresStore {
     }
 
     private static func listen(
-        pool: PostgresPool, reachability: PostgresReachability, logger: Logger, into continuation: AsyncStream<EventAnnouncement>.Continuation
+        pool: PostgresPool, reachability: PostgresReachability, instance: String, logger: Logger,
+        into continuation: AsyncStream<EventAnnouncement>.Continuation
     ) async {
         while !Task.isCancelled {
             // While PostgreSQL is known to be down, the pool is left alone until it is back.
@@ -127,6 +133,9 @@ extension PostgresStore {
                         for try await notification in notifications {
                             for (groupId, seq) in PostgresAnnouncer.announced(in: notification.payload) {
                                 continuation.yield(.committed(groupId: groupId, seq: seq))
+                            }
+                            for notice in PostgresAnnouncer.notices(in: notification.payload, except: instance) {
+                                continuation.yield(.staff(notice))
                             }
                         }
                     }

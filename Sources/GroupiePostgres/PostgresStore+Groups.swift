@@ -37,7 +37,8 @@ extension PostgresStore {
     /// A new group row with a join code no group has; `ON CONFLICT DO NOTHING` keeps a code
     /// another instance takes at the same moment from failing the transaction.
     static func insertGroup(
-        _ connection: PostgresConnection, venueId: String, name: String?, creatorId: String?, joinableFor: TimeInterval, now: Date, logger: Logger
+        _ connection: PostgresConnection, venueId: String, name: String?, creatorId: String?, joinableFor: TimeInterval, now: Date,
+        batch: (id: String, label: String?)? = nil, logger: Logger
     ) async throws -> Group {
         let id = newId()
         for attempt in 0..<30 {
@@ -47,8 +48,9 @@ extension PostgresStore {
                 createdAt: now, joinableUntil: now.addingTimeInterval(joinableFor)
             )
             let inserted = try await connection.rows("""
-                INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until)
-                VALUES (\(id), \(venueId), \(name), \(code.value), \(creatorId), \(now.timeIntervalSince1970), \(group.joinableUntil.timeIntervalSince1970))
+                INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until, batch_id, batch_label)
+                VALUES (\(id), \(venueId), \(name), \(code.value), \(creatorId), \(now.timeIntervalSince1970), \(group.joinableUntil.timeIntervalSince1970),
+                        \(batch?.id), \(batch?.label))
                 ON CONFLICT (join_code) DO NOTHING RETURNING 1
                 """, logger: logger)
             if !inserted.isEmpty { return group }

@@ -23,7 +23,9 @@ extension GroupieDatabase {
 
     /// A new group row with a join code unique among all groups ever made; a clash is rare, so
     /// try again, and make codes longer should the short ones ever get crowded.
-    static func insertGroup(_ db: Database, venueId: String, name: String?, creatorId: String?, joinableFor: TimeInterval, now: Date) throws -> Group {
+    static func insertGroup(
+        _ db: Database, venueId: String, name: String?, creatorId: String?, joinableFor: TimeInterval, now: Date, batch: (id: String, label: String?)? = nil
+    ) throws -> Group {
         let id = newId()
         for attempt in 0..<30 {
             let code = JoinCode.random(length: 6 + attempt / 10)
@@ -35,10 +37,13 @@ extension GroupieDatabase {
             )
             try db.executeCached(
                 sql: """
-                    INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO play_group (id, venue_id, name, join_code, creator_id, created_at, joinable_until, batch_id, batch_label)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [group.id, venueId, name, code.value, creatorId, now.timeIntervalSince1970, group.joinableUntil.timeIntervalSince1970]
+                arguments: [
+                    group.id, venueId, name, code.value, creatorId, now.timeIntervalSince1970, group.joinableUntil.timeIntervalSince1970, batch?.id,
+                    batch?.label,
+                ]
             )
             return group
         }

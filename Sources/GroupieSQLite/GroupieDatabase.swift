@@ -92,6 +92,7 @@ public struct GroupieDatabase: GroupieStore {
     }
 
     public func eventAnnouncements() -> AsyncStream<EventAnnouncement>? { nil }
+    public func announce(_ notice: StaffNotice) {}
 
     /// A short read (a lookup by key, a bounded page) on the calling thread, through one of the
     /// lookup connections. GRDB's asynchronous read hands the work to a reader's queue and back,
@@ -390,6 +391,7 @@ public struct GroupieDatabase: GroupieStore {
         migrator.registerMigration("v15 the venue numbers counted by Core as events are stored, not by triggers") { db in
             try db.execute(sql: Self.tallyTriggersDropped)
         }
+        migrator.registerMigration("v16 a class's table cards as a batch of groups, with its label") { db in try db.execute(sql: Self.batchSchema) }
         return migrator
     }
 }

@@ -47,7 +47,7 @@ public struct CopiedTable: Sendable {
                 name: "play_group", order: "created_at, id",
                 columns: [
                     ("id", .text), ("venue_id", .text), ("name", .text), ("join_code", .text), ("creator_id", .text), ("created_at", .real),
-                    ("joinable_until", .real), ("closed_at", .real), ("closed_reason", .text),
+                    ("joinable_until", .real), ("closed_at", .real), ("closed_reason", .text), ("batch_id", .text), ("batch_label", .text),
                 ],
                 shared: false, ofVenue: "venue_id = :venue"
             ),

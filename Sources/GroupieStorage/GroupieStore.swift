@@ -9,7 +9,7 @@ import GroupieCore
 /// in the group's gapless sequence; a backend shared by several instances announces them to the
 /// others (`StoreEvents`).
 public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, ClaimStore, AnswerStore, ReactionStore, CollageStore, StaffStore, ModerationStore, RateLimitStore, NumbersStore,
-    StaffMessageStore, VenueGroupStore
+    StaffMessageStore, VenueGroupStore, GroupBatchStore
 {
     /// Which backend this is, for logs and `/readyz`: "sqlite" or "postgresql".
     var backend: String { get }
@@ -25,6 +25,10 @@ public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, C
     /// as the stream is read; nil when this process is the only writer (SQLite), whose events
     /// the server hands to its streams itself.
     func eventAnnouncements() -> AsyncStream<EventAnnouncement>?
+    /// Tells the other instances' staff pages `notice`, after the commit of what it tells of;
+    /// they hear it as `.staff` among their `eventAnnouncements()`, and this instance does not.
+    /// Nothing when this process is the only one (SQLite).
+    func announce(_ notice: StaffNotice)
 }
 
 /// The visitors: made with a token, renamed, erased with every trace.

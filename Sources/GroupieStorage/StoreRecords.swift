@@ -10,6 +10,23 @@ public enum EventAnnouncement: Sendable, Equatable {
     /// The announcements were cut off for a while and may have missed some: every stream
     /// should look at what was stored meanwhile.
     case resumed
+    /// Another instance told its staff pages something that is stored as no event of a group.
+    case staff(StaffNotice)
+}
+
+/// What the staff's live pages hear that no group's event tells: each instance tells its own
+/// pages, and a shared store carries it to the other instances' (`announce(_:)`).
+public enum StaffNotice: Sendable, Equatable {
+    /// The group's photos held for review changed: one held, shared, kept hidden or withdrawn.
+    case reviewChanged(groupId: String)
+    /// The group was made (its creator's joining is no event of the new group).
+    case groupCreated(groupId: String)
+
+    public var groupId: String {
+        switch self {
+        case .reviewChanged(let groupId), .groupCreated(let groupId): groupId
+        }
+    }
 }
 
 /// What a group's collages are made from: the group, its chosen photos, the language its

@@ -12,6 +12,8 @@ Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie s
   shown photos and says when a search finds none; a wrong password is refused; the console's
   pages pass axe's accessibility checks.
 
+  An admin's accounts page lists the staff and passes axe.
+
   A form sent after signing in again in another tab (its token is stale) answers a page of the
   console, not JSON, with what was typed and the session's token: sent again, it works. At 390
   px wide, no page of the console scrolls sideways, and the error page passes axe too.
@@ -34,11 +36,12 @@ from selenium.webdriver.common.action_chains import ActionChains
 from browser_support import REPO, Browser, accessibility_problems, add_staff, check, log, make_photo, run_scenario, start_server
 VENUE, MISSION, TASK, SECOND_TASK = "science-centre", "poison-frogs", "brightest-frog", "frog-pose"
 EMAIL, PASSWORD = "moderator@museum.example", "a long moderator password"
+ADMIN, ADMIN_PASSWORD = "admin@museum.example", "a long admin password"
 
 
-def sign_in(b, base, password):
+def sign_in(b, base, password, email=EMAIL):
     b.d.get(base + "/staff/login")
-    b.type("#email", EMAIL)
+    b.type("#email", email)
     b.type("#password", password)
     b.click("button[type=submit]")
 
@@ -139,7 +142,23 @@ def scenario(binary, work, started):
     check(not s.errors(), f"no errors in the console's browser log: {s.errors()}")
     stale_form(s, server, group_id)
     narrow_screen(server, work, started, group_id)
+    accounts(binary, server, work, started)
     review_queue(binary, work, started, photo, second)
+
+
+def accounts(binary, server, work, started):
+    """An admin's accounts page: the members of staff, their roles and venues."""
+    add_staff(binary, server.data, ADMIN, ADMIN_PASSWORD, role="admin")
+    a = Browser("staff-admin", work, width=1024, height=768)
+    started.append(a)
+    sign_in(a, server.base, ADMIN_PASSWORD, email=ADMIN)
+    a.wait(lambda d: a.text("main h1") == "Your venues", "the admin's venues page")
+    a.d.get(server.base + "/staff/accounts")
+    a.wait(lambda d: EMAIL in a.text("main") and ADMIN in a.text("main"), "the accounts page lists both members of staff")
+    check(not accessibility_problems(a), f"axe on the accounts page: {accessibility_problems(a)}")
+    a.shot("accounts")
+    check(not a.errors(), f"no errors in the admin's browser log: {a.errors()}")
+    log("the admin's accounts page lists the staff")
 
 
 def stale_form(s, server, group_id):

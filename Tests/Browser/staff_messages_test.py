@@ -90,10 +90,22 @@ def scenario(binary, work, started):
     check(not s.errors(), f"no errors in the console's browser log: {s.errors()}")
 
 
+def table_cards(s, server, label):
+    """A class's table cards made with the venue page's form, sent with the browser's session
+    (the PDF it answers is not looked at)."""
+    cookie = "groupie_staff=" + s.d.get_cookie("groupie_staff")["value"]
+    csrf = s.js("return document.querySelector('form.card input[name=csrf]').value")
+    server.api.request("POST", f"/staff/venues/{VENUE}/cards", headers={"Cookie": cookie},
+                       form={"csrf": csrf, "count": "2", "name": "Table", "label": label}, expect=(200,))
+
+
 def wall(s, v, server, work):
     s.d.get(server.base + f"/staff/venues/{VENUE}")
+    table_cards(s, server, "Class 4B, 09:10")
     s.click(f"a[href='/staff/venues/{VENUE}/wall']")
     s.wait(lambda d: s.text("main h1").startswith("Wall"), "the wall")
+    classes = s.js("return [...document.querySelectorAll('main select option')].map(o => o.textContent)")
+    check(any(c.startswith("Class 4B, 09:10: Table 1 to Table 2, made ") for c in classes), f"the wall offers the class by its label: {classes}")
     s.wait(lambda d: "Waiting for the first" in s.text("#wall-status"), "the wall waiting for pictures")
     check(not accessibility_problems(s), f"axe on the wall: {accessibility_problems(s)}")
     check(s.js("return document.documentElement.scrollWidth <= 390"), "the wall fits 390 px")

@@ -7,6 +7,8 @@ README's "Running several instances" describes them:
     and the completed mission (the latency from B's 201 to A's event is printed);
   - the mission's collage is rendered once across the two instances and announced once;
   - both answer /readyz with the PostgreSQL backend;
+  - a staff page's live stream on B hears, within 2 s, of a group made on A and of a photo held
+    for review on A (the art museum's copy says `review: before_sharing`), and of its sharing;
   - B is killed with SIGKILL in the middle of a burst of uploads: every photo B answered 201 for
     is there through A, with its image, and A's stream goes on.
 
@@ -23,23 +25,70 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
-from groupie_harness import postgres  # noqa: E402
+from groupie_harness import REPO, postgres  # noqa: E402
 from groupie_harness.checks import Failure, check, logger  # noqa: E402
 from groupie_harness.events import EventStream  # noqa: E402
 from groupie_harness.photos import FIXTURES  # noqa: E402
 from groupie_harness.server import Server  # noqa: E402
+from groupie_harness.staff import add_staff, form_token, sign_in  # noqa: E402
 
 VENUE = "science-centre"
+REVIEWED, REVIEWED_MISSION, REVIEWED_TASK = "art-museum", "hats-on", "portrait-with-hat"
 MISSION, TASKS = "poison-frogs", ("brightest-frog", "frog-pose")   # 2 tasks, no after:
 PHOTOS = [FIXTURES / "chelsea.jpg", FIXTURES / "coffee.jpg"]
 log = logger("two-instances")
 
 
 def start_instance(name, binary, workdir, database):
-    """An instance on the shared database and data folder; stopped with a kill after 3 s, as its
-    streams may hold it up and the data folder is thrown away anyway."""
-    return Server(binary, workdir, log_level="info", wait=60, grace=3, options=("--database", database),
+    """An instance on the shared database, data folder and missions folder; stopped with a kill
+    after 3 s, as its streams may hold it up and the data folder is thrown away anyway."""
+    return Server(binary, workdir, missions=workdir / "missions", log_level="info", wait=60, grace=3, options=("--database", database),
                   log_name=f"server-{name}.log", name=name)
+
+
+def missions_with_review(workdir):
+    """The sample venues, the art museum's photos held for the staff's review."""
+    shutil.copytree(REPO / "missions", workdir / "missions")
+    venue_file = workdir / "missions" / f"{REVIEWED}.yaml"
+    text = venue_file.read_text()
+    check("\nmissions:\n" in text, "the art museum's file has its missions at the top level")
+    venue_file.write_text(text.replace("\nmissions:\n", "\nreview: before_sharing\nmissions:\n", 1))
+
+
+def staff_hears_other_instance(a, b, binary, database):
+    """A moderator's venue page on B follows its live stream while a visitor plays on A."""
+    email, password = "moderator@museum.example", "a long moderator password"
+    add_staff(binary, b.data, email, password, role="moderator", venue=REVIEWED, missions=b.work / "missions", database=database)
+    cookie, _ = sign_in(b.api, email, password)
+    live = EventStream(b.api, f"/staff/venues/{REVIEWED}/events", headers={"Cookie": cookie}, name="B's staff")
+    live.start()
+    check(live.opened.wait(10) and live.status == 200, f"the staff's live stream on B opens ({live.status})")
+    # The stream listens once it hears of a group made on its own instance.
+    dee = b.api.new_player("Dee", "en")
+    own = b.api.new_group(dee["token"], REVIEWED, "Frames")
+    live.wait_for(lambda e: e[2] == "group-created" and own["id"] in e[3], "the group made on B itself")
+
+    cy = a.api.new_player("Cy", "en")
+    sent = time.monotonic()
+    group = a.api.new_group(cy["token"], REVIEWED, "Hats")
+    created, _ = live.wait_for(lambda e: e[2] == "group-created" and group["id"] in e[3], "the group made on A", timeout=2)
+    held_photo = a.api.upload(group["id"], PHOTOS[0].read_bytes(), cy["token"], mission=REVIEWED_MISSION, task=REVIEWED_TASK, expect=None)
+    uploaded = time.monotonic()
+    check(held_photo.status == 201, f"A takes the photo to hold for review: {held_photo.status} {held_photo.body[:300]!r}")
+    held, _ = live.wait_for(lambda e: e[2] == "review-changed" and group["id"] in e[3], "the photo held for review on A", timeout=2)
+    log(f"B's staff stream heard of the group {(created[0] - sent) * 1000:.0f} ms after it was made on A, "
+        f"of the held photo {(held[0] - uploaded) * 1000:.0f} ms after A's 201")
+
+    # Shared by a moderator signed in on A: the review queue on B empties without a reload.
+    cookie_a, _ = sign_in(a.api, email, password)
+    queue = a.api.request("GET", f"/staff/venues/{REVIEWED}/review", headers={"Cookie": cookie_a}, expect=(200,))
+    photo_id = held_photo.data["photo"]["id"]
+    check(photo_id in queue.body.decode(), "the review queue on A lists the held photo")
+    a.api.request("POST", f"/staff/photos/{photo_id}/restore", headers={"Cookie": cookie_a},
+                  form={"csrf": form_token(queue.body), "next": "review"}, expect=(303,))
+    live.wait_for(lambda e: e[2] == "review-changed" and group["id"] in e[3], "the photo shared on A", timeout=2)
+    live.close()
+    log("a staff page on B heard of a group made, a photo held and a photo shared on A")
 
 
 def stream_of(server, group_id, token, last_event_id=None):
@@ -62,6 +111,7 @@ def run(binary, database):
     a = b = None
     passed = False
     try:
+        missions_with_review(workdir)
         # Started together: the second waits for the first's migration under the advisory lock.
         starting = {}
         threads = [threading.Thread(target=lambda n=n: starting.__setitem__(n, start_instance(n, binary, workdir, database))) for n in "AB"]
@@ -75,6 +125,7 @@ def run(binary, database):
             ready = instance.api.call("GET", "/readyz")
             check(ready["status"] == "ready" and ready["backend"] == "postgresql", f"{instance.name} /readyz: {ready}")
         log("A and B ready on one PostgreSQL database")
+        staff_hears_other_instance(a, b, binary, database)
 
         ada = a.api.new_player("Ada", "en")
         bo = b.api.new_player("Bo", "en")

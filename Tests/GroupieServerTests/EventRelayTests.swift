@@ -41,6 +41,59 @@ struct EventRelayTests {
         }
     }
 
+    @Test("A group made and a photo held on one instance reach the staff pages of the other, and the first's pages once")
+    func staffNotices() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let logger = Logger(label: "groupie-test")
+        let first = try await PostgresStore.open(url: url, logger: logger), second = try await PostgresStore.open(url: url, logger: logger)
+        defer { first.close(); second.close() }
+        let firstHub = EventHub { first.announce($0) }, secondHub = EventHub { second.announce($0) }
+        // Each relay handles what its store hears, once it listens.
+        var running: [Task<Void, Never>] = []
+        for (store, hub) in [(first, firstHub), (second, secondHub)] as [(PostgresStore, EventHub)] {
+            let relay = EventRelay(database: store, hub: hub, logger: logger)
+            let announcements = try #require(store.eventAnnouncements())
+            let (listening, listens) = AsyncStream.makeStream(of: Void.self)
+            running.append(Task {
+                for await announcement in announcements {
+                    if announcement == .resumed { listens.finish() }
+                    await relay.handle(announcement)
+                }
+            })
+            for await _ in listening {}
+        }
+        defer { running.forEach { $0.cancel() } }
+        try await firstHub.withSubscription(groupId: EventHub.everyGroup, playerId: "staff:a") { here in
+            try await secondHub.withSubscription(groupId: EventHub.everyGroup, playerId: "staff:b") { there in
+                firstHub.groupCreated(groupId: "g1")
+                firstHub.reviewChanged(groupId: "g1")
+                var heard: [String] = []
+                for await message in there.stream {
+                    switch message {
+                    case .groupCreated(let groupId): heard.append("created \(groupId)")
+                    case .reviewChanged(let groupId): heard.append("review \(groupId)")
+                    default: continue
+                    }
+                    if heard.count == 2 { break }
+                }
+                #expect(heard == ["created g1", "review g1"])
+                // What the second instance tells comes back to the first after the first's own
+                // notices, which its pages heard once, when they were told.
+                secondHub.reviewChanged(groupId: "g2")
+                var mine: [String] = []
+                for await message in here.stream {
+                    switch message {
+                    case .groupCreated(let groupId): mine.append("created \(groupId)")
+                    case .reviewChanged(let groupId): mine.append("review \(groupId)")
+                    default: continue
+                    }
+                    if mine.last == "review g2" { break }
+                }
+                #expect(mine == ["created g1", "review g1", "review g2"])
+            }
+        }
+    }
+
     @Test("Announcements are lines of group and newest event, split under PostgreSQL's payload limit, and read back whole")
     func payloads() {
         let seqs = Dictionary(uniqueKeysWithValues: (0..<600).map { ("group-\($0)-" + String(repeating: "x", count: 20), $0 + 1) })

@@ -44,11 +44,13 @@ struct PointsRouteTests {
             server.clock.advance(by: 600)
             #expect(try await moderator.post(client, "/staff/venues/aquarium/cards", ["name": "Table", "count": "2"]).status == .ok)
             let now = server.clock.now
-            let tables = try await server.database().groups(venueId: "aquarium", createdFrom: now.addingTimeInterval(-60), before: now.addingTimeInterval(60), limit: 10)
-            let table = try #require(tables.first { $0.name == "Table 2" })
+            let stored = try #require(
+                try await server.database().groupBatches(venueId: "aquarium", createdFrom: now.addingTimeInterval(-60), before: now.addingTimeInterval(60)).first
+            )
+            let table = try #require(stored.groups.first { $0.name == "Table 2" })
             _ = try await client.join(table.joinCode.value, as: cy)
             #expect(try await PhotoRouteTests.upload(client, shark, as: cy, group: table.id, query: "?mission=sharks&task=shark").0.status == .created)
-            let batch = StaffWallController.batchKey(table)
+            let batch = stored.id
 
             func wall(_ query: String) async throws -> [String: Any] {
                 let (_, body) = try await PhotoRouteTests.bytes(client, "/staff/venues/aquarium/wall/items" + query, headers: moderator.headers)

@@ -204,7 +204,10 @@ extension StaffConsoleTests {
                 #expect(try await moderator.post(client, "/staff/venues/aquarium/cards", ["count": bad]).status == .unprocessableContent)
             }
             let before = try await server.database().counts().groups
-            let response = try await moderator.post(client, "/staff/venues/aquarium/cards", ["count": "5", "name": "Class 5B"])
+            let tooLong = try await moderator.post(client, "/staff/venues/aquarium/cards", ["count": "2", "label": String(repeating: "x", count: 61)])
+            #expect(tooLong.status == .unprocessableContent)
+            #expect(try await server.database().counts().groups == before, "a label too long makes no group")
+            let response = try await moderator.post(client, "/staff/venues/aquarium/cards", ["count": "5", "name": "Class 5B", "label": " Class 5B, 09:10 "])
             #expect(response.status == .ok && response.headers[.contentType] == "application/pdf")
             let pdf = Data(buffer: response.body)
             let info = try PDFTools.info(pdf)
@@ -212,6 +215,9 @@ extension StaffConsoleTests {
             let text = try PDFTools.text(pdf)
             for number in 1...5 { #expect(text.contains("Class 5B \(number)")) }
             #expect(try await server.database().counts().groups == before + 5)
+            let now = server.clock.now
+            let batches = try await server.database().groupBatches(venueId: "aquarium", createdFrom: now.addingTimeInterval(-60), before: now.addingTimeInterval(60))
+            #expect(batches.map(\.label) == ["Class 5B, 09:10"] && batches.first?.groups.count == 5, "one batch, its label trimmed")
 
             // The four codes of the first page open join pages of the new groups.
             let decoded = try QRDecoder.decode(try PDFTools.firstPage(pdf, dpi: 150)).split(separator: "\n").map(String.init)
@@ -232,7 +238,7 @@ extension StaffConsoleTests {
             #expect(try await viewer.post(client, "/staff/venues/aquarium/cards", ["count": "2"]).status == .forbidden)
             #expect(try await moderator.post(client, "/staff/venues/museum/cards", ["count": "2"]).status == .notFound)
             let (_, audit) = try await moderator.page(client, "/staff/audit")
-            #expect(audit.contains("table cards made") && audit.contains("Class 5B 1 to Class 5B 5"))
+            #expect(audit.contains("table cards made") && audit.contains("Class 5B, 09:10: 5 groups: Class 5B 1 to Class 5B 5"))
         }
     }
 

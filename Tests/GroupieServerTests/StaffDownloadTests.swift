@@ -63,18 +63,17 @@ struct StaffDownloadTests {
             } != nil)
 
             let browser = try #require(try await StaffConsoleTests.signIn(client, "mod@aquarium.example").1)
-            // Groups made together are a class; every group of a test starts at the test clock's time otherwise.
+            // Later than the groups above, as a class comes after the first visitors.
             server.clock.advance(by: 600)
             // A class: two table cards, one of whose groups plays.
             #expect(try await browser.post(client, "/staff/venues/aquarium/cards", ["name": "Table", "count": "2"]).status == .ok)
             let now = server.clock.now
-            let tables = try await server.database().groups(venueId: "aquarium", createdFrom: now.addingTimeInterval(-3600), before: now.addingTimeInterval(60), limit: 10)
-                .filter { $0.name?.hasPrefix("Table") == true }
-            #expect(tables.count == 2)
-            let table = try #require(tables.first { $0.name == "Table 1" })
+            let batches = try await server.database().groupBatches(venueId: "aquarium", createdFrom: now.addingTimeInterval(-3600), before: now.addingTimeInterval(60))
+            #expect(batches.count == 1 && batches.first?.groups.count == 2)
+            let batch = try #require(batches.first).id
+            let table = try #require(batches.first?.groups.first { $0.name == "Table 1" })
             _ = try await client.join(table.joinCode.value, as: cy)
             #expect(try await PhotoRouteTests.upload(client, located, as: cy, group: table.id).0.status == .created)
-            let batch = StaffWallController.batchKey(table)
 
             let (status, zip) = try await PhotoRouteTests.bytes(client, "/staff/groups/\(group.id)/photos.zip", headers: browser.headers)
             #expect(status == .ok)

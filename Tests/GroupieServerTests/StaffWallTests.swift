@@ -27,22 +27,26 @@ struct StaffWallTests {
                 return (album["collages"] as? [Any])?.count == 1
             } != nil)
             let moderator = try #require(try await StaffConsoleTests.signIn(client, "mod@aquarium.example").1)
-            // Groups made together are a class; every group of a test starts at the test clock's time otherwise.
+            // Later than the group's photos, so that the table's photo is the newest.
             server.clock.advance(by: 600)
-            #expect(try await moderator.post(client, "/staff/venues/aquarium/cards", ["name": "Table", "count": "2"]).status == .ok)
+            // A class's table cards, and another class's made at the same moment: the batch stored
+            // with the groups tells them apart.
+            #expect(try await moderator.post(client, "/staff/venues/aquarium/cards", ["name": "Table", "count": "2", "label": "Class 4B"]).status == .ok)
+            #expect(try await moderator.post(client, "/staff/venues/aquarium/cards", ["name": "Table", "count": "3"]).status == .ok)
             let now = server.clock.now
-            let tables = try await server.database().groups(venueId: "aquarium", createdFrom: now.addingTimeInterval(-3600), before: now.addingTimeInterval(60), limit: 10)
-                .filter { $0.name?.hasPrefix("Table") == true }
-            let table = try #require(tables.first { $0.name == "Table 2" })
+            let batches = try await server.database().groupBatches(venueId: "aquarium", createdFrom: now.addingTimeInterval(-3600), before: now.addingTimeInterval(60))
+            let batch = try #require(batches.first { $0.label == "Class 4B" }).id
+            let unlabelled = try #require(batches.first { $0.label == nil }).id
+            let table = try #require(batches.first { $0.id == batch }?.groups.first { $0.name == "Table 2" })
             _ = try await client.join(table.joinCode.value, as: cy)
             #expect(try await PhotoRouteTests.upload(client, image, as: cy, group: table.id).0.status == .created)
-            let batch = StaffWallController.batchKey(table)
 
             // The viewer sees the wall; the page offers the class by its tables' names.
             let viewer = try #require(try await StaffConsoleTests.signIn(client, "viewer@aquarium.example").1)
             let (status, page) = try await viewer.page(client, "/staff/venues/aquarium/wall")
             #expect(status == .ok)
-            #expect(page.contains(#"<option value="\#(batch)">Table cards Table 1 to Table 2, made "#))
+            #expect(page.contains(#"<option value="\#(batch)">Class 4B: Table 1 to Table 2, made "#))
+            #expect(page.contains(#"<option value="\#(unlabelled)">Table cards Table 1 to Table 3, made "#))
             #expect(page.contains(#"data-events="/staff/venues/aquarium/events""#))
 
             func items(_ query: String) async throws -> [[String: Any]] {
@@ -59,6 +63,7 @@ struct StaffWallTests {
             #expect(imageStatus == .ok && jpeg.starts(with: [0xFF, 0xD8]))
             #expect(try await items("?names=0").allSatisfy { $0["group"] == nil }, "no names when asked for none")
             #expect(try await items("?batch=\(batch)").map { $0["group"] as? String } == ["Table 2"])
+            #expect(try await items("?batch=\(unlabelled)").isEmpty, "the other class, made at the same moment, took no photo")
 
             let other = try #require(try await StaffConsoleTests.signIn(client, "mod@museum.example").1)
             #expect(try await other.page(client, "/staff/venues/aquarium/wall").0 == .notFound)

@@ -136,7 +136,7 @@ struct ServerDependencies: Sendable {
         logger.info("serving \(catalog.count) venue(s) from \(StartupCheck.absolute(configuration.missionsDirectory))")
         let imageWork = ImageWorkQueue(width: configuration.imageWorkers)
         let background = BackgroundWork()
-        let hub = EventHub(heartbeat: configuration.eventHeartbeat)
+        let hub = EventHub(heartbeat: configuration.eventHeartbeat) { [database] notice in database.announce(notice) }
         let events = GroupEvents(database: database, hub: hub, clock: configuration.clock, logger: logger)
         let collages: CollageService
         do {
@@ -282,7 +282,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     StaffNumbersController(database: dependencies.database, catalog: dependencies.catalog, pages: pages, clock: clock).addRoutes(to: signedIn)
     StaffPosterController(
         database: dependencies.database, catalog: dependencies.catalog, links: links, assetsDirectory: configuration.assetsDirectory,
-        fileIO: dependencies.fileIO, clock: clock
+        fileIO: dependencies.fileIO, hub: events.hub, clock: clock
     ).addRoutes(to: signedIn)
     StaffLiveController(database: dependencies.database, catalog: dependencies.catalog, hub: events.hub).addRoutes(to: signedIn)
     StaffMissionsController(

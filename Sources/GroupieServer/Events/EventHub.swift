@@ -74,10 +74,15 @@ final class EventHub: Service, Sendable {
     /// picks those of its venue.
     static let everyGroup = "*"
 
-    /// `heartbeat`: how often each stream hears that it is still open, when nothing happens.
-    init(heartbeat: Duration = .seconds(15)) {
+    /// Hands a staff notice told here to the other instances (the store's `announce`).
+    let share: @Sendable (StaffNotice) -> Void
+
+    /// `heartbeat`: how often each stream hears that it is still open, when nothing happens;
+    /// `share`: what carries staff notices to the other instances' pages.
+    init(heartbeat: Duration = .seconds(15), share: @escaping @Sendable (StaffNotice) -> Void = { _ in }) {
         precondition(heartbeat > .zero, "a heartbeat needs a period")
         self.heartbeat = heartbeat
+        self.share = share
     }
 
     func subscribe(groupId: String, playerId: String) -> Subscription {
@@ -168,15 +173,30 @@ final class EventHub: Service, Sendable {
         }
     }
 
-    /// Tells the staff's live pages that the group's photos waiting for review changed: a held
-    /// photo stores no event (its group must not hear of it), so nothing else would.
+    /// Tells the staff's live pages, here and on the other instances, that the group's photos
+    /// waiting for review changed: a held photo stores no event (its group must not hear of
+    /// it), so nothing else would.
     func reviewChanged(groupId: String) {
-        tellStaff(.reviewChanged(groupId: groupId))
+        tell(.reviewChanged(groupId: groupId))
     }
 
-    /// Tells the staff's live pages that a group was made, right after its commit.
+    /// Tells the staff's live pages, here and on the other instances, that a group was made,
+    /// right after its commit.
     func groupCreated(groupId: String) {
-        tellStaff(.groupCreated(groupId: groupId))
+        tell(.groupCreated(groupId: groupId))
+    }
+
+    private func tell(_ notice: StaffNotice) {
+        heard(notice)
+        share(notice)
+    }
+
+    /// Hands a staff notice to the staff's live pages here only: what another instance told.
+    func heard(_ notice: StaffNotice) {
+        switch notice {
+        case .reviewChanged(let groupId): tellStaff(.reviewChanged(groupId: groupId))
+        case .groupCreated(let groupId): tellStaff(.groupCreated(groupId: groupId))
+        }
     }
 
     private func tellStaff(_ message: Message) {

@@ -3,7 +3,7 @@ import GroupieStorage
 import Logging
 import ServiceLifecycle
 
-/// Hands the hub the events that other instances commit: the store announces each group's
+/// Hands the hub the events that other instances commit, and the staff notices they tell: the store announces each group's
 /// newest sequence number, and the events this instance has streams for and has not handed
 /// over yet are read from the database. Only a shared store (PostgreSQL) announces anything.
 ///
@@ -34,14 +34,20 @@ struct EventRelay: Service {
                 }
             }
             for await announcement in announcements.cancelOnGracefulShutdown() {
-                switch announcement {
-                case .committed(let groupId, let seq):
-                    await relay(groupId: groupId, upTo: seq)
-                case .resumed:
-                    for groupId in hub.listenedGroups { await relay(groupId: groupId, upTo: Int.max) }
-                }
+                await handle(announcement)
             }
             group.cancelAll()
+        }
+    }
+
+    func handle(_ announcement: EventAnnouncement) async {
+        switch announcement {
+        case .committed(let groupId, let seq):
+            await relay(groupId: groupId, upTo: seq)
+        case .resumed:
+            for groupId in hub.listenedGroups { await relay(groupId: groupId, upTo: Int.max) }
+        case .staff(let notice):
+            hub.heard(notice)
         }
     }
 

@@ -119,6 +119,9 @@ struct PhotoService: Sendable {
         if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
         logger.info("photo deleted", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
         hub.publish(deleted.events)
+        // A photo of the group always leaves with its `photo-removed`; one without an event was
+        // held for review, and the staff's queue loses it.
+        if deleted.events.isEmpty { hub.reviewChanged(groupId: deleted.photo.groupId) }
         if deleted.photo.task != nil { collages.refresh(groupId: deleted.photo.groupId) }
     }
 

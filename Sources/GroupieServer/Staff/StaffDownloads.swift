@@ -44,11 +44,12 @@ struct StaffDownloadController {
         let venueId = venue.id
         guard session.member.may(.moderate, at: venueId) else { throw StaffController.notAllowed(session.member.role) }
         let query = request.uri.queryParameters
-        if let batch = query.get("batch") {
-            let groups = try await StaffWallController.groups(of: batch, venueId: venueId, in: database)
-            guard !groups.isEmpty else { throw Problem.notFound("batch-not-found", "No class's groups were made at that time at this venue.") }
-            let names = "\(StaffPages.name(groups[0])) to \(StaffPages.name(groups[groups.count - 1]))"
-            return try await zip(groups, venue: venue, venueId: venueId, subject: "class \(names)", name: names, session: session, context: context)
+        if let id = query.get("batch") {
+            guard let batch = try await database.groupBatch(id: id, venueId: venueId), !batch.groups.isEmpty else {
+                throw Problem.notFound("batch-not-found", "This venue has no such class's table cards.")
+            }
+            let name = batch.label.map { "\($0) (\(StaffPages.tables(batch)))" } ?? StaffPages.tables(batch)
+            return try await zip(batch.groups, venue: venue, venueId: venueId, subject: "class \(name)", name: name, session: session, context: context)
         }
         let day = query.get("day") ?? VenueClock(venue, format: "yyyy-MM-dd").string(moderation.clock())
         guard let range = Self.day(day, timeZone: venue.timeZone) else {

@@ -6,8 +6,10 @@ import Hummingbird
 import ServiceLifecycle
 
 /// The venue page's live feed: the events of the venue's groups as Server-Sent Events, from the
-/// same hub that feeds the phones, and `review-changed` when photos held for review change. Events are not replayed: the page is drawn from the database
-/// and only needs to know that something changed; `group-created` when one of its groups is made.
+/// same hub that feeds the phones, `review-changed` when photos held for review change and
+/// `group-created` when one of its groups is made, on this instance or another (`EventHub`'s
+/// staff notices, which the store carries between instances). Events are not replayed: the
+/// page is drawn from the database and only needs to know that something changed.
 struct StaffLiveController {
     let database: any GroupieStore
     let catalog: VenueCatalog

@@ -12,6 +12,7 @@ struct StaffPosterController {
     let links: JoinLinks
     let assetsDirectory: String
     let fileIO: FileIO
+    let hub: EventHub
     let clock: @Sendable () -> Date
 
     /// PNG posters are drawn at this resolution: sharp in print, a few MB.
@@ -27,8 +28,9 @@ struct StaffPosterController {
     /// At most this many groups are made in advance at once: a large class, several times over.
     static let maximumCards = 40
 
-    /// Makes `count` groups in advance, named `<name> 1` to `<name> N`, and answers their table
-    /// cards as one PDF. Each card's QR code opens its group's join page.
+    /// Makes `count` groups in advance, named `<name> 1` to `<name> N`, as one batch (a class,
+    /// with the label staff typed, if any), and answers their table cards as one PDF. Each
+    /// card's QR code opens its group's join page.
     func cards(_ request: Request, context: StaffContext) async throws -> Response {
         let session = context.session
         let form = try await StaffForm(request, context: context)
@@ -53,9 +55,12 @@ struct StaffPosterController {
             case .failure: throw Problem(.unprocessableContent, code: "invalid-name", detail: "The name of the groups must be 1 to 36 visible characters.")
             }
         }
-        let groups = try await database.createGroupsInAdvance(
-            venueId: venue.id, names: names, joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: clock()
+        let label = try Self.batchLabel(form["label"])
+        let batch = try await database.createGroupBatch(
+            venueId: venue.id, names: names, label: label, joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: clock()
         )
+        let groups = batch.groups
+        for group in groups { hub.groupCreated(groupId: group.id) }
         let poster = Self.poster(for: venue, url: "", assetsDirectory: assetsDirectory)
         let base = String(language.lowercased().prefix { $0 != "-" })
         let sheet = TableCards(
@@ -71,13 +76,23 @@ struct StaffPosterController {
         }
         try await database.audit(.init(
             at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "table cards made",
-            subject: "\(count) groups: \(names.first ?? "") to \(names.last ?? "") (\(language))", reason: nil
+            subject: (label.map { "\($0): " } ?? "") + "\(count) groups: \(names.first ?? "") to \(names.last ?? "") (\(language))", reason: nil
         ))
         return Response(
             status: .ok,
             headers: [.contentType: "application/pdf", .contentDisposition: "attachment; filename=\"\(venue.id)-table-cards.pdf\""],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes))
         )
+    }
+
+    /// What staff call a class's batch ("Class 4B, 09:10"): nil when they typed nothing.
+    static func batchLabel(_ raw: String?) throws -> String? {
+        guard let raw, !raw.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        switch DisplayName.validated(raw, limits: .init(characters: GroupBatch.labelLimit, bytes: GroupBatch.labelLimit * 4)) {
+        case .success(let label): return label
+        case .failure:
+            throw Problem(.unprocessableContent, code: "invalid-label", detail: "The class's label must be at most \(GroupBatch.labelLimit) visible characters.")
+        }
     }
 
     static let cardInstructions: [String: String] = [

@@ -22,8 +22,8 @@ struct StaffWallController {
         signedIn.get("groups/{groupId}/missions/{missionId}/collage.jpg", use: collage)
     }
 
-    /// What the wall shows: `batch` (a batch of table cards, by the moment its groups were
-    /// made) or every group playing; `names=0` leaves the groups' names out.
+    /// What the wall shows: `batch` (a batch of table cards, by its stored id) or every group
+    /// playing; `names=0` leaves the groups' names out.
     struct Choice {
         let batch: String?
         let names: Bool
@@ -36,10 +36,10 @@ struct StaffWallController {
 
     func page(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, venue) = try context.venue(in: moderation.catalog)
-        // The classes of the last day: groups made together by the table cards' form.
+        // The classes of the last day: the batches of the table cards' form.
         let now = moderation.clock()
-        let recent = try await database.groups(venueId: venue.id, createdFrom: now.addingTimeInterval(-24 * 3600), before: now.addingTimeInterval(1), limit: Self.groupLimit)
-        return pages.wall(venue, batches: Self.batches(recent), choice: Choice(request), session: session)
+        let recent = try await database.groupBatches(venueId: venue.id, createdFrom: now.addingTimeInterval(-24 * 3600), before: now.addingTimeInterval(1))
+        return pages.wall(venue, batches: recent, choice: Choice(request), session: session)
     }
 
     /// The wall's pictures, newest first, as JSON for `wall.js`.
@@ -140,28 +140,7 @@ struct StaffWallController {
     /// The groups of the batch `batch`, or every group playing when it is nil.
     static func groups(of batch: String?, venueId: String, in database: any GroupieStore) async throws -> [Group] {
         guard let batch else { return try await database.playingGroups(venueId: venueId, limit: groupLimit) }
-        guard let seconds = Double(batch) else { return [] }
-        let made = Date(timeIntervalSince1970: seconds)
-        return try await database.groups(venueId: venueId, createdFrom: made.addingTimeInterval(-0.001), before: made.addingTimeInterval(0.001), limit: groupLimit)
-            .filter { batchKey($0) == batch }
-            .sorted(by: byName)
-    }
-
-    /// "Table 2" before "Table 10".
-    static func byName(_ a: Group, _ b: Group) -> Bool {
-        StaffPages.name(a).localizedStandardCompare(StaffPages.name(b)) == .orderedAscending
-    }
-
-    /// A batch of table cards: the groups made together, in one moment, by the cards' form.
-    static func batchKey(_ group: Group) -> String {
-        String(format: "%.3f", group.createdAt.timeIntervalSince1970)
-    }
-
-    /// The batches among the groups: groups made in the same moment, two or more, oldest first.
-    static func batches(_ groups: [Group]) -> [(key: String, groups: [Group])] {
-        Dictionary(grouping: groups, by: batchKey).filter { $0.value.count > 1 }
-            .map { (key: $0.key, groups: $0.value.sorted(by: byName)) }
-            .sorted { $0.key < $1.key }
+        return try await database.groupBatch(id: batch, venueId: venueId)?.groups ?? []
     }
 
     static func missionTitle(_ id: String, _ venue: Venue) -> String {

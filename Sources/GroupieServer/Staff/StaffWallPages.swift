@@ -1,5 +1,6 @@
 import Foundation
 import GroupieCore
+import GroupieStorage
 import Hummingbird
 
 extension StaffPages {
@@ -21,15 +22,13 @@ extension StaffPages {
         let download: String?
     }
 
-    func wall(_ venue: Venue, batches: [(key: String, groups: [Group])], choice: StaffWallController.Choice, session: StaffSession) -> Response {
+    func wall(_ venue: Venue, batches: [GroupBatch], choice: StaffWallController.Choice, session: StaffSession) -> Response {
         let clock = VenueClock(venue)
         var choices = [WallView.Choice(value: "", label: "Every group playing now", selected: choice.batch == nil)]
         choices += batches.map { batch in
-            let first = batch.groups.first.map(Self.name) ?? "", last = batch.groups.last.map(Self.name) ?? ""
-            let made = batch.groups.first.map { clock.string($0.createdAt) } ?? ""
-            return .init(value: batch.key, label: "Table cards \(first) to \(last), made \(made)", selected: batch.key == choice.batch)
+            .init(value: batch.id, label: Self.label(batch, clock: clock), selected: batch.id == choice.batch)
         }
-        if let batch = choice.batch, !batches.contains(where: { $0.key == batch }) {
+        if let batch = choice.batch, !batches.contains(where: { $0.id == batch }) {
             choices.append(.init(value: batch, label: "A class no longer playing", selected: true))
         }
         let view = WallView(
@@ -42,5 +41,16 @@ extension StaffPages {
                 ? StaffURL.venuePhotos(venueId: venue.id, batch: choice.batch).path : nil
         )
         return page("staff-wall", title: "Wall: \(Self.name(venue))", session: session, view)
+    }
+
+    /// "Class 4B: Table 1 to Table 10, made 09:10", or "Table cards Table 1 to …" without a label.
+    static func label(_ batch: GroupBatch, clock: VenueClock) -> String {
+        (batch.label.map { "\($0):" } ?? "Table cards") + " \(tables(batch)), made \(clock.string(batch.createdAt))"
+    }
+
+    /// "Table 1 to Table 10"; the one table's name for a batch of one.
+    static func tables(_ batch: GroupBatch) -> String {
+        let first = batch.groups.first.map { name($0) } ?? "", last = batch.groups.last.map { name($0) } ?? ""
+        return first == last ? first : "\(first) to \(last)"
     }
 }

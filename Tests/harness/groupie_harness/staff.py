@@ -7,12 +7,13 @@ from . import REPO
 from .checks import Failure
 
 
-def add_staff(binary, data, email, password, role="admin", venue=None, missions=None):
+def add_staff(binary, data, email, password, role="admin", venue=None, missions=None, database=None):
     """`groupie staff add` on the data folder `data` (the password on standard input), its venue
     checked against the files of `missions` (the server's; the repository's sample venues unless
-    given); returns what it printed, raises Failure when it fails."""
+    given), into the PostgreSQL `database` when given; returns what it printed, raises Failure
+    when it fails."""
     command = [str(binary), "staff", "add", email, "--role", role, *(["--venue", venue] if venue else []), "--data", str(data),
-               "--missions", str(missions or REPO / "missions")]
+               "--missions", str(missions or REPO / "missions"), *(["--database", database] if database else [])]
     added = subprocess.run(command, input=password + "\n", capture_output=True, text=True, timeout=60)
     if added.returncode != 0:
         raise Failure(f"groupie staff add: {added.stderr.strip()}")
