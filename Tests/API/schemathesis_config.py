@@ -81,6 +81,9 @@ POSITIVE_EXCEPTIONS = [
     ("choosePhoto", ["422"]),
     # An answer that does not fit its task (see FIXED_POSITIVE_EXCEPTIONS).
     ("answerTask", ["409", "422"]),
+    # A feed entry id that is not a photo or a completed mission of the group.
+    ("addReaction", ["404"]),
+    ("removeReaction", ["404"]),
     # A name prefix of the right length made of characters a name may not have (invisible ones).
     ("staffTableCards", ["422"]),
     # A message of the right length made of blanks and control characters only, which is empty.
@@ -106,6 +109,9 @@ FIXED_POSITIVE_EXCEPTIONS = [
     # Whether an answer fits its task (a choice for a multiple-choice question, text otherwise,
     # no answer for a photo task) and comes within the mission's time is the venue's to say.
     ("answerTask", ["409", "422"]),
+    # An entry id of the right shape that is not one of the group's photos or completed missions.
+    ("addReaction", ["404"]),
+    ("removeReaction", ["404"]),
 ]
 
 

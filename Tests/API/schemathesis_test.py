@@ -217,6 +217,10 @@ def main():
             # A task of G that stays open: A claims it again and gives it back.
             {"include-operation-id": ["claimTask", "releaseTask"],
              "parameters": {"path.groupId": g, "path.missionId": OPEN_TASK[0], "path.taskId": OPEN_TASK[1]}},
+            # Reactions, valid ones only here: the group is fixed, so a case made invalid by its group
+            # id would go to G as a valid one (the other runs send invalid ones with made-up ids).
+            {"include-operation-id": ["addReaction", "removeReaction"], "generation": {"mode": "positive"},
+             "parameters": {"path.groupId": g}},
             # One size: each size is drawn anew, up to 20 s for 4096 pixels in a debug build (the
             # stateful run tries the others, where they are checked before anything is drawn).
             {"include-operation-id": ["collageJpeg", "collagePng"],
