@@ -221,7 +221,7 @@ def fixed_photo_to_hide(context, case, kwargs):
         case.path_parameters = {**case.path_parameters, "photoId": created["photo"]["id"]}
 
 
-@schemathesis.hook("before_call").apply_to(operation_id=["groupEvents", "albumZip"])
+@schemathesis.hook("before_call").apply_to(operation_id=["groupEvents", "albumZip", "recapPdf", "recapPng"])
 def fixed_stream_token(context, case, kwargs):
     """A `?token=` that is valid now: any string fits the schema, but only a stream token that
     the server gave out (and that has not expired) is accepted."""

@@ -103,4 +103,25 @@ struct RecapRouteTests {
             #expect(try Self.images(inPDF: pdf).count == 3, "every collage")
         }
     }
+
+    @Test("The visit also ends when staff close the group or its joining time is over; a recap without a completed mission holds no collage")
+    func otherEnds() async throws {
+        let server = try CollageRouteTests.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let closed = try await client.newGroup(by: ada)
+            _ = try await server.database().closeGroup(id: closed.id, reason: "The museum closes", now: server.clock.now)
+            #expect(try await Self.visitEnd(client, group: closed.id, as: ada) == "closed")
+            let (status, body) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(closed.id)/recap.pdf", headers: ada.auth)
+            #expect(status == .ok)
+            let pdf = TestImages.folder + "/recap-\(UUID().uuidString).pdf"
+            try body.write(to: URL(fileURLWithPath: pdf))
+            #expect(try Self.images(inPDF: pdf).isEmpty)
+
+            let open = try await client.newGroup(by: bo)
+            #expect(try await Self.visitEnd(client, group: open.id, as: bo) == nil)
+            server.clock.advance(by: 8 * 3600)
+            #expect(try await Self.visitEnd(client, group: open.id, as: bo) == "joining-time-over")
+        }
+    }
 }
