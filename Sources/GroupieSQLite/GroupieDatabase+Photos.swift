@@ -24,6 +24,9 @@ extension GroupieDatabase {
             if let closed = try Self.group(db, where: "id = ?", new.groupId)?.closed { throw MembershipError.groupClosed(closed) }
             let before = try Self.taskPhotos(db, groupId: new.groupId)
             try PhotoRules.requireUnlocked(new.missionId, before: before, venue: venue)
+            if AnswerRules.isTimed(new.missionId, venue: venue) {
+                try AnswerRules.requireInTime(new.missionId, photos: before, attempts: try Self.answers(db, groupId: new.groupId), venue: venue, now: now)
+            }
             let id = Self.newId()
             let hold = venue?.review == .beforeSharing
             try db.executeCached(

@@ -199,6 +199,25 @@ class Browser:
     stop = quit
 
 
+def start_group(b, base, venue, name):
+    """`b` types `name`, starts a group at `venue` and goes on to its missions; the group's join link."""
+    b.d.get(base + f"/?venue={venue}")
+    b.type("#name", name)
+    b.click("#create")
+    b.click("#create-group")
+    join_url = b.el("#join-link").get_attribute("value")
+    b.click("#to-missions")
+    return join_url
+
+
+def join_group(b, join_url, name):
+    """`b` opens a group's join link, types `name` and joins; returns once the missions show."""
+    b.d.get(join_url)
+    b.type("#name", name)
+    b.click("#join-group")
+    b.el(".mission-card")
+
+
 def run_scenario(doc, prefix, scenario, tools=()):
     """Runs a browser test: `scenario(binary, work, started)` with the server binary named on the
     command line and a fresh work folder. What it starts (servers, browsers) it adds to

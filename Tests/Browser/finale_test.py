@@ -21,7 +21,7 @@ Usage:  python3 Tests/Browser/finale_test.py .build/debug/groupie
 import subprocess
 import sys
 
-from browser_support import Browser, accessibility_problems, check, log, make_photo, run_scenario, start_server
+from browser_support import Browser, accessibility_problems, check, join_group, log, make_photo, run_scenario, start_group, start_server
 
 VENUE = "art-museum"
 
@@ -49,16 +49,7 @@ def scenario(binary, work, started):
     a, b = Browser("finale-A", work), Browser("finale-B", work)
     started += [a, b]
 
-    a.d.get(server.base + f"/?venue={VENUE}")
-    a.type("#name", "Ada")
-    a.click("#create")
-    a.click("#create-group")
-    join_url = a.el("#join-link").get_attribute("value")
-    a.click("#to-missions")
-    b.d.get(join_url)
-    b.type("#name", "Bo")
-    b.click("#join-group")
-    b.el(".mission-card")
+    join_group(b, start_group(a, server.base, VENUE, "Ada"), "Bo")
     token = a.token()
     group_id = server.api.get("/api/v1/me", token)["group"]["id"]
     venue = server.api.get(f"/api/v1/venues/{VENUE}?lang=en", token)

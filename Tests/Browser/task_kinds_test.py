@@ -19,7 +19,7 @@ Usage:  python3 Tests/Browser/task_kinds_test.py .build/debug/groupie
 
 import sys
 
-from browser_support import Browser, check, log, run_scenario, start_server
+from browser_support import Browser, check, join_group, log, run_scenario, start_group, start_server
 
 VENUE, MISSION, QUESTION, CODE = "art-museum", "art-detective", "unicorn-colour", "tapestry-code"
 FACT = "Unicorns in medieval tapestries are almost always white"
@@ -45,16 +45,7 @@ def scenario(binary, work, started):
     log(f"server on {server.base}")
     a, b = Browser("kinds-A", work), Browser("kinds-B", work)
     started += [a, b]
-    a.d.get(server.base + f"/?venue={VENUE}")
-    a.type("#name", "Ada")
-    a.click("#create")
-    a.click("#create-group")
-    join_url = a.el("#join-link").get_attribute("value")
-    a.click("#to-missions")
-    b.d.get(join_url)
-    b.type("#name", "Bo")
-    b.click("#join-group")
-    b.el(".mission-card")
+    join_group(b, start_group(a, server.base, VENUE, "Ada"), "Bo")
     group_id = server.api.get("/api/v1/me", a.token())["group"]["id"]
 
     venue = server.api.get(f"/api/v1/venues/{VENUE}?lang=en", a.token())

@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 
-from browser_support import Browser, accessibility_problems, check, log, make_photo, run_scenario, start_server
+from browser_support import Browser, accessibility_problems, check, join_group, log, make_photo, run_scenario, start_group, start_server
 
 VENUE, MISSION = "science-centre", "poison-frogs"
 CLAIMED, RACED = "brightest-frog", "frog-pose"
@@ -123,24 +123,10 @@ def photos_of(server, token, group_id):
     return server.api.get(f"/api/v1/groups/{group_id}/photos?mission={MISSION}", token)["photos"]
 
 
-def start_group(b, base, name):
-    b.d.get(base + f"/?venue={VENUE}")
-    b.type("#name", name)
-    b.click("#create")
-    b.click("#create-group")
-    join_url = b.el("#join-link").get_attribute("value")
-    b.click("#to-missions")
-    return join_url
-
-
 def splitting(server, work, started, photos):
     a, b = Browser("team-A", work), Browser("team-B", work)
     started += [a, b]
-    join_url = start_group(a, server.base, "Ada")
-    b.d.get(join_url)
-    b.type("#name", "Bo")
-    b.click("#join-group")
-    b.el(".mission-card")
+    join_group(b, start_group(a, server.base, VENUE, "Ada"), "Bo")
     group_id = server.api.get("/api/v1/me", a.token())["group"]["id"]
     for p in (a, b):
         p.d.get(server.base + f"/#/m/{MISSION}")
@@ -225,7 +211,7 @@ def dead_zone(server, work, started, photos):
     base = f"http://localhost:{relay.port}"
     c = Browser("team-C", work)
     started.append(c)
-    start_group(c, base, "Cy")
+    start_group(c, base, VENUE, "Cy")
     group_id = server.api.get("/api/v1/me", c.token())["group"]["id"]
     c.wait(lambda d: c.js("return !!navigator.serviceWorker.controller"), "the service worker to look after the page", timeout=20)
     c.d.get(base + f"/#/m/{MISSION}")

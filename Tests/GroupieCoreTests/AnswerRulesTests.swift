@@ -103,6 +103,20 @@ struct AnswerRulesTests {
         #expect(AnswerRules.deadline(of: mission, photos: TaskPhotos(photos: [], picks: [:]), attempts: [first]) == noon.addingTimeInterval(600))
     }
 
+    @Test("a photo for a timed mission's task is refused once the group's time for the mission is over; untimed missions never are")
+    func photoInTime() throws {
+        let first = TaskAnswer(task: key("q", "colour"), playerId: "p1", name: "Ada", answer: "2", right: false, answeredAt: noon)
+        let none = TaskPhotos(photos: [], picks: [:])
+        #expect(AnswerRules.isTimed("q", venue: venue))
+        #expect(!AnswerRules.isTimed(nil, venue: venue) && !AnswerRules.isTimed("nope", venue: venue))
+        try AnswerRules.requireInTime("q", photos: none, attempts: [first], venue: venue, now: noon.addingTimeInterval(600))
+        try AnswerRules.requireInTime("q", photos: none, attempts: [], venue: venue, now: noon.addingTimeInterval(6000))
+        #expect(throws: AnswerRules.Refusal.timeUp(missionId: "q")) {
+            try AnswerRules.requireInTime("q", photos: none, attempts: [first], venue: venue, now: noon.addingTimeInterval(601))
+        }
+        try AnswerRules.requireInTime(nil, photos: none, attempts: [first], venue: venue, now: noon.addingTimeInterval(6000))
+    }
+
     @Test("the numbers count, per question and code, the groups that tried it, the groups right and every attempt")
     func numbers() {
         func attempt(_ task: String, right: Bool) -> TaskAnswer {

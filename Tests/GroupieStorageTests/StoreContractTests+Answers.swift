@@ -83,5 +83,12 @@ extension StoreContractTests {
         }
         #expect(try await store.taskAnswers(groupId: group.id).count == 1)
         #expect(try await store.taskPhotos(groupId: group.id).done.isEmpty)
+        // A photo for the timed mission is refused too once its time is over, in the photo's transaction.
+        await #expect(throws: AnswerRules.Refusal.timeUp(missionId: "q")) {
+            try await store.addPhoto(self.photo(group, by: ada, "q", "photo"), venue: venue, now: self.now.addingTimeInterval(601))
+        }
+        #expect(try await store.photos(groupId: group.id, missionId: nil, before: nil, limit: 10).isEmpty, "the late photo is not stored")
+        let inTime = try await store.addPhoto(photo(group, by: ada, "q", "photo"), venue: venue, now: now.addingTimeInterval(600))
+        #expect(inTime.created)
     }
 }

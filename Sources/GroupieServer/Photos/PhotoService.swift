@@ -59,7 +59,7 @@ struct PhotoService: Sendable {
                 span.attributes["groupie.group"] = group.id
                 return try await database.addPhoto(new, venue: venue, now: clock())
             }
-        } catch let error where error is MembershipError || error is PhotoError || error is PhotoRules.Refusal || error is StorageFull {
+        } catch let error where error is MembershipError || error is PhotoError || error is PhotoRules.Refusal || error is AnswerRules.Refusal || error is StorageFull {
             // The member left, staff closed the group or the mission locked again while the photo
             // was processed, or a concurrent upload used the key for another task; the files go
             // unless another photo has them.

@@ -117,4 +117,12 @@ export default {
     'recap.album': 'العودة إلى الألبوم', 'recap.open': 'شاهد قصة زيارتكم', 'recap.ready': 'انتهت زيارتكم: شاهدوا قصتها!',
     'points.total.zero': '{n} نقطة', 'points.total.one': 'نقطة واحدة', 'points.total.two': 'نقطتان', 'points.total.few': '{n} نقاط', 'points.total.many': '{n} نقطة', 'points.total.other': '{n} نقطة',
     'badge.first-photo': 'الصورة الأولى', 'badge.all-missions': 'كل المهمات', 'badge.different-members': 'الجميع ساعد',
+    'up.elsewhere': 'تُرسل من نافذة أخرى على هذا الهاتف.',
+    'time.limit': 'لديكم {minutes} دقيقة بعد أن تبدؤوا.', 'time.left': 'بقي {minutes} دقيقة', 'time.up': 'انتهى وقت هذه المهمة.',
+    'answer.right': 'صحيح!', 'answer.wrong': 'ليس تمامًا. حاول مرة أخرى!', 'answer.found': 'وجدتم الرمز!', 'answer.wrongCode': 'هذا ليس الرمز. انظروا مرة أخرى!',
+    'answer.group': 'إجابات مجموعتكم', 'answer.byRight': '{name}: {answer}', 'answer.byWrong': '{name}: {answer} (غير صحيحة)',
+    'answer.label': 'إجابتك', 'answer.send': 'أجب', 'answer.codeLabel': 'الرمز المكتوب على الملصق', 'answer.check': 'تحقّق من الرمز',
+    'answer.scan': 'امسح الرمز', 'answer.camera': 'عرض الكاميرا لمسح الرمز', 'answer.noCamera': 'الكاميرا غير متاحة. اكتب الرمز بدلًا من ذلك.',
+    'live.answered': 'جرّب {name} إجابة: {task}', 'live.answeredRight': 'أجاب {name} إجابة صحيحة: {task}',
+    'err.time-up': 'انتهى وقت هذه المهمة.', 'err.task-answered-already': 'مجموعتكم أجابت عن هذا من قبل.',
 };

@@ -96,4 +96,12 @@ export default {
     'recap.shareFailed': 'ページを共有できませんでした。ダウンロードしてください。', 'recap.album': 'アルバムにもどる',
     'recap.open': '見学の物語を見る', 'recap.ready': '見学はおしまい：物語を見よう！',
     'points.total.other': '{n}ポイント', 'badge.first-photo': 'はじめての写真', 'badge.all-missions': 'すべてのミッション', 'badge.different-members': 'みんなで協力',
+    'up.elsewhere': 'この電話の別のタブから送信中です。',
+    'time.limit': '始めてから{minutes}分あります。', 'time.left': 'のこり{minutes}分', 'time.up': 'このミッションの時間は終わりました。',
+    'answer.right': '正解！', 'answer.wrong': 'おしい！もう一度やってみよう！', 'answer.found': 'コードを見つけました！', 'answer.wrongCode': 'そのコードではありません。もう一度見てみよう！',
+    'answer.group': 'グループの答え', 'answer.byRight': '{name}：{answer}', 'answer.byWrong': '{name}：{answer}（不正解）',
+    'answer.label': 'あなたの答え', 'answer.send': '答える', 'answer.codeLabel': 'ステッカーのコード', 'answer.check': 'コードを確かめる',
+    'answer.scan': 'コードを読み取る', 'answer.camera': 'コード読み取り用のカメラ画面', 'answer.noCamera': 'カメラが使えません。コードを入力してください。',
+    'live.answered': '{name}さんが答えました：{task}', 'live.answeredRight': '{name}さんが正解しました：{task}',
+    'err.time-up': 'このミッションの時間は終わりました。', 'err.task-answered-already': 'グループはもうこの問題に正解しています。',
 };
