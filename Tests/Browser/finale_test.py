@@ -18,12 +18,16 @@ Screenshots go to .build/browser-screenshots/ (prefixed "finale-").
 Usage:  python3 Tests/Browser/finale_test.py .build/debug/groupie
 """
 
+import pathlib
 import subprocess
 import sys
+
+import yaml
 
 from browser_support import Browser, accessibility_problems, check, join_group, log, make_photo, run_scenario, start_group, start_server
 
 VENUE = "art-museum"
+MISSIONS = pathlib.Path(__file__).resolve().parents[2] / "missions"
 
 
 def pdf_images(path):
@@ -54,12 +58,28 @@ def scenario(binary, work, started):
     group_id = server.api.get("/api/v1/me", token)["group"]["id"]
     venue = server.api.get(f"/api/v1/venues/{VENUE}?lang=en", token)
     missions = venue["missions"]
-    tasks = [(m["id"], t["id"]) for m in missions for t in m["tasks"]]
-    # Every task but the last, through the API as Ada or Bo, in the venue's order (so that `after:` opens).
+    # Missions of photos have a collage; one of questions and codes alone has none.
+    collaged = [m for m in missions if any(t.get("kind", "photo") == "photo" for t in m["tasks"])]
+    tasks = [(m["id"], t["id"], t.get("kind", "photo")) for m in missions for t in m["tasks"]]
+    photo_tasks = [x for x in tasks if x[2] == "photo"]
+    last_mission, last_task, _ = photo_tasks[-1]
+    # Every task but the last photo's, through the API as Ada or Bo, in the venue's order (so that
+    # `after:` opens): photos uploaded, questions answered (each choice in turn until one is
+    # right) and codes typed, as the venue's file gives them.
+    codes = {t["id"]: t["code"] for m in yaml.safe_load(open(MISSIONS / f"{VENUE}.yaml"))["missions"] for t in m["tasks"] if "code" in t}
     tokens = [token, b.token()]
-    for i, (mission, task) in enumerate(tasks[:-1]):
-        server.api.upload(group_id, photos[i % len(photos)].read_bytes(), tokens[i % 2], mission=mission, task=task)
-    last_mission, last_task = tasks[-1]
+    for i, (mission, task, kind) in enumerate(tasks):
+        answer = f"/api/v1/groups/{group_id}/missions/{mission}/tasks/{task}/answer"
+        if (mission, task) == (last_mission, last_task):
+            continue
+        if kind == "photo":
+            server.api.upload(group_id, photos[i % len(photos)].read_bytes(), tokens[i % 2], mission=mission, task=task)
+        elif kind == "code":
+            check(server.api.request("POST", answer, {"text": codes[task]}, token=tokens[i % 2]).data["right"], f"the code of {task}")
+        else:
+            choices = next(t for m in missions if m["id"] == mission for t in m["tasks"] if t["id"] == task)["choices"]
+            check(any(server.api.request("POST", answer, {"choice": n + 1}, token=tokens[i % 2]).data["right"] for n in range(len(choices))),
+                  f"a right choice for {task}")
     check(server.api.get(f"/api/v1/groups/{group_id}", token)["group"].get("visitEnd") is None, "the visit goes on while a task is open")
     log(f"{len(tasks) - 1} of {len(tasks)} tasks done through the API")
 
@@ -82,7 +102,7 @@ def scenario(binary, work, started):
     a.wait(lambda d: a.js("const imgs = [...document.querySelectorAll('.story img')];"
                           "const waiting = imgs.find((i) => !(i.complete && i.naturalWidth > 0));"
                           "if (waiting) waiting.scrollIntoView();"
-                          "return imgs.length - (waiting ? 1 : 0)") == len(missions), "every collage shown", timeout=120)
+                          "return imgs.length - (waiting ? 1 : 0)") == len(collaged), "every collage shown", timeout=120)
     facts = [m["fact"] for m in missions if m.get("fact")]
     shown_facts = a.text(".recap .fact")
     check(facts and all(f in shown_facts for f in facts), f"the facts: {shown_facts!r}")
@@ -96,7 +116,7 @@ def scenario(binary, work, started):
     a.click("#recap-pdf")
     pdf = downloaded(a, ".pdf", timeout=120)
     images = pdf_images(pdf)
-    check(len(images) == len(missions), f"the PDF holds every collage: {len(images)} images for {len(missions)} missions")
+    check(len(images) == len(collaged), f"the PDF holds every collage: {len(images)} images for {len(collaged)} missions of photos")
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     flat = " ".join(text.split())
     check(all(" ".join(f.split())[:40] in flat for f in facts), "the PDF has the facts")
