@@ -51,6 +51,7 @@ export function feedSection() {
   const list = h('ol', { class: 'feed-list', 'aria-live': 'polite' }, h('li', { class: 'busy' }, t('loading')));
   const box = h('section', { class: 'feed', id: 'feed', 'aria-labelledby': 'feed-title' }, h('h2', { id: 'feed-title' }, t('feed.title')), list);
   let loading = null;
+  let again = false;
   const draw = (feed) => {
     if (!feed.entries.length) { list.replaceChildren(h('li', { class: 'empty' }, t('feed.empty'))); return; }
     list.replaceChildren(...feed.entries.map((entry) => h('li', { class: 'feed-entry', 'data-entry': entry.id, 'data-kind': entry.kind },
@@ -65,11 +66,20 @@ export function feedSection() {
     const groupId = state.group.id;
     loading = api(`/groups/${groupId}/feed`).then((feed) => { if (state.group && state.group.id === groupId) draw(feed); })
       .catch((e) => list.replaceChildren(h('li', { class: 'error', role: 'alert' }, errorText(e))))
-      .finally(() => { loading = null; });
+      .finally(() => {
+        loading = null;
+        // An event that came while the feed was read may not be in what was read: read again.
+        if (again && box.isConnected) { again = false; load(); }
+      });
   }
+  // Followed while the section is on the screen; once it has left it, the subscription ends.
+  let shown = false;
   const stop = subscribe((patch) => {
-    if (!box.isConnected) { if (!('feedTick' in patch) || loading === null) stop(); return; }
-    if ('feedTick' in patch && !loading) load();
+    if (box.isConnected) shown = true;
+    else { if (shown) stop(); return; }
+    if (!('feedTick' in patch)) return;
+    if (loading) again = true;
+    else load();
   });
   load();
   return box;
