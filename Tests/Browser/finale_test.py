@@ -106,6 +106,10 @@ def scenario(binary, work, started):
     facts = [m["fact"] for m in missions if m.get("fact")]
     shown_facts = a.text(".recap .fact")
     check(facts and all(f in shown_facts for f in facts), f"the facts: {shown_facts!r}")
+    # The facts of the question and the code answered right come beside the missions' own.
+    answered = [t["fact"] for m in yaml.safe_load(open(MISSIONS / f"{VENUE}.yaml"))["missions"] for t in m["tasks"]
+                if t.get("kind") in ("question", "code") and t.get("fact")]
+    a.wait(lambda d: all(f["en"] in a.text(".recap .fact") for f in answered), "the facts of the question and the code in the recap")
     people = a.text(".recap .people")
     check("Ada" in people and "Bo" in people, f"who did what: {people!r}")
     problems = accessibility_problems(a)

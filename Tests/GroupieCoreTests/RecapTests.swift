@@ -94,4 +94,30 @@ struct RecapTests {
         let recap = Recap(venue: venue, taskPhotos: TaskPhotos(photos: [], picks: [:]), language: "en")
         #expect(recap.chapters.isEmpty && recap.contributions.isEmpty && recap.facts.isEmpty && recap.lastPhotoAt == nil)
     }
+
+    @Test("a mission of photos and a question is a chapter once both are done, with the question's fact; one of questions alone is none")
+    func mixedMissions() {
+        let mixed = Venue(
+            id: "v", name: .plain("V"), languages: ["en"], description: nil, timeZone: "UTC", theme: Theme(color: "#000000", logo: nil),
+            rules: VenueRules(),
+            missions: [
+                Mission(
+                    id: "m", title: .plain("Mixed"), icon: "i.svg", fact: .plain("Mission fact."),
+                    tasks: [
+                        MissionTask(id: "1", prompt: .plain("Tail")),
+                        MissionTask(id: "q", prompt: .plain("?"), kind: .question(Question(choices: [.plain("A"), .plain("B")], right: [0])), fact: .plain("Task fact.")),
+                    ]
+                ),
+                Mission(id: "k", title: .plain("Codes"), icon: "i.svg", tasks: [MissionTask(id: "c", prompt: .plain("Find"), kind: .code(FoundCode(code: "ABCD")))]),
+            ]
+        )
+        let photo = Self.make("x", "m", "1", "p1", "Ada", 1)
+        #expect(Recap(venue: mixed, taskPhotos: TaskPhotos(photos: [photo], picks: [:]), language: "en").chapters.isEmpty, "the question is still open")
+        let done = TaskPhotos(photos: [photo], picks: [:], answered: [.init(missionId: "m", taskId: "q"), .init(missionId: "k", taskId: "c")])
+        let recap = Recap(venue: mixed, taskPhotos: done, language: "en")
+        #expect(recap.chapters.map(\.missionId) == ["m"])
+        #expect(recap.chapters.first?.fact == "Mission fact. Task fact.")
+        #expect(recap.chapters.first?.photoIds == ["x"])
+        #expect(recap.chapters.first?.credits.map(\.name) == ["Ada"])
+    }
 }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// What a group keeps of its visit: each completed mission in the venue's order as a chapter
-/// (its collage, title and fact, and who photographed which task), and who did what over the
-/// whole visit. Texts are resolved in one language; nothing here reads a file or a clock.
+/// What a group keeps of its visit: each completed mission with photos in the venue's order as
+/// a chapter (its collage, title and facts, and who photographed which task), and who did what
+/// over the whole visit. A chapter's facts are its mission's and those of its questions and
+/// codes, answered right to complete it. Texts are resolved in one language; nothing here reads a file or a clock.
 public struct Recap: Sendable, Hashable {
     /// A task of a chapter and the member whose photo the collage shows for it.
     public struct Credit: Sendable, Hashable {
@@ -61,9 +62,17 @@ public struct Recap: Sendable, Hashable {
                 if shares[photo.photographerId]?.missions.last != title { shares[photo.photographerId]?.missions.append(title) }
                 last = max(last ?? photo.createdAt, photo.createdAt)
             }
-            guard let photos = taskPhotos.chosen(missionId: mission.id, taskIds: mission.tasks.map(\.id)) else { continue }
+            // Complete: every photo task has its photo, every question and code is answered. A
+            // mission of questions and codes alone has no collage, so no chapter.
+            let photoTasks = mission.photoTaskIds
+            guard !photoTasks.isEmpty, mission.tasks.allSatisfy({ taskPhotos.done.contains(.init(missionId: mission.id, taskId: $0.id)) }),
+                let photos = taskPhotos.chosen(missionId: mission.id, taskIds: photoTasks)
+            else { continue }
+            let facts = ([mission.fact] + mission.tasks.filter { $0.kind != .photo }.map(\.fact)).compactMap {
+                $0?.resolved(language: language, fallback: fallback)
+            }
             chapters.append(Chapter(
-                missionId: mission.id, title: title, fact: mission.fact.map { $0.resolved(language: language, fallback: fallback) },
+                missionId: mission.id, title: title, fact: facts.isEmpty ? nil : facts.joined(separator: " "),
                 credits: credits, photoIds: photos.map(\.id)
             ))
         }

@@ -36,6 +36,19 @@ function shares(list) {
   return [...by.values()].sort((a, b) => b.n - a.n);
 }
 
+// What the group found out: the facts of its missions in the story, then those of the questions
+// and codes it answered right (read from the server, in the player's language).
+function factSection(facts) {
+  const title = (missionId) => ((state.venue.missions || []).find((m) => m.id === missionId) || {}).title || '';
+  const items = h('ul', null, facts.map((c) => h('li', { lang: state.venue.language }, h('strong', null, c.m.title + ': '), c.m.fact)));
+  const box = h('section', { class: 'fact', hidden: !facts.length }, h('h2', null, icon('bulb'), t('recap.facts')), items);
+  api(`/groups/${state.group.id}/answers`).then((r) => {
+    const more = (r.facts || []).map((f) => h('li', { lang: state.venue.language }, h('strong', null, title(f.missionId) + ': '), f.fact));
+    if (more.length) { items.append(...more); box.hidden = false; }
+  }).catch(() => { /* offline: the missions' facts stay */ });
+  return box;
+}
+
 export function recapScreen() {
   const list = chapters();
   const facts = list.filter((c) => c.m.fact);
@@ -52,8 +65,7 @@ export function recapScreen() {
         h('p', { class: 'busy', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), t('done.making')),
       h('p', { class: 'credits' }, credits.map((x) => `${x.prompt}: ${x.name}`).join(' · '))))) :
       h('p', { class: 'empty' }, t('recap.empty')),
-    facts.length ? h('section', { class: 'fact' }, h('h2', null, icon('bulb'), t('recap.facts')),
-      h('ul', null, facts.map((c) => h('li', { lang: state.venue.language }, h('strong', null, c.m.title + ': '), c.m.fact)))) : null,
+    factSection(facts),
     list.length ? h('section', { class: 'people' }, h('h2', null, t('recap.people')),
       h('ul', null, shares(list).map((s) => h('li', null, h('strong', null, s.name), ' – ', tn('recap.share', s.n), ' (', s.missions.join(', '), ')')))) : null,
     list.length ? h('div', { class: 'stack' },
