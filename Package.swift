@@ -156,7 +156,7 @@ let package = Package(
         .testTarget(name: "GroupieImagingTests", dependencies: ["GroupieImaging", "GroupieTestSupport"]),
         .testTarget(
             name: "GroupieContentTests",
-            dependencies: ["GroupieContent", "GroupieCore"],
+            dependencies: ["GroupieContent", "GroupieCore", "GroupieTestSupport"],
             resources: [.copy("BrokenMissions")]
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import Foundation
 import GroupieContent
 import GroupieCore
+import GroupieTestSupport
 import Testing
 
 @Suite("Sample venues")
@@ -117,15 +118,7 @@ struct SampleVenueTests {
                     print(f"{path}: {list(error.absolute_path)}: {error.message}")
             sys.exit(1 if failed else 0)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, Fixtures.missions + "/venue.schema.json"] + paths
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ChildProcess.run(command: "python3", ["-c", script, Fixtures.missions + "/venue.schema.json"] + paths)
+        return (result.status, result.output + result.errors)
     }
 }

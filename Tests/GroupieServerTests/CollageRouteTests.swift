@@ -210,16 +210,9 @@ struct CollageRouteTests {
     }
 
     static func python(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("python failed: \(output)") }
-        return output
+        let result = try ChildProcess.run(command: "python3", arguments)
+        guard result.status == 0 else { throw TestFailure("python failed: \(result.output)") }
+        return result.output
     }
 }
 

@@ -10,16 +10,11 @@ struct DoctorCommandTests {
     /// A self-signed certificate for `name` valid for `days` days (PEM), made with openssl.
     static func certificate(name: String, days: Int, in folder: String) throws -> String {
         let path = folder + "/cert-\(days).pem"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = [
+        let arguments = [
             "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/key.pem", "-out", path,
             "-days", "\(days)", "-subj", "/CN=\(name)", "-addext", "subjectAltName=DNS:\(name)",
         ]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("openssl could not make a certificate") }
+        guard try ChildProcess.run("/usr/bin/openssl", arguments).status == 0 else { throw TestFailure("openssl could not make a certificate") }
         return path
     }
 

@@ -30,23 +30,18 @@ extension CommandLineTests {
 
     /// `groupie serve` on the sample venues on a free port, started; its standard error goes to
     /// `errors`, and `settings` come after the others.
-    static func start(logLevel: String, errors: FileHandle = .nullDevice, settings: [String] = []) throws -> (process: Process, port: Int) {
+    static func start(logLevel: String, errors: ChildProcess.Destination = .discard, settings: [String] = []) throws -> (process: ChildProcess, port: Int) {
         let server = try TestServer.samples()
         let port = TestPorts.unused()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = [
+        let process = try ChildProcess(Self.executable, [
             "serve", "--port", "\(port)", "--host", "127.0.0.1", "--data", server.root + "/data",
             "--missions", server.missions, "--assets", server.assets, "--log-level", logLevel,
-        ] + settings
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
+        ] + settings, errors: errors)
         return (process, port)
     }
 
     /// `groupie serve` on the sample venues on a free port, healthy; its standard error goes to `errors`.
-    static func serve(logLevel: String, errors: FileHandle = .nullDevice) async throws -> (process: Process, port: Int) {
+    static func serve(logLevel: String, errors: ChildProcess.Destination = .discard) async throws -> (process: ChildProcess, port: Int) {
         let (process, port) = try start(logLevel: logLevel, errors: errors)
         var healthy = false
         for _ in 0..<100 where !healthy {
@@ -74,7 +69,7 @@ extension CommandLineTests {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-log-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
-        let (process, port) = try await Self.serve(logLevel: "info", errors: try FileHandle(forWritingTo: log))
+        let (process, port) = try await Self.serve(logLevel: "info", errors: .file(log.path))
         defer { if process.isRunning { process.terminate() } }
         let token = try #require(try await Self.post(port: port, "/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
         let group = try #require(try await Self.post(port: port, "/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
@@ -102,7 +97,7 @@ extension CommandLineTests {
         defer { try? FileManager.default.removeItem(at: log) }
         // Generous: beside the whole suite on two cores, this test may wait its turn for long.
         let (process, port) = try Self.start(
-            logLevel: "info", errors: try FileHandle(forWritingTo: log), settings: ["--database", url, "--database-wait", "300"]
+            logLevel: "info", errors: .file(log.path), settings: ["--database", url, "--database-wait", "300"]
         )
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
         var waiting = false
@@ -140,7 +135,7 @@ extension CommandLineTests {
         #expect(await stream.read(for: 5) { $0.contains("retry:") }.contains("retry:"))
 
         let signalled = ContinuousClock.now
-        kill(process.processIdentifier, signal)
+        process.signal(signal)
         for _ in 0..<140 where process.isRunning {
             try await Task.sleep(for: .milliseconds(100))
         }

@@ -28,19 +28,10 @@ struct CommandLineTests {
     }
 
     private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = TestServer.repository
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+        let result = try ChildProcess.run(
+            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, directory: TestServer.repository.path
+        )
+        return (result.status, result.output, result.errors)
     }
 
     @Test("`missions validate` passes the sample venues")

@@ -13,21 +13,16 @@ import FoundationNetworking
 @Suite("Crashes")
 struct CrashTests {
     final class Server: Sendable {
-        let process = Process()
+        let process: ChildProcess
         let port = TestPorts.unused()
 
         init(data: String, environment: [String: String] = [:]) throws {
             let repository = TestServer.repository
-            process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-            process.arguments = [
+            process = try ChildProcess(CommandLineTests.executable, [
                 "serve", "--host", "127.0.0.1", "--port", "\(port)", "--data", data,
                 "--missions", repository.appendingPathComponent("missions").path,
                 "--assets", repository.appendingPathComponent("assets").path, "--log-level", "error",
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            try process.run()
+            ], environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
         }
 
         func waitUntilHealthy() async throws {
@@ -55,7 +50,7 @@ struct CrashTests {
         }
 
         func kill() {
-            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             process.waitUntilExit()
         }
 

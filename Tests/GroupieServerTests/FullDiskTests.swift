@@ -22,14 +22,7 @@ struct FullDiskTests {
     }()
 
     static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try ChildProcess.run(executable, arguments).status
     }
 
     /// Takes all but `leaving` bytes of the free space of the file system at `folder`, in one

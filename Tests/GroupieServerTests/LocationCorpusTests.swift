@@ -42,14 +42,7 @@ struct LocationCorpusTests {
 
     /// What exiftool reads from `path`, as `Group:Tag` names.
     static func tags(_ path: String) throws -> [String: String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        process.arguments = ["-a", "-G1", "-s", "-j", "-ee", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let output = Data(try ChildProcess.run("/usr/bin/exiftool", ["-a", "-G1", "-s", "-j", "-ee", path]).output.utf8)
         let objects = try #require(try JSONSerialization.jsonObject(with: output) as? [[String: Any]])
         return (objects.first ?? [:]).reduce(into: [:]) { $0[$1.key] = "\($1.value)" }
     }

@@ -86,18 +86,10 @@ struct PublishCrashTests {
     }
 
     func addStaff(data: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-        process.arguments = ["staff", "add", Self.email, "--role", "admin", "--data", data]
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        input.fileHandleForWriting.write(Data((Self.password + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let result = try ChildProcess.run(
+            CommandLineTests.executable, ["staff", "add", Self.email, "--role", "admin", "--data", data], input: Data((Self.password + "\n").utf8)
+        )
+        #expect(result.status == 0)
     }
 
     struct Visitor {

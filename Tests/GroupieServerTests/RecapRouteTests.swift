@@ -11,16 +11,9 @@ import Testing
 struct RecapRouteTests {
     /// The output of a poppler tool (`pdfimages`, `pdfinfo`, `pdftotext`) run on `arguments`.
     static func poppler(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("\(tool) failed: \(output)") }
-        return output
+        let result = try ChildProcess.run("/usr/bin/" + tool, arguments)
+        guard result.status == 0 else { throw TestFailure("\(tool) failed: \(result.output)") }
+        return result.output
     }
 
     /// The rows of `pdfimages -list` after its two header lines: one per image in the file.

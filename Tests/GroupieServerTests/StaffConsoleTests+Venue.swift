@@ -298,19 +298,12 @@ extension StaffConsoleTests {
             try await offPool { try runBlocking(arguments, input: input) }
         }
         @Sendable func runBlocking(_ arguments: [String], input: String) throws -> (Int32, String, String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
-            process.arguments = arguments + ["--data", data] + (arguments.dropFirst().first.map { ["add", "set-role"].contains($0) } == true ? ["--missions", missions] : [])
-            let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            process.standardError = stderr
-            try process.run()
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
-            let out = stdout.fileHandleForReading.readDataToEndOfFile(), err = stderr.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+            let result = try ChildProcess.run(
+                CommandLineTests.executable,
+                arguments + ["--data", data] + (arguments.dropFirst().first.map { ["add", "set-role"].contains($0) } == true ? ["--missions", missions] : []),
+                input: Data(input.utf8)
+            )
+            return (result.status, result.output, result.errors)
         }
         let added = try await run(["staff", "add", "eva@museum.example", "--venue", "aquarium", "--role", "moderator"], input: Self.password + "\n")
         #expect(added.0 == 0, "\(added.2)")

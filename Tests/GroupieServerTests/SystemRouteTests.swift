@@ -179,15 +179,10 @@ struct SystemRouteTests {
     func openAPIIsValid() async throws {
         let path = TestServer.repository.appendingPathComponent("Sources/GroupieServer/Resources/openapi.yaml").path
         let (status, errors) = try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", "import sys, yaml; from openapi_spec_validator import validate; validate(yaml.safe_load(open(sys.argv[1])))", path]
-            let pipe = Pipe()
-            process.standardError = pipe
-            try process.run()
-            let errors = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: errors, as: UTF8.self))
+            let result = try ChildProcess.run(command: "python3", [
+                "-c", "import sys, yaml; from openapi_spec_validator import validate; validate(yaml.safe_load(open(sys.argv[1])))", path,
+            ])
+            return (result.status, result.errors)
         }
         #expect(status == 0, "\(errors)")
     }

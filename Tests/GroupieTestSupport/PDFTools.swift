@@ -4,16 +4,8 @@ import Foundation
 public enum PDFTools {
     /// The output and exit status of a command found on the PATH (poppler's, zbarimg, vips).
     public static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ChildProcess.run(command: executable, arguments)
+        return (result.status, result.output)
     }
 
     /// `pdfinfo`'s report.

@@ -10,13 +10,7 @@ public enum TestImages {
     }()
 
     public static func vips(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        guard try ChildProcess.run("/usr/bin/vips", arguments).status == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 
     /// A solid-colour image of `width` × `height` in the format of `ext` (jpg, png, webp, gif...).
@@ -69,17 +63,9 @@ public enum TestImages {
 
     /// What a command printed, trimmed; throws when it fails.
     static func output(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try ChildProcess.run(tool, arguments)
+        guard result.status == 0 else { throw CocoaError(.fileReadUnknown) }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Whether two colours are within `tolerance` on every channel (JPEG moves them a little).

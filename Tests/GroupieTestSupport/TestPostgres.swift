@@ -84,7 +84,7 @@ public enum TestPostgres {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-pg-own-\(UUID().uuidString.prefix(8))").path
             self.folder = folder
             let arguments = ["start", folder] + (tls ? ["--tls"] : [])
-            let (status, output, errors) = try await offPool { try TestPostgres.runStartingServer(TestPostgres.clusterScript, arguments) }
+            let (status, output, errors) = try await offPool { try TestPostgres.run(TestPostgres.clusterScript, arguments) }
             guard status == 0 else { throw Failure(description: "cannot start a PostgreSQL cluster: \(errors)") }
             url = output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -124,8 +124,8 @@ public enum TestPostgres {
             let command = [pgCtl, "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "restart"]
             // As root, scripts/postgres-cluster runs the server as the `postgres` user.
             let (status, _, errors) = getuid() == 0
-                ? try TestPostgres.runStartingServer("/usr/sbin/runuser", ["-u", "postgres", "--"] + command)
-                : try TestPostgres.runStartingServer(pgCtl, Array(command.dropFirst()))
+                ? try TestPostgres.run("/usr/sbin/runuser", ["-u", "postgres", "--"] + command)
+                : try TestPostgres.run(pgCtl, Array(command.dropFirst()))
             guard status == 0 else { throw Failure(description: "cannot start the PostgreSQL cluster again: \(errors)") }
         }
 
@@ -170,7 +170,7 @@ public enum TestPostgres {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/postgres-cluster").path
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-pg-\(UUID().uuidString.prefix(8))").path
-        let (status, output, errors) = try runStartingServer(script, ["start", folder])
+        let (status, output, errors) = try run(script, ["start", folder])
         guard status == 0 else { throw Failure(description: "cannot start a PostgreSQL cluster for the tests: \(errors)") }
         startedFolder = folder
         atexit {
@@ -183,30 +183,10 @@ public enum TestPostgres {
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Runs a command that leaves a server running, through Python's `subprocess`, which closes
-    /// every inherited descriptor in the command. Foundation's `Process` learns that its child
-    /// exited when a socket it gave the child closes: a server started by the command would
-    /// inherit that socket and keep `waitUntilExit` waiting for as long as the server runs, as it
-    /// would keep the socket of any other `Process` that another test starts meanwhile.
-    static func runStartingServer(_ executable: String, _ arguments: [String]) throws -> (Int32, String, String) {
-        try run("/usr/bin/env", ["python3", "-c", "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))", executable] + arguments)
-    }
-
     static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        // Files, not pipes: the server `pg_ctl` starts may keep a pipe open long after.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let outputURL = folder.appendingPathComponent("out"), errorsURL = folder.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorsURL)
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, try String(contentsOf: outputURL, encoding: .utf8), try String(contentsOf: errorsURL, encoding: .utf8))
+        // Files, not pipes, and no other descriptor inherited: the server `pg_ctl` starts runs on
+        // long after the command, and must hold nothing of the test process open.
+        let result = try ChildProcess.run(executable, arguments)
+        return (result.status, result.output, result.errors)
     }
 }
