@@ -56,23 +56,28 @@ static double lay_out(cairo_t *cr, const groupie_recap *r, cairo_surface_t *cons
         y += 18;
         if (draw) cairo_set_source_rgb(cr, r->red * 0.8, r->green * 0.8, r->blue * 0.8);
         y += text_block(cr, draw, c->title, lang, 1, 17, m, y, inner, PANGO_ALIGN_LEFT) + 8;
-        // The collage, as wide as the text, no taller than the page is wide.
-        double iw = cairo_image_surface_get_width(images[i]), ih = cairo_image_surface_get_height(images[i]);
-        double scale = iw > 0 && ih > 0 ? inner / iw : 1;
-        if (ih * scale > w * 0.9) scale = w * 0.9 / ih;
-        double dw = iw * scale, dh = ih * scale;
-        if (draw) {
-            cairo_save(cr);
-            cairo_translate(cr, m + (inner - dw) / 2, y);
-            cairo_scale(cr, scale, scale);
-            cairo_set_source_surface(cr, images[i], 0, 0);
-            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
-            cairo_paint(cr);
-            cairo_restore(cr);
+        // The collage, as wide as the text, no taller than the page is wide; a chapter of
+        // questions alone has none, only its facts.
+        if (images[i]) {
+            double iw = cairo_image_surface_get_width(images[i]), ih = cairo_image_surface_get_height(images[i]);
+            double scale = iw > 0 && ih > 0 ? inner / iw : 1;
+            if (ih * scale > w * 0.9) scale = w * 0.9 / ih;
+            double dw = iw * scale, dh = ih * scale;
+            if (draw) {
+                cairo_save(cr);
+                cairo_translate(cr, m + (inner - dw) / 2, y);
+                cairo_scale(cr, scale, scale);
+                cairo_set_source_surface(cr, images[i], 0, 0);
+                cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+                cairo_paint(cr);
+                cairo_restore(cr);
+            }
+            y += dh + 6;
         }
-        y += dh + 6;
-        if (draw) cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
-        y += text_block(cr, draw, c->credits, lang, 0, 10, m, y, inner, PANGO_ALIGN_LEFT);
+        if (c->credits && *c->credits) {
+            if (draw) cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+            y += text_block(cr, draw, c->credits, lang, 0, 10, m, y, inner, PANGO_ALIGN_LEFT);
+        }
         if (c->fact && *c->fact) {
             // The fact beside a bar of the venue's colour.
             y += 8;
@@ -126,6 +131,7 @@ int groupie_recap_render(const groupie_recap *r, const char *path, int png_dpi, 
         return -1;
     }
     for (int i = 0; i < count; i++) {
+        if (!*r->chapters[i].image_path) continue;
         images[i] = cairo_image_surface_create_from_png(r->chapters[i].image_path);
         if (cairo_surface_status(images[i]) != CAIRO_STATUS_SUCCESS) {
             groupie_set_error(error, error_size, "cannot read a collage", cairo_status_to_string(cairo_surface_status(images[i])));

@@ -95,7 +95,7 @@ struct RecapTests {
         #expect(recap.chapters.isEmpty && recap.contributions.isEmpty && recap.facts.isEmpty && recap.lastPhotoAt == nil)
     }
 
-    @Test("a mission of photos and a question is a chapter once both are done, with the question's fact; one of questions alone is none")
+    @Test("a mission of photos and a question is a chapter once both are done, with the question's fact; one of questions alone is a chapter of its facts, none without")
     func mixedMissions() {
         let mixed = Venue(
             id: "v", name: .plain("V"), languages: ["en"], description: nil, timeZone: "UTC", theme: Theme(color: "#000000", logo: nil),
@@ -109,13 +109,21 @@ struct RecapTests {
                     ]
                 ),
                 Mission(id: "k", title: .plain("Codes"), icon: "i.svg", tasks: [MissionTask(id: "c", prompt: .plain("Find"), kind: .code(FoundCode(code: "ABCD")))]),
+                Mission(
+                    id: "f", title: .plain("Facts"), icon: "i.svg",
+                    tasks: [MissionTask(id: "q", prompt: .plain("?"), kind: .question(Question(choices: [.plain("A")], right: [0])), fact: .plain("Whales sing."))]
+                ),
             ]
         )
         let photo = Self.make("x", "m", "1", "p1", "Ada", 1)
         #expect(Recap(venue: mixed, taskPhotos: TaskPhotos(photos: [photo], picks: [:]), language: "en").chapters.isEmpty, "the question is still open")
-        let done = TaskPhotos(photos: [photo], picks: [:], answered: [.init(missionId: "m", taskId: "q"), .init(missionId: "k", taskId: "c")])
+        let done = TaskPhotos(
+            photos: [photo], picks: [:], answered: [.init(missionId: "m", taskId: "q"), .init(missionId: "k", taskId: "c"), .init(missionId: "f", taskId: "q")]
+        )
         let recap = Recap(venue: mixed, taskPhotos: done, language: "en")
-        #expect(recap.chapters.map(\.missionId) == ["m"])
+        #expect(recap.chapters.map(\.missionId) == ["m", "f"], "the code mission has no fact to tell")
+        #expect(recap.chapters.last?.fact == "Whales sing." && recap.chapters.last?.photoIds == [] && recap.chapters.last?.credits == [])
+        #expect(recap.facts == ["Mission fact. Task fact.", "Whales sing."])
         #expect(recap.chapters.first?.fact == "Mission fact. Task fact.")
         #expect(recap.chapters.first?.photoIds == ["x"])
         #expect(recap.chapters.first?.credits.map(\.name) == ["Ada"])

@@ -81,6 +81,15 @@ struct AnswerRouteTests {
             let kinds = try await server.database().events(groupId: group.id, after: 0, limit: 100).map(\.kind)
             #expect(kinds.filter { $0 == .taskAnswered }.count == 4)
             #expect(kinds.suffix(3) == [.taskAnswered, .taskDone, .missionCompleted])
+
+            // The recap to keep tells what the questions taught, though they made no collage.
+            let (status, pdf) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/recap.pdf?lang=en", headers: ada.auth)
+            #expect(status == .ok)
+            let path = TestImages.folder + "/recap-\(UUID().uuidString).pdf"
+            try pdf.write(to: URL(fileURLWithPath: path))
+            let text = try RecapRouteTests.poppler("pdftotext", [path, "-"])
+            #expect(text.contains("Quiz") && text.contains("White, the colour of purity."), "\(text)")
+            #expect(try RecapRouteTests.images(inPDF: path).isEmpty)
         }
     }
 

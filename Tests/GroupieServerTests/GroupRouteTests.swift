@@ -281,6 +281,18 @@ struct GroupRouteTests {
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body).contains("<main id=\"app\""))
             }
+            // The phone's language from the first paint: Arabic right to left, Japanese, else English.
+            for (accept, language, direction, words) in [
+                ("ar-EG,ar;q=0.9", "ar", "rtl", "اكتب اسمك"), ("ja-JP", "ja", "ltr", "名前を入力"), ("de-DE", "en", "ltr", "Type your name"),
+            ] {
+                try await client.execute(uri: "/j/\(code)", method: .get, headers: [.acceptLanguage: accept]) { response in
+                    let html = String(buffer: response.body)
+                    #expect(html.contains("<html lang=\"\(language)\" dir=\"\(direction)\">"), "\(accept)")
+                    #expect(html.contains("<section class=\"preview\" lang=\"\(language)\" dir=\"\(direction)\""), "\(accept)")
+                    #expect(html.contains(words), "\(accept)")
+                    #expect(html.contains("<bdi>&lt;script&gt;x&lt;/script&gt;</bdi>"), "the group's name apart from the page's words")
+                }
+            }
             try await client.execute(uri: "/j/ZZZZZZ", method: .get) { response in
                 #expect(response.status == .notFound)
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")

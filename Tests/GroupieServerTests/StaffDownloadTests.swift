@@ -100,7 +100,7 @@ struct StaffDownloadTests {
 
             let (batchStatus, batchZip) = try await PhotoRouteTests.bytes(client, "/staff/venues/aquarium/photos.zip?batch=\(batch)", headers: browser.headers)
             #expect(batchStatus == .ok)
-            #expect(try Self.entries(batchZip).map(\.name) == ["Table 1/Other photos/photo - Cy.jpg"])
+            #expect(try Self.entries(batchZip).map(\.name) == ["Table 1/Andra foton/photo - Cy.jpg"], "the folder named in the venue's language")
 
             let (_, wall) = try await browser.page(client, "/staff/venues/aquarium/wall?batch=\(batch)")
             #expect(wall.contains("/staff/venues/aquarium/photos.zip?batch=\(batch)"), "the wall of a class links its download")

@@ -142,8 +142,9 @@ function readJoinLink() {
   update({ joinCode: decodeURIComponent(m[1]).toUpperCase() });
   const pv = document.querySelector('.preview');
   if (pv) {
-    const h1 = pv.querySelector('h1');
-    const gname = h1 && pv.dataset.state === 'joinable' ? h1.textContent.replace(/^\s*Group\s*/, '').trim() : '';
+    // The group's own name is the heading's <bdi>; the word before it is in the phone's language.
+    const named = pv.querySelector('h1 bdi');
+    const gname = named && pv.dataset.state === 'joinable' ? named.textContent.trim() : '';
     update({ preview: { state: pv.dataset.state, venue: (pv.querySelector('.venue') || {}).textContent, group: gname } });
   }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What a group keeps of its visit: each completed mission with photos in the venue's order as
-/// a chapter (its collage, title and facts, and who photographed which task), and who did what
+/// a chapter (its collage, title and facts, and who photographed which task; a mission of
+/// questions and codes alone, by its facts), and who did what
 /// over the whole visit. A chapter's facts are its mission's and those of its questions and
 /// codes, answered right to complete it. Texts are resolved in one language; nothing here reads a file or a clock.
 public struct Recap: Sendable, Hashable {
@@ -13,7 +14,8 @@ public struct Recap: Sendable, Hashable {
         public var name: String
     }
 
-    /// A completed mission: what its collage shows, in task order.
+    /// A completed mission: what its collage shows, in task order; a mission of questions and
+    /// codes alone has no collage (`photoIds` empty), only its facts.
     public struct Chapter: Sendable, Hashable {
         public var missionId: String
         public var title: String
@@ -62,14 +64,21 @@ public struct Recap: Sendable, Hashable {
                 if shares[photo.photographerId]?.missions.last != title { shares[photo.photographerId]?.missions.append(title) }
                 last = max(last ?? photo.createdAt, photo.createdAt)
             }
-            // Complete: every photo task has its photo, every question and code is answered. A
-            // mission of questions and codes alone has no collage, so no chapter.
-            let photoTasks = mission.photoTaskIds
-            guard !photoTasks.isEmpty, mission.tasks.allSatisfy({ taskPhotos.done.contains(.init(missionId: mission.id, taskId: $0.id)) }),
-                let photos = taskPhotos.chosen(missionId: mission.id, taskIds: photoTasks)
-            else { continue }
+            // Complete: every photo task has its photo, every question and code is answered.
+            guard mission.tasks.allSatisfy({ taskPhotos.done.contains(.init(missionId: mission.id, taskId: $0.id)) }) else { continue }
             let facts = ([mission.fact] + mission.tasks.filter { $0.kind != .photo }.map(\.fact)).compactMap {
                 $0?.resolved(language: language, fallback: fallback)
+            }
+            let photoTasks = mission.photoTaskIds
+            let photos: [Photo]
+            if photoTasks.isEmpty {
+                // Questions and codes alone make no collage: the chapter is what they taught, so
+                // there is none without a fact.
+                guard !facts.isEmpty else { continue }
+                photos = []
+            } else {
+                guard let chosen = taskPhotos.chosen(missionId: mission.id, taskIds: photoTasks) else { continue }
+                photos = chosen
             }
             chapters.append(Chapter(
                 missionId: mission.id, title: title, fact: facts.isEmpty ? nil : facts.joined(separator: " "),

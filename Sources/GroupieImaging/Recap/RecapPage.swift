@@ -8,7 +8,7 @@ import Foundation
 public struct RecapPage: Sendable {
     public struct Chapter: Sendable {
         public var title: String
-        /// The collage as a PNG file.
+        /// The collage as a PNG file; empty for a chapter of questions alone, which has none.
         public var imagePath: String
         public var fact: String?
         /// Who photographed which task, as one line.

@@ -38,8 +38,33 @@ struct AlbumPlan {
             folders.append(Folder(missionId: nil, name: ZipStream.safeName(missionId), title: missionId, photos: byMission[missionId] ?? []))
         }
         if !loose.isEmpty {
-            folders.append(Folder(missionId: nil, name: "Other photos", title: "Other photos", photos: loose))
+            let other = Self.words(language).otherPhotos
+            folders.append(Folder(missionId: nil, name: other, title: other, photos: loose))
         }
+    }
+
+    /// The download's own words: the folder of photos of no task, and what follows a mission's
+    /// title in its collage's file name.
+    struct Words {
+        var otherPhotos: String
+        var collage: String
+    }
+
+    static let words: [String: Words] = [
+        "en": Words(otherPhotos: "Other photos", collage: "collage"),
+        "sv": Words(otherPhotos: "Andra foton", collage: "collage"),
+        "fr": Words(otherPhotos: "Autres photos", collage: "collage"),
+        "ar": Words(otherPhotos: "صور أخرى", collage: "كولاج"),
+        "ja": Words(otherPhotos: "その他の写真", collage: "コラージュ"),
+    ]
+
+    static func words(_ language: String) -> Words {
+        words[String(language.lowercased().prefix { $0 != "-" })] ?? words["en"]!
+    }
+
+    /// A collage's file name without its extension: `The reef - collage`.
+    func collageStem(_ folder: Folder) -> String {
+        ZipStream.safeName(folder.title + " - " + Self.words(language).collage)
     }
 
     /// A photo's file name without its extension, safe and short, the photographer's name whole.

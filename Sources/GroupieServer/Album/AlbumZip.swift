@@ -49,7 +49,7 @@ struct AlbumZip: Sendable {
             if let missionId = folder.missionId, let record = album.collages.first(where: { $0.missionId == missionId }) {
                 try await add(
                     { try await StreamedFile.open(try await collages.file(groupId: album.groupId, missionId: missionId, language: album.plan.language).path, fileIO: fileIO) },
-                    named: path + ZipStream.safeName(folder.title + " - collage") + ".jpg",
+                    named: path + album.plan.collageStem(folder) + ".jpg",
                     modified: record.createdAt, into: &zip, writer: &writer, leftOut: ["mission": "\(missionId)"]
                 )
             }

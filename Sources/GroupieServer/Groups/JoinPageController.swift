@@ -24,6 +24,7 @@ struct JoinPageController {
 
     static let previewMarker = "<!--groupie:preview-->"
     static let titleMarker = "<!--groupie:title-->"
+    static let htmlStart = "<html lang=\"en\">"
 
     func addRoutes(to router: Router<GroupieRequestContext>) {
         router.get("/", use: home)
@@ -77,16 +78,20 @@ struct JoinPageController {
         let maximumSize = entry?.venue.rules.maxGroupSize ?? VenueRules.defaultMaxGroupSize
         let members = joinable ? try await database.groupContents(group).members.count : 0
         let full = joinable && !MembershipRules.hasRoom(members: members, maximumSize: maximumSize)
-        let status = full ? "This group is full: it has \(maximumSize) members, as many as the venue allows. Start a group of your own."
-            : joinable ? "Type your name to join the group." : "This group can no longer be joined; start a new one."
+        // The page's own words in the phone's language, as the web client will show them.
+        let words = JoinPageWords.negotiated(acceptLanguage: request.headers[.acceptLanguage])
+        let status = full ? words.full(maximumSize) : joinable ? words.typeName : words.closed
         let preview = GroupView(
+            language: words.language, direction: words.direction, groupLabel: words.group, codeLabel: words.code,
             state: full ? "full" : joinable ? "joinable" : "closed", code: group.joinCode.value, venue: venueName,
             name: group.name.flatMap { $0.isEmpty ? nil : $0 } ?? group.joinCode.value, status: status
         )
-        return try await render(status: .ok, title: "Join \(group.joinCode.value)", preview: templates.render(preview, "join-group"))
+        return try await render(
+            status: .ok, title: "Join \(group.joinCode.value)", preview: templates.render(preview, "join-group"), words: words
+        )
     }
 
-    private func render(status: HTTPResponse.Status, title: String, preview: String) async throws -> Response {
+    private func render(status: HTTPResponse.Status, title: String, preview: String, words: JoinPageWords? = nil) async throws -> Response {
         let path = pagePath
         let template = try await fileIO.run { () -> String? in
             FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) }
@@ -95,9 +100,13 @@ struct JoinPageController {
             throw Problem(.serviceUnavailable, code: "web-client-missing",
                           detail: "The web client's page \(path) is missing; the operator must restore the assets folder.")
         }
-        let page = template
+        var page = template
             .replacingOccurrences(of: Self.titleMarker, with: templates.render(TitleView(title: title), "join-title"))
             .replacingOccurrences(of: Self.previewMarker, with: preview)
+        if let words {
+            // The whole page reads in that direction from its first paint, not once the client runs.
+            page = page.replacingOccurrences(of: Self.htmlStart, with: "<html lang=\"\(words.language)\" dir=\"\(words.direction)\">")
+        }
         return Response(
             status: status,
             headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
@@ -118,6 +127,10 @@ struct JoinPageController {
     }
 
     struct GroupView: Sendable {
+        let language: String
+        let direction: String
+        let groupLabel: String
+        let codeLabel: String
         let state: String
         let code: String
         let venue: String

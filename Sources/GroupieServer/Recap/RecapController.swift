@@ -50,6 +50,11 @@ struct RecapController {
         let recap = Recap(venue: venue, taskPhotos: subject.taskPhotos, language: language)
         var images: [String] = []
         for chapter in recap.chapters {
+            // A chapter of questions alone has no collage: its page shows the facts only.
+            guard !chapter.photoIds.isEmpty else {
+                images.append("")
+                continue
+            }
             do {
                 images.append(try await collages.file(groupId: groupId, missionId: chapter.missionId, longEdge: Self.collageEdge, format: .png).path)
             } catch {

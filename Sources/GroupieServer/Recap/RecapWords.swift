@@ -29,6 +29,16 @@ enum RecapWords {
             share: { name, count, missions in "\(name): \(count) foto\(count == 1 ? "" : "n") (\(missions))" },
             footer: "Gjort med Groupie"
         ),
+        "ar": Words(
+            fact: "هل تعلم؟", people: "من فعل ماذا",
+            share: { name, count, missions in "\(name): \(count) \(count == 1 ? "صورة" : "صور") (\(missions))" },
+            footer: "صُنع باستخدام Groupie"
+        ),
+        "ja": Words(
+            fact: "知ってた？", people: "だれが何をしたか",
+            share: { name, count, missions in "\(name)：写真\(count)枚（\(missions)）" },
+            footer: "Groupieで作りました"
+        ),
     ]
 
     static func words(for language: String) -> Words {
