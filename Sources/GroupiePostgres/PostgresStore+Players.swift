@@ -61,6 +61,7 @@ extension PostgresStore {
             }
             // Names blanked in what is stored first: the events written below carry none.
             try await Self.renameInEvents(connection, playerId: id, to: "", logger: logger)
+            try await Self.forgetAnswers(connection, playerId: id, logger: logger)
             var events: [GroupEvent] = []
             // Each group is told its photos by the player are gone, as if staff withdrew them.
             for groupId in groups {
@@ -89,6 +90,17 @@ extension PostgresStore {
         try await connection.one(query, logger: logger).map { row in
             Player(id: try row.get(0), name: try row.get(1), language: try row.get(2), createdAt: Date(timeIntervalSince1970: try row.get(3)))
         }
+    }
+
+    /// Blanks what an erased player typed as answers, in their attempts and in the events that
+    /// told them; an attempt keeps whether it was right, so a task answered right stays done.
+    static func forgetAnswers(_ connection: PostgresConnection, playerId: String, logger: Logger) async throws {
+        try await connection.run("UPDATE task_answer SET answer = '' WHERE player_id = \(playerId)", logger: logger)
+        try await connection.run("""
+            UPDATE group_event SET data = jsonb_set(data::jsonb, '{answer}', '""'::jsonb)::text
+            WHERE group_id IN (SELECT group_id FROM membership WHERE player_id = \(playerId))
+              AND data::jsonb ->> 'playerId' = \(playerId) AND data::jsonb ? 'answer'
+            """, logger: logger)
     }
 
     /// Writes `name` over the copies of a player's name in the stored events of their groups.

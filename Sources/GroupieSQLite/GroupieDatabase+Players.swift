@@ -65,6 +65,7 @@ extension GroupieDatabase {
             let groups = try String.fetchAll(db, sql: "SELECT DISTINCT group_id FROM photo WHERE photographer_id = ? ORDER BY group_id", arguments: [id])
             // Names blanked in what is stored first: the events written below carry none.
             try Self.renameInEvents(db, playerId: id, to: "")
+            try Self.forgetAnswers(db, playerId: id)
             var events: [GroupEvent] = []
             // Each group is told its photos by the player are gone, as if staff withdrew them.
             for groupId in groups {
@@ -93,6 +94,17 @@ extension GroupieDatabase {
 }
 
 extension GroupieDatabase {
+    /// Blanks what an erased player typed as answers, in their attempts and in the events that
+    /// told them; an attempt keeps whether it was right, so a task answered right stays done.
+    static func forgetAnswers(_ db: Database, playerId: String) throws {
+        try db.execute(sql: "UPDATE task_answer SET answer = '' WHERE player_id = ?", arguments: [playerId])
+        try db.execute(sql: """
+            UPDATE group_event SET data = json_set(data, '$.answer', '')
+            WHERE group_id IN (SELECT group_id FROM membership WHERE player_id = ?)
+              AND json_extract(data, '$.playerId') = ? AND json_type(data, '$.answer') IS NOT NULL
+            """, arguments: [playerId, playerId])
+    }
+
     /// Writes `name` over the copies of a player's name in the stored events of the groups they
     /// were ever in: on erasure, and when a stored name is shortened.
     static func renameInEvents(_ db: Database, playerId: String, to name: String) throws {

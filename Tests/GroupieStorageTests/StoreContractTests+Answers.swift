@@ -62,6 +62,16 @@ extension StoreContractTests {
         #expect(venueAnswers.map(\.groupId) == Array(repeating: group.id, count: 4))
         #expect(venueAnswers.map(\.answer.answer) == ["2", "1", "lion 42", "abcd"])
         #expect(try await store.venueAnswers(venueId: "elsewhere").isEmpty)
+
+        // Erased, Ada's typed answers leave the attempts and the events; her right one still counts.
+        _ = try await store.erasePlayer(id: ada.id, now: now.addingTimeInterval(6)) { _ in venue }
+        let kept = try await store.taskAnswers(groupId: group.id)
+        #expect(kept.map(\.answer) == ["", "", "lion 42", ""])
+        #expect(kept.map(\.right) == [false, true, true, true])
+        #expect(try await store.taskPhotos(groupId: group.id).done.isSuperset(of: done), "answered right stays done")
+        let told = try await store.events(groupId: group.id, after: 0, limit: 100).filter { $0.kind == .taskAnswered }.map(\.data)
+        #expect(told.count == 4 && !told.contains { $0.contains("\"answer\":\"2\"") || $0.contains("abcd") || $0.contains("Ada") }, "\(told)")
+        #expect(told.contains { $0.contains("lion 42") }, "Bo's own answer stays")
     }
 
     @Test("Answers are refused after the mission's time, for a locked mission, and from outsiders; a refusal stores nothing", arguments: Backend.chosen)
