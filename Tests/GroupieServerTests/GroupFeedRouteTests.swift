@@ -70,4 +70,27 @@ struct GroupFeedRouteTests {
             #expect(!after.contains { ($0["name"] as? String) == "Bo" }, "no copy of an erased name")
         }
     }
+
+    @Test("Claims and reactions switched on and off are limited per member and minute, with Retry-After; a refused switch changes nothing")
+    func togglesLimited() async throws {
+        let server = try PhotoRouteTests.server()
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            let claim = "/api/v1/groups/\(group.id)/missions/sharks/tasks/shark/claim"
+            for index in 0..<ToggleAllowance.perMinute {
+                #expect(try await client.send(index.isMultiple(of: 2) ? .put : .delete, claim, headers: ada.auth).0.status == .noContent)
+            }
+            let before = try await server.database().events(groupId: group.id, after: 0, limit: 500).count
+            let (limited, problem) = try await client.send(.put, claim, headers: ada.auth)
+            #expect(limited.status == .tooManyRequests && problem["code"] as? String == "too-many-changes")
+            #expect(limited.headers[.retryAfter].flatMap { Int($0) }.map { (1...60).contains($0) } == true)
+            #expect(try await server.database().events(groupId: group.id, after: 0, limit: 500).count == before, "the refused claim changed nothing")
+            #expect(try await client.send(.put, claim, headers: bo.auth).0.status == .noContent, "each member has a count of their own")
+            #expect(try await client.send(.delete, claim, headers: bo.auth).0.status == .noContent)
+            server.clock.advance(by: 61)
+            #expect(try await client.send(.put, claim, headers: ada.auth).0.status == .noContent, "a minute later, Ada may again")
+        }
+    }
 }

@@ -26,7 +26,9 @@ struct PhotoServiceTests {
                 blobs: dependencies.blobs, processor: dependencies.processor, work: dependencies.imageWork, fileIO: dependencies.fileIO,
                 maxUploadBytes: 20 << 20
             ),
-            files: dependencies.files, hub: dependencies.hub, collages: dependencies.collages, background: dependencies.background, clock: clock
+            files: dependencies.files, hub: dependencies.hub, collages: dependencies.collages, background: dependencies.background,
+            toggles: ToggleAllowance(counter: JoinRateLimiter(store: database, scope: "toggle-player", limit: 60, window: .seconds(60), logger: logger)),
+            clock: clock
         )
         let ada = try await database.createPlayer(name: "Ada", language: nil, tokenHash: Data(repeating: 7, count: 32), now: clock())
         let group = try await database.createGroup(venueId: "aquarium", name: nil, creatorId: ada.id, joinableFor: 3600, now: clock()).group

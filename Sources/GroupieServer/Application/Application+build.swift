@@ -226,16 +226,19 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         documents: GroupDocuments(database: dependencies.database, catalog: dependencies.catalog, links: links, signer: signer, clock: clock),
         limits: limits
     ).addRoutes(to: api)
+    let toggles = ToggleAllowance(counter: JoinRateLimiter(
+        store: dependencies.database, scope: "toggle-player", limit: ToggleAllowance.perMinute, window: .seconds(60), logger: dependencies.logger
+    ))
     let photos = PhotoService(
         database: dependencies.database, catalog: dependencies.catalog,
         ingest: PhotoIngest(
             blobs: dependencies.blobs, processor: dependencies.processor, work: dependencies.imageWork, fileIO: dependencies.fileIO,
             maxUploadBytes: configuration.maxUploadBytes
         ),
-        files: dependencies.files, hub: events.hub, collages: dependencies.collages, background: dependencies.background, clock: clock
+        files: dependencies.files, hub: events.hub, collages: dependencies.collages, background: dependencies.background, toggles: toggles, clock: clock
     )
     PhotoController(photos: photos, signer: signer, downloads: downloads, partials: partials).addRoutes(to: api)
-    GroupFeedController(feed: GroupFeedService(database: dependencies.database, hub: events.hub, clock: clock), signer: signer).addRoutes(to: api)
+    GroupFeedController(feed: GroupFeedService(database: dependencies.database, hub: events.hub, toggles: toggles, clock: clock), signer: signer).addRoutes(to: api)
     AnswerController(
         answers: AnswerService(database: dependencies.database, catalog: dependencies.catalog, hub: events.hub, collages: dependencies.collages, clock: clock)
     ).addRoutes(to: api)

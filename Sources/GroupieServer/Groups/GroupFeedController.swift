@@ -54,6 +54,7 @@ struct GroupFeedService {
 
     let database: any GroupieStore
     let hub: EventHub
+    let toggles: ToggleAllowance
     let clock: @Sendable () -> Date
 
     func entries(of group: Group) async throws -> [GroupFeed.Entry] {
@@ -63,6 +64,7 @@ struct GroupFeedService {
     }
 
     func react(_ entry: Int, _ reaction: String, on: Bool, by player: Player, in group: Group) async throws {
+        try await toggles.take(player, now: clock())
         hub.publish(try await database.react(groupId: group.id, entry: entry, reaction: reaction, on: on, playerId: player.id, now: clock()))
     }
 

@@ -20,6 +20,7 @@ struct PhotoService: Sendable {
     let hub: EventHub
     let collages: CollageService
     let background: BackgroundWork
+    let toggles: ToggleAllowance
     let clock: @Sendable () -> Date
 
     /// An upload as its request says it: the bytes, and what the query and headers ask for.
@@ -150,12 +151,14 @@ struct PhotoService: Sendable {
 
     /// A member claims a task ("… is on it"), for the group to see at once.
     func claim(_ task: GroupProgress.TaskKey, by player: Player, in group: Group) async throws {
+        try await toggles.take(player, now: clock())
         let venue = catalog.venue(id: group.venueId)?.venue
         hub.publish(try await database.claimTask(groupId: group.id, task: task, by: player, venue: venue, now: clock()))
     }
 
     /// A member gives back the task they claimed.
     func release(_ task: GroupProgress.TaskKey, by player: Player, in group: Group) async throws {
+        try await toggles.take(player, now: clock())
         hub.publish(try await database.releaseTask(groupId: group.id, task: task, playerId: player.id, now: clock()))
     }
 
