@@ -238,9 +238,9 @@ function onEvent(type, data, { replayed, id } = {}) {
     loadGroupData(type === 'venue-updated').then(() => { if (!showFinale()) render(false); }).catch(() => {});
     return;
   }
+  // A reaction changes the feed alone, which applies it as it is told.
+  if (type === 'reaction-changed') { update({ feedReaction: { ...data } }); return; }
   if (FEED_EVENTS.includes(type)) update({ feedTick: Number(id) || Date.now() });
-  // A reaction changes the feed alone.
-  if (type === 'reaction-changed') return;
   const album = /^photo-|collage|choice/.test(type);
   scheduleRefresh(album);
   if (replayed) return;
