@@ -297,6 +297,11 @@ struct GroupRouteTests {
                 #expect(response.status == .notFound)
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
             }
+            try await client.execute(uri: "/j/%3Cb%3E", method: .get, headers: [.acceptLanguage: "ja"]) { response in
+                let html = String(buffer: response.body)
+                #expect(response.status == .notFound && html.contains("<html lang=\"ja\" dir=\"ltr\">") && html.contains("不明なグループコード"))
+                #expect(html.contains("<strong><bdi>%3Cb%3E</bdi></strong>") && !html.contains("<b>"), "the typed code as typed, never markup: \(html)")
+            }
         }
     }
 }

@@ -54,9 +54,12 @@ struct JoinPageController {
         let typed = try context.parameters.require("code")
         let address = clientAddress.of(request, context: context)
         let now = clock()
+        // The page's own words in the phone's language, as the web client will show them.
+        let words = JoinPageWords.negotiated(acceptLanguage: request.headers[.acceptLanguage])
         if let seconds = await limiterByAddress.retryAfter(address, now: now) {
+            let view = LimitedView(language: words.language, direction: words.direction, title: words.limitedTitle, text: words.limited((seconds + 59) / 60))
             var response = try await render(
-                status: .tooManyRequests, title: "Too many wrong codes", preview: templates.render(LimitedView(wait: Self.minutes(seconds)), "join-limited")
+                status: .tooManyRequests, title: words.limitedTitle, preview: templates.render(view, "join-limited"), words: words
             )
             response.headers[.retryAfter] = "\(seconds)"
             return response
@@ -64,9 +67,11 @@ struct JoinPageController {
         let group = try await JoinCode(typed: typed).asyncFlatMap { try await database.group(code: $0) }
         guard let group else {
             await limiterByAddress.recordFailure(address, now: now)
-            return try await render(
-                status: .notFound, title: "Unknown group code", preview: templates.render(UnknownView(code: String(typed.prefix(16))), "join-unknown")
+            let view = UnknownView(
+                language: words.language, direction: words.direction, title: words.unknownTitle, before: words.unknown.before,
+                code: String(typed.prefix(16)), after: words.unknown.after
             )
+            return try await render(status: .notFound, title: words.unknownTitle, preview: templates.render(view, "join-unknown"), words: words)
         }
         let entry = catalog.venue(id: group.venueId)
         let language = entry.map {
@@ -78,8 +83,6 @@ struct JoinPageController {
         let maximumSize = entry?.venue.rules.maxGroupSize ?? VenueRules.defaultMaxGroupSize
         let members = joinable ? try await database.groupContents(group).members.count : 0
         let full = joinable && !MembershipRules.hasRoom(members: members, maximumSize: maximumSize)
-        // The page's own words in the phone's language, as the web client will show them.
-        let words = JoinPageWords.negotiated(acceptLanguage: request.headers[.acceptLanguage])
         let status = full ? words.full(maximumSize) : joinable ? words.typeName : words.closed
         let preview = GroupView(
             language: words.language, direction: words.direction, groupLabel: words.group, codeLabel: words.code,
@@ -87,7 +90,7 @@ struct JoinPageController {
             name: group.name.flatMap { $0.isEmpty ? nil : $0 } ?? group.joinCode.value, status: status
         )
         return try await render(
-            status: .ok, title: "Join \(group.joinCode.value)", preview: templates.render(preview, "join-group"), words: words
+            status: .ok, title: words.join(group.joinCode.value), preview: templates.render(preview, "join-group"), words: words
         )
     }
 
@@ -119,11 +122,19 @@ struct JoinPageController {
     }
 
     struct LimitedView: Sendable {
-        let wait: String
+        let language: String
+        let direction: String
+        let title: String
+        let text: String
     }
 
     struct UnknownView: Sendable {
+        let language: String
+        let direction: String
+        let title: String
+        let before: String
         let code: String
+        let after: String
     }
 
     struct GroupView: Sendable {
@@ -136,11 +147,6 @@ struct JoinPageController {
         let venue: String
         let name: String
         let status: String
-    }
-
-    static func minutes(_ seconds: Int) -> String {
-        let minutes = (seconds + 59) / 60
-        return minutes == 1 ? "a minute" : "\(minutes) minutes"
     }
 }
 
