@@ -355,6 +355,12 @@ enum PostgresSchema {
             ALTER TABLE play_group ADD COLUMN batch_label text;
             CREATE INDEX play_group_by_batch ON play_group(batch_id) WHERE batch_id IS NOT NULL;
             """),
+        (9, "what erased players typed as answers, blanked", """
+            -- Erasure now blanks them as it goes; players erased before kept them.
+            UPDATE task_answer SET answer = '' WHERE player_id IS NULL;
+            UPDATE group_event SET data = jsonb_set(data::jsonb, '{answer}', '""'::jsonb)::text
+            WHERE type = 'task-answered' AND NOT EXISTS (SELECT 1 FROM player WHERE player.id = group_event.data::jsonb ->> 'playerId');
+            """),
     ]
 
     /// The statements of a migration, one at a time, as the extended query protocol takes them:

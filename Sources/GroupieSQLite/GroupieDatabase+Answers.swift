@@ -22,6 +22,14 @@ extension GroupieDatabase {
         CREATE INDEX task_answer_by_player ON task_answer(player_id);
         """
 
+    /// Erasure blanks what a player typed as it goes (`forgetAnswers`); players erased before
+    /// it did kept their answers in their attempts and events.
+    static let erasedAnswersBlanked = """
+        UPDATE task_answer SET answer = '' WHERE player_id IS NULL;
+        UPDATE group_event SET data = json_set(data, '$.answer', '')
+        WHERE type = 'task-answered' AND json_extract(data, '$.playerId') NOT IN (SELECT id FROM player);
+        """
+
     public func answerTask(
         groupId: String, task: GroupProgress.TaskKey, given: AnswerRules.Given, by player: Player, venue: Venue?, now: Date
     ) async throws -> [GroupEvent] {

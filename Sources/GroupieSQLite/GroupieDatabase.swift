@@ -392,6 +392,7 @@ public struct GroupieDatabase: GroupieStore {
             try db.execute(sql: Self.tallyTriggersDropped)
         }
         migrator.registerMigration("v16 a class's table cards as a batch of groups, with its label") { db in try db.execute(sql: Self.batchSchema) }
+        migrator.registerMigration("v17 what erased players typed as answers, blanked") { db in try db.execute(sql: Self.erasedAnswersBlanked) }
         return migrator
     }
 }

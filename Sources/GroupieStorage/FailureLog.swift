@@ -6,12 +6,19 @@ import Synchronization
 public final class FailureLog: Sendable {
     public init() {}
 
-    private let failures = Mutex<[String: [Date]]>([:])
+    /// A key's failures, oldest first, and the window they were recorded for.
+    private struct Entry {
+        var window: TimeInterval
+        var dates: [Date]
+    }
+
+    private let failures = Mutex<[String: Entry]>([:])
 
     public func failures(of key: String, within window: TimeInterval, now: Date) -> [Date] {
         failures.withLock { failures in
-            let recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
-            failures[key] = recent.isEmpty ? nil : recent
+            guard let entry = failures[key] else { return [] }
+            let recent = entry.dates.filter { now.timeIntervalSince($0) < window }
+            failures[key] = recent.isEmpty ? nil : Entry(window: entry.window, dates: recent)
             return recent
         }
     }
@@ -22,14 +29,15 @@ public final class FailureLog: Sendable {
 
     public func record(_ key: String, now: Date, window: TimeInterval) {
         failures.withLock { failures in
-            var recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < window }
+            var recent = (failures[key]?.dates ?? []).filter { now.timeIntervalSince($0) < window }
             // Oldest first, as `failures(of:)` promises, though concurrent requests may record
             // their failures out of order.
             recent.insert(now, at: recent.firstIndex { $0 > now } ?? recent.endIndex)
-            failures[key] = recent
-            // Forget keys that went quiet, so that the table does not grow without bound.
+            failures[key] = Entry(window: window, dates: recent)
+            // Forget keys that went quiet, each by its own window (a sign-in lock's quarter of an
+            // hour outlives a minute's count), so that the table does not grow without bound.
             if failures.count > 10_000 {
-                failures = failures.filter { $0.value.contains { now.timeIntervalSince($0) < window } }
+                failures = failures.filter { _, entry in entry.dates.contains { now.timeIntervalSince($0) < entry.window } }
             }
         }
     }

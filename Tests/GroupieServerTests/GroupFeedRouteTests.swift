@@ -89,8 +89,27 @@ struct GroupFeedRouteTests {
             #expect(try await server.database().events(groupId: group.id, after: 0, limit: 500).count == before, "the refused claim changed nothing")
             #expect(try await client.send(.put, claim, headers: bo.auth).0.status == .noContent, "each member has a count of their own")
             #expect(try await client.send(.delete, claim, headers: bo.auth).0.status == .noContent)
+            // A refusal is no switch: Bo's claim of the task Ada holds does not count against him.
             server.clock.advance(by: 61)
             #expect(try await client.send(.put, claim, headers: ada.auth).0.status == .noContent, "a minute later, Ada may again")
+            for _ in 0..<(ToggleAllowance.perMinute + 5) {
+                #expect(try await client.send(.put, claim, headers: bo.auth).0.status == .conflict)
+            }
+            #expect(try await client.send(.delete, claim, headers: ada.auth).0.status == .noContent)
+            #expect(try await client.send(.put, claim, headers: bo.auth).0.status == .noContent, "Bo's refused claims were not counted")
+
+            // Many switches sent at once are counted one after another: no more than the limit pass.
+            server.clock.advance(by: 61)
+            let told = try await server.database().events(groupId: group.id, after: 0, limit: 1000).count
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { tasks in
+                for index in 0..<90 {
+                    tasks.addTask { try await client.send(index.isMultiple(of: 2) ? .delete : .put, claim, headers: bo.auth).0.status }
+                }
+                return try await tasks.reduce(into: []) { $0.append($1) }
+            }
+            let switched = try await server.database().events(groupId: group.id, after: 0, limit: 1000).count - told
+            #expect(switched <= ToggleAllowance.perMinute, "\(switched) switches told to the group")
+            #expect(statuses.allSatisfy { $0 == .noContent || $0 == .tooManyRequests })
         }
     }
 }

@@ -290,6 +290,7 @@ struct GroupRouteTests {
                     #expect(html.contains("<html lang=\"\(language)\" dir=\"\(direction)\">"), "\(accept)")
                     #expect(html.contains("<section class=\"preview\" lang=\"\(language)\" dir=\"\(direction)\""), "\(accept)")
                     #expect(html.contains(words), "\(accept)")
+                    #expect(response.headers[.vary] == "Accept-Language", "a cache keeps each language apart")
                     #expect(html.contains("<bdi>&lt;script&gt;x&lt;/script&gt;</bdi>"), "the group's name apart from the page's words")
                 }
             }

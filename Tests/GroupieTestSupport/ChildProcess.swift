@@ -59,8 +59,19 @@ public final class ChildProcess: Sendable {
         let pairs = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         let envp = pairs.map { strdup($0) } + [nil]
         defer { envp.forEach { free($0) } }
+        // The child starts with no signal blocked and every signal at its default, whatever the
+        // thread that starts it had: Swift's threads block some, and SIGPIPE is ignored here.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
             throw StartFailure(description: "\(executable) could not start: \(String(cString: strerror(result)))")
         }

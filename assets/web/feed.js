@@ -71,9 +71,10 @@ export function feedSection() {
   let loading = null;
   let again = false;
   let current = null;
-  // A reaction applied to the feed on the screen; read again when its entry is not there.
+  let currentGroup = null;
+  // A reaction applied to the feed on the screen (the group's own); read again when its entry is not there.
   const react = (change) => {
-    if (!loading && current && applyReaction(current, change, state.playerId)) draw(current);
+    if (!loading && current && state.group && currentGroup === state.group.id && applyReaction(current, change, state.playerId)) draw(current);
     else if (loading) again = true;
     else load();
   };
@@ -90,7 +91,9 @@ export function feedSection() {
   function load() {
     if (!state.group) return;
     const groupId = state.group.id;
-    loading = api(`/groups/${groupId}/feed`).then((feed) => { if (state.group && state.group.id === groupId) draw(feed); })
+    loading = api(`/groups/${groupId}/feed`).then((feed) => {
+      if (state.group && state.group.id === groupId) { currentGroup = groupId; draw(feed); }
+    })
       .catch((e) => list.replaceChildren(h('li', { class: 'error', role: 'alert' }, errorText(e))))
       .finally(() => {
         loading = null;

@@ -97,7 +97,7 @@ const D = {
     'err.group-full': 'This group is full: ask someone in it to leave to make room, or start your own group!',
     'err.group-closed': 'This group can no longer be joined. Start a new group instead.',
     'err.joining-time-over': 'The time for joining this group is over. Start a new group instead.',
-    'err.too-many-attempts.one': 'Too many wrong codes. Please try again in 1 minute.', 'err.too-many-attempts.other': 'Too many wrong codes. Please try again in {n} minutes.',
+    'err.too-many-attempts.one': 'Too many wrong codes. Please try again in 1 minute.', 'err.too-many-attempts.other': 'Too many wrong codes. Please try again in {n} minutes.', 'err.too-many-changes': 'That was a lot of taps! Wait a moment, then try again.',
     'err.mission-locked': 'This mission is still locked.',
     'err.unsupported-image': 'This file is not a photo the game can use (JPEG, PNG, WebP or HEIC).',
     'err.image-too-small': 'This photo is too small.', 'err.image-too-large': 'This photo is too large.',

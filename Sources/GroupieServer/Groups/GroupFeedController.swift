@@ -64,8 +64,10 @@ struct GroupFeedService {
     }
 
     func react(_ entry: Int, _ reaction: String, on: Bool, by player: Player, in group: Group) async throws {
-        try await toggles.take(player, now: clock())
-        hub.publish(try await database.react(groupId: group.id, entry: entry, reaction: reaction, on: on, playerId: player.id, now: clock()))
+        let now = clock()
+        hub.publish(try await toggles.take(player, now: now, {
+            try await database.react(groupId: group.id, entry: entry, reaction: reaction, on: on, playerId: player.id, now: now)
+        }, changed: { !$0.isEmpty }))
     }
 
     /// A stored event's JSON object of strings (every payload's fields are strings).

@@ -110,11 +110,9 @@ struct JoinPageController {
             // The whole page reads in that direction from its first paint, not once the client runs.
             page = page.replacingOccurrences(of: Self.htmlStart, with: "<html lang=\"\(words.language)\" dir=\"\(words.direction)\">")
         }
-        return Response(
-            status: status,
-            headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
-            body: .init(byteBuffer: ByteBuffer(string: page))
-        )
+        var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"]
+        if words != nil { headers[.vary] = "Accept-Language" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
     }
 
     struct TitleView: Sendable {

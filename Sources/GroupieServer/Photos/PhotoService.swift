@@ -151,15 +151,18 @@ struct PhotoService: Sendable {
 
     /// A member claims a task ("… is on it"), for the group to see at once.
     func claim(_ task: GroupProgress.TaskKey, by player: Player, in group: Group) async throws {
-        try await toggles.take(player, now: clock())
-        let venue = catalog.venue(id: group.venueId)?.venue
-        hub.publish(try await database.claimTask(groupId: group.id, task: task, by: player, venue: venue, now: clock()))
+        let venue = catalog.venue(id: group.venueId)?.venue, now = clock()
+        hub.publish(try await toggles.take(player, now: now, {
+            try await database.claimTask(groupId: group.id, task: task, by: player, venue: venue, now: now)
+        }, changed: { !$0.isEmpty }))
     }
 
     /// A member gives back the task they claimed.
     func release(_ task: GroupProgress.TaskKey, by player: Player, in group: Group) async throws {
-        try await toggles.take(player, now: clock())
-        hub.publish(try await database.releaseTask(groupId: group.id, task: task, playerId: player.id, now: clock()))
+        let now = clock()
+        hub.publish(try await toggles.take(player, now: now, {
+            try await database.releaseTask(groupId: group.id, task: task, playerId: player.id, now: now)
+        }, changed: { !$0.isEmpty }))
     }
 
     // MARK: Reading

@@ -100,6 +100,7 @@ export default {
     'err.too-many-attempts.few': 'رموز خاطئة كثيرة جدًا. حاول مرة أخرى بعد {n} دقائق.',
     'err.too-many-attempts.many': 'رموز خاطئة كثيرة جدًا. حاول مرة أخرى بعد {n} دقيقة.',
     'err.too-many-attempts.other': 'رموز خاطئة كثيرة جدًا. حاول مرة أخرى بعد {n} دقيقة.',
+    'err.too-many-changes': 'نقرات كثيرة! انتظر لحظة ثم حاول مرة أخرى.',
     'err.mission-locked': 'هذه المهمة ما زالت مقفلة.',
     'err.unsupported-image': 'هذا الملف ليس صورة تستطيع اللعبة استخدامها (JPEG أو PNG أو WebP أو HEIC).',
     'err.image-too-small': 'هذه الصورة صغيرة جدًا.', 'err.image-too-large': 'هذه الصورة كبيرة جدًا.',

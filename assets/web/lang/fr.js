@@ -82,7 +82,7 @@ export default {
     'err.group-full': 'Ce groupe est complet : demandez à quelqu’un de le quitter pour faire de la place, ou créez votre propre groupe !',
     'err.group-closed': 'Ce groupe ne peut plus être rejoint. Créez plutôt un nouveau groupe.',
     'err.joining-time-over': 'Le temps pour rejoindre ce groupe est passé. Créez plutôt un nouveau groupe.',
-    'err.too-many-attempts.one': 'Trop de codes erronés. Réessayez dans 1 minute.', 'err.too-many-attempts.other': 'Trop de codes erronés. Réessayez dans {n} minutes.',
+    'err.too-many-attempts.one': 'Trop de codes erronés. Réessayez dans 1 minute.', 'err.too-many-attempts.other': 'Trop de codes erronés. Réessayez dans {n} minutes.', 'err.too-many-changes': 'Ça fait beaucoup de clics ! Attendez un instant, puis réessayez.',
     'err.mission-locked': 'Cette mission est encore verrouillée.',
     'err.unsupported-image': 'Ce fichier n’est pas une photo utilisable (JPEG, PNG, WebP ou HEIC).',
     'err.image-too-small': 'Cette photo est trop petite.', 'err.image-too-large': 'Cette photo est trop grande.',

@@ -79,6 +79,7 @@ export default {
     'err.group-closed': 'このグループにはもう入れません。かわりに新しいグループを作ってください。',
     'err.joining-time-over': 'このグループに入れる時間は終わりました。かわりに新しいグループを作ってください。',
     'err.too-many-attempts.other': 'まちがったコードが多すぎます。{n} 分後にもう一度試してください。',
+    'err.too-many-changes': 'タップが多すぎます。少し待ってからもう一度試してください。',
     'err.mission-locked': 'このミッションはまだロックされています。',
     'err.unsupported-image': 'このファイルはゲームで使える写真ではありません（JPEG、PNG、WebP、HEIC）。',
     'err.image-too-small': 'この写真は小さすぎます。', 'err.image-too-large': 'この写真は大きすぎます。',

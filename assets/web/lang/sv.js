@@ -82,7 +82,7 @@ export default {
     'err.group-full': 'Gruppen är full: be någon i den att lämna för att göra plats, eller starta en egen grupp!',
     'err.group-closed': 'Det går inte längre att gå med i gruppen. Starta en ny grupp i stället.',
     'err.joining-time-over': 'Tiden för att gå med i gruppen är slut. Starta en ny grupp i stället.',
-    'err.too-many-attempts.one': 'För många fel koder. Försök igen om 1 minut.', 'err.too-many-attempts.other': 'För många fel koder. Försök igen om {n} minuter.',
+    'err.too-many-attempts.one': 'För många fel koder. Försök igen om 1 minut.', 'err.too-many-attempts.other': 'För många fel koder. Försök igen om {n} minuter.', 'err.too-many-changes': 'Det var många tryck! Vänta en stund och försök igen.',
     'err.mission-locked': 'Uppdraget är fortfarande låst.',
     'err.unsupported-image': 'Filen är inget foto som spelet kan använda (JPEG, PNG, WebP eller HEIC).',
     'err.image-too-small': 'Fotot är för litet.', 'err.image-too-large': 'Fotot är för stort.',
