@@ -21,11 +21,13 @@ extension PostgresStore {
          FROM photo JOIN player ON player.id = photo.photographer_id
          WHERE photo.group_id = $1 AND photo.task_id IS NOT NULL)
         """
-    /// The photos members picked, and the tasks answered right or found, without a photo.
+    /// The photos members picked, the tasks answered right or found, without a photo, and when
+    /// the group first answered a question or code of each mission (no task, no photo).
     static let choicesJSON = """
-        (SELECT COALESCE(json_agg(json_build_object('missionId', mission_id, 'taskId', task_id, 'photoId', photo_id)), '[]')
-         FROM (SELECT mission_id, task_id, photo_id FROM task_choice WHERE group_id = $1
-               UNION ALL SELECT DISTINCT mission_id, task_id, NULL FROM task_answer WHERE group_id = $1 AND correct) AS decided)
+        (SELECT COALESCE(json_agg(json_build_object('missionId', mission_id, 'taskId', task_id, 'photoId', photo_id, 'at', at)), '[]')
+         FROM (SELECT mission_id, task_id, photo_id, NULL::float8 AS at FROM task_choice WHERE group_id = $1
+               UNION ALL SELECT DISTINCT mission_id, task_id, NULL, NULL::float8 FROM task_answer WHERE group_id = $1 AND correct
+               UNION ALL SELECT mission_id, NULL, NULL, MIN(answered_at) FROM task_answer WHERE group_id = $1 GROUP BY mission_id) AS decided)
         """
     static let collagesJSON = """
         (SELECT COALESCE(json_agg(json_build_object('missionId', mission_id, 'photoIds', photo_ids, 'key', key, 'width', width,
@@ -142,7 +144,7 @@ private struct PhotoJSON: Decodable {
 
 /// A member's pick of a task's photo, or a task answered right (no photo).
 private struct ChoiceJSON: Decodable {
-    let missionId: String, taskId: String, photoId: String?
+    let missionId: String, taskId: String?, photoId: String?, at: Double?
 }
 
 private struct ClaimJSON: Decodable {
@@ -167,11 +169,16 @@ enum ContentsJSON {
     static func taskPhotos(photos: String, choices: String) throws -> TaskPhotos {
         var picks: [GroupProgress.TaskKey: String] = [:]
         var answered = Set<GroupProgress.TaskKey>()
+        var firstAttempts: [String: Date] = [:]
         for choice in try decode([ChoiceJSON].self, choices) {
-            let task = GroupProgress.TaskKey(missionId: choice.missionId, taskId: choice.taskId)
+            guard let taskId = choice.taskId else {
+                if let at = choice.at { firstAttempts[choice.missionId] = Date(timeIntervalSince1970: at) }
+                continue
+            }
+            let task = GroupProgress.TaskKey(missionId: choice.missionId, taskId: taskId)
             if let photoId = choice.photoId { picks[task] = photoId } else { answered.insert(task) }
         }
-        return TaskPhotos(photos: try decode([PhotoJSON].self, photos).map(\.photo), picks: picks, answered: answered)
+        return TaskPhotos(photos: try decode([PhotoJSON].self, photos).map(\.photo), picks: picks, answered: answered, firstAttempts: firstAttempts)
     }
 
     static func claims(_ text: String) throws -> [TaskClaim] {

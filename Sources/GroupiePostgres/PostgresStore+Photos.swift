@@ -19,11 +19,7 @@ extension PostgresStore {
             }
             if let closed = group?.closed { throw MembershipError.groupClosed(closed) }
             let before = try await Self.taskPhotos(connection, groupId: new.groupId, logger: logger)
-            try PhotoRules.requireUnlocked(new.missionId, before: before, venue: venue)
-            if AnswerRules.isTimed(new.missionId, venue: venue) {
-                let attempts = try await Self.answers(connection, groupId: new.groupId, logger: logger)
-                try AnswerRules.requireInTime(new.missionId, photos: before, attempts: attempts, venue: venue, now: now)
-            }
+            try PhotoRules.requireAdmissible(new.missionId, now: now, before: before, venue: venue)
             let id = Self.newId()
             let at = now.timeIntervalSince1970
             if venue?.review == .beforeSharing {

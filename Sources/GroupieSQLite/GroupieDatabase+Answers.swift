@@ -85,6 +85,12 @@ extension GroupieDatabase {
     }
 
     /// The group's tasks answered right or found.
+    /// When the group first answered, right or wrong, a question or code of each mission.
+    static func firstAttempts(_ db: Database, groupId: String) throws -> [String: Date] {
+        Dictionary(uniqueKeysWithValues: try db.cachedStatement(sql: "SELECT mission_id, MIN(answered_at) FROM task_answer WHERE group_id = ? GROUP BY mission_id")
+            .allRows(arguments: [groupId]) { row -> (String, Date) in (row.value(0), Date(timeIntervalSince1970: row.value(1))) })
+    }
+
     static func answered(_ db: Database, groupId: String) throws -> Set<GroupProgress.TaskKey> {
         Set(try db.cachedStatement(sql: "SELECT DISTINCT mission_id, task_id FROM task_answer WHERE group_id = ? AND correct = 1")
             .allRows(arguments: [groupId]) { row in GroupProgress.TaskKey(missionId: row.value(0), taskId: row.value(1)) })

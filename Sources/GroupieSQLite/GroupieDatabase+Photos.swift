@@ -23,10 +23,7 @@ extension GroupieDatabase {
             }
             if let closed = try Self.group(db, where: "id = ?", new.groupId)?.closed { throw MembershipError.groupClosed(closed) }
             let before = try Self.taskPhotos(db, groupId: new.groupId)
-            try PhotoRules.requireUnlocked(new.missionId, before: before, venue: venue)
-            if AnswerRules.isTimed(new.missionId, venue: venue) {
-                try AnswerRules.requireInTime(new.missionId, photos: before, attempts: try Self.answers(db, groupId: new.groupId), venue: venue, now: now)
-            }
+            try PhotoRules.requireAdmissible(new.missionId, now: now, before: before, venue: venue)
             let id = Self.newId()
             let hold = venue?.review == .beforeSharing
             try db.executeCached(
@@ -234,6 +231,6 @@ extension GroupieDatabase {
                 (GroupProgress.TaskKey(missionId: row.value(0), taskId: row.value(1)), row.value(2))
             }
         let picks = Dictionary(choices, uniquingKeysWith: { _, last in last })
-        return TaskPhotos(photos: photos, picks: picks, answered: try answered(db, groupId: groupId))
+        return TaskPhotos(photos: photos, picks: picks, answered: try answered(db, groupId: groupId), firstAttempts: try firstAttempts(db, groupId: groupId))
     }
 }

@@ -103,18 +103,26 @@ struct AnswerRulesTests {
         #expect(AnswerRules.deadline(of: mission, photos: TaskPhotos(photos: [], picks: [:]), attempts: [first]) == noon.addingTimeInterval(600))
     }
 
-    @Test("a photo for a timed mission's task is refused once the group's time for the mission is over; untimed missions never are")
+    @Test("a photo for a timed mission's task is refused once the group's time for the mission is over, from its first attempt or photo; untimed and locked missions as before")
     func photoInTime() throws {
-        let first = TaskAnswer(task: key("q", "colour"), playerId: "p1", name: "Ada", answer: "2", right: false, answeredAt: noon)
-        let none = TaskPhotos(photos: [], picks: [:])
-        #expect(AnswerRules.isTimed("q", venue: venue))
-        #expect(!AnswerRules.isTimed(nil, venue: venue) && !AnswerRules.isTimed("nope", venue: venue))
-        try AnswerRules.requireInTime("q", photos: none, attempts: [first], venue: venue, now: noon.addingTimeInterval(600))
-        try AnswerRules.requireInTime("q", photos: none, attempts: [], venue: venue, now: noon.addingTimeInterval(6000))
+        let started = TaskPhotos(photos: [], picks: [:], firstAttempts: ["q": noon])
+        try PhotoRules.requireAdmissible("q", now: noon.addingTimeInterval(600), before: started, venue: venue)
+        try PhotoRules.requireAdmissible("q", now: noon.addingTimeInterval(6000), before: TaskPhotos(photos: [], picks: [:]), venue: venue)
         #expect(throws: AnswerRules.Refusal.timeUp(missionId: "q")) {
-            try AnswerRules.requireInTime("q", photos: none, attempts: [first], venue: venue, now: noon.addingTimeInterval(601))
+            try PhotoRules.requireAdmissible("q", now: noon.addingTimeInterval(601), before: started, venue: venue)
         }
-        try AnswerRules.requireInTime(nil, photos: none, attempts: [first], venue: venue, now: noon.addingTimeInterval(6000))
+        // The group's first photo of the mission starts its time too, the earlier of the two.
+        let photo = Photo(
+            id: "x", groupId: "g", photographerId: "p1", photographerName: "Ada", missionId: "q", taskId: "photo",
+            blob: "x", format: "jpeg", width: 10, height: 10, createdAt: noon.addingTimeInterval(-300)
+        )
+        #expect(throws: AnswerRules.Refusal.timeUp(missionId: "q")) {
+            try PhotoRules.requireAdmissible("q", now: noon.addingTimeInterval(301), before: TaskPhotos(photos: [photo], picks: [:], firstAttempts: ["q": noon]), venue: venue)
+        }
+        try PhotoRules.requireAdmissible(nil, now: noon.addingTimeInterval(6000), before: started, venue: venue)
+        #expect(throws: PhotoRules.Refusal.missionLocked(missionId: "r")) {
+            try PhotoRules.requireAdmissible("r", now: noon, before: started, venue: venue)
+        }
     }
 
     @Test("the numbers count, per question and code, the groups that tried it, the groups right and every attempt")

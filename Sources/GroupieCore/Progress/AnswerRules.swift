@@ -124,22 +124,6 @@ public enum AnswerRules {
         return start.addingTimeInterval(TimeInterval(limit * 60))
     }
 
-    /// Whether the mission `missionId` has a time limit: a photo for one of its tasks is checked
-    /// against the group's deadline (`requireInTime`), with the group's attempts read for it.
-    public static func isTimed(_ missionId: String?, venue: Venue?) -> Bool {
-        guard let missionId else { return false }
-        return venue?.mission(id: missionId)?.timeLimit != nil
-    }
-
-    /// A photo for a task of a time-limited mission, taken after the group's time for it is
-    /// over, is refused as a late answer is.
-    public static func requireInTime(_ missionId: String?, photos: TaskPhotos, attempts: [TaskAnswer], venue: Venue?, now: Date) throws(Refusal) {
-        guard let missionId, let mission = venue?.mission(id: missionId),
-            let deadline = deadline(of: mission, photos: photos, attempts: attempts), now > deadline
-        else { return }
-        throw .timeUp(missionId: missionId)
-    }
-
     /// The group's first photo or attempt for a task of the mission.
     public static func start(of missionId: String, photos: TaskPhotos, attempts: [TaskAnswer]) -> Date? {
         let photoTimes = photos.photos.filter { $0.key.missionId == missionId }.flatMap(\.value).map(\.createdAt)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a photo, its removal or a member's pick does to a group: computed here from the state
 /// before, stored by the database in the same transaction as the change itself.
 public enum PhotoRules {
@@ -36,6 +38,18 @@ public enum PhotoRules {
     /// whose task photos are `before`; a free photo (no mission), a mission the venue no longer
     /// has, or no venue, passes. Checked in the photo's own transaction, so that a prerequisite
     /// undone meanwhile (a photo deleted or hidden) is seen.
+    /// Whether a photo for a task of `missionId`, taken `now`, may join a group whose task photos
+    /// are `before`: its mission unlocked (`Refusal.missionLocked`), and within the mission's
+    /// time limit when it has one (`AnswerRules.Refusal.timeUp`), counted from the group's first
+    /// photo or attempt for one of its tasks.
+    public static func requireAdmissible(_ missionId: String?, now: Date, before: TaskPhotos, venue: Venue?) throws {
+        try requireUnlocked(missionId, before: before, venue: venue)
+        guard let missionId, let mission = venue?.mission(id: missionId), let limit = mission.timeLimit else { return }
+        let photoTimes = before.photos.filter { $0.key.missionId == missionId }.flatMap(\.value).map(\.createdAt)
+        guard let start = (photoTimes + [before.firstAttempts[missionId]].compactMap { $0 }).min() else { return }
+        if now > start.addingTimeInterval(TimeInterval(limit * 60)) { throw AnswerRules.Refusal.timeUp(missionId: missionId) }
+    }
+
     public static func requireUnlocked(_ missionId: String?, before: TaskPhotos, venue: Venue?) throws(Refusal) {
         guard let missionId, let venue else { return }
         let progress = GroupProgress(venue: venue, doneTasks: before.done)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A group's photos of tasks and the photos its members picked, and the rule between them:
 /// a task's chosen photo is the members' pick, else its first photo. A later photo joins the
 /// album without taking the place of a teammate's: only a member's pick changes the choice.
@@ -10,10 +12,16 @@ public struct TaskPhotos: Sendable {
     public private(set) var chosen: [GroupProgress.TaskKey: Photo] = [:]
     /// The tasks done without a photo: questions answered right, codes found.
     public var answered: Set<GroupProgress.TaskKey>
+    /// When the group first answered (right or wrong) a question or code of each mission: with
+    /// its first photo, where a mission's time limit starts.
+    public var firstAttempts: [String: Date]
 
     /// `photos` in any order; those of no task are left out, and picks of photos not among them.
-    public init(photos: [Photo], picks: [GroupProgress.TaskKey: String], answered: Set<GroupProgress.TaskKey> = []) {
+    public init(
+        photos: [Photo], picks: [GroupProgress.TaskKey: String], answered: Set<GroupProgress.TaskKey> = [], firstAttempts: [String: Date] = [:]
+    ) {
         self.answered = answered
+        self.firstAttempts = firstAttempts
         var byTask: [GroupProgress.TaskKey: [Photo]] = [:]
         for photo in photos {
             if let task = photo.task { byTask[task, default: []].append(photo) }
