@@ -79,6 +79,11 @@ struct GroupFeedRouteTests {
             let group = try await client.newGroup(by: ada)
             _ = try await client.join(group.code, as: bo)
             let claim = "/api/v1/groups/\(group.id)/missions/sharks/tasks/shark/claim"
+            // A photo of no task, for a reaction: the same count holds claims and reactions.
+            let image = try TestImages.solid(width: 300, height: 200, rgb: (1, 100, 1), ext: "jpg")
+            #expect(try await PhotoRouteTests.upload(client, image, as: bo, group: group.id).0.status == .created)
+            let entries = try #require(try await client.send(.get, "/api/v1/groups/\(group.id)/feed", headers: ada.auth).1["entries"] as? [[String: Any]])
+            let photoEntry = try #require(entries.first { $0["kind"] as? String == "photo-added" }?["id"] as? Int)
             for index in 0..<ToggleAllowance.perMinute {
                 #expect(try await client.send(index.isMultiple(of: 2) ? .put : .delete, claim, headers: ada.auth).0.status == .noContent)
             }
@@ -86,6 +91,8 @@ struct GroupFeedRouteTests {
             let (limited, problem) = try await client.send(.put, claim, headers: ada.auth)
             #expect(limited.status == .tooManyRequests && problem["code"] as? String == "too-many-changes")
             #expect(limited.headers[.retryAfter].flatMap { Int($0) }.map { (1...60).contains($0) } == true)
+            let (reacted, why) = try await client.send(.put, "/api/v1/groups/\(group.id)/feed/\(photoEntry)/reactions/heart", headers: ada.auth)
+            #expect(reacted.status == .tooManyRequests && why["code"] as? String == "too-many-changes", "a reaction counts with the claims")
             #expect(try await server.database().events(groupId: group.id, after: 0, limit: 500).count == before, "the refused claim changed nothing")
             #expect(try await client.send(.put, claim, headers: bo.auth).0.status == .noContent, "each member has a count of their own")
             #expect(try await client.send(.delete, claim, headers: bo.auth).0.status == .noContent)
