@@ -124,10 +124,11 @@ public enum AnswerRules {
         return start.addingTimeInterval(TimeInterval(limit * 60))
     }
 
-    /// The group's first photo or attempt for a task of the mission.
+    /// The group's first photo or attempt for a task of the mission: `attempts`, and the first
+    /// attempt the task photos carry (`TaskPhotos.firstAttempts`).
     public static func start(of missionId: String, photos: TaskPhotos, attempts: [TaskAnswer]) -> Date? {
         let photoTimes = photos.photos.filter { $0.key.missionId == missionId }.flatMap(\.value).map(\.createdAt)
-        let answerTimes = attempts.filter { $0.task.missionId == missionId }.map(\.answeredAt)
+        let answerTimes = attempts.filter { $0.task.missionId == missionId }.map(\.answeredAt) + [photos.firstAttempts[missionId]].compactMap { $0 }
         return (photoTimes + answerTimes).min()
     }
 }

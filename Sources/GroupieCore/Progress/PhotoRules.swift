@@ -44,10 +44,10 @@ public enum PhotoRules {
     /// photo or attempt for one of its tasks.
     public static func requireAdmissible(_ missionId: String?, now: Date, before: TaskPhotos, venue: Venue?) throws {
         try requireUnlocked(missionId, before: before, venue: venue)
-        guard let missionId, let mission = venue?.mission(id: missionId), let limit = mission.timeLimit else { return }
-        let photoTimes = before.photos.filter { $0.key.missionId == missionId }.flatMap(\.value).map(\.createdAt)
-        guard let start = (photoTimes + [before.firstAttempts[missionId]].compactMap { $0 }).min() else { return }
-        if now > start.addingTimeInterval(TimeInterval(limit * 60)) { throw AnswerRules.Refusal.timeUp(missionId: missionId) }
+        guard let missionId, let mission = venue?.mission(id: missionId),
+            let deadline = AnswerRules.deadline(of: mission, photos: before, attempts: []), now > deadline
+        else { return }
+        throw AnswerRules.Refusal.timeUp(missionId: missionId)
     }
 
     public static func requireUnlocked(_ missionId: String?, before: TaskPhotos, venue: Venue?) throws(Refusal) {
