@@ -84,11 +84,15 @@ struct PartialUploads: Sendable {
         return try await fileIO.run {
             let lock = try FileLock(path: root + "/.lock", wait: true)
             defer { lock.release() }
-            Self.removeExpired(root: root, now: now, lifetime: limits.lifetime)
             if let state = Self.readState(path) {
-                try Self.check(range, task: task, against: state)
-                return state
+                if now - state.updatedAt <= limits.lifetime {
+                    try Self.check(range, task: task, against: state)
+                    return state
+                }
+                try? FileManager.default.removeItem(atPath: path)
             }
+            // Only an upload that starts looks at every other: a later part reads its own state alone.
+            Self.removeExpired(root: root, now: now, lifetime: limits.lifetime)
             if let bytes = range.bytes, bytes.lowerBound != 0 { throw Problem.offsetMismatch(0) }
             let inGroup = Self.reserved(in: groupFolder), everywhere = Self.reserved(everywhere: root)
             guard inGroup + range.total <= limits.perGroup, everywhere + range.total <= limits.total else { throw Problem.uploadSpaceFull }
