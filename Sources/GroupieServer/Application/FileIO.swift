@@ -1,3 +1,4 @@
+import Foundation
 import GroupieContent
 import NIOPosix
 import ServiceLifecycle
@@ -34,5 +35,19 @@ struct FileIO: Service, BlockingWork {
     /// For a pool that never ran as a service.
     func shutdown() async throws {
         try await pool.shutdownGracefully()
+    }
+}
+
+extension FileIO {
+    /// The bytes `draw` writes to a temporary file named for `purpose` with `fileExtension` (the
+    /// posters', cards', stickers' and recap's drawing, which writes files), read back on the
+    /// pool; the file is removed.
+    func drawn(_ purpose: String, fileExtension: String, _ draw: @escaping @Sendable (String) throws -> Void) async throws -> Data {
+        try await run {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(purpose)-\(UUID().uuidString).\(fileExtension)").path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try draw(path)
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        }
     }
 }

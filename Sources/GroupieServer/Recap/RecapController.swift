@@ -65,12 +65,7 @@ struct RecapController {
             recap, images: images, group: subject.group, venue: venue, language: language,
             logoPath: venue.theme.logo.map { assetsDirectory + "/" + $0 }
         )
-        let bytes = try await fileIO.run {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-recap-\(UUID().uuidString).\(fileExtension)").path
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            try page.render(format: format, to: path)
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        }
+        let bytes = try await fileIO.drawn("recap", fileExtension: fileExtension) { path in try page.render(format: format, to: path) }
         context.logger.info("recap made", metadata: ["group": "\(groupId)", "chapters": "\(recap.chapters.count)", "format": "\(fileExtension)"])
         let disposition = request.uri.queryParameters["download"] != nil ? "attachment" : "inline"
         let name = ZipStream.safeName(subject.group.name.map { "Groupie - \($0)" } ?? "Groupie recap")

@@ -47,12 +47,7 @@ extension StaffPosterController {
             throw Problem.notFound("no-code-tasks", "The venue's missions have no found-it code to print.")
         }
         let sheet = StaffCodeStickers.sheet(for: venue, assetsDirectory: assetsDirectory)
-        let bytes = try await fileIO.run {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-stickers-\(UUID().uuidString).pdf").path
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            try sheet.render(to: path)
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        }
+        let bytes = try await fileIO.drawn("stickers", fileExtension: "pdf") { path in try sheet.render(to: path) }
         return Response(
             status: .ok,
             headers: [.contentType: "application/pdf", .contentDisposition: "inline; filename=\"\(venue.id)-code-stickers.pdf\""],

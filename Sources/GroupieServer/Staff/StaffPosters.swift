@@ -68,12 +68,7 @@ struct StaffPosterController {
             instruction: Self.cardInstructions[base].map { (language, $0) } ?? ("en", Self.cardInstructions["en"]!),
             cards: groups.map { TableCards.Card(groupName: $0.name ?? "", code: $0.joinCode.value, url: links.url($0.joinCode)) }
         )
-        let bytes = try await fileIO.run {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-cards-\(UUID().uuidString).pdf").path
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            try sheet.render(to: path)
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        }
+        let bytes = try await fileIO.drawn("cards", fileExtension: "pdf") { path in try sheet.render(to: path) }
         try await database.audit(.init(
             at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "table cards made",
             subject: (label.map { "\($0): " } ?? "") + "\(count) groups: \(names.first ?? "") to \(names.last ?? "") (\(language))", reason: nil
@@ -119,12 +114,7 @@ struct StaffPosterController {
             throw Problem(.badRequest, code: "invalid-paper", detail: "'paper' is a4 or a3.")
         }
         let poster = Self.poster(for: venue, url: links.baseURL + "/?venue=" + venue.id, assetsDirectory: assetsDirectory)
-        let bytes = try await fileIO.run {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-poster-\(UUID().uuidString).\(fileExtension)").path
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            try poster.render(paper: paper, format: format, to: path)
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        }
+        let bytes = try await fileIO.drawn("poster", fileExtension: fileExtension) { path in try poster.render(paper: paper, format: format, to: path) }
         try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "poster made", subject: "\(paper.rawValue) \(fileExtension)", reason: nil))
         return Response(
             status: .ok,
