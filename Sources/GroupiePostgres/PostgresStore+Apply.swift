@@ -105,7 +105,7 @@ extension PostgresStore {
             }
         }
         let text = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
-        let rows = try await connection.rows(Prepared<ApplyWrites>(now.timeIntervalSince1970, text), logger: logger)
+        let rows = try await connection.rows(applying: document.parts, at: now, text, logger: logger)
         var stored: [String: [(seq: Int, data: String)]] = [:]
         for row in rows {
             let groupId: String = try row.get(0), seq: Int = try row.get(1)
@@ -149,99 +149,16 @@ extension PostgresStore {
         struct Task: Encodable { var group_id: String, venue_id: String, mission_id: String, task_id: String, seconds: Int }
         struct Count: Encodable { var venue_id: String, kind: String, mission_id: String, task_id: String, value: Int, count: Int }
         var missions: [Mission] = [], tasks: [Task] = [], counted: [Count] = []
-    }
 
-    /// Parameters: the time, and the writes (`WritesJSON`). Rows: each event stored, by group
-    /// and number.
-    enum ApplyWrites: PreparedSQL {
-        static let types: [PostgresDataType] = [.float8, .text]
-        static let sql = """
-            WITH writes AS (SELECT $2::jsonb AS document),
-            ended AS (
-                UPDATE membership SET left_at = $1
-                FROM writes, groupie_writes(writes.document, 'ended') AS gone_object, jsonb_to_record(gone_object) AS gone(group_id text, player_id text)
-                WHERE membership.group_id = gone.group_id AND membership.player_id = gone.player_id AND membership.left_at IS NULL
-                RETURNING 1
-            ),
-            added AS (
-                -- After the memberships that end: a player is in one group at a time.
-                INSERT INTO membership (group_id, player_id, joined_at)
-                SELECT joining.group_id, joining.player_id, $1
-                FROM writes, groupie_writes(writes.document, 'added') AS joining_object, jsonb_to_record(joining_object) AS joining(group_id text, player_id text)
-                WHERE (SELECT COUNT(*) FROM ended) >= 0
-                RETURNING 1
-            ),
-            touched AS (
-                UPDATE play_group SET event_seq = play_group.event_seq + change.events,
-                    creator_id = CASE WHEN change.sets_creator THEN change.creator_id ELSE play_group.creator_id END,
-                    closed_at = CASE WHEN change.reopens THEN NULL ELSE COALESCE(change.closed_at, play_group.closed_at) END,
-                    closed_reason = CASE WHEN change.reopens THEN NULL WHEN change.closed_at IS NOT NULL THEN change.reason ELSE play_group.closed_reason END,
-                    played = COALESCE(change.played, play_group.played), photos_added = COALESCE(change.photos_added, play_group.photos_added)
-                FROM writes, groupie_writes(writes.document, 'groups') AS change_object,
-                    jsonb_to_record(change_object) AS change(
-                        group_id text, events bigint, sets_creator boolean, creator_id text, closed_at double precision, reason text, reopens boolean,
-                        played boolean, photos_added bigint
-                    )
-                WHERE play_group.id = change.group_id
-                RETURNING play_group.id, play_group.event_seq
-            ),
-            renamed AS (
-                UPDATE player SET name = renaming.name
-                FROM writes, groupie_writes(writes.document, 'renamed') AS renaming_object, jsonb_to_record(renaming_object) AS renaming(id text, name text)
-                WHERE player.id = renaming.id
-                RETURNING 1
-            ),
-            picked AS (
-                INSERT INTO task_choice (group_id, mission_id, task_id, photo_id)
-                SELECT pick.group_id, pick.mission_id, pick.task_id, pick.photo_id
-                FROM writes, groupie_writes(writes.document, 'picks') AS pick_object, jsonb_to_record(pick_object) AS pick(group_id text, mission_id text, task_id text, photo_id text)
-                ON CONFLICT (group_id, mission_id, task_id) DO UPDATE SET photo_id = excluded.photo_id
-                RETURNING 1
-            ),
-            visited AS (
-                INSERT INTO visit_mission (group_id, venue_id, mission_id, started_at, completed_at)
-                SELECT visit.group_id, visit.venue_id, visit.mission_id, visit.started_at, visit.completed_at
-                FROM writes, groupie_writes(writes.document, 'missions') AS visit_object,
-                    jsonb_to_record(visit_object) AS visit(group_id text, venue_id text, mission_id text, started_at double precision, completed_at double precision)
-                ON CONFLICT (group_id, mission_id) DO UPDATE SET started_at = excluded.started_at, completed_at = excluded.completed_at
-                RETURNING 1
-            ),
-            done AS (
-                INSERT INTO visit_task (group_id, venue_id, mission_id, task_id, seconds)
-                SELECT task.group_id, task.venue_id, task.mission_id, task.task_id, task.seconds
-                FROM writes, groupie_writes(writes.document, 'tasks') AS task_object,
-                    jsonb_to_record(task_object) AS task(group_id text, venue_id text, mission_id text, task_id text, seconds bigint)
-                ON CONFLICT DO NOTHING
-                RETURNING 1
-            ),
-            counted AS (
-                INSERT INTO visit_tally (venue_id, kind, mission_id, task_id, value, count)
-                SELECT delta.venue_id, delta.kind, delta.mission_id, delta.task_id, delta.value, delta.count
-                FROM writes, groupie_writes(writes.document, 'counted') AS delta_object,
-                    jsonb_to_record(delta_object) AS delta(venue_id text, kind text, mission_id text, task_id text, value bigint, count bigint)
-                WHERE delta.count > 0
-                ON CONFLICT (venue_id, kind, mission_id, task_id, value) DO UPDATE SET count = visit_tally.count + excluded.count
-                RETURNING 1
-            ),
-            uncounted AS (
-                -- A count taken from a row the tally does not hold is passed over.
-                UPDATE visit_tally SET count = visit_tally.count + delta.count
-                FROM writes, groupie_writes(writes.document, 'counted') AS delta_object,
-                    jsonb_to_record(delta_object) AS delta(venue_id text, kind text, mission_id text, task_id text, value bigint, count bigint)
-                WHERE delta.count < 0 AND visit_tally.venue_id = delta.venue_id AND visit_tally.kind = delta.kind
-                  AND visit_tally.mission_id = delta.mission_id AND visit_tally.task_id = delta.task_id AND visit_tally.value = delta.value
-                RETURNING 1
-            ),
-            stored AS (
-                INSERT INTO group_event (group_id, seq, type, data, created_at)
-                SELECT event.group_id, touched.event_seq - event.back, event.type, \(erasureChecked("event.data")), $1
-                FROM writes, groupie_writes(writes.document, 'events') WITH ORDINALITY AS listed(object, position),
-                    jsonb_to_record(listed.object) AS event(group_id text, type text, data text, back bigint)
-                JOIN touched ON touched.id = event.group_id
-                ORDER BY listed.position
-                RETURNING group_id, seq, data
-            )
-            SELECT group_id, seq, data FROM stored ORDER BY group_id, seq
-            """
+        /// The parts filled, beyond groups and events: which shape of the statement writes them.
+        var parts: ApplyParts {
+            var parts: ApplyParts = []
+            if !ended.isEmpty { parts.insert(.ended) }
+            if !added.isEmpty { parts.insert(.added) }
+            if !renamed.isEmpty { parts.insert(.renamed) }
+            if !picks.isEmpty { parts.insert(.picks) }
+            if !missions.isEmpty || !tasks.isEmpty || !counted.isEmpty { parts.insert(.numbers) }
+            return parts
+        }
     }
 }

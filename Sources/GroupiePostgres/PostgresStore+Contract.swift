@@ -163,6 +163,23 @@ extension PostgresStore {
         static let sql = "SELECT key, at FROM rate_failure WHERE key = ANY($1) AND at > $2 ORDER BY key, at"
     }
 
+    /// Failures read as a JSON array of `[key, at]` (a join's, `JoinSeats`), oldest first by key.
+    static func failures(from json: String) throws -> [String: [Date]] {
+        struct Failure: Decodable {
+            var key: String, at: Double
+            init(from decoder: any Decoder) throws {
+                var pair = try decoder.unkeyedContainer()
+                key = try pair.decode(String.self)
+                at = try pair.decode(Double.self)
+            }
+        }
+        var failures: [String: [Date]] = [:]
+        for failure in try JSONDecoder().decode([Failure].self, from: Data(json.utf8)) {
+            failures[failure.key, default: []].append(Date(timeIntervalSince1970: failure.at))
+        }
+        return failures
+    }
+
     public func recordFailure(of key: String, now: Date, window: TimeInterval) async throws {
         let cutoff = now.timeIntervalSince1970 - window
         try await write { connection in

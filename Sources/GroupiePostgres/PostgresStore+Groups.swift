@@ -58,12 +58,16 @@ extension PostgresStore {
         throw PostgresStoreError.noFreeJoinCode
     }
 
-    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Join {
+    public func joinGroup(
+        code: JoinCode, playerId: String, now: Date, gate: FailureGate?, maximumSize: @escaping @Sendable (String) -> Int
+    ) async throws -> Join {
         try await write { connection in
-            // One player's changes of group are made one at a time, as SQLite's single writer
-            // makes them: two joins at once both succeed, the later one moving the player on.
-            guard let player = try await Self.lockPlayer(connection, id: playerId, logger: logger) else { throw MembershipError.groupNotFound }
-            let seats = try await Self.joinSeats(connection, code: code, playerId: playerId, logger: logger)
+            // The player's row is read, not locked: two joins of one player at once both take
+            // the unique index of memberships in use, and the later, refused by it, is run again
+            // (`write`), then moving the player on from the group the earlier one joined.
+            let seats = try await Self.joinSeats(connection, code: code, playerId: playerId, gate: gate, now: now, logger: logger)
+            if let gate { try gate.check(seats.failures) }
+            guard let player = seats.player else { throw MembershipError.groupNotFound }
             guard let group = seats.target else { throw MembershipError.unknownCode }
             let decision = try MembershipRules.join(group, player: player, current: seats.current, maximumSize: maximumSize(group.group.venueId), now: now)
             let events = try await Self.apply(connection, decision, visits: seats.visit.map { [$0] } ?? [], now: now, logger: logger)
@@ -74,30 +78,45 @@ extension PostgresStore {
         }
     }
 
-    /// In one statement, the group of the join code and the player's group now, each with its
-    /// members, their rows locked until the transaction ends. The rows are taken in the order of
-    /// their ids, as every change of two groups takes them: two players swapping groups wait for
-    /// each other instead of deadlocking. Read again when another change of either group
-    /// committed while this one waited for its row, so that the members are those of now: once,
-    /// since the second statement, its rows already held, waits for nothing. With the join code's
-    /// group, what the numbers need of it to count a membership.
+    /// What a join reads, in one statement: the group of the join code and the player's group
+    /// now, each with its members, their rows locked until the transaction ends; the player;
+    /// and the gate's failures. The rows are taken in the order of their ids, as every change
+    /// of two groups takes them: two players swapping groups wait for each other instead of
+    /// deadlocking. Read again when another change of either group committed while this one
+    /// waited for its row, so that the members are those of now. With the join code's group,
+    /// what the numbers need of it to count a membership.
     static func joinSeats(
-        _ connection: PostgresConnection, code: JoinCode, playerId: String, logger: Logger
-    ) async throws -> (target: GroupSeats?, current: GroupSeats?, visit: VisitTallyRules.GroupVisit?) {
-        var rows = try await connection.rows(Prepared<JoinSeats>(playerId, code.value), logger: logger)
-        if try !rows.allSatisfy({ try isCurrent($0, from: 9) }) {
-            rows = try await connection.rows(Prepared<JoinSeats>(playerId, code.value), logger: logger)
+        _ connection: PostgresConnection, code: JoinCode, playerId: String, gate: FailureGate?, now: Date, logger: Logger
+    ) async throws -> JoinSnapshot {
+        let statement = try Prepared<JoinSeats>(
+            playerId, code.value, gate?.keys ?? [], now.timeIntervalSince1970 - (gate?.window ?? 0)
+        )
+        var rows = try await connection.rows(statement, logger: logger)
+        // Each reading waits only for rows another change holds; a few are enough however busy the groups.
+        for _ in 0..<4 where try !rows.allSatisfy({ try $0[0].bytes == nil || isCurrent($0, from: 9) }) {
+            rows = try await connection.rows(statement, logger: logger)
         }
-        var target: GroupSeats?, current: GroupSeats?, visit: VisitTallyRules.GroupVisit?
+        var snapshot = JoinSnapshot()
         for row in rows {
+            if snapshot.player == nil, row[15].bytes != nil {
+                snapshot.player = Player(id: try row.get(15), name: try row.get(16), language: try row.get(17), createdAt: Date(timeIntervalSince1970: try row.get(18)))
+            }
+            snapshot.failures = try failures(from: row.get(19))
+            guard row[0].bytes != nil else { continue }
             let seats = GroupSeats(group: try group(from: row), memberIds: try row.get(11))
             if try row.get(12, as: Bool.self) {
-                target = seats
-                visit = .init(groupId: seats.group.id, venueId: seats.group.venueId, createdAt: try row.get(5), played: try row.get(13), photosAdded: try row.get(14))
+                snapshot.target = seats
+                snapshot.visit = .init(groupId: seats.group.id, venueId: seats.group.venueId, createdAt: try row.get(5), played: try row.get(13), photosAdded: try row.get(14))
             }
-            if seats.memberIds.contains(playerId) { current = seats }
+            if seats.memberIds.contains(playerId) { snapshot.current = seats }
         }
-        return (target, current, visit)
+        return snapshot
+    }
+
+    struct JoinSnapshot {
+        var target: GroupSeats?, current: GroupSeats?, visit: VisitTallyRules.GroupVisit?
+        var player: Player?
+        var failures: [String: [Date]] = [:]
     }
 
     /// Whether a row locked by a statement that also read the group's members (or photos) saw
@@ -108,18 +127,30 @@ extension PostgresStore {
         try row.get(column, as: Int.self) == row.get(column + 1, as: Int.self)
     }
 
-    /// Columns: `groupColumns`, the newest event's number on the row and in the snapshot, the
-    /// member ids longest-standing first, whether it is the join code's group, whether it was
-    /// played and its photos added.
+    /// Parameters: the player, the join code, the gate's keys and the time its window begins.
+    /// One row per group (at least one, its group columns NULL when there is none). Columns:
+    /// `groupColumns`, the newest event's number on the row and in the snapshot, the member ids
+    /// longest-standing first, whether it is the join code's group, whether it was played and
+    /// its photos added; the player's id, name, language and time made (NULL when there is no
+    /// such player); the failures as a JSON array of `[key, at]`.
     enum JoinSeats: PreparedSQL {
-        static let types: [PostgresDataType] = [.text, .text]
+        static let types: [PostgresDataType] = [.text, .text, .textArray, .float8]
         static let sql = """
-            SELECT \(qualifiedGroupColumns), play_group.event_seq, \(newestEvent),
-                   ARRAY(SELECT player_id FROM membership WHERE group_id = play_group.id AND left_at IS NULL ORDER BY joined_at, id),
-                   play_group.join_code = $2, play_group.played, play_group.photos_added
-            FROM play_group
-            WHERE play_group.join_code = $2 OR play_group.id = (SELECT group_id FROM membership WHERE player_id = $1 AND left_at IS NULL)
-            ORDER BY play_group.id FOR UPDATE OF play_group
+            SELECT seats.*, me.id, me.name, me.language, me.created_at, failed.list
+            FROM (SELECT 1) AS one
+            LEFT JOIN player AS me ON me.id = $1
+            CROSS JOIN LATERAL (
+                SELECT COALESCE(json_agg(json_build_array(key, at) ORDER BY key, at), '[]')::text AS list
+                FROM rate_failure WHERE key = ANY($3) AND at > $4
+            ) AS failed
+            LEFT JOIN LATERAL (
+                SELECT \(qualifiedGroupColumns), play_group.event_seq, \(newestEvent),
+                       ARRAY(SELECT player_id FROM membership WHERE group_id = play_group.id AND left_at IS NULL ORDER BY joined_at, id),
+                       play_group.join_code = $2, play_group.played, play_group.photos_added
+                FROM play_group
+                WHERE play_group.join_code = $2 OR play_group.id = (SELECT group_id FROM membership WHERE player_id = $1 AND left_at IS NULL)
+                ORDER BY play_group.id FOR UPDATE OF play_group
+            ) AS seats ON true
             """
     }
 

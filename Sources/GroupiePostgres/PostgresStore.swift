@@ -366,8 +366,12 @@ public final class PostgresStore: GroupieStore {
 
     static func isRetryable(_ error: PSQLError) -> Bool {
         // serialization_failure and deadlock_detected. A unique key that a concurrent insert
-        // takes (a join code, a tally row) is met by the statement's own ON CONFLICT instead.
-        ["40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "")
+        // takes (a join code, a tally row) is met by the statement's own ON CONFLICT instead;
+        // but a player's one membership in use, which a join of theirs made meanwhile, says
+        // that the player's group changed since it was read: read again.
+        let state = error.serverInfo?[.sqlState] ?? ""
+        return ["40001", "40P01"].contains(state)
+            || (state == "23505" && error.serverInfo?[.constraintName] == "membership_one_active_per_player")
     }
 
 }

@@ -50,8 +50,12 @@ extension GroupieDatabase {
         throw DatabaseError(message: "no free join code after 30 attempts")
     }
 
-    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Join {
-        try await commits.write { db in
+    public func joinGroup(
+        code: JoinCode, playerId: String, now: Date, gate: FailureGate?, maximumSize: @escaping @Sendable (String) -> Int
+    ) async throws -> Join {
+        // The failures are counted in this process's memory: read before the write, which they do not hold up.
+        if let gate { try gate.check(try await failures(of: gate.keys, within: gate.window, now: now)) }
+        return try await commits.write { db in
             guard let groupId = try String.fetchOne(db.cachedStatement(sql: "SELECT id FROM play_group WHERE join_code = ?"), arguments: [code.value]),
                   let target = try Self.seats(db, groupId: groupId)
             else { throw MembershipError.unknownCode }

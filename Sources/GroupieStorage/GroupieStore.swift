@@ -54,7 +54,11 @@ public protocol GroupStore: Sendable {
     func createGroupsInAdvance(venueId: String, names: [String], joinableFor: TimeInterval, now: Date) async throws -> [Group]
     /// Joins the group with `code`, leaving the player's current group, and stores the events of
     /// both in the same transaction. `maximumSize` gives the venue's limit for a venue id.
-    func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Join
+    /// `gate`'s failures are read with the groups (on PostgreSQL in the same statement) and
+    /// its refusal, thrown, changes nothing.
+    func joinGroup(
+        code: JoinCode, playerId: String, now: Date, gate: FailureGate?, maximumSize: @escaping @Sendable (String) -> Int
+    ) async throws -> Join
     /// Ends a membership and stores its `member-left` in the same transaction; returns it.
     @discardableResult
     func removeMember(groupId: String, playerId: String, by actorId: String, now: Date) async throws -> [GroupEvent]
@@ -264,6 +268,28 @@ extension GroupieStore {
     /// Every stored group of the venue, in the order they started.
     public func venueHistories(venueId: String) async throws -> [VisitNumbers.History] {
         try await venueHistories(venueId: venueId, after: nil, limit: Int.max)
+    }
+}
+
+extension GroupStore {
+    /// Joins with no limit of failed attempts to pass.
+    public func joinGroup(code: JoinCode, playerId: String, now: Date, maximumSize: @escaping @Sendable (String) -> Int) async throws -> Join {
+        try await joinGroup(code: code, playerId: playerId, now: now, gate: nil, maximumSize: maximumSize)
+    }
+}
+
+/// The failed attempts a change passes first, read in the change's own transaction: the
+/// failures of `keys` within the `window` seconds before the change, which `check` refuses by
+/// throwing.
+public struct FailureGate: Sendable {
+    public var keys: [String]
+    public var window: TimeInterval
+    public var check: @Sendable (_ failures: [String: [Date]]) throws -> Void
+
+    public init(keys: [String], window: TimeInterval, check: @escaping @Sendable (_ failures: [String: [Date]]) throws -> Void) {
+        self.keys = keys
+        self.window = window
+        self.check = check
     }
 }
 

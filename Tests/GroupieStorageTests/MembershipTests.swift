@@ -3,6 +3,7 @@ import GRDB
 import GroupieCore
 @testable import GroupieSQLite
 @testable import GroupieStorage
+import Synchronization
 import Testing
 
 @Suite("Players and groups, on both backends")
@@ -188,6 +189,40 @@ struct MembershipTests {
             #expect(try await database.currentGroup(of: alice.id)?.id == b.id, "round \(round)")
             #expect(try await database.currentGroup(of: bob.id)?.id == a.id, "round \(round)")
         }
+    }
+
+    @Test("A join's gate reads its keys' failures within its window, and its refusal changes nothing", arguments: Backend.chosen)
+    func gatedJoin(_ backend: Backend) async throws {
+        let database = try await backend.open()
+        func player(_ name: String) async throws -> Player {
+            try await database.createPlayer(name: name, language: nil, tokenHash: Data(UUID().uuidString.utf8), now: now)
+        }
+        let alice = try await player("Alice"), bob = try await player("Bob")
+        let group = try await database.createGroup(venueId: "v", name: nil, creatorId: alice.id, joinableFor: 3600, now: now).group
+        let before = try await database.events(groupId: group.id, after: 0, limit: 100).count
+        let key = "join-player:" + bob.id
+        try await database.recordFailure(of: key, now: now.addingTimeInterval(-90), window: 600)
+        try await database.recordFailure(of: key, now: now.addingTimeInterval(-30), window: 600)
+        try await database.recordFailure(of: "join-player:someone-else", now: now.addingTimeInterval(-10), window: 600)
+        struct Refused: Error {}
+        let seen = Mutex<[String: [Date]]?>(nil)
+        let refusing = FailureGate(keys: [key, "join-address:nowhere"], window: 60) { failures in
+            seen.withLock { $0 = failures }
+            throw Refused()
+        }
+        await #expect(throws: Refused.self) {
+            try await database.joinGroup(code: group.joinCode, playerId: bob.id, now: now, gate: refusing) { _ in 99 }
+        }
+        #expect(seen.withLock { $0?.filter { !$0.value.isEmpty } } == [key: [now.addingTimeInterval(-30)]])
+        #expect(try await database.currentGroup(of: bob.id) == nil)
+        #expect(try await database.events(groupId: group.id, after: 0, limit: 100).count == before)
+        // A wrong code is refused by the gate too, before it is found unknown.
+        await #expect(throws: Refused.self) {
+            try await database.joinGroup(code: try #require(JoinCode(typed: "ZZZZZZ")), playerId: bob.id, now: now, gate: refusing) { _ in 99 }
+        }
+        let passing = FailureGate(keys: [key], window: 60) { _ in }
+        _ = try await database.joinGroup(code: group.joinCode, playerId: bob.id, now: now, gate: passing) { _ in 99 }
+        #expect(try await database.currentGroup(of: bob.id)?.id == group.id)
     }
 
     @Test("The database itself refuses a second active membership", arguments: Backend.chosen)

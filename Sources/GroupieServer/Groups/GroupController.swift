@@ -40,15 +40,24 @@ struct GroupController {
         let player = context.player
         let now = membership.clock()
         let address = limits.clientAddress.of(request, context: context)
-        try await limits.requireJoinAllowed(player, address: address, now: now)
-        let body = try await request.decode(as: JoinRequest.self, context: context)
+        // The limit of wrong codes is read with the groups, in the join's own statement; a
+        // request refused before it reaches the store reads it on its own first, as a locked
+        // out client hears 429 whatever it sends.
+        let body: JoinRequest
+        do {
+            body = try await request.decode(as: JoinRequest.self, context: context)
+        } catch {
+            try await limits.requireJoinAllowed(player, address: address, now: now)
+            throw error
+        }
         guard let code = JoinCode(typed: body.code) else {
+            try await limits.requireJoinAllowed(player, address: address, now: now)
             await limits.joinFailed(player, address: address, now: now)
             throw Problem.badRequest("invalid-code", "A group code has 6 to 8 letters and digits (no 0, O, 1, I or L).")
         }
         let joined: Join
         do {
-            joined = try await membership.join(code: code, by: player)
+            joined = try await membership.join(code: code, by: player, gate: limits.joinGate(player, address: address, now: now))
         } catch MembershipError.unknownCode {
             await limits.joinFailed(player, address: address, now: now)
             throw MembershipError.unknownCode

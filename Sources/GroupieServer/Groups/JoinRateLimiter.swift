@@ -52,17 +52,24 @@ struct JoinRateLimiter: Sendable {
         precondition(checks.allSatisfy { $0.limiter.window == first.window }, "limits read at once share their window")
         let keys = checks.map { $0.limiter.scope + ":" + $0.key }
         do {
-            let failures = try await first.store.failures(of: keys, within: first.window, now: now)
-            let waits = zip(checks, keys).compactMap { check, key -> Int? in
-                let recent = (failures[key] ?? []).filter { failure in check.since.map { failure > $0 } ?? true }
-                guard recent.count >= check.limiter.limit + extra, let oldest = recent.first else { return nil }
-                return max(1, Int((first.window - now.timeIntervalSince(oldest)).rounded(.up)))
-            }
-            return waits.max()
+            return wait(checks, failures: try await first.store.failures(of: keys, within: first.window, now: now), now: now, allowing: extra)
         } catch {
             first.logger.error("cannot read the failed attempts of a rate limit: \(error)", metadata: ["scope": "\(first.scope)"])
             return nil
         }
+    }
+
+    /// The longest wait of the limits given their keys' failures (as the store keys them,
+    /// `scope:key`), read already.
+    static func wait(
+        _ checks: [(limiter: JoinRateLimiter, key: String, since: Date?)], failures: [String: [Date]], now: Date, allowing extra: Int = 0
+    ) -> Int? {
+        let waits = checks.compactMap { check -> Int? in
+            let recent = (failures[check.limiter.scope + ":" + check.key] ?? []).filter { failure in check.since.map { failure > $0 } ?? true }
+            guard recent.count >= check.limiter.limit + extra, let oldest = recent.first else { return nil }
+            return max(1, Int((check.limiter.window - now.timeIntervalSince(oldest)).rounded(.up)))
+        }
+        return waits.max()
     }
 
     /// Throws 429 `too-many-created` when `key` has made its limit of what it counts; the caller
@@ -122,12 +129,24 @@ struct JoinLimits: Sendable {
     /// 429 while the player or their address has had too many wrong codes.
     func requireJoinAllowed(_ player: Player, address: String, now: Date) async throws {
         if let seconds = await JoinRateLimiter.retryAfter([(byPlayer, player.id), (byAddress, address)], now: now) {
-            throw Problem(
-                .tooManyRequests, code: "too-many-attempts",
-                detail: "Too many wrong codes; try again in \(seconds) seconds.",
-                headers: [.retryAfter: "\(seconds)"]
-            )
+            throw Self.tooManyAttempts(seconds)
         }
+    }
+
+    /// The same limits, for the store to read in the join's own transaction and refuse it by.
+    func joinGate(_ player: Player, address: String, now: Date) -> FailureGate {
+        precondition(byPlayer.window == byAddress.window, "limits read at once share their window")
+        let checks: [(limiter: JoinRateLimiter, key: String, since: Date?)] = [(byPlayer, player.id, nil), (byAddress, address, nil)]
+        return FailureGate(keys: checks.map { $0.limiter.scope + ":" + $0.key }, window: byPlayer.window) { failures in
+            if let seconds = JoinRateLimiter.wait(checks, failures: failures, now: now) { throw Self.tooManyAttempts(seconds) }
+        }
+    }
+
+    private static func tooManyAttempts(_ seconds: Int) -> Problem {
+        Problem(
+            .tooManyRequests, code: "too-many-attempts", detail: "Too many wrong codes; try again in \(seconds) seconds.",
+            headers: [.retryAfter: "\(seconds)"]
+        )
     }
 
     /// Counts a wrong code against the player and their address.

@@ -27,8 +27,9 @@ struct MembershipService: Sendable {
         return created
     }
 
-    func join(code: JoinCode, by player: Player) async throws -> Join {
-        let joined = try await database.joinGroup(code: code, playerId: player.id, now: clock()) { [catalog] venueId in
+    /// `gate`: the limit of wrong codes the join passes first, read in its transaction.
+    func join(code: JoinCode, by player: Player, gate: FailureGate? = nil) async throws -> Join {
+        let joined = try await database.joinGroup(code: code, playerId: player.id, now: clock(), gate: gate) { [catalog] venueId in
             catalog.venue(id: venueId)?.venue.rules.maxGroupSize ?? VenueRules.defaultMaxGroupSize
         }
         publish(joined, by: player)
