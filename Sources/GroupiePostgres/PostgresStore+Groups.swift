@@ -62,9 +62,12 @@ extension PostgresStore {
         code: JoinCode, playerId: String, now: Date, gate: FailureGate?, maximumSize: @escaping @Sendable (String) -> Int
     ) async throws -> Join {
         try await write { connection in
-            // The player's row is read, not locked: two joins of one player at once both take
-            // the unique index of memberships in use, and the later, refused by it, is run again
-            // (`write`), then moving the player on from the group the earlier one joined.
+            // One player's changes (of group, of name, an erasure) wait for each other on the
+            // player's row, which `JoinSeats` locks first. Its snapshot, taken before that wait,
+            // may miss a join of the same player that committed meanwhile: the group they left
+            // is then read again (`isCurrent`), and a membership they took where the snapshot
+            // saw none refuses this one at the unique index of memberships in use, and `write`
+            // runs it again, moving the player on as SQLite's single writer would.
             let seats = try await Self.joinSeats(connection, code: code, playerId: playerId, gate: gate, now: now, logger: logger)
             if let gate { try gate.check(seats.failures) }
             guard let player = seats.player else { throw MembershipError.groupNotFound }
@@ -78,13 +81,14 @@ extension PostgresStore {
         }
     }
 
-    /// What a join reads, in one statement: the group of the join code and the player's group
-    /// now, each with its members, their rows locked until the transaction ends; the player;
-    /// and the gate's failures. The rows are taken in the order of their ids, as every change
-    /// of two groups takes them: two players swapping groups wait for each other instead of
-    /// deadlocking. Read again when another change of either group committed while this one
-    /// waited for its row, so that the members are those of now. With the join code's group,
-    /// what the numbers need of it to count a membership.
+    /// What a join reads, in one statement: the player, their row locked first, as every change
+    /// of a player's locks it; the gate's failures; and the group of the join code and the
+    /// player's group now, each with its members, their rows locked until the transaction ends.
+    /// The groups are taken in the order of their ids, as every change of two groups takes
+    /// them: two players swapping groups wait for each other instead of deadlocking. Read again
+    /// when another change of either group committed while this one waited for its row, so
+    /// that the members are those of now. With the join code's group, what the numbers need of
+    /// it to count a membership.
     static func joinSeats(
         _ connection: PostgresConnection, code: JoinCode, playerId: String, gate: FailureGate?, now: Date, logger: Logger
     ) async throws -> JoinSnapshot {
@@ -128,7 +132,9 @@ extension PostgresStore {
     }
 
     /// Parameters: the player, the join code, the gate's keys and the time its window begins.
-    /// One row per group (at least one, its group columns NULL when there is none). Columns:
+    /// The groups are read after the player's row is locked (`me` is the outer side of the
+    /// loop that reads them, and they depend on it). One row per group (at least one, its group
+    /// columns NULL when there is none). Columns:
     /// `groupColumns`, the newest event's number on the row and in the snapshot, the member ids
     /// longest-standing first, whether it is the join code's group, whether it was played and
     /// its photos added; the player's id, name, language and time made (NULL when there is no
@@ -136,9 +142,10 @@ extension PostgresStore {
     enum JoinSeats: PreparedSQL {
         static let types: [PostgresDataType] = [.text, .text, .textArray, .float8]
         static let sql = """
+            WITH me AS MATERIALIZED (SELECT id, name, language, created_at FROM player WHERE id = $1 FOR NO KEY UPDATE)
             SELECT seats.*, me.id, me.name, me.language, me.created_at, failed.list
             FROM (SELECT 1) AS one
-            LEFT JOIN player AS me ON me.id = $1
+            LEFT JOIN me ON true
             CROSS JOIN LATERAL (
                 SELECT COALESCE(json_agg(json_build_array(key, at) ORDER BY key, at), '[]')::text AS list
                 FROM rate_failure WHERE key = ANY($3) AND at > $4
@@ -148,7 +155,7 @@ extension PostgresStore {
                        ARRAY(SELECT player_id FROM membership WHERE group_id = play_group.id AND left_at IS NULL ORDER BY joined_at, id),
                        play_group.join_code = $2, play_group.played, play_group.photos_added
                 FROM play_group
-                WHERE play_group.join_code = $2 OR play_group.id = (SELECT group_id FROM membership WHERE player_id = $1 AND left_at IS NULL)
+                WHERE play_group.join_code = $2 OR play_group.id = (SELECT group_id FROM membership WHERE player_id = me.id AND left_at IS NULL)
                 ORDER BY play_group.id FOR UPDATE OF play_group
             ) AS seats ON true
             """

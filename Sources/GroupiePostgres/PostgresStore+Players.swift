@@ -27,10 +27,7 @@ extension PostgresStore {
     public func updatePlayer(id: String, name: String?, language: String??, now: Date) async throws -> PlayerUpdate? {
         try await write { connection in
             // Locked as a change of group locks it: the rename is told to the group the player is in.
-            try await Self.lockPlayer(connection, id: id, logger: logger)
-            guard var player = try await Self.player(connection, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger) else {
-                return nil
-            }
+            guard var player = try await Self.lockPlayer(connection, id: id, logger: logger) else { return nil }
             if let language {
                 try await connection.run("UPDATE player SET language = \(language) WHERE id = \(id)", logger: logger)
                 player.language = language
