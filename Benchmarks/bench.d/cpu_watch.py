@@ -137,9 +137,11 @@ class PostgresWatch:
                          f" running them {running / writes:.2f} ms (locks waited for included)")
             if os.environ.get("BENCH_STATEMENTS"):
                 top = self.psql(f"""
-                    SELECT calls, round(total_exec_time::numeric, 1), left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements
+                    SELECT calls, round(total_exec_time::numeric, 1), plans, round(total_plan_time::numeric, 1),
+                           left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements
                     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND {self.OWN}
                     ORDER BY calls DESC LIMIT 25""")
+                lines.append("  calls|ms running|plans made|ms planning|statement")
                 lines += [f"  {line}" for line in top.stdout.splitlines()]
         kinds = {"Groupie's next statement": 0, "working": 0, "a lock": 0, "the WAL or the disk": 0, "other": 0}
         for line in output.splitlines():

@@ -36,14 +36,22 @@ extension PostgresStore {
         """
 
     /// The claims of members still in the group, expired ones too.
-    static let claimsJSON = """
+    static let claimsJSON = claimsJSON(alsoOf: nil)
+
+    /// The claims of members still in the group and, with `joiner` (an SQL expression), of the
+    /// player about to join it: a claim of a member who left stays, and shows again if they
+    /// come back.
+    static func claimsJSON(alsoOf joiner: String?) -> String {
+        """
         (SELECT COALESCE(json_agg(json_build_object('missionId', task_claim.mission_id, 'taskId', task_claim.task_id,
                     'playerId', task_claim.player_id, 'name', player.name, 'claimedAt', task_claim.claimed_at)
                     ORDER BY task_claim.claimed_at, task_claim.mission_id, task_claim.task_id), '[]')
          FROM task_claim JOIN player ON player.id = task_claim.player_id
-         JOIN membership ON membership.player_id = task_claim.player_id AND membership.group_id = task_claim.group_id AND membership.left_at IS NULL
-         WHERE task_claim.group_id = $1)
+         WHERE task_claim.group_id = $1 AND (\(joiner.map { "task_claim.player_id = \($0) OR " } ?? "")EXISTS (
+             SELECT 1 FROM membership
+             WHERE membership.player_id = task_claim.player_id AND membership.group_id = task_claim.group_id AND membership.left_at IS NULL)))
         """
+    }
 
     /// Columns: members, task photos, choices, collages, claims.
     enum ContentsOfGroup: PreparedSQL {
@@ -72,9 +80,15 @@ extension PostgresStore {
         guard let row = try await connection.one(Prepared<ContentsOfGroup>(group.id), logger: logger) else {
             return GroupContents(members: [], taskPhotos: TaskPhotos(photos: [], picks: [:]), collages: [])
         }
-        return GroupContents(
-            members: try ContentsJSON.members(row.get(0), group: group), taskPhotos: try ContentsJSON.taskPhotos(photos: row.get(1), choices: row.get(2)),
-            collages: try ContentsJSON.collages(row.get(3), groupId: group.id), claims: try ContentsJSON.claims(row.get(4))
+        return try contents(row, from: 0, group: group)
+    }
+
+    /// The contents in the columns `contentsColumns` read, from column `first`.
+    static func contents(_ row: PostgresRandomAccessRow, from first: Int, group: Group) throws -> GroupContents {
+        GroupContents(
+            members: try ContentsJSON.members(row.get(first), group: group),
+            taskPhotos: try ContentsJSON.taskPhotos(photos: row.get(first + 1), choices: row.get(first + 2)),
+            collages: try ContentsJSON.collages(row.get(first + 3), groupId: group.id), claims: try ContentsJSON.claims(row.get(first + 4))
         )
     }
 

@@ -74,10 +74,17 @@ extension PostgresStore {
             guard let group = seats.target else { throw MembershipError.unknownCode }
             let decision = try MembershipRules.join(group, player: player, current: seats.current, maximumSize: maximumSize(group.group.venueId), now: now)
             let events = try await Self.apply(connection, decision, visits: seats.visit.map { [$0] } ?? [], now: now, logger: logger)
-            return Join(
+            var join = Join(
                 group: group.group.applying(decision.mutations),
                 left: events.filter { $0.groupId != group.group.id }, joined: events.filter { $0.groupId == group.group.id }
             )
+            // The group's contents as the join leaves them, at the version of its event: what
+            // the rows locked since the read held, with the joiner among the members.
+            if join.membership != nil, var contents = seats.targetContents {
+                contents.members = contents.members.applying(decision.mutations, to: group.group, names: [player.id: player.name], at: now)
+                join.contents = contents
+            }
+            return join
         }
     }
 
@@ -110,6 +117,7 @@ extension PostgresStore {
             let seats = GroupSeats(group: try group(from: row), memberIds: try row.get(11))
             if try row.get(12, as: Bool.self) {
                 snapshot.target = seats
+                snapshot.targetContents = try contents(row, from: 20, group: seats.group)
                 snapshot.visit = .init(groupId: seats.group.id, venueId: seats.group.venueId, createdAt: try row.get(5), played: try row.get(13), photosAdded: try row.get(14))
             }
             if seats.memberIds.contains(playerId) { snapshot.current = seats }
@@ -121,6 +129,8 @@ extension PostgresStore {
         var target: GroupSeats?, current: GroupSeats?, visit: VisitTallyRules.GroupVisit?
         var player: Player?
         var failures: [String: [Date]] = [:]
+        /// The join code's group's contents, as the snapshot has them: before the join.
+        var targetContents: GroupContents?
     }
 
     /// Whether a row locked by a statement that also read the group's members (or photos) saw
@@ -138,12 +148,19 @@ extension PostgresStore {
     /// `groupColumns`, the newest event's number on the row and in the snapshot, the member ids
     /// longest-standing first, whether it is the join code's group, whether it was played and
     /// its photos added; the player's id, name, language and time made (NULL when there is no
-    /// such player); the failures as a JSON array of `[key, at]`.
+    /// such player); the failures as a JSON array of `[key, at]`; and for the join code's group
+    /// (NULL for the other), its contents as `ContentsOfGroup` reads them, with the claims of the
+    /// player, about to be a member, too.
     enum JoinSeats: PreparedSQL {
         static let types: [PostgresDataType] = [.text, .text, .textArray, .float8]
+        static let targetContents = [membersJSON, taskPhotosJSON, choicesJSON, collagesJSON, claimsJSON(alsoOf: "me.id")]
+            .map { "CASE WHEN play_group.join_code = $2 THEN \(PlayingGroupContents.ofEachGroup($0))::text END" }
+            .joined(separator: ", ")
         static let sql = """
             WITH me AS MATERIALIZED (SELECT id, name, language, created_at FROM player WHERE id = $1 FOR NO KEY UPDATE)
-            SELECT seats.*, me.id, me.name, me.language, me.created_at, failed.list
+            SELECT seats.c0, seats.c1, seats.c2, seats.c3, seats.c4, seats.c5, seats.c6, seats.c7, seats.c8, seats.c9, seats.c10,
+                   seats.c11, seats.c12, seats.c13, seats.c14, me.id, me.name, me.language, me.created_at, failed.list,
+                   seats.c15, seats.c16, seats.c17, seats.c18, seats.c19
             FROM (SELECT 1) AS one
             LEFT JOIN me ON true
             CROSS JOIN LATERAL (
@@ -153,11 +170,11 @@ extension PostgresStore {
             LEFT JOIN LATERAL (
                 SELECT \(qualifiedGroupColumns), play_group.event_seq, \(newestEvent),
                        ARRAY(SELECT player_id FROM membership WHERE group_id = play_group.id AND left_at IS NULL ORDER BY joined_at, id),
-                       play_group.join_code = $2, play_group.played, play_group.photos_added
+                       play_group.join_code = $2, play_group.played, play_group.photos_added, \(targetContents)
                 FROM play_group
                 WHERE play_group.join_code = $2 OR play_group.id = (SELECT group_id FROM membership WHERE player_id = me.id AND left_at IS NULL)
                 ORDER BY play_group.id FOR UPDATE OF play_group
-            ) AS seats ON true
+            ) AS seats(c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19) ON true
             """
     }
 

@@ -52,6 +52,9 @@ public struct Join: Sendable {
     public var group: Group
     public var left: [GroupEvent]
     public var joined: [GroupEvent]
+    /// The group's contents at `membership`'s version, when the store read them with the join
+    /// (PostgreSQL does, in the statement that locks the group); nil otherwise.
+    public var contents: GroupContents?
 
     /// The membership the join gave, at the version of its own event; nil when the player was
     /// a member already and nothing was written.

@@ -106,6 +106,33 @@ struct MembershipRulesTests {
     }
 }
 
+extension MembershipRulesTests {
+    @Test("the members after a decision: the joiner last, the one who left gone, the creator's role where the decision leaves it")
+    func membersAfter() throws {
+        let at = now.addingTimeInterval(60)
+        // Into a group made in advance, with nobody: the joiner takes the creator's role.
+        let empty = GroupSeats(group: group("t", creator: nil), memberIds: [])
+        let first = try MembershipRules.join(empty, player: player("p", "Pia"), current: nil, maximumSize: 5, now: at)
+        #expect([Member]().applying(first.mutations, to: empty.group, names: ["p": "Pia"], at: at)
+            == [Member(playerId: "p", name: "Pia", joinedAt: at, isCreator: true)])
+        // A second joiner comes last; the first stays the creator.
+        let before = [Member(playerId: "c", name: "Cy", joinedAt: now, isCreator: true)]
+        let target = GroupSeats(group: group("t", creator: "c"), memberIds: ["c"])
+        let second = try MembershipRules.join(target, player: player("p", "Pia"), current: nil, maximumSize: 5, now: at)
+        #expect(before.applying(second.mutations, to: target.group, names: ["p": "Pia"], at: at)
+            == before + [Member(playerId: "p", name: "Pia", joinedAt: at, isCreator: false)])
+        // The creator leaves: gone from the members, the role handed to the one who stays.
+        let pair = before + [Member(playerId: "p", name: "Pia", joinedAt: at, isCreator: false)]
+        let left = try MembershipRules.remove(GroupSeats(group: target.group, memberIds: ["c", "p"]), playerId: "c", by: "c")
+        #expect(pair.applying(left.mutations, to: target.group, names: [:], at: at)
+            == [Member(playerId: "p", name: "Pia", joinedAt: at, isCreator: true)])
+        // Mutations of another group change nothing here; a rename renames.
+        let elsewhere: [GroupMutation] = [.addMembership(groupId: "o", playerId: "q"), .endMembership(groupId: "o", playerId: "c")]
+        #expect(before.applying(elsewhere, to: target.group, names: ["q": "Q"], at: at) == before)
+        #expect(before.applying([.rename(playerId: "c", name: "Cyd")], to: target.group, names: [:], at: at).map(\.name) == ["Cyd"])
+    }
+}
+
 @Suite("Locked missions")
 struct LockedMissionTests {
     @Test("a photo for a locked mission is refused; one for an unlocked mission, a free photo or an unknown mission passes")

@@ -184,3 +184,26 @@ extension Group {
         return group
     }
 }
+
+extension [Member] {
+    /// The members of `group` after `mutations`, these being its members before: a membership
+    /// that ends leaves, one that begins comes last (joined `now`, named from `names`), a
+    /// rename renames, and the creator is the one the mutations leave.
+    public func applying(_ mutations: [GroupMutation], to group: Group, names: [String: String], at now: Date) -> [Member] {
+        var members = self
+        for mutation in mutations {
+            switch mutation {
+            case .endMembership(let groupId, let playerId) where groupId == group.id:
+                members.removeAll { $0.playerId == playerId }
+            case .addMembership(let groupId, let playerId) where groupId == group.id && !members.contains(where: { $0.playerId == playerId }):
+                members.append(Member(playerId: playerId, name: names[playerId] ?? "", joinedAt: now, isCreator: false))
+            case .rename(let playerId, let name):
+                for index in members.indices where members[index].playerId == playerId { members[index].name = name }
+            default: break
+            }
+        }
+        let creatorId = group.applying(mutations).creatorId
+        for index in members.indices { members[index].isCreator = members[index].playerId == creatorId }
+        return members
+    }
+}

@@ -64,7 +64,7 @@ struct GroupController {
         }
         context.logger.info("group joined", metadata: ["group": "\(joined.group.id)", "player": "\(player.id)"])
         if let membership = joined.membership {
-            return try await documents.document(membership, for: player, request: request)
+            return try await documents.document(membership, for: player, request: request, contents: joined.contents)
         }
         return try await documents.document(groupId: joined.group.id, for: player, request: request)
     }

@@ -22,8 +22,9 @@ struct GroupDocuments: Sendable {
     }
 
     /// In the language `?lang=` names, else the player's, else the one `Accept-Language` prefers
-    /// among the venue's.
-    func document(_ membership: Membership, for player: Player, request: Request) async throws -> GroupEnvelope {
+    /// among the venue's. `contents`: the group's at the membership's version, when the caller
+    /// has them already (a join's).
+    func document(_ membership: Membership, for player: Player, request: Request, contents known: GroupContents? = nil) async throws -> GroupEnvelope {
         let group = membership.group, version = membership.version
         let entry = catalog.venue(id: group.venueId)
         let venue = entry?.venue
@@ -41,7 +42,8 @@ struct GroupDocuments: Sendable {
             joinable: group.isJoinable(at: now), urlHour: signer.expiryHour(now: now)
         )
         if let cached = cache.document(for: key) { return GroupEnvelope(json: cached) }
-        let contents = try await database.groupContents(group)
+        let contents: GroupContents
+        if let known { contents = known } else { contents = try await database.groupContents(group) }
         let document = GroupDocument(
             group: group, members: contents.members, venue: venue, language: language, taskPhotos: contents.taskPhotos,
             collages: contents.collages, claims: contents.claims, links: links, signer: signer, now: now

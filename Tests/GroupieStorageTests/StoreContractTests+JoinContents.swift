@@ -1,0 +1,58 @@
+import Foundation
+import GroupieCore
+@testable import GroupieStorage
+import GroupieTestSupport
+import Testing
+
+extension StoreContractTests {
+    /// What a member sees of the contents, to compare two readings.
+    struct SeenContents: Equatable {
+        var members: [Member], claims: [TaskClaim], collages: [CollageRecord]
+        var photos: [GroupProgress.TaskKey: [Photo]], chosen: [GroupProgress.TaskKey: Photo]
+        var answered: Set<GroupProgress.TaskKey>, firstAttempts: [String: Date]
+
+        init(_ contents: GroupContents) {
+            members = contents.members
+            claims = contents.claims
+            collages = contents.collages
+            photos = contents.taskPhotos.photos
+            chosen = contents.taskPhotos.chosen
+            answered = contents.taskPhotos.answered
+            firstAttempts = contents.taskPhotos.firstAttempts
+        }
+    }
+
+    @Test("The contents a join hands back are those a read after it finds: members, creator, photos, a returning member's claim", arguments: Backend.chosen)
+    func joinContents(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, bo, group) = try await pair(in: store)
+        _ = try await store.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now)
+        // Bo claims a task, starts a group of his own (leaving Ada's, his claim kept but not
+        // shown), and comes back: the claim shows again.
+        _ = try await store.claimTask(groupId: group.id, task: .init(missionId: "a", taskId: "2"), by: bo, venue: venue, now: now)
+        _ = try await store.createGroup(venueId: "v", name: nil, creatorId: bo.id, joinableFor: 3600, now: now.addingTimeInterval(1))
+        #expect(try await store.groupContents(group).claims.isEmpty)
+        let back = try await store.joinGroup(code: group.joinCode, playerId: bo.id, now: now.addingTimeInterval(2)) { _ in 5 }
+        // A group made in advance has no creator: its first member takes the role.
+        let advance = try #require(try await store.createGroupsInAdvance(venueId: "v", names: ["Table 1"], joinableFor: 3600, now: now).first)
+        let cy = try await player("Cy", in: store)
+        let first = try await store.joinGroup(code: advance.joinCode, playerId: cy.id, now: now.addingTimeInterval(3)) { _ in 5 }
+
+        for (join, name) in [(back, "Bo's return"), (first, "Cy's join")] {
+            let membership = try #require(join.membership, "\(name)")
+            let read = SeenContents(try await store.groupContents(membership.group))
+            // PostgreSQL reads them with the join; SQLite leaves them to the read after it.
+            if backend == .postgresql {
+                #expect(SeenContents(try #require(join.contents, "\(name)")) == read, "\(name)")
+            } else {
+                #expect(join.contents == nil)
+            }
+        }
+        let returned = SeenContents(try await store.groupContents(try #require(back.membership).group))
+        #expect(returned.members.map(\.name) == ["Ada", "Bo"])
+        #expect(returned.claims.map(\.playerId) == [bo.id])
+        #expect(returned.photos.values.joined().count == 1)
+        let advanced = SeenContents(try await store.groupContents(try #require(first.membership).group))
+        #expect(advanced.members == [Member(playerId: cy.id, name: "Cy", joinedAt: now.addingTimeInterval(3), isCreator: true)])
+    }
+}
