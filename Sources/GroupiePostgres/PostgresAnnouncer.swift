@@ -98,9 +98,7 @@ final class PostgresAnnouncer: Sendable {
             for payload in Self.payloads(batch.seqs, notices: batch.notices) {
                 do {
                     try await pool.client.withConnection { connection in
-                        try await connection.run(
-                            "SELECT set_config('synchronous_commit', 'off', true), pg_notify(\(PostgresStore.eventChannel), \(payload))", logger: logger
-                        )
+                        _ = try await connection.rows(Prepared<Announcement>(PostgresStore.eventChannel, payload), logger: logger)
                     }
                 } catch {
                     logger.warning("cannot announce committed events to the other instances: \(error)")
@@ -154,4 +152,11 @@ final class PostgresAnnouncer: Sendable {
             }
         }
     }
+}
+
+/// One announcement, prepared as the writes are: it goes out after most of them. Its own
+/// transaction need not wait for the disk (`synchronous_commit` off): it writes nothing to keep.
+enum Announcement: PreparedSQL {
+    static let types: [PostgresDataType] = [.text, .text]
+    static let sql = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)"
 }

@@ -20,8 +20,18 @@ extension PostgresStore {
         try await once { try await Self.player($0, "SELECT id, name, language, created_at FROM player WHERE id = \(id)", logger: logger) }
     }
 
+    /// What every request of a player asks first: prepared, so that PostgreSQL plans it once.
     public func player(tokenHash: Data) async throws -> Player? {
-        try await once { try await Self.player($0, "SELECT id, name, language, created_at FROM player WHERE token_hash = \(tokenHash)", logger: logger) }
+        try await once { connection in
+            try await connection.one(Prepared<PlayerByToken>(tokenHash), logger: logger).map { row in
+                Player(id: try row.get(0), name: try row.get(1), language: try row.get(2), createdAt: Date(timeIntervalSince1970: try row.get(3)))
+            }
+        }
+    }
+
+    enum PlayerByToken: PreparedSQL {
+        static let types: [PostgresDataType] = [.bytea]
+        static let sql = "SELECT id, name, language, created_at FROM player WHERE token_hash = $1"
     }
 
     public func updatePlayer(id: String, name: String?, language: String??, now: Date) async throws -> PlayerUpdate? {
