@@ -41,6 +41,13 @@ extension PostgresStore {
         static let sql = applySQL(parts)
     }
 
+    /// A player's new name, told to their group.
+    enum ApplyRenames: ApplyShape {
+        static let parts: ApplyParts = [.renamed]
+        static let types = applyTypes
+        static let sql = applySQL(parts)
+    }
+
     /// Every part: any other change.
     enum ApplyWrites: ApplyShape {
         static let parts = ApplyParts.all
@@ -157,6 +164,7 @@ extension PostgresConnection {
         }
         if let rows = try await run(PostgresStore.ApplyEvents.self) { return rows }
         if let rows = try await run(PostgresStore.ApplyMemberships.self) { return rows }
+        if let rows = try await run(PostgresStore.ApplyRenames.self) { return rows }
         return try await rows(Prepared<PostgresStore.ApplyWrites>(now.timeIntervalSince1970, writes), logger: logger)
     }
 }

@@ -29,6 +29,12 @@ extension PostgresStore {
         }
     }
 
+    /// The group the player is in now, its row locked until the transaction ends.
+    enum LockActiveGroup: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "SELECT id FROM play_group WHERE id = (SELECT group_id FROM membership WHERE player_id = $1 AND left_at IS NULL) FOR UPDATE"
+    }
+
     enum PlayerByToken: PreparedSQL {
         static let types: [PostgresDataType] = [.bytea]
         static let sql = "SELECT id, name, language, created_at FROM player WHERE token_hash = $1"
@@ -43,8 +49,9 @@ extension PostgresStore {
                 player.language = language
             }
             guard let name else { return PlayerUpdate(player: player, events: []) }
-            let groupId = try await Self.activeGroupId(connection, playerId: id, logger: logger)
-            if let groupId, name != player.name { _ = try await Self.lockGroup(connection, id: groupId, logger: logger) }
+            // With the player's row locked, their group cannot change: the group read is theirs
+            // until the commit.
+            let groupId = try await connection.one(Prepared<LockActiveGroup>(id), logger: logger).map { try $0.get(0, as: String.self) }
             let decision = MembershipRules.rename(player, to: name, groupId: groupId)
             player.name = name
             return PlayerUpdate(player: player, events: try await Self.apply(connection, decision, now: now, logger: logger))
