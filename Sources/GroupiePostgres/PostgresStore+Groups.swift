@@ -69,7 +69,6 @@ extension PostgresStore {
             // saw none refuses this one at the unique index of memberships in use, and `write`
             // runs it again, moving the player on as SQLite's single writer would.
             let seats = try await Self.joinSeats(connection, code: code, playerId: playerId, gate: gate, now: now, logger: logger)
-            if let gate { try gate.check(seats.failures) }
             guard let player = seats.player else { throw MembershipError.groupNotFound }
             guard let group = seats.target else { throw MembershipError.unknownCode }
             let decision = try MembershipRules.join(group, player: player, current: seats.current, maximumSize: maximumSize(group.group.venueId), now: now)
@@ -96,28 +95,46 @@ extension PostgresStore {
     /// when another change of either group committed while this one waited for its row, so
     /// that the members are those of now. With the join code's group, what the numbers need of
     /// it to count a membership.
+    ///
+    /// The groups are read only once the gate has passed: with failures of its keys, the first
+    /// reading leaves them out, the gate refuses or passes, and a second reading takes them. A
+    /// client the gate refuses learns nothing of a code, not even by the time the answer takes.
     static func joinSeats(
         _ connection: PostgresConnection, code: JoinCode, playerId: String, gate: FailureGate?, now: Date, logger: Logger
     ) async throws -> JoinSnapshot {
-        let statement = try Prepared<JoinSeats>(
-            playerId, code.value, gate?.keys ?? [], now.timeIntervalSince1970 - (gate?.window ?? 0)
-        )
-        var rows = try await connection.rows(statement, logger: logger)
-        // Each reading waits only for rows another change holds; a few are enough however busy the groups.
+        func read(groupsDespiteFailures: Bool) async throws -> [PostgresRandomAccessRow] {
+            try await connection.rows(Prepared<JoinSeats>(
+                playerId, code.value, gate?.keys ?? [], now.timeIntervalSince1970 - (gate?.window ?? 0), groupsDespiteFailures
+            ), logger: logger)
+        }
+        var rows = try await read(groupsDespiteFailures: false)
+        // The statement has one row at least: the failures are in each.
+        let failed = try rows.first.map { try Self.failures(from: $0.get(19)) } ?? [:]
+        if let gate {
+            try gate.check(failed)
+            if failed.values.contains(where: { !$0.isEmpty }) { rows = try await read(groupsDespiteFailures: true) }
+        }
+        // Each reading waits only for rows another change holds; a few are enough however busy
+        // the groups. A reading that finds other groups (the player's changed meanwhile) would
+        // lock them after rows of higher ids: the join starts again instead, its locks released.
+        let groupIds = Set(rows.compactMap { try? $0.get(0, as: String?.self) })
         for _ in 0..<4 where try !rows.allSatisfy({ try $0[0].bytes == nil || isCurrent($0, from: 9) }) {
-            rows = try await connection.rows(statement, logger: logger)
+            rows = try await read(groupsDespiteFailures: true)
+            guard Set(rows.compactMap { try? $0.get(0, as: String?.self) }) == groupIds else { throw ReadAgain() }
         }
         var snapshot = JoinSnapshot()
         for row in rows {
             if snapshot.player == nil, row[15].bytes != nil {
-                snapshot.player = Player(id: try row.get(15), name: try row.get(16), language: try row.get(17), createdAt: Date(timeIntervalSince1970: try row.get(18)))
+                snapshot.player = try player(from: row, at: 15)
+                // A rename committed while the join waited for the player's row: the contents
+                // read before it show the old name, on the player's photos and claims.
+                snapshot.nameChanged = try row.get(25, as: String?.self) != snapshot.player?.name
             }
-            snapshot.failures = try failures(from: row.get(19))
             guard row[0].bytes != nil else { continue }
             let seats = GroupSeats(group: try group(from: row), memberIds: try row.get(11))
             if try row.get(12, as: Bool.self) {
                 snapshot.target = seats
-                snapshot.targetContents = try contents(row, from: 20, group: seats.group)
+                if !snapshot.nameChanged { snapshot.targetContents = try contents(row, from: 20, group: seats.group) }
                 snapshot.visit = .init(groupId: seats.group.id, venueId: seats.group.venueId, createdAt: try row.get(5), played: try row.get(13), photosAdded: try row.get(14))
             }
             if seats.memberIds.contains(playerId) { snapshot.current = seats }
@@ -128,10 +145,13 @@ extension PostgresStore {
     struct JoinSnapshot {
         var target: GroupSeats?, current: GroupSeats?, visit: VisitTallyRules.GroupVisit?
         var player: Player?
-        var failures: [String: [Date]] = [:]
+        var nameChanged = false
         /// The join code's group's contents, as the snapshot has them: before the join.
         var targetContents: GroupContents?
     }
+
+    /// A join's reading found the player's group changed: the transaction starts again (`write`).
+    struct ReadAgain: Error {}
 
     /// Whether a row locked by a statement that also read the group's members (or photos) saw
     /// them as they are: its columns `column` and the next are the group's newest event on its
@@ -141,7 +161,8 @@ extension PostgresStore {
         try row.get(column, as: Int.self) == row.get(column + 1, as: Int.self)
     }
 
-    /// Parameters: the player, the join code, the gate's keys and the time its window begins.
+    /// Parameters: the player, the join code, the gate's keys, the time its window begins, and
+    /// whether to read the groups when the keys have failures.
     /// The groups are read after the player's row is locked (`me` is the outer side of the
     /// loop that reads them, and they depend on it). One row per group (at least one, its group
     /// columns NULL when there is none). Columns:
@@ -150,9 +171,9 @@ extension PostgresStore {
     /// its photos added; the player's id, name, language and time made (NULL when there is no
     /// such player); the failures as a JSON array of `[key, at]`; and for the join code's group
     /// (NULL for the other), its contents as `ContentsOfGroup` reads them, with the claims of the
-    /// player, about to be a member, too.
+    /// player, about to be a member, too; the player's name as the snapshot has it.
     enum JoinSeats: PreparedSQL {
-        static let types: [PostgresDataType] = [.text, .text, .textArray, .float8]
+        static let types: [PostgresDataType] = [.text, .text, .textArray, .float8, .bool]
         static let targetContents = [membersJSON, taskPhotosJSON, choicesJSON, collagesJSON, claimsJSON(alsoOf: "me.id")]
             .map { "CASE WHEN play_group.join_code = $2 THEN \(PlayingGroupContents.ofEachGroup($0))::text END" }
             .joined(separator: ", ")
@@ -160,7 +181,7 @@ extension PostgresStore {
             WITH me AS MATERIALIZED (SELECT id, name, language, created_at FROM player WHERE id = $1 FOR NO KEY UPDATE)
             SELECT seats.c0, seats.c1, seats.c2, seats.c3, seats.c4, seats.c5, seats.c6, seats.c7, seats.c8, seats.c9, seats.c10,
                    seats.c11, seats.c12, seats.c13, seats.c14, me.id, me.name, me.language, me.created_at, failed.list,
-                   seats.c15, seats.c16, seats.c17, seats.c18, seats.c19
+                   seats.c15, seats.c16, seats.c17, seats.c18, seats.c19, (SELECT name FROM player WHERE id = $1)
             FROM (SELECT 1) AS one
             LEFT JOIN me ON true
             CROSS JOIN LATERAL (
@@ -172,7 +193,8 @@ extension PostgresStore {
                        ARRAY(SELECT player_id FROM membership WHERE group_id = play_group.id AND left_at IS NULL ORDER BY joined_at, id),
                        play_group.join_code = $2, play_group.played, play_group.photos_added, \(targetContents)
                 FROM play_group
-                WHERE play_group.join_code = $2 OR play_group.id = (SELECT group_id FROM membership WHERE player_id = me.id AND left_at IS NULL)
+                WHERE (play_group.join_code = $2 OR play_group.id = (SELECT group_id FROM membership WHERE player_id = me.id AND left_at IS NULL))
+                  AND ($5 OR failed.list = '[]')
                 ORDER BY play_group.id FOR UPDATE OF play_group
             ) AS seats(c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19) ON true
             """
@@ -211,7 +233,7 @@ extension PostgresStore {
     public func member(tokenHash: Data, groupId: String) async throws -> MemberLookup? {
         try await once { connection in
             guard let row = try await connection.one(Prepared<MemberByToken>(groupId, tokenHash), logger: logger) else { return nil }
-            let player = Player(id: try row.get(10), name: try row.get(11), language: try row.get(12), createdAt: Date(timeIntervalSince1970: try row.get(13)))
+            let player = try Self.player(from: row, at: 10)
             guard try row.get(0, as: String?.self) != nil else { return MemberLookup(player: player, membership: nil) }
             return MemberLookup(player: player, membership: Membership(group: try Self.group(from: row), version: try row.get(9)))
         }
@@ -305,7 +327,7 @@ extension PostgresStore {
     @discardableResult
     static func lockPlayer(_ connection: PostgresConnection, id: String, logger: Logger) async throws -> Player? {
         try await connection.one(Prepared<LockPlayer>(id), logger: logger).map { row in
-            Player(id: try row.get(0), name: try row.get(1), language: try row.get(2), createdAt: Date(timeIntervalSince1970: try row.get(3)))
+            try player(from: row)
         }
     }
 

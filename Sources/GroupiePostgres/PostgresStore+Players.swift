@@ -23,9 +23,7 @@ extension PostgresStore {
     /// What every request of a player asks first: prepared, so that PostgreSQL plans it once.
     public func player(tokenHash: Data) async throws -> Player? {
         try await once { connection in
-            try await connection.one(Prepared<PlayerByToken>(tokenHash), logger: logger).map { row in
-                Player(id: try row.get(0), name: try row.get(1), language: try row.get(2), createdAt: Date(timeIntervalSince1970: try row.get(3)))
-            }
+            try await connection.one(Prepared<PlayerByToken>(tokenHash), logger: logger).map { try Self.player(from: $0) }
         }
     }
 
@@ -102,8 +100,13 @@ extension PostgresStore {
 
     static func player(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> Player? {
         try await connection.one(query, logger: logger).map { row in
-            Player(id: try row.get(0), name: try row.get(1), language: try row.get(2), createdAt: Date(timeIntervalSince1970: try row.get(3)))
+            try player(from: row)
         }
+    }
+
+    /// The player in columns id, name, language and time made, from column `first`.
+    static func player(from row: PostgresRandomAccessRow, at first: Int = 0) throws -> Player {
+        Player(id: try row.get(first), name: try row.get(first + 1), language: try row.get(first + 2), createdAt: Date(timeIntervalSince1970: try row.get(first + 3)))
     }
 
     /// Blanks what an erased player typed as answers, in their attempts and in the events that

@@ -300,6 +300,8 @@ public final class PostgresStore: GroupieStore {
             } catch let error as PSQLError where attempt < 8 && Self.isRetryable(error) {
                 logger.debug("PostgreSQL transaction retried after \(error.serverInfo?[.sqlState] ?? "?")")
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))
+            } catch is ReadAgain where attempt < 8 {
+                logger.debug("PostgreSQL transaction retried: what it read changed while it waited")
             }
         }
     }

@@ -130,6 +130,12 @@ extension MembershipRulesTests {
         let elsewhere: [GroupMutation] = [.addMembership(groupId: "o", playerId: "q"), .endMembership(groupId: "o", playerId: "c")]
         #expect(before.applying(elsewhere, to: target.group, names: ["q": "Q"], at: at) == before)
         #expect(before.applying([.rename(playerId: "c", name: "Cyd")], to: target.group, names: [:], at: at).map(\.name) == ["Cyd"])
+        // A member already there is not added twice; one who joined after `at` (another
+        // instance's clock ahead) stays after the joiner, as the time joined orders them.
+        #expect(before.applying(second.mutations.filter { if case .addMembership = $0 { true } else { false } }
+            .map { _ in GroupMutation.addMembership(groupId: "t", playerId: "c") }, to: target.group, names: [:], at: at) == before)
+        let ahead = [Member(playerId: "c", name: "Cy", joinedAt: at.addingTimeInterval(5), isCreator: true)]
+        #expect(ahead.applying(second.mutations, to: target.group, names: ["p": "Pia"], at: at).map(\.playerId) == ["p", "c"])
     }
 }
 

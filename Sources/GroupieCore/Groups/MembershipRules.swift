@@ -186,9 +186,10 @@ extension Group {
 }
 
 extension [Member] {
-    /// The members of `group` after `mutations`, these being its members before: a membership
-    /// that ends leaves, one that begins comes last (joined `now`, named from `names`), a
-    /// rename renames, and the creator is the one the mutations leave.
+    /// The members of `group` after `mutations`, these being its members before (in the order
+    /// they joined): a membership that ends leaves, one that begins comes after every member
+    /// who joined by `now` (joined `now`, named from `names`), a rename renames, and the creator
+    /// is the one the mutations leave.
     public func applying(_ mutations: [GroupMutation], to group: Group, names: [String: String], at now: Date) -> [Member] {
         var members = self
         for mutation in mutations {
@@ -196,7 +197,9 @@ extension [Member] {
             case .endMembership(let groupId, let playerId) where groupId == group.id:
                 members.removeAll { $0.playerId == playerId }
             case .addMembership(let groupId, let playerId) where groupId == group.id && !members.contains(where: { $0.playerId == playerId }):
-                members.append(Member(playerId: playerId, name: names[playerId] ?? "", joinedAt: now, isCreator: false))
+                // Another instance's clock may be ahead: the order is the time joined's.
+                let index = members.firstIndex { $0.joinedAt > now } ?? members.endIndex
+                members.insert(Member(playerId: playerId, name: names[playerId] ?? "", joinedAt: now, isCreator: false), at: index)
             case .rename(let playerId, let name):
                 for index in members.indices where members[index].playerId == playerId { members[index].name = name }
             default: break
