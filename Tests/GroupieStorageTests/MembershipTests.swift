@@ -163,8 +163,16 @@ struct MembershipTests {
                 { _ = try await database.joinGroup(code: code, playerId: carol.id, now: now) { _ in 99 } }
             })
             #expect(failures.isEmpty, "round \(round): \(failures)")
-            let active = try await database.membershipHistory(of: carol.id).filter { $0.leftAt == nil }
+            let history = try await database.membershipHistory(of: carol.id)
+            let active = history.filter { $0.leftAt == nil }
             #expect(active.count == 1, "round \(round)")
+            // The later join moved her on: the group she left was told she came and went, the
+            // other that she came, each once.
+            #expect(history.count == 2 && history.filter { $0.leftAt != nil }.count == 1, "round \(round): \(history)")
+            for group in [first, second] {
+                let told = try await database.events(groupId: group.id, after: 0, limit: 1000).filter { $0.data.contains(carol.id) }.map(\.kind)
+                #expect(told == (group.id == active.first?.groupId ? [.memberJoined] : [.memberJoined, .memberLeft]), "round \(round)")
+            }
         }
     }
 
