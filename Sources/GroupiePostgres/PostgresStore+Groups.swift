@@ -65,9 +65,9 @@ extension PostgresStore {
             // One player's changes (of group, of name, an erasure) wait for each other on the
             // player's row, which `JoinSeats` locks first. Its snapshot, taken before that wait,
             // may miss a join of the same player that committed meanwhile: the group they left
-            // is then read again (`isCurrent`), and a membership they took where the snapshot
-            // saw none refuses this one at the unique index of memberships in use, and `write`
-            // runs it again, moving the player on as SQLite's single writer would.
+            // has changed, and the join starts again (`ReadAgain`); a membership they took where
+            // the snapshot saw none refuses this one at the unique index of memberships in use,
+            // and `write` runs it again too, moving the player on as SQLite's single writer would.
             let seats = try await Self.joinSeats(connection, code: code, playerId: playerId, gate: gate, now: now, logger: logger)
             guard let player = seats.player else { throw MembershipError.groupNotFound }
             guard let group = seats.target else { throw MembershipError.unknownCode }
@@ -89,16 +89,13 @@ extension PostgresStore {
 
     /// What a join reads, in one statement: the player, their row locked first, as every change
     /// of a player's locks it; the gate's failures; and the group of the join code and the
-    /// player's group now, each with its members, their rows locked until the transaction ends.
-    /// The groups are taken in the order of their ids, as every change of two groups takes
-    /// them: two players swapping groups wait for each other instead of deadlocking. Read again
-    /// when another change of either group committed while this one waited for its row, so
-    /// that the members are those of now. With the join code's group, what the numbers need of
-    /// it to count a membership.
-    ///
-    /// The groups are read only once the gate has passed: with failures of its keys, the first
-    /// reading leaves them out, the gate refuses or passes, and a second reading takes them. A
-    /// client the gate refuses learns nothing of a code, not even by the time the answer takes.
+    /// player's group now, each with its members, locked in the order of their ids (two players
+    /// swapping groups wait for each other instead of deadlocking). Read again when another
+    /// change of either group committed while this one waited for its row, so that the members
+    /// are those of now. With the join code's group, what the numbers need of it. The groups are
+    /// read only once the gate has passed: with failures of its keys, the first reading leaves
+    /// them out, the gate decides, and a second reading takes them. A client the gate refuses
+    /// learns nothing of a code, not even by the time the answer takes.
     static func joinSeats(
         _ connection: PostgresConnection, code: JoinCode, playerId: String, gate: FailureGate?, now: Date, logger: Logger
     ) async throws -> JoinSnapshot {
@@ -117,11 +114,13 @@ extension PostgresStore {
         // Each reading waits only for rows another change holds; a few are enough however busy
         // the groups. A reading that finds other groups (the player's changed meanwhile) would
         // lock them after rows of higher ids: the join starts again instead, its locks released.
+        func current(_ rows: [PostgresRandomAccessRow]) throws -> Bool { try rows.allSatisfy { try $0[0].bytes == nil || isCurrent($0, from: 9) } }
         let groupIds = Set(rows.compactMap { try? $0.get(0, as: String?.self) })
-        for _ in 0..<4 where try !rows.allSatisfy({ try $0[0].bytes == nil || isCurrent($0, from: 9) }) {
+        for _ in 0..<4 where try !current(rows) {
             rows = try await read(groupsDespiteFailures: true)
             guard Set(rows.compactMap { try? $0.get(0, as: String?.self) }) == groupIds else { throw ReadAgain() }
         }
+        guard try current(rows) else { throw ReadAgain() }
         var snapshot = JoinSnapshot()
         for row in rows {
             if snapshot.player == nil, row[15].bytes != nil {

@@ -54,8 +54,8 @@ public protocol GroupStore: Sendable {
     func createGroupsInAdvance(venueId: String, names: [String], joinableFor: TimeInterval, now: Date) async throws -> [Group]
     /// Joins the group with `code`, leaving the player's current group, and stores the events of
     /// both in the same transaction. `maximumSize` gives the venue's limit for a venue id.
-    /// `gate`'s failures are read with the groups (on PostgreSQL in the same statement) and
-    /// its refusal, thrown, changes nothing.
+    /// `gate`'s failures are read first (on PostgreSQL in the statement that reads the groups);
+    /// its refusal, thrown, changes nothing, and no group is read.
     func joinGroup(
         code: JoinCode, playerId: String, now: Date, gate: FailureGate?, maximumSize: @escaping @Sendable (String) -> Int
     ) async throws -> Join

@@ -40,9 +40,10 @@ struct GroupController {
         let player = context.player
         let now = membership.clock()
         let address = limits.clientAddress.of(request, context: context)
-        // The limit of wrong codes is read with the groups, in the join's own statement; a
-        // request refused before it reaches the store reads it on its own first, as a locked
-        // out client hears 429 whatever it sends.
+        // The limit of wrong codes is read in the join's own transaction (on PostgreSQL, by the
+        // statement that reads the groups, which it leaves out when refused); a request refused
+        // before it reaches the store reads it on its own first, as a locked-out client hears
+        // 429 whatever it sends.
         let body: JoinRequest
         do {
             body = try await request.decode(as: JoinRequest.self, context: context)
