@@ -14,8 +14,7 @@ extension PostgresStore {
             guard try await Self.activeGroupId(connection, playerId: player.id, logger: logger) == groupId else { throw MembershipError.groupNotFound }
             if let closed = group?.closed { throw MembershipError.groupClosed(closed) }
             let change = try AnswerRules.answer(
-                given, to: task, by: player, before: try await Self.taskPhotos(connection, groupId: groupId, logger: logger),
-                attempts: try await Self.answers(connection, groupId: groupId, logger: logger), venue: venue, now: now
+                given, to: task, by: player, before: try await Self.taskPhotos(connection, groupId: groupId, logger: logger), venue: venue, now: now
             )
             let answer = change.answer
             try await connection.run("""

@@ -115,10 +115,11 @@ extension PostgresStore {
         // the groups. A reading that finds other groups (the player's changed meanwhile) would
         // lock them after rows of higher ids: the join starts again instead, its locks released.
         func current(_ rows: [PostgresRandomAccessRow]) throws -> Bool { try rows.allSatisfy { try $0[0].bytes == nil || isCurrent($0, from: 9) } }
-        let groupIds = Set(rows.compactMap { try? $0.get(0, as: String?.self) })
+        func ids(_ rows: [PostgresRandomAccessRow]) throws -> Set<String> { Set(try rows.compactMap { try $0.get(0, as: String?.self) }) }
+        let groupIds = try ids(rows)
         for _ in 0..<4 where try !current(rows) {
             rows = try await read(groupsDespiteFailures: true)
-            guard Set(rows.compactMap { try? $0.get(0, as: String?.self) }) == groupIds else { throw ReadAgain() }
+            guard try ids(rows) == groupIds else { throw ReadAgain() }
         }
         guard try current(rows) else { throw ReadAgain() }
         var snapshot = JoinSnapshot()

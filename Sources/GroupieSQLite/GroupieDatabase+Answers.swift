@@ -37,8 +37,7 @@ extension GroupieDatabase {
             guard try Self.activeGroupId(db, playerId: player.id) == groupId else { throw MembershipError.groupNotFound }
             if let closed = try Self.group(db, where: "id = ?", groupId)?.closed { throw MembershipError.groupClosed(closed) }
             let change = try AnswerRules.answer(
-                given, to: task, by: player, before: try Self.taskPhotos(db, groupId: groupId), attempts: try Self.answers(db, groupId: groupId),
-                venue: venue, now: now
+                given, to: task, by: player, before: try Self.taskPhotos(db, groupId: groupId), venue: venue, now: now
             )
             let answer = change.answer
             try db.executeCached(

@@ -33,8 +33,10 @@ struct AnswerRulesTests {
 
     func answer(_ given: AnswerRules.Given, _ task: GroupProgress.TaskKey, answered: Set<GroupProgress.TaskKey> = [], photos: [Photo] = [],
                 attempts: [TaskAnswer] = [], at date: Date? = nil) throws(AnswerRules.Refusal) -> AnswerRules.Change {
-        try AnswerRules.answer(
-            given, to: task, by: ada, before: TaskPhotos(photos: photos, picks: [:], answered: answered), attempts: attempts, venue: venue, now: date ?? noon
+        // The earlier attempts reach the rule as the task photos carry them: each mission's first.
+        let firstAttempts = Dictionary(attempts.map { ($0.task.missionId, $0.answeredAt) }, uniquingKeysWith: min)
+        return try AnswerRules.answer(
+            given, to: task, by: ada, before: TaskPhotos(photos: photos, picks: [:], answered: answered, firstAttempts: firstAttempts), venue: venue, now: date ?? noon
         )
     }
 

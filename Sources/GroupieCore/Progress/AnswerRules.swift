@@ -66,10 +66,10 @@ public enum AnswerRules {
         public var events: [GroupEventPayload]
     }
 
-    /// The change `given` by `player` makes to `task` of a group whose task photos (and tasks
-    /// answered right) are `before` and whose earlier attempts are `attempts`.
+    /// The change `given` by `player` makes to `task` of a group whose task photos (tasks
+    /// answered right, and when the group first answered each mission) are `before`.
     public static func answer(
-        _ given: Given, to task: GroupProgress.TaskKey, by player: Player, before: TaskPhotos, attempts: [TaskAnswer], venue: Venue?, now: Date
+        _ given: Given, to task: GroupProgress.TaskKey, by player: Player, before: TaskPhotos, venue: Venue?, now: Date
     ) throws(Refusal) -> Change {
         guard let venue, let mission = venue.mission(id: task.missionId), let missionTask = mission.task(id: task.taskId) else {
             throw .unknownTask
@@ -77,7 +77,7 @@ public enum AnswerRules {
         let old = GroupProgress(venue: venue, doneTasks: before.done)
         guard old.mission(mission.id)?.isUnlocked == true else { throw .missionLocked(missionId: mission.id) }
         guard !before.done.contains(task) else { throw .alreadyDone }
-        if let deadline = deadline(of: mission, photos: before, attempts: attempts), now > deadline { throw .timeUp(missionId: mission.id) }
+        if let deadline = deadline(of: mission, photos: before, attempts: []), now > deadline { throw .timeUp(missionId: mission.id) }
         let (answer, right) = try judge(given, kind: missionTask.kind)
         var events: [GroupEventPayload] = [.taskAnswered(task, playerId: player.id, name: player.name, answer: answer, right: right)]
         if right {
