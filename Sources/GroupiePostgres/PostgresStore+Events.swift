@@ -42,13 +42,35 @@ extension PostgresStore {
     }
 
     public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {
+        try await events(after: [groupId: seq], limit: limit)
+    }
+
+    /// One statement for every group asked about: an instance that hears of many groups' events
+    /// at once reads them in one round trip.
+    public func events(after seqs: [String: Int], limit: Int) async throws -> [GroupEvent] {
+        guard !seqs.isEmpty else { return [] }
+        let wanted = seqs.sorted { $0.key < $1.key }
         let kinds = GroupEventKind.allCases.map(\.rawValue)
-        return try await statement("""
-            SELECT seq, type, data FROM group_event WHERE group_id = \(groupId) AND seq > \(seq) AND type = ANY(\(kinds)) ORDER BY seq LIMIT \(limit)
-            """).compactMap { row in
-            let row = row.makeRandomAccess()
-            return try GroupEventKind(rawValue: try row.get(1)).map { GroupEvent(groupId: groupId, seq: try row.get(0), kind: $0, data: try row.get(2)) }
+        return try await once { connection in
+            try await connection.rows(Prepared<EventsAfter>(wanted.map(\.key), wanted.map(\.value), kinds, limit), logger: logger).compactMap { row in
+                try GroupEventKind(rawValue: try row.get(2)).map { GroupEvent(groupId: try row.get(0), seq: try row.get(1), kind: $0, data: try row.get(3)) }
+            }
         }
+    }
+
+    /// Each group's events after its number, oldest first, at most `$4` of each; of the kinds
+    /// this version knows, so that a full batch stays full and a replay goes on.
+    enum EventsAfter: PreparedSQL {
+        static let types: [PostgresDataType] = [.textArray, .int8Array, .textArray, .int8]
+        static let sql = """
+            SELECT wanted.group_id, event.seq, event.type, event.data
+            FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS wanted(group_id, after, position)
+            CROSS JOIN LATERAL (
+                SELECT seq, type, data FROM group_event
+                WHERE group_id = wanted.group_id AND seq > wanted.after AND type = ANY($3) ORDER BY seq LIMIT $4
+            ) AS event
+            ORDER BY wanted.position, event.seq
+            """
     }
 
     public func activeGroupIds(venueId: String) async throws -> [String] {

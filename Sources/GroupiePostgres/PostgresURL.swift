@@ -132,7 +132,7 @@ public struct PostgresURL: Sendable {
     /// The URL's query parameters Groupie reads. libpq refuses a parameter it does not know, and
     /// so does Groupie, a parameter it does not act on: a client certificate (`sslcert`) left
     /// unread would be a check the operator believes in and nobody makes.
-    static let parameters = ["host", "port", "user", "password", "dbname", "sslmode", "sslrootcert", "connect_timeout", "application_name", "pool"]
+    static let parameters = ["host", "port", "user", "password", "dbname", "sslmode", "sslrootcert", "connect_timeout", "application_name", "pool", "pool_min"]
 
     /// libpq's parameters that Groupie takes and leaves unread, with the values for which that
     /// changes nothing (nil: any value): TCP tuning, and the modes that only ask for what a
@@ -147,6 +147,10 @@ public struct PostgresURL: Sendable {
     /// Where Debian's PostgreSQL keeps its Unix socket, and so where libpq looks for one when a
     /// URL names no host (`postgres:///groupie`).
     static let defaultSocketFolder = "/var/run/postgresql"
+
+    /// The connections an instance keeps open when none is asked for (`pool_min`), unless its
+    /// `pool` is smaller.
+    static let defaultMinimumConnections = 8
 
     /// Reads `postgres://user:password@host:port/database?parameters` as libpq does: the
     /// parameters `host`, `port`, `user`, `password` and `dbname` override the URL's own parts; a
@@ -228,6 +232,17 @@ public struct PostgresURL: Sendable {
             configuration.options.maximumConnections = pool
         } else {
             configuration.options.maximumConnections = 20
+        }
+        // Connections kept open while the instance is idle: a class that arrives at once finds
+        // them ready, instead of waiting behind PostgreSQL's start of a backend for each.
+        let maximum = configuration.options.maximumConnections
+        if let text = given("pool_min") {
+            guard let minimum = Int(text), (0...maximum).contains(minimum) else {
+                throw PostgresStoreError.invalidURL("pool_min must be a number of connections from 0 to pool (\(maximum)), not '\(text)'")
+            }
+            configuration.options.minimumConnections = minimum
+        } else {
+            configuration.options.minimumConnections = min(Self.defaultMinimumConnections, maximum)
         }
         // At least 2 seconds, as libpq has it. libpq waits for ever without one (or with 0); a
         // server that hangs on a connection would hang Groupie's start and its pool, so 0 and

@@ -48,7 +48,6 @@ extension GroupieDatabase {
     /// is passed over in the query, so that a full batch stays full and a replay goes on.
     static let knownKinds = GroupEventKind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
-    /// The group's events after `seq`, oldest first, at most `limit`.
     public func newestEvents(of groupIds: [String]) async throws -> [String: Int] {
         guard !groupIds.isEmpty else { return [:] }
         return try await lookupOne { db in
@@ -60,16 +59,26 @@ extension GroupieDatabase {
         }
     }
 
+    /// The group's events after `seq`, oldest first, at most `limit`.
     public func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent] {
-        try await lookupOne { db in
-            try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT seq, type, data FROM group_event WHERE group_id = ? AND seq > ? AND type IN (\(Self.knownKinds)) ORDER BY seq LIMIT ?
-                    """),
-                arguments: [groupId, seq, limit]
-            ).compactMap { row in
-                GroupEventKind(rawValue: row["type"]).map { GroupEvent(groupId: groupId, seq: row["seq"], kind: $0, data: row["data"]) }
-            }
+        try await lookupOne { db in try Self.events(db, groupId: groupId, after: seq, limit: limit) }
+    }
+
+    public func events(after seqs: [String: Int], limit: Int) async throws -> [GroupEvent] {
+        guard !seqs.isEmpty else { return [] }
+        return try await lookupOne { db in
+            try seqs.sorted { $0.key < $1.key }.flatMap { try Self.events(db, groupId: $0.key, after: $0.value, limit: limit) }
+        }
+    }
+
+    private static func events(_ db: Database, groupId: String, after seq: Int, limit: Int) throws -> [GroupEvent] {
+        try Row.fetchAll(
+            db.cachedStatement(sql: """
+                SELECT seq, type, data FROM group_event WHERE group_id = ? AND seq > ? AND type IN (\(knownKinds)) ORDER BY seq LIMIT ?
+                """),
+            arguments: [groupId, seq, limit]
+        ).compactMap { row in
+            GroupEventKind(rawValue: row["type"]).map { GroupEvent(groupId: groupId, seq: row["seq"], kind: $0, data: row["data"]) }
         }
     }
 

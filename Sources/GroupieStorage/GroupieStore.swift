@@ -82,6 +82,9 @@ public protocol GroupStore: Sendable {
 public protocol EventStore: Sendable {
     func appendEvents(groupId: String, _ events: [GroupEventPayload], now: Date) async throws -> [GroupEvent]
     func events(groupId: String, after seq: Int, limit: Int) async throws -> [GroupEvent]
+    /// Each group's events after its number, oldest first and at most `limit` of each, group
+    /// after group: what an instance relays when it hears of several groups' events at once.
+    func events(after seqs: [String: Int], limit: Int) async throws -> [GroupEvent]
     /// Each of the groups' newest event (a group without events, or gone, has none).
     func newestEvents(of groupIds: [String]) async throws -> [String: Int]
     func activeGroupIds(venueId: String) async throws -> [String]

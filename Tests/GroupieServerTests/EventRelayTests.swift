@@ -41,6 +41,47 @@ struct EventRelayTests {
         }
     }
 
+    @Test("Announcements heard while a read runs are read together: every group's events reach its streams, in order, once")
+    func gatheredAnnouncements() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let logger = Logger(label: "groupie-test")
+        let first = try await PostgresStore.open(url: url, logger: logger), second = try await PostgresStore.open(url: url, logger: logger)
+        defer { first.close(); second.close() }
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        var groups: [(player: String, group: String)] = []
+        for index in 0..<3 {
+            let player = try await first.createPlayer(name: "P\(index)", language: nil, tokenHash: Data("p\(index)".utf8), now: now)
+            groups.append((player.id, try await first.createGroup(venueId: "v", name: nil, creatorId: player.id, joinableFor: 3600, now: now).group.id))
+        }
+        let hub = EventHub()
+        let relay = EventRelay(database: second, hub: hub, logger: logger)
+        try await hub.withSubscription(groupId: groups[0].group, playerId: groups[0].player) { one in
+            try await hub.withSubscription(groupId: groups[1].group, playerId: groups[1].player) { two in
+                // Made before the streams opened: what the streams start from.
+                await relay.lookAtNewest()
+                var stored: [String: [Int]] = [:]
+                for round in 1...2 {
+                    for (player, group) in groups {
+                        let events = try await first.appendEvents(groupId: group, [.memberRenamed(playerId: player, name: "N\(round)")], now: now)
+                        stored[group, default: []] += events.map(\.seq)
+                        relay.hear(.committed(groupId: group, seq: events.last!.seq))
+                    }
+                }
+                // One read for all that was heard; the third group has no stream here and is not read.
+                await relay.handle(.committed(groupId: groups[0].group, seq: stored[groups[0].group]!.last!))
+                for (index, subscription) in [one, two].enumerated() {
+                    var seqs: [Int] = []
+                    for await message in subscription.stream {
+                        if case .event(let event) = message { seqs.append(event.seq) }
+                        if seqs.count == 2 { break }
+                    }
+                    #expect(seqs == stored[groups[index].group])
+                }
+                #expect(hub.newestPublished(groupId: groups[2].group) == 0)
+            }
+        }
+    }
+
     @Test("A group made and a photo held on one instance reach the staff pages of the other, and the first's pages once")
     func staffNotices() async throws {
         let url = try await TestPostgres.freshDatabase()

@@ -67,4 +67,29 @@ struct PostgresLifecycleTests {
             for await _ in second {}
         }
     }
+
+    @Test("The pool keeps pool_min connections open while nothing is asked of it, and closes them when the store closes")
+    func readyConnections() async throws {
+        let url = try await TestPostgres.freshDatabase().replacingOccurrences(of: "pool_min=0", with: "pool_min=3")
+        let database = String(try #require(URLComponents(string: url)?.path.dropFirst()))
+        let store = try await PostgresStore.open(url: url, logger: Backend.logger)
+        // Read back from PostgreSQL, a client apart from the pool: its backends for the database.
+        let open: @Sendable () async throws -> Int = {
+            Int(try await TestPostgres.psql(url, "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()")) ?? -1
+        }
+        let ready = try await within(.seconds(20), "three connections open") {
+            var count = try await open()
+            while count < 3 {
+                try await Task.sleep(for: .milliseconds(100))
+                count = try await open()
+            }
+            return count
+        }
+        // No more: nothing was asked, and the announcer and the listening take none until used.
+        #expect(ready == 3)
+        await store.shutdown()
+        try await within(.seconds(20), "the connections closed") {
+            while try await open() > 0 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+    }
 }

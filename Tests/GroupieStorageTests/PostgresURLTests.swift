@@ -16,6 +16,8 @@ struct PostgresURLTests {
         var password: String?
         var database: String?
         var pool = 20
+        /// Kept open while idle.
+        var ready = 8
         var connectTimeout = Duration.seconds(5)
         var applicationName: String?
     }
@@ -25,7 +27,7 @@ struct PostgresURLTests {
         return Reading(
             host: configuration.host, port: configuration.port, socket: configuration.unixSocketPath,
             user: configuration.username, password: configuration.password, database: configuration.database,
-            pool: configuration.options.maximumConnections, connectTimeout: configuration.options.connectTimeout,
+            pool: configuration.options.maximumConnections, ready: configuration.options.minimumConnections, connectTimeout: configuration.options.connectTimeout,
             applicationName: configuration.options.additionalStartupParameters.first { $0.0 == "application_name" }?.1
         )
     }
@@ -56,7 +58,9 @@ struct PostgresURLTests {
             ("postgres:///groupie?port=5433&host=", Reading(socket: "/var/run/postgresql/.s.PGSQL.5433", user: me, database: "groupie")),
             ("postgres://db.internal", Reading(host: "db.internal", port: 5432, user: me)),
             ("postgres://groupie@db/groupie?pool=4&connect_timeout=1&application_name=groupie-a",
-             Reading(host: "db", port: 5432, user: "groupie", database: "groupie", pool: 4, connectTimeout: .seconds(2), applicationName: "groupie-a")),
+             Reading(host: "db", port: 5432, user: "groupie", database: "groupie", pool: 4, ready: 4, connectTimeout: .seconds(2), applicationName: "groupie-a")),
+            ("postgres://groupie@db/groupie?pool=50&pool_min=12", Reading(host: "db", port: 5432, user: "groupie", database: "groupie", pool: 50, ready: 12)),
+            ("postgres://groupie@db/groupie?pool_min=0", Reading(host: "db", port: 5432, user: "groupie", database: "groupie", ready: 0)),
             ("postgres://groupie@db/groupie?connect_timeout=30", Reading(host: "db", port: 5432, user: "groupie", database: "groupie", connectTimeout: .seconds(30))),
             // An empty parameter overrides the URL's part with the default, as in libpq.
             ("postgres://groupie@db:5433/groupie?host=&port=", Reading(socket: "/var/run/postgresql/.s.PGSQL.5432", user: "groupie", database: "groupie")),
@@ -78,6 +82,8 @@ struct PostgresURLTests {
             ("postgres://groupie@db/groupie?port=x", "the port must be a number, not 'x'"),
             ("postgres://groupie@db/groupie?pool=0", "pool must be a number of connections from 1 to 1000, not '0'"),
             ("postgres://groupie@db/groupie?pool=many", "not 'many'"),
+            ("postgres://groupie@db/groupie?pool=4&pool_min=5", "pool_min must be a number of connections from 0 to pool (4), not '5'"),
+            ("postgres://groupie@db/groupie?pool_min=-1", "pool_min must be a number of connections from 0 to pool (20), not '-1'"),
             ("postgres://groupie@db/groupie?connect_timeout=-1", "connect_timeout must be a number of seconds, not '-1'"),
             ("mysql://groupie@db/groupie", "it must look like postgres://"),
             ("postgres://groupie@db/groupie?channel_binding=require", "Groupie cannot honour channel_binding=require; leave it out or use disable or prefer"),

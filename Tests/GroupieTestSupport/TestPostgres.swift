@@ -34,6 +34,7 @@ public enum TestPostgres {
     /// (unaligned, tuples only).
     @discardableResult
     public static func psql(_ url: String, _ sql: String) async throws -> String {
+        let url = forLibpq(url)
         let (status, output, errors) = try await offPool { try run("/usr/bin/env", ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", url, "-c", sql]) }
         guard status == 0 else { throw Failure(description: "psql failed: \(errors)") }
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -41,6 +42,7 @@ public enum TestPostgres {
 
     /// Runs the SQL file at `path` with `psql`, stopping at its first error.
     public static func psql(_ url: String, file path: String) async throws {
+        let url = forLibpq(url)
         let (status, _, errors) = try await offPool { try run("/usr/bin/env", ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-f", path]) }
         guard status == 0 else { throw Failure(description: "psql -f \(path) failed: \(errors)") }
     }
@@ -49,6 +51,11 @@ public enum TestPostgres {
     /// its output, or throws with its errors.
     @discardableResult
     public static func tool(_ tool: String, _ arguments: [String]) async throws -> String {
+        // A URL, alone or as an option's value (`--dbname=postgres://…`), as libpq takes it.
+        let arguments = arguments.map { argument in
+            guard let start = argument.range(of: "postgres://") else { return argument }
+            return String(argument[..<start.lowerBound]) + forLibpq(String(argument[start.lowerBound...]))
+        }
         let (status, output, errors) = try await offPool { try run("/usr/bin/env", [tool] + arguments) }
         guard status == 0 else { throw Failure(description: "\(tool) failed: \(errors)") }
         return output
@@ -58,10 +65,24 @@ public enum TestPostgres {
         public let description: String
     }
 
+    /// The cluster's URL for another database. Its stores keep no idle connections open
+    /// (`pool_min=0`): the suites open hundreds of stores on one cluster, which would otherwise
+    /// hold eight connections each and run out of the cluster's 200.
     static func replacingDatabase(of url: String, with name: String) -> String {
         var components = URLComponents(string: url)!
         components.path = "/" + name
+        if !(components.queryItems ?? []).contains(where: { $0.name == "pool_min" }) {
+            components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "pool_min", value: "0")]
+        }
         return components.string!
+    }
+
+    /// The URL without the parameters only Groupie reads (its pool's), which libpq refuses.
+    public static func forLibpq(_ url: String) -> String {
+        guard var components = URLComponents(string: url), let items = components.queryItems else { return url }
+        let kept = items.filter { $0.name != "pool" && $0.name != "pool_min" }
+        components.queryItems = kept.isEmpty ? nil : kept
+        return components.string ?? url
     }
 
     /// `scripts/postgres-cluster` in the repository.

@@ -2,6 +2,7 @@ import Foundation
 import GroupieStorage
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Hands the hub the events that other instances commit, and the staff notices they tell: the store announces each group's
 /// newest sequence number, and the events this instance has streams for and has not handed
@@ -15,9 +16,20 @@ struct EventRelay: Service {
     let database: any GroupieStore
     let hub: EventHub
     let logger: Logger
-    /// Events read per announcement at most; a stream reads a longer gap itself.
+    /// Events read per group and announcement at most; a stream reads a longer gap itself.
     static let batch = 64
     var sweep: Duration = .seconds(5)
+    /// What was heard and not read yet: each group's newest announced event. Announcements that
+    /// come while a read runs are read together in the next, in one round trip, so that a busy
+    /// instance reads less often, not later and later.
+    private let heard = Heard()
+
+    init(database: any GroupieStore, hub: EventHub, logger: Logger, sweep: Duration = .seconds(5)) {
+        self.database = database
+        self.hub = hub
+        self.logger = logger
+        self.sweep = sweep
+    }
 
     func run() async throws {
         guard let announcements = database.eventAnnouncements() else {
@@ -33,22 +45,34 @@ struct EventRelay: Service {
                     await lookAtNewest()
                 }
             }
+            group.addTask {
+                for await _ in heard.signals {
+                    await relay(heard.take())
+                }
+            }
             for await announcement in announcements.cancelOnGracefulShutdown() {
-                await handle(announcement)
+                hear(announcement)
             }
             group.cancelAll()
         }
     }
 
-    func handle(_ announcement: EventAnnouncement) async {
+    /// Notes an announcement; its events are read by `run`'s reader, with whatever else waits.
+    func hear(_ announcement: EventAnnouncement) {
         switch announcement {
         case .committed(let groupId, let seq):
-            await relay(groupId: groupId, upTo: seq)
+            heard.add([groupId: seq])
         case .resumed:
-            for groupId in hub.listenedGroups { await relay(groupId: groupId, upTo: Int.max) }
+            heard.add(Dictionary(hub.listenedGroups.map { ($0, Int.max) }, uniquingKeysWith: max))
         case .staff(let notice):
             hub.heard(notice)
         }
+    }
+
+    /// Handles one announcement at once: its events are read before it returns.
+    func handle(_ announcement: EventAnnouncement) async {
+        hear(announcement)
+        await relay(heard.take())
     }
 
     /// Relays what the listened groups stored and no announcement told of.
@@ -56,23 +80,51 @@ struct EventRelay: Service {
         let groups = hub.listenedGroups
         guard !groups.isEmpty else { return }
         do {
-            for (groupId, seq) in try await database.newestEvents(of: groups) where seq > hub.newestPublished(groupId: groupId) {
-                await relay(groupId: groupId, upTo: seq)
-            }
+            await relay(try await database.newestEvents(of: groups))
         } catch {
             logger.warning("cannot look at the newest events of the groups listened to: \(error)")
         }
     }
 
-    func relay(groupId: String, upTo seq: Int) async {
-        guard hub.isListening(to: groupId) else { return }
-        let newest = hub.newestPublished(groupId: groupId)
-        guard seq > newest else { return }
+    /// Reads and hands over, in one read, the events up to `seqs` (`Int.max`: the newest) that
+    /// the groups listened to here have not been handed.
+    func relay(_ seqs: [String: Int]) async {
+        var after: [String: Int] = [:]
+        for (groupId, seq) in seqs where hub.isListening(to: groupId) {
+            let newest = hub.newestPublished(groupId: groupId)
+            guard seq > newest else { continue }
+            after[groupId] = seq == Int.max ? newest : max(newest, seq - Self.batch)
+        }
+        guard !after.isEmpty else { return }
         do {
-            let after = seq == Int.max ? newest : max(newest, seq - Self.batch)
-            hub.publish(try await database.events(groupId: groupId, after: after, limit: Self.batch))
+            hub.publish(try await database.events(after: after, limit: Self.batch))
         } catch {
-            logger.warning("cannot read the events another instance stored: \(error)", metadata: ["group": "\(groupId)"])
+            logger.warning("cannot read the events another instance stored: \(error)", metadata: ["groups": "\(after.count)"])
+        }
+    }
+
+    /// Each group's newest announced event, gathered until the reader takes them.
+    final class Heard: Sendable {
+        private let seqs = Mutex<[String: Int]>([:])
+        /// A signal to the reader that announcements wait; at most one is buffered.
+        let signals: AsyncStream<Void>
+        private let signal: AsyncStream<Void>.Continuation
+
+        init() {
+            (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        }
+
+        func add(_ more: [String: Int]) {
+            guard !more.isEmpty else { return }
+            seqs.withLock { $0.merge(more, uniquingKeysWith: max) }
+            signal.yield()
+        }
+
+        func take() -> [String: Int] {
+            seqs.withLock { seqs in
+                defer { seqs = [:] }
+                return seqs
+            }
         }
     }
 }
