@@ -5,7 +5,8 @@ In each setup, 20 groups have a member whose event stream is open on the first i
 teammate who renames themselves on the second (the same instance on SQLite): one write at a
 time, then from 8 threads at once. Printed: writes per second, and the time from a write's
 request to the event on the other member's stream (p50, p99; target under 50 ms across
-instances on PostgreSQL), all events delivered. The load client is Python: with 8 writers
+instances on PostgreSQL), all events delivered, and of it the write's own answer and the time
+from the answer to the event. The load client is Python: with 8 writers
 its own threads take part of the time measured. pgbench's own update-only run at 8 clients
 gives PostgreSQL's ceiling on this machine for comparison.
 
@@ -41,7 +42,7 @@ def listen(server, group_id, token, arrivals):
 
 
 def run(label, reader, writer, threads, target=""):
-    arrivals, sent, streams = {}, {}, []
+    arrivals, sent, answered, streams = {}, {}, {}, []
     teammates = []
     for _ in range(GROUPS):
         token, group = reader.api.player_in_group()
@@ -59,6 +60,7 @@ def run(label, reader, writer, threads, target=""):
             name = f"bench-{uuid.uuid4().hex[:8]}-{index}-{round}"
             sent[name] = time.monotonic()
             writer.api.call("PATCH", "/api/v1/me", {"name": name}, token=mate)
+            answered[name] = time.monotonic()
 
     started = time.monotonic()
     writers = [threading.Thread(target=write, args=(index,)) for index in range(threads)]
@@ -72,8 +74,13 @@ def run(label, reader, writer, threads, target=""):
         time.sleep(0.05)
     latencies = [(arrivals[n] - sent[n]) * 1000 for n in sent if n in arrivals]
     delivered = len(latencies)
+    # Where the time went: the write's own answer, and from the answer to the event.
+    writes = [(answered[n] - sent[n]) * 1000 for n in sent]
+    after = [(arrivals[n] - answered[n]) * 1000 for n in sent if n in arrivals]
     print(f"  {label + f', {threads} writer' + ('s' if threads > 1 else ''):<56} {len(sent) / elapsed:6.0f} writes/s   write to event p50 {percentile(latencies, 0.5):6.1f} ms"
           f"  p99 {percentile(latencies, 0.99):6.1f} ms   delivered {delivered}/{len(sent)}{target}", flush=True)
+    print(f"  {'':<56} of which the write's answer p50 {percentile(writes, 0.5):.1f} ms, p99 {percentile(writes, 0.99):.1f} ms;"
+          f" its answer to the event p99 {percentile(after, 0.99):.1f} ms", flush=True)
 
 
 def main():
