@@ -187,6 +187,39 @@ struct GroupRouteTests {
         }
     }
 
+    @Test("Wrong codes sent at once get no more tries than the limit, by join or by the join page", arguments: [false, true])
+    func rateLimitedBurst(onPostgres: Bool) async throws {
+        var server = try Self.server()
+        if onPostgres { server.configuration.databaseURL = try await TestPostgres.freshDatabase() }
+        server.configuration.trustForwardedFor = true
+        server.configuration.failedJoinsPerAddress = 12
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let guesses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { tasks in
+                for index in 0..<30 {
+                    tasks.addTask { try await client.join(["ZZZZZZ", "ZZZZZY", "ZZZZZX"][index % 3], as: ada).0.status }
+                }
+                return try await tasks.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            // The player's limit is 10 (the address's, 12): the others are refused without a look at
+            // their code. An attempt refused counts until it has answered, so a burst may get fewer.
+            let tried = guesses.filter { $0 == .notFound }.count
+            #expect((1...10).contains(tried), "\(tried) codes tried")
+            #expect(guesses.filter { $0 == .tooManyRequests }.count == 30 - tried)
+
+            let address: HTTPFields = [.init("X-Forwarded-For")!: "10.0.0.9", .acceptLanguage: "en"]
+            let pages = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { tasks in
+                for _ in 0..<20 {
+                    tasks.addTask { try await client.execute(uri: "/j/ZZZZZW", method: .get, headers: address) { $0.status } }
+                }
+                return try await tasks.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            let looked = pages.filter { $0 == .notFound }.count
+            #expect((1...12).contains(looked), "\(looked) codes looked up")
+            #expect(pages.filter { $0 == .tooManyRequests }.count == 20 - looked)
+        }
+    }
+
     @Test("Leaving and removing: anyone may leave, only the creator removes; the creator's role passes on")
     func leaveAndRemove() async throws {
         let server = try Self.server()

@@ -38,8 +38,21 @@ struct GroupController {
 
     func join(_ request: Request, context: PlayerContext) async throws -> GroupEnvelope {
         let player = context.player
-        let now = membership.clock()
         let address = limits.clientAddress.of(request, context: context)
+        // Counted as an attempt until it ends: wrong codes sent at once cannot all pass the limit.
+        let joined = try await limits.attempt(player, address: address) {
+            try await join(request, context: context, address: address)
+        }
+        context.logger.info("group joined", metadata: ["group": "\(joined.group.id)", "player": "\(player.id)"])
+        if let membership = joined.membership {
+            return try await documents.document(membership, for: player, request: request, contents: joined.contents)
+        }
+        return try await documents.document(groupId: joined.group.id, for: player, request: request)
+    }
+
+    private func join(_ request: Request, context: PlayerContext, address: String) async throws -> Join {
+        let player = context.player
+        let now = membership.clock()
         // The limit of wrong codes is read in the join's own transaction (on PostgreSQL, by the
         // statement that reads the groups, which it leaves out when refused); a request refused
         // before it reaches the store reads it on its own first, as a locked-out client hears
@@ -56,18 +69,12 @@ struct GroupController {
             await limits.joinFailed(player, address: address, now: now)
             throw Problem.badRequest("invalid-code", "A group code has 6 to 8 letters and digits (no 0, O, 1, I or L).")
         }
-        let joined: Join
         do {
-            joined = try await membership.join(code: code, by: player, gate: limits.joinGate(player, address: address, now: now))
+            return try await membership.join(code: code, by: player, gate: limits.joinGate(player, address: address, now: now))
         } catch MembershipError.unknownCode {
             await limits.joinFailed(player, address: address, now: now)
             throw MembershipError.unknownCode
         }
-        context.logger.info("group joined", metadata: ["group": "\(joined.group.id)", "player": "\(player.id)"])
-        if let membership = joined.membership {
-            return try await documents.document(membership, for: player, request: request, contents: joined.contents)
-        }
-        return try await documents.document(groupId: joined.group.id, for: player, request: request)
     }
 
     func show(_ request: Request, context: MemberContext) async throws -> GroupEnvelope {

@@ -56,22 +56,32 @@ struct JoinPageController {
         let now = clock()
         // The page's own words in the phone's language, as the web client will show them.
         let words = JoinPageWords.negotiated(acceptLanguage: request.headers[.acceptLanguage])
-        if let seconds = await limiterByAddress.retryAfter(address, now: now) {
+        // Counted as an attempt until it ends: unknown codes asked at once cannot all pass the limit.
+        let lookup = try await limiterByAddress.attempting(address) { () async throws -> CodeLookup in
+            if let seconds = await limiterByAddress.retryAfter(address, now: now) { return .limited(seconds) }
+            guard let group = try await JoinCode(typed: typed).asyncFlatMap({ try await database.group(code: $0) }) else {
+                await limiterByAddress.recordFailure(address, now: now)
+                return .unknown
+            }
+            return .found(group)
+        }
+        let group: Group
+        switch lookup {
+        case .limited(let seconds):
             let view = LimitedView(language: words.language, direction: words.direction, title: words.limitedTitle, text: words.limited((seconds + 59) / 60))
             var response = try await render(
                 status: .tooManyRequests, title: words.limitedTitle, preview: templates.render(view, "join-limited"), words: words
             )
             response.headers[.retryAfter] = "\(seconds)"
             return response
-        }
-        let group = try await JoinCode(typed: typed).asyncFlatMap { try await database.group(code: $0) }
-        guard let group else {
-            await limiterByAddress.recordFailure(address, now: now)
+        case .unknown:
             let view = UnknownView(
                 language: words.language, direction: words.direction, title: words.unknownTitle, before: words.unknown.before,
                 code: String(typed.prefix(16)), after: words.unknown.after
             )
             return try await render(status: .notFound, title: words.unknownTitle, preview: templates.render(view, "join-unknown"), words: words)
+        case .found(let found):
+            group = found
         }
         let entry = catalog.venue(id: group.venueId)
         let language = entry.map {
@@ -153,4 +163,11 @@ extension Optional {
         guard let value = self else { return nil }
         return try await transform(value)
     }
+}
+
+/// What the join page found for the code it was asked: a limit reached, no group, or the group.
+private enum CodeLookup: Sendable {
+    case limited(Int)
+    case unknown
+    case found(Group)
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import GroupieCore
 import GroupieStorage
 import Logging
+import Synchronization
 
 /// Counts failed joins per key (a player, a client address) in a sliding window, so that
 /// guessing join codes does not pay. Successful joins are not counted.
@@ -18,6 +19,11 @@ import Logging
 ///
 /// The failures are kept by the store, so that instances sharing a database share the limits.
 /// A store that cannot be asked lets the attempt through: the request itself then fails.
+///
+/// A failure is known only once its attempt ends, so attempts sent at once would all read the
+/// same count before any is recorded. Attempts made through `attempting` count as failures for
+/// the others of their key on this instance until they end: a burst of wrong codes gets no more
+/// tries than the limit on each instance.
 struct JoinRateLimiter: Sendable {
     let store: any GroupieStore
     /// What the keys count: "join-player", "join-address", "staff-account"…
@@ -25,6 +31,8 @@ struct JoinRateLimiter: Sendable {
     let limit: Int
     let window: TimeInterval
     let logger: Logger
+    /// The attempts of each key running on this instance now.
+    private let running = RunningAttempts()
 
     init(store: any GroupieStore, scope: String, limit: Int, window: Duration, logger: Logger) {
         self.store = store
@@ -32,6 +40,20 @@ struct JoinRateLimiter: Sendable {
         self.limit = limit
         self.window = TimeInterval(window.components.seconds)
         self.logger = logger
+    }
+
+    /// Runs `body` as an attempt of `key`: while it runs, the limit counts it against the other
+    /// attempts of `key` on this instance as if it had failed.
+    func attempting<T: Sendable>(_ key: String, _ body: () async throws -> T) async throws -> T {
+        running.add(key, 1)
+        defer { running.add(key, -1) }
+        return try await body()
+    }
+
+    /// The attempts of `key` running beside the one asking (which runs in `attempting`, or no
+    /// attempt of the key is counted).
+    func othersRunning(_ key: String) -> Int {
+        max(0, running.count(key) - 1)
     }
 
     /// Seconds until `key` may try again, or nil when it may try now; `allowing` attempts
@@ -66,7 +88,9 @@ struct JoinRateLimiter: Sendable {
     ) -> Int? {
         let waits = checks.compactMap { check -> Int? in
             let recent = (failures[check.limiter.scope + ":" + check.key] ?? []).filter { failure in check.since.map { failure > $0 } ?? true }
-            guard recent.count >= check.limiter.limit + extra, let oldest = recent.first else { return nil }
+            guard recent.count + check.limiter.othersRunning(check.key) >= check.limiter.limit + extra else { return nil }
+            // Full with attempts still running: a second, by which they have ended and counted.
+            guard let oldest = recent.first, recent.count >= check.limiter.limit + extra else { return 1 }
             return max(1, Int((check.limiter.window - now.timeIntervalSince(oldest)).rounded(.up)))
         }
         return waits.max()
@@ -98,6 +122,22 @@ struct JoinRateLimiter: Sendable {
         } catch {
             logger.error("cannot count a failed attempt: \(error)", metadata: ["scope": "\(scope)"])
         }
+    }
+}
+
+/// How many attempts of each key run now.
+final class RunningAttempts: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    func add(_ key: String, _ change: Int) {
+        counts.withLock { counts in
+            let count = (counts[key] ?? 0) + change
+            counts[key] = count > 0 ? count : nil
+        }
+    }
+
+    func count(_ key: String) -> Int {
+        counts.withLock { $0[key] ?? 0 }
     }
 }
 
@@ -147,6 +187,14 @@ struct JoinLimits: Sendable {
             .tooManyRequests, code: "too-many-attempts", detail: "Too many wrong codes; try again in \(seconds) seconds.",
             headers: [.retryAfter: "\(seconds)"]
         )
+    }
+
+    /// Runs `body`, a join of `player` from `address`, as an attempt of both: the limits count
+    /// it against the player's and the address's other joins until it ends.
+    func attempt<T: Sendable>(_ player: Player, address: String, _ body: () async throws -> T) async throws -> T {
+        try await byPlayer.attempting(player.id) {
+            try await byAddress.attempting(address) { try await body() }
+        }
     }
 
     /// Counts a wrong code against the player and their address.
