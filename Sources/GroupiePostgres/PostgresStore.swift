@@ -297,14 +297,20 @@ public final class PostgresStore: GroupieStore {
             attempt += 1
             do {
                 return try await announcer.announcing { try await transaction("BEGIN", body) }
-            } catch let error as PSQLError where attempt < 8 && Self.isRetryable(error) {
-                logger.debug("PostgreSQL transaction retried after \(error.serverInfo?[.sqlState] ?? "?")")
+            } catch let error as PSQLError where Self.isRetryable(error) {
+                let state = error.serverInfo?[.sqlState] ?? "?"
+                guard attempt < Self.attempts else { throw StoreBusy("\(attempt) tries ended in \(state)") }
+                logger.debug("PostgreSQL transaction retried after \(state)")
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))
-            } catch is ReadAgain where attempt < 8 {
+            } catch is ReadAgain {
+                guard attempt < Self.attempts else { throw StoreBusy("\(attempt) tries found what they read changed") }
                 logger.debug("PostgreSQL transaction retried: what it read changed while it waited")
             }
         }
     }
+
+    /// Tries of a write that meets other changes of its rows, before it gives up (`StoreBusy`).
+    static let attempts = 8
 
     /// Runs `body`, one statement, on a leased connection, outside a transaction.
     func once<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {

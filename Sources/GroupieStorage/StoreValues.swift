@@ -43,6 +43,18 @@ public struct StoreUnavailable: Error, CustomStringConvertible, Equatable {
     public var description: String { "no connection to the database: \(reason)" }
 }
 
+/// A change that kept meeting other changes of the same rows (a deadlock, a group that changed
+/// while it was read) and gave up after several tries: the same request may succeed at once.
+public struct StoreBusy: Error, CustomStringConvertible, Equatable {
+    public var reason: String
+
+    public init(_ reason: String) {
+        self.reason = reason
+    }
+
+    public var description: String { "the database is busy with other changes of the same rows: \(reason)" }
+}
+
 /// The column lists that both SQL backends read rows by, position by position: their schemas
 /// name the same tables and columns.
 public enum SQLColumns {

@@ -3,7 +3,10 @@ import _ConnectionPoolModule
 @testable import GroupieServer
 import GroupieStorage
 import Hummingbird
+import Logging
+import GroupieTestSupport
 import HummingbirdTesting
+import Synchronization
 import Testing
 
 /// A request that meets a database it cannot reach answers 503 with `Retry-After`, not 500:
@@ -35,6 +38,30 @@ struct DatabaseUnavailableTests {
             try await client.execute(uri: "/broken", method: .get) { response in
                 #expect(response.status == .internalServerError)
                 #expect(String(buffer: response.body).contains(#""code":"internal-error""#))
+            }
+        }
+    }
+
+    @Test("A PostgreSQL write that finds what it read changed at every try gives up as busy, a 503 database-busy with Retry-After")
+    func busy() async throws {
+        let store = try await PostgresStore.open(url: try await TestPostgres.freshDatabase(), logger: Logger(label: "groupie-test"))
+        defer { store.close() }
+        let tries = Mutex(0)
+        await #expect(throws: StoreBusy.self) {
+            try await store.write { _ -> Int in
+                tries.withLock { $0 += 1 }
+                throw PostgresStore.ReadAgain()
+            }
+        }
+        #expect(tries.withLock { $0 } == PostgresStore.attempts)
+        let router = Router(context: GroupieRequestContext.self)
+        router.add(middleware: ProblemMiddleware(routes: KnownRoutes()))
+        router.get("busy") { _, _ -> String in throw StoreBusy("8 tries ended in 40P01") }
+        try await Application(router: router).test(.router) { client in
+            try await client.execute(uri: "/busy", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "1")
+                #expect(String(buffer: response.body).contains(#""code":"database-busy""#))
             }
         }
     }

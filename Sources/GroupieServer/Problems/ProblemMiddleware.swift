@@ -55,6 +55,9 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             let problem = Problem(error.status, code: Self.code(for: error.status), detail: "\(error)")
             log(problem, request: request, context: context)
             return try problem.response(from: request, context: context)
+        case is StoreBusy:
+            context.logger.warning("request gave up on rows other changes kept taking: \(error)", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
+            return try Self.databaseBusy.response(from: request, context: context)
         case is StoreUnavailable:
             context.logger.error("request failed, the database is unreachable: \(error)", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
             return try Self.databaseUnavailable.response(from: request, context: context)
@@ -73,6 +76,16 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             .serviceUnavailable, code: "database-unavailable",
             detail: "The server cannot reach its database just now. Try again in a moment.",
             headers: [.retryAfter: "5"]
+        )
+    }
+
+    /// A change that met other changes of the same rows at every try (many joins of one player
+    /// at once): nothing of it was stored, and the same request may succeed at once.
+    static var databaseBusy: Problem {
+        Problem(
+            .serviceUnavailable, code: "database-busy",
+            detail: "Other changes of the same group kept coming first; nothing was changed. Try again.",
+            headers: [.retryAfter: "1"]
         )
     }
 
