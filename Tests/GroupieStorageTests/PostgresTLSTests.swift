@@ -46,24 +46,24 @@ struct PostgresTLSTests {
         let failedCheck = "the server's TLS certificate failed its check"
         let cases: [(String, String)] = [
             (url, "tls"),
-            (url + "&sslmode=prefer", "tls"),
-            (url + "&sslmode=allow", "tls"),
-            (url + "&sslmode=require", "tls"),
-            (url + "&sslmode=disable", "plain"),
+            (url + "?sslmode=prefer", "tls"),
+            (url + "?sslmode=allow", "tls"),
+            (url + "?sslmode=require", "tls"),
+            (url + "?sslmode=disable", "plain"),
             // libpq reads no authority without a check to make with it.
-            (url + "&sslmode=prefer&sslrootcert=\(other)", "tls"),
-            (url + "&sslmode=verify-ca&sslrootcert=\(authority)", "tls"),
-            (byName + "&sslmode=verify-ca&sslrootcert=\(authority)", "tls"),
-            (byName + "&sslmode=verify-full&sslrootcert=\(authority)", "tls"),
-            (url + "&sslmode=verify-full&sslrootcert=\(authority)", "not made out to this host"),
+            (url + "?sslmode=prefer&sslrootcert=\(other)", "tls"),
+            (url + "?sslmode=verify-ca&sslrootcert=\(authority)", "tls"),
+            (byName + "?sslmode=verify-ca&sslrootcert=\(authority)", "tls"),
+            (byName + "?sslmode=verify-full&sslrootcert=\(authority)", "tls"),
+            (url + "?sslmode=verify-full&sslrootcert=\(authority)", "not made out to this host"),
             // libpq checks the authority under `require` when it is given one.
-            (url + "&sslmode=require&sslrootcert=\(authority)", "tls"),
-            (url + "&sslmode=require&sslrootcert=\(other)", failedCheck),
-            (url + "&sslmode=verify-ca&sslrootcert=\(other)", failedCheck),
-            (byName + "&sslmode=verify-full&sslrootcert=\(other)", failedCheck),
+            (url + "?sslmode=require&sslrootcert=\(authority)", "tls"),
+            (url + "?sslmode=require&sslrootcert=\(other)", failedCheck),
+            (url + "?sslmode=verify-ca&sslrootcert=\(other)", failedCheck),
+            (byName + "?sslmode=verify-full&sslrootcert=\(other)", failedCheck),
             // The system's trust roots hold no authority of the cluster's; `system` checks the name.
-            (byName + "&sslrootcert=system", failedCheck),
-            (byName + "&sslmode=verify-full&sslrootcert=system", failedCheck),
+            (byName + "?sslrootcert=system", failedCheck),
+            (byName + "?sslmode=verify-full&sslrootcert=system", failedCheck),
         ]
         for (url, expected) in cases {
             let (outcome, failedAfter) = try await within(.seconds(150), url) { try await Self.open(url) }
@@ -81,7 +81,7 @@ struct PostgresTLSTests {
         let cluster = try await TestPostgres.Cluster()
         defer { cluster.remove() }
         let url = try await cluster.freshDatabase()
-        let (outcome, failedAfter) = try await within(.seconds(150), "require without TLS") { try await Self.open(url + "&sslmode=require") }
+        let (outcome, failedAfter) = try await within(.seconds(150), "require without TLS") { try await Self.open(url + "?sslmode=require") }
         #expect(outcome.contains("the server does not accept TLS, which the URL's sslmode requires"), "\(outcome)")
         #expect(failedAfter.map { $0 < .seconds(30) } ?? false, "failed after \(String(describing: failedAfter))")
         #expect(try await Self.open(url).outcome == "plain")

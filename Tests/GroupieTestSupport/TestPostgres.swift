@@ -27,7 +27,7 @@ public enum TestPostgres {
         let url = try await serverURL()
         let name = "groupie_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         try await psql(url, "CREATE DATABASE \(name)")
-        return replacingDatabase(of: url, with: String(name))
+        return keepingNoneReady(replacingDatabase(of: url, with: String(name)))
     }
 
     /// Runs SQL with `psql`, a client independent of the one Groupie uses; returns its output
@@ -65,15 +65,18 @@ public enum TestPostgres {
         public let description: String
     }
 
-    /// The cluster's URL for another database. Its stores keep no idle connections open
-    /// (`pool_min=0`): the suites open hundreds of stores on one cluster, which would otherwise
-    /// hold eight connections each and run out of the cluster's 200.
     static func replacingDatabase(of url: String, with name: String) -> String {
         var components = URLComponents(string: url)!
         components.path = "/" + name
-        if !(components.queryItems ?? []).contains(where: { $0.name == "pool_min" }) {
-            components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "pool_min", value: "0")]
-        }
+        return components.string!
+    }
+
+    /// The URL with `pool_min=0`: its stores keep no idle connection open. The suites open
+    /// hundreds of stores on the shared cluster, which would otherwise hold eight connections
+    /// each and run out of its 200; a cluster of a test's own keeps the default.
+    static func keepingNoneReady(_ url: String) -> String {
+        var components = URLComponents(string: url)!
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "pool_min", value: "0")]
         return components.string!
     }
 
