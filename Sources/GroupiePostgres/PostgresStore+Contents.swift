@@ -7,6 +7,18 @@ import PostgresNIO
 // snapshot, where a read-only transaction of four reads took six round trips. Each part comes
 // as a JSON array of objects, decoded here; a float8 in JSON keeps every digit (PostgreSQL 12 on).
 extension PostgresStore {
+    public func memberCount(groupId: String) async throws -> Int {
+        try await once { connection in
+            try await connection.one(Prepared<MemberCount>(groupId), logger: logger).map { try $0.get(0, as: Int.self) } ?? 0
+        }
+    }
+
+    /// Asked by every join page a QR code opens.
+    enum MemberCount: PreparedSQL {
+        static let types: [PostgresDataType] = [.text]
+        static let sql = "SELECT COUNT(*) FROM membership WHERE group_id = $1 AND left_at IS NULL"
+    }
+
     static let membersJSON = """
         (SELECT COALESCE(json_agg(json_build_object('id', player.id, 'name', player.name, 'joinedAt', membership.joined_at)
                                   ORDER BY membership.joined_at, membership.id), '[]')

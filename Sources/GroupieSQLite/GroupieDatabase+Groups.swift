@@ -131,6 +131,12 @@ extension GroupieDatabase {
         }
     }
 
+    public func memberCount(groupId: String) async throws -> Int {
+        try await lookupOne { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM membership WHERE group_id = ? AND left_at IS NULL"), arguments: [groupId]) ?? 0
+        }
+    }
+
     /// The group `playerId` is in now, if any.
     public func currentGroup(of playerId: String) async throws -> Group? {
         try await lookup { db in

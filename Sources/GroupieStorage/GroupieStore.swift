@@ -68,6 +68,8 @@ public protocol GroupStore: Sendable {
     /// first. Nil for an unknown token.
     func member(tokenHash: Data, groupId: String) async throws -> MemberLookup?
     func groupContents(_ group: Group) async throws -> GroupContents
+    /// How many members the group has now: what the join page tells before a name is typed.
+    func memberCount(groupId: String) async throws -> Int
     func currentGroup(of playerId: String) async throws -> Group?
     func group(code: JoinCode) async throws -> Group?
     func group(id: String) async throws -> Group?

@@ -58,4 +58,20 @@ extension StoreContractTests {
         let advanced = SeenContents(try await store.groupContents(try #require(first.membership).group))
         #expect(advanced.members == [Member(playerId: cy.id, name: "Cy", joinedAt: now.addingTimeInterval(3), isCreator: true)])
     }
+
+    @Test("A group's member count is its contents' members: after joins and a leave; none for a group unknown", arguments: Backend.chosen)
+    func memberCount(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, bo, group) = try await pair(in: store)
+        #expect(try await store.memberCount(groupId: group.id) == 2)
+        let cy = try await player("Cy", in: store)
+        _ = try await store.joinGroup(code: group.joinCode, playerId: cy.id, now: now) { _ in 5 }
+        _ = try await store.removeMember(groupId: group.id, playerId: bo.id, by: bo.id, now: now)
+        #expect(try await store.memberCount(groupId: group.id) == 2)
+        #expect(try await store.groupContents(group).members.map(\.playerId).sorted() == [ada.id, cy.id].sorted())
+        // A group Bo makes of his own: he is its one member.
+        let own = try await store.createGroup(venueId: "v", name: nil, creatorId: bo.id, joinableFor: 3600, now: now).group
+        #expect(try await store.memberCount(groupId: own.id) == 1)
+        #expect(try await store.memberCount(groupId: "no-such-group") == 0)
+    }
 }

@@ -91,7 +91,7 @@ struct JoinPageController {
         let joinable = group.isJoinable(at: now)
         // A full group says so before a name is typed, not after the tap on Join.
         let maximumSize = entry?.venue.rules.maxGroupSize ?? VenueRules.defaultMaxGroupSize
-        let members = joinable ? try await database.groupContents(group).members.count : 0
+        let members = joinable ? try await database.memberCount(groupId: group.id) : 0
         let full = joinable && !MembershipRules.hasRoom(members: members, maximumSize: maximumSize)
         let status = full ? words.full(maximumSize) : joinable ? words.typeName : words.closed
         let preview = GroupView(
