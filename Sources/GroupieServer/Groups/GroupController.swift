@@ -23,36 +23,29 @@ struct GroupController {
 
     func create(_ request: Request, context: PlayerContext) async throws -> EditedResponse<GroupEnvelope> {
         let now = membership.clock()
-        let address = limits.clientAddress.of(request, context: context)
-        try await limits.creationsByAddress.requireCreationAllowed("groups/" + address, what: "groups", now: now)
+        let key = "groups/" + limits.clientAddress.of(request, context: context)
+        try await limits.creationsByAddress.requireCreationAllowed(key, what: "groups", now: now)
         let body = try await request.decode(as: NewGroup.self, context: context)
         guard let venue = membership.catalog.venue(id: body.venueId)?.venue else {
             throw Problem.notFound("venue-not-found", "There is no venue '\(body.venueId.prefix(64))'.")
         }
         let name = try body.name.map { try PlayerInput.name($0, field: "name", limits: DisplayName.group) }
-        let group = try await membership.create(at: venue, name: name, by: context.player).group
-        await limits.creationsByAddress.recordFailure("groups/" + address, now: now)
-        context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(venue.id)"])
+        // Counted as made from its body's end to its answer: groups asked for at once cannot all
+        // pass the limit, which is read again counting them.
+        let group = try await limits.creationsByAddress.attempting(key) {
+            try await limits.creationsByAddress.requireCreationAllowed(key, what: "groups", now: now)
+            let group = try await membership.create(at: venue, name: name, by: context.player).group
+            await limits.creationsByAddress.recordFailure(key, now: now)
+            return group
+        }
+        context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(group.venueId)"])
         return EditedResponse(status: .created, response: try await documents.document(groupId: group.id, for: context.player, request: request))
     }
 
     func join(_ request: Request, context: PlayerContext) async throws -> GroupEnvelope {
         let player = context.player
-        let address = limits.clientAddress.of(request, context: context)
-        // Counted as an attempt until it ends: wrong codes sent at once cannot all pass the limit.
-        let joined = try await limits.attempt(player, address: address) {
-            try await join(request, context: context, address: address)
-        }
-        context.logger.info("group joined", metadata: ["group": "\(joined.group.id)", "player": "\(player.id)"])
-        if let membership = joined.membership {
-            return try await documents.document(membership, for: player, request: request, contents: joined.contents)
-        }
-        return try await documents.document(groupId: joined.group.id, for: player, request: request)
-    }
-
-    private func join(_ request: Request, context: PlayerContext, address: String) async throws -> Join {
-        let player = context.player
         let now = membership.clock()
+        let address = limits.clientAddress.of(request, context: context)
         // The limit of wrong codes is read in the join's own transaction (on PostgreSQL, by the
         // statement that reads the groups, which it leaves out when refused); a request refused
         // before it reaches the store reads it on its own first, as a locked-out client hears
@@ -69,12 +62,21 @@ struct GroupController {
             await limits.joinFailed(player, address: address, now: now)
             throw Problem.badRequest("invalid-code", "A group code has 6 to 8 letters and digits (no 0, O, 1, I or L).")
         }
-        do {
-            return try await membership.join(code: code, by: player, gate: limits.joinGate(player, address: address, now: now))
-        } catch MembershipError.unknownCode {
-            await limits.joinFailed(player, address: address, now: now)
-            throw MembershipError.unknownCode
+        // Counted as an attempt from its body's end to its answer: wrong codes sent at once
+        // cannot all pass the limit, and a body sent slowly holds no count.
+        let joined = try await limits.attempt(player, address: address) {
+            do {
+                return try await membership.join(code: code, by: player, gate: limits.joinGate(player, address: address, now: now))
+            } catch MembershipError.unknownCode {
+                await limits.joinFailed(player, address: address, now: now)
+                throw MembershipError.unknownCode
+            }
         }
+        context.logger.info("group joined", metadata: ["group": "\(joined.group.id)", "player": "\(player.id)"])
+        if let membership = joined.membership {
+            return try await documents.document(membership, for: player, request: request, contents: joined.contents)
+        }
+        return try await documents.document(groupId: joined.group.id, for: player, request: request)
     }
 
     func show(_ request: Request, context: MemberContext) async throws -> GroupEnvelope {

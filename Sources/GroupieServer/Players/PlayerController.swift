@@ -18,14 +18,20 @@ struct PlayerController {
 
     func create(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<CreatedPlayer> {
         let now = membership.clock()
-        let address = limits.clientAddress.of(request, context: context)
-        try await limits.creationsByAddress.requireCreationAllowed("players/" + address, what: "players", now: now)
+        let key = "players/" + limits.clientAddress.of(request, context: context)
+        try await limits.creationsByAddress.requireCreationAllowed(key, what: "players", now: now)
         let body = try await request.decode(as: NewPlayer.self, context: context)
         let name = try PlayerInput.name(body.name)
         let language = try body.lang.map(PlayerInput.language)
-        let (token, hash) = BearerToken.new()
-        let player = try await database.createPlayer(name: name, language: language, tokenHash: hash, now: now)
-        await limits.creationsByAddress.recordFailure("players/" + address, now: now)
+        // Counted as made from its body's end to its answer: players asked for at once cannot
+        // all pass the limit, which is read again counting them.
+        let (player, token) = try await limits.creationsByAddress.attempting(key) {
+            try await limits.creationsByAddress.requireCreationAllowed(key, what: "players", now: now)
+            let (token, hash) = BearerToken.new()
+            let player = try await database.createPlayer(name: name, language: language, tokenHash: hash, now: now)
+            await limits.creationsByAddress.recordFailure(key, now: now)
+            return (player, token)
+        }
         context.logger.info("player created", metadata: ["player": "\(player.id)"])
         return EditedResponse(status: .created, response: CreatedPlayer(player: PlayerDocument(player), token: token))
     }
