@@ -65,11 +65,13 @@ struct EventRelay: Service {
         case .resumed:
             heard.add(Dictionary(hub.listenedGroups.map { ($0, Int.max) }, uniquingKeysWith: max))
         case .staff(let notice):
+            // At once: the staff pages read what changed themselves, whatever events wait.
             hub.heard(notice)
         }
     }
 
-    /// Handles one announcement at once: its events are read before it returns.
+    /// Handles one announcement and reads what was heard before returning, for a caller that
+    /// does not `run` the relay (the tests, which hand it announcements themselves).
     func handle(_ announcement: EventAnnouncement) async {
         hear(announcement)
         await relay(heard.take())
@@ -99,6 +101,7 @@ struct EventRelay: Service {
         do {
             hub.publish(try await database.events(after: after, limit: Self.batch))
         } catch {
+            // Read again by the next announcement of each group, or by the sweep within seconds.
             logger.warning("cannot read the events another instance stored: \(error)", metadata: ["groups": "\(after.count)"])
         }
     }
