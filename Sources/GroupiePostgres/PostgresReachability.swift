@@ -37,6 +37,9 @@ final class PostgresReachability: Sendable {
         var nextWaiter = 0
         /// When a request last had its work done on a connection of the pool.
         var lastServed = ContinuousClock.now
+        /// Whether the pool itself gave up connecting while the try beside it ran: a try that
+        /// succeeds then starts a new pool, as after an outage.
+        var poolStuck = false
         /// Whether the watch of waiting requests runs.
         var watching = false
         var closed = false
@@ -77,6 +80,11 @@ final class PostgresReachability: Sendable {
         }
     }
 
+    /// Whether a connection is being tried beside the pool now.
+    var isChecking: Bool {
+        inner.withLock { $0.state == .checking }
+    }
+
     /// Notes a request that starts to wait for a connection; `leased` when it has one.
     func waits() -> Int {
         let id = inner.withLock { inner in
@@ -88,6 +96,7 @@ final class PostgresReachability: Sendable {
         return id
     }
 
+    /// The request has its connection.
     func leased(_ id: Int) {
         _ = inner.withLock { $0.waiting.removeValue(forKey: id) }
     }
@@ -98,10 +107,16 @@ final class PostgresReachability: Sendable {
     }
 
     /// Something suggests that PostgreSQL cannot be reached: a connection is tried beside the
-    /// pool, unless one is tried already or PostgreSQL is known to be down.
-    func suspect() {
+    /// pool, unless one is tried already or PostgreSQL is known to be down. `poolStuck`: the pool
+    /// itself gave up connecting (postgres-nio's circuit breaker), rather than one of its
+    /// connections being lost. A pool that keeps connections open while idle (`pool_min`) goes
+    /// on trying through an outage nobody noticed, backing off up to a minute between tries, and
+    /// gives up after a minute: when the try beside it succeeds, a new pool is started.
+    func suspect(poolStuck: Bool = false) {
         let starts = inner.withLock { inner -> Bool in
-            guard !inner.closed, inner.state == .up else { return false }
+            guard !inner.closed else { return false }
+            if poolStuck { inner.poolStuck = true }
+            guard inner.state == .up else { return false }
             inner.state = .checking
             return true
         }
@@ -126,7 +141,12 @@ final class PostgresReachability: Sendable {
             guard let reason = await PostgresStore.silence(url, logger: logger) else {
                 // The new pool first, while requests are still refused: none leases from
                 // the pool that is ended.
-                if downReason != nil { onUp() }
+                let stuck = inner.withLock { inner -> Bool in
+                    defer { inner.poolStuck = false }
+                    return inner.poolStuck
+                }
+                if downReason != nil || stuck { onUp() }
+                if stuck, downReason == nil { logger.notice("PostgreSQL answers, but the pool could not connect; a new pool is started") }
                 let wasDown = inner.withLock { inner -> Bool in
                     guard !inner.closed else { return false }
                     defer { inner.state = .up }

@@ -340,8 +340,10 @@ public final class PostgresStore: GroupieStore {
                 // The pool this request waited on was ended when PostgreSQL was found down.
                 throw StoreUnavailable(reason)
             }
+            // Ended for a new one, as PostgreSQL answers again while the pool could not connect.
+            if waiting, pool.client !== client { return try await leased(body) }
             guard let unavailable = Self.unavailable(error) else { throw error }
-            reachability.suspect()
+            reachability.suspect(poolStuck: (error as? ConnectionPoolError) == .connectionCreationCircuitBreakerTripped)
             throw unavailable
         }
     }
@@ -381,7 +383,6 @@ public final class PostgresStore: GroupieStore {
         return ["40001", "40P01"].contains(state)
             || (state == "23505" && error.serverInfo?[.constraintName] == "membership_one_active_per_player")
     }
-
 }
 
 /// Under `serve`'s service group, started first and stopped last: once the server and every

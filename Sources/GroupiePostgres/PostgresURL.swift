@@ -149,7 +149,7 @@ public struct PostgresURL: Sendable {
     static let defaultSocketFolder = "/var/run/postgresql"
 
     /// The connections an instance keeps open when none is asked for (`pool_min`), unless its
-    /// `pool` is smaller.
+    /// `pool` is not larger.
     static let defaultMinimumConnections = 8
 
     /// Reads `postgres://user:password@host:port/database?parameters` as libpq does: the
@@ -235,14 +235,15 @@ public struct PostgresURL: Sendable {
         }
         // Connections kept open while the instance is idle: a class that arrives at once finds
         // them ready, instead of waiting behind PostgreSQL's start of a backend for each.
-        let maximum = configuration.options.maximumConnections
+        // Fewer than the pool's connections, as postgres-nio asks.
+        let most = configuration.options.maximumConnections - 1
         if let text = given("pool_min") {
-            guard let minimum = Int(text), (0...maximum).contains(minimum) else {
-                throw PostgresStoreError.invalidURL("pool_min must be a number of connections from 0 to pool (\(maximum)), not '\(text)'")
+            guard let minimum = Int(text), (0...most).contains(minimum) else {
+                throw PostgresStoreError.invalidURL("pool_min must be a number of connections from 0 to pool - 1 (\(most)), not '\(text)'")
             }
             configuration.options.minimumConnections = minimum
         } else {
-            configuration.options.minimumConnections = min(Self.defaultMinimumConnections, maximum)
+            configuration.options.minimumConnections = min(Self.defaultMinimumConnections, most)
         }
         // At least 2 seconds, as libpq has it. libpq waits for ever without one (or with 0); a
         // server that hangs on a connection would hang Groupie's start and its pool, so 0 and

@@ -75,7 +75,7 @@ struct PostgresLifecycleTests {
         let store = try await PostgresStore.open(url: url, logger: Backend.logger)
         // Read back from PostgreSQL, a client apart from the pool: its backends for the database.
         let open: @Sendable () async throws -> Int = {
-            Int(try await TestPostgres.psql(url, "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()")) ?? -1
+            Int(try await TestPostgres.psql(url, "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND backend_type = 'client backend' AND pid <> pg_backend_pid()")) ?? -1
         }
         let ready = try await within(.seconds(20), "three connections open") {
             var count = try await open()

@@ -4,6 +4,7 @@ import GroupieCore
 @testable import GroupieStorage
 import GroupieTestSupport
 import PostgresNIO
+import Synchronization
 import Testing
 
 /// The store while its PostgreSQL server goes away and comes back, on a cluster of each test's
@@ -128,6 +129,29 @@ struct PostgresOutageTests {
         #expect(back?.id == ada.id)
         #expect(await store.isReachable())
         #expect(ObjectIdentifier(store.client) != poolWhileDown, "a new pool once it is back: the old one was backing off")
+    }
+
+    @Test("A pool that gave up connecting is replaced as soon as a connection of the instance's own succeeds; one that lost a connection is kept")
+    func poolThatGaveUp() async throws {
+        let url = try PostgresURL(try await TestPostgres.freshDatabase())
+        let replaced = Mutex(0)
+        let reachability = PostgresReachability(
+            url: url, logger: Backend.logger, onDown: {}, onUp: { replaced.withLock { $0 += 1 } },
+            spawn: { work in
+                Task { await work() }
+                return true
+            }
+        )
+        defer { reachability.close() }
+        // A connection lost (a statement's, or a proxy's timeout): PostgreSQL answers, the pool stays.
+        reachability.suspect()
+        try await within(.seconds(30), "the first try") { while reachability.isChecking { try await Task.sleep(for: .milliseconds(20)) } }
+        #expect(replaced.withLock { $0 } == 0)
+        // The pool gave up after an outage nobody noticed: its next try could be a minute away.
+        reachability.suspect(poolStuck: true)
+        try await within(.seconds(30), "the second try") { while reachability.isChecking { try await Task.sleep(for: .milliseconds(20)) } }
+        #expect(replaced.withLock { $0 } == 1)
+        #expect(reachability.downReason == nil)
     }
 
     @Test("Why no connection was made names each address as an operator writes it, with the system's words")
