@@ -148,8 +148,8 @@ public struct PostgresURL: Sendable {
     /// URL names no host (`postgres:///groupie`).
     static let defaultSocketFolder = "/var/run/postgresql"
 
-    /// The connections an instance keeps open when none is asked for (`pool_min`), unless its
-    /// `pool` is not larger.
+    /// The connections an instance keeps open when `pool_min` is not given: fewer when its
+    /// `pool` is no larger.
     static let defaultMinimumConnections = 8
 
     /// Reads `postgres://user:password@host:port/database?parameters` as libpq does: the
