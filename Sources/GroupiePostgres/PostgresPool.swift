@@ -102,10 +102,12 @@ final class PostgresPool: Sendable {
         await Task.yield()
     }
 
-    /// Ends this client and starts another.
-    func replace() {
+    /// Ends the pool's client and starts another; with `only`, only while that client is still
+    /// the pool's (a pool found stuck that was replaced meanwhile is left as it is).
+    func replace(only stuck: ObjectIdentifier? = nil) {
         let ended = current.withLock { current -> Run? in
             guard !current.closed else { return nil }
+            if let stuck, ObjectIdentifier(current.run.client) != stuck { return nil }
             let ended = current.run
             let next = Self.makeRun(configuration, logger: logger)
             current.run = next

@@ -37,9 +37,10 @@ final class PostgresReachability: Sendable {
         var nextWaiter = 0
         /// When a request last had its work done on a connection of the pool.
         var lastServed = ContinuousClock.now
-        /// Whether the pool itself gave up connecting while the try beside it ran: a try that
-        /// succeeds then starts a new pool, as after an outage.
-        var poolStuck = false
+        /// The pool's client that gave up connecting, while the try beside the pool runs: a try
+        /// that succeeds then starts a new pool, as after an outage, if that client is still
+        /// the pool's.
+        var stuckPool: ObjectIdentifier?
         /// Whether the watch of waiting requests runs.
         var watching = false
         var closed = false
@@ -57,18 +58,23 @@ final class PostgresReachability: Sendable {
     private let logger: Logger
     private let onDown: @Sendable () -> Void
     private let onUp: @Sendable () -> Void
+    private let onStuck: @Sendable (ObjectIdentifier) -> Void
     private let spawn: @Sendable (@escaping @Sendable () async -> Void) -> Bool
 
     /// `onDown` is called when PostgreSQL is found down, `onUp` when it answers again (the store
-    /// ends its pool and starts another at both); `spawn` runs work as a child of the pool's task.
+    /// ends its pool and starts another at both), `onStuck` with a pool's client that gave up
+    /// connecting while PostgreSQL answers (the store replaces it if it is still the pool's);
+    /// `spawn` runs work as a child of the pool's task.
     init(
         url: PostgresURL, logger: Logger, onDown: @escaping @Sendable () -> Void, onUp: @escaping @Sendable () -> Void,
+        onStuck: @escaping @Sendable (ObjectIdentifier) -> Void,
         spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Bool
     ) {
         self.url = url
         self.logger = logger
         self.onDown = onDown
         self.onUp = onUp
+        self.onStuck = onStuck
         self.spawn = spawn
     }
 
@@ -107,18 +113,27 @@ final class PostgresReachability: Sendable {
     }
 
     /// Something suggests that PostgreSQL cannot be reached: a connection is tried beside the
-    /// pool, unless one is tried already or PostgreSQL is known to be down. `poolStuck`: the pool
-    /// itself gave up connecting (postgres-nio's circuit breaker), rather than one of its
-    /// connections being lost. A pool that keeps connections open while idle (`pool_min`) goes
-    /// on trying through an outage nobody noticed, backing off up to a minute between tries, and
-    /// gives up after a minute: when the try beside it succeeds, a new pool is started.
-    func suspect(poolStuck: Bool = false) {
+    /// pool, unless one is tried already or PostgreSQL is known to be down. `stuckPool`: the
+    /// client of the pool that gave up connecting (postgres-nio's circuit breaker), rather than
+    /// one of its connections being lost. A pool that keeps connections open while idle
+    /// (`pool_min`) goes on trying through an outage nobody noticed, backing off up to a minute
+    /// between tries, and gives up after a minute: when the try beside it succeeds, a new pool
+    /// is started in its place.
+    func suspect(stuckPool: ObjectIdentifier? = nil) {
         let starts = inner.withLock { inner -> Bool in
             guard !inner.closed else { return false }
-            if poolStuck { inner.poolStuck = true }
-            guard inner.state == .up else { return false }
-            inner.state = .checking
-            return true
+            switch inner.state {
+            case .down:
+                // A new pool is started anyway when PostgreSQL answers again.
+                return false
+            case .checking:
+                inner.stuckPool = stuckPool ?? inner.stuckPool
+                return false
+            case .up:
+                inner.stuckPool = stuckPool
+                inner.state = .checking
+                return true
+            }
         }
         guard starts else { return }
         if !spawn({ [self] in await tryConnecting() }) {
@@ -141,17 +156,17 @@ final class PostgresReachability: Sendable {
             guard let reason = await PostgresStore.silence(url, logger: logger) else {
                 // The new pool first, while requests are still refused: none leases from
                 // the pool that is ended.
-                let stuck = inner.withLock { inner -> Bool in
-                    defer { inner.poolStuck = false }
-                    return inner.poolStuck
+                if downReason != nil { onUp() }
+                // Up, and the stuck pool taken, at once: a pool found stuck later is another check's.
+                let (wasDown, stuck) = inner.withLock { inner -> (Bool, ObjectIdentifier?) in
+                    guard !inner.closed else { return (false, nil) }
+                    defer { (inner.state, inner.stuckPool) = (.up, nil) }
+                    if case .down = inner.state { return (true, nil) }
+                    return (false, inner.stuckPool)
                 }
-                if downReason != nil || stuck { onUp() }
-                if stuck, downReason == nil { logger.notice("PostgreSQL answers, but the pool could not connect; a new pool is started") }
-                let wasDown = inner.withLock { inner -> Bool in
-                    guard !inner.closed else { return false }
-                    defer { inner.state = .up }
-                    if case .down = inner.state { return true }
-                    return false
+                if let stuck {
+                    logger.notice("PostgreSQL answers, but the pool gave up connecting; a new pool is started")
+                    onStuck(stuck)
                 }
                 if wasDown { logger.notice("PostgreSQL answers again; requests go through") }
                 return
@@ -161,7 +176,7 @@ final class PostgresReachability: Sendable {
                 guard !inner.closed, inner.state == .checking else { return false }
                 if inner.lastServed > started {
                     // The pool served a request meanwhile: the server answers it.
-                    inner.state = .up
+                    (inner.state, inner.stuckPool) = (.up, nil)
                     return false
                 }
                 guard failures >= 2 else { return false }

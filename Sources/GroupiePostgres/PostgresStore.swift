@@ -206,7 +206,9 @@ public final class PostgresStore: GroupieStore {
         self.pool = pool
         self.logger = logger
         self.announcer = announcer
-        reachability = PostgresReachability(url: url, logger: logger, onDown: { pool.replace() }, onUp: { pool.replace() }, spawn: { pool.spawn($0) })
+        reachability = PostgresReachability(
+            url: url, logger: logger, onDown: { pool.replace() }, onUp: { pool.replace() }, onStuck: { pool.replace(only: $0) }, spawn: { pool.spawn($0) }
+        )
     }
 
     /// Ends the pool's connections; the store cannot be used after.
@@ -343,7 +345,7 @@ public final class PostgresStore: GroupieStore {
             // Ended for a new one, as PostgreSQL answers again while the pool could not connect.
             if waiting, pool.client !== client { return try await leased(body) }
             guard let unavailable = Self.unavailable(error) else { throw error }
-            reachability.suspect(poolStuck: (error as? ConnectionPoolError) == .connectionCreationCircuitBreakerTripped)
+            reachability.suspect(stuckPool: (error as? ConnectionPoolError) == .connectionCreationCircuitBreakerTripped ? ObjectIdentifier(client) : nil)
             throw unavailable
         }
     }

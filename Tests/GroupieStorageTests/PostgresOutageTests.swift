@@ -131,27 +131,44 @@ struct PostgresOutageTests {
         #expect(ObjectIdentifier(store.client) != poolWhileDown, "a new pool once it is back: the old one was backing off")
     }
 
-    @Test("A pool that gave up connecting is replaced as soon as a connection of the instance's own succeeds; one that lost a connection is kept")
+    @Test("A pool that gave up connecting is replaced once a connection of the instance's own succeeds, if it is still the pool; one that lost a connection is kept")
     func poolThatGaveUp() async throws {
-        let url = try PostgresURL(try await TestPostgres.freshDatabase())
-        let replaced = Mutex(0)
+        let url = try await TestPostgres.freshDatabase()
+        let stuck = Mutex<[ObjectIdentifier]>([]), replaced = Mutex(0)
         let reachability = PostgresReachability(
-            url: url, logger: Backend.logger, onDown: {}, onUp: { replaced.withLock { $0 += 1 } },
+            url: try PostgresURL(url), logger: Backend.logger, onDown: {}, onUp: { replaced.withLock { $0 += 1 } },
+            onStuck: { pool in stuck.withLock { $0.append(pool) } },
             spawn: { work in
                 Task { await work() }
                 return true
             }
         )
         defer { reachability.close() }
+        let settled: @Sendable () async throws -> Void = {
+            try await within(.seconds(30), "the try beside the pool") { while reachability.isChecking { try await Task.sleep(for: .milliseconds(20)) } }
+        }
         // A connection lost (a statement's, or a proxy's timeout): PostgreSQL answers, the pool stays.
         reachability.suspect()
-        try await within(.seconds(30), "the first try") { while reachability.isChecking { try await Task.sleep(for: .milliseconds(20)) } }
-        #expect(replaced.withLock { $0 } == 0)
+        try await settled()
         // The pool gave up after an outage nobody noticed: its next try could be a minute away.
-        reachability.suspect(poolStuck: true)
-        try await within(.seconds(30), "the second try") { while reachability.isChecking { try await Task.sleep(for: .milliseconds(20)) } }
-        #expect(replaced.withLock { $0 } == 1)
+        let store = try await PostgresStore.open(url: url, logger: Backend.logger)
+        defer { store.close() }
+        let gaveUp = ObjectIdentifier(store.client)
+        reachability.suspect(stuckPool: gaveUp)
+        try await settled()
+        // Told once; a later check, for a lost connection, tells nothing.
+        reachability.suspect()
+        try await settled()
+        #expect(stuck.withLock { $0 } == [gaveUp])
+        #expect(replaced.withLock { $0 } == 0)
         #expect(reachability.downReason == nil)
+
+        // The store replaces the pool told of only while it is still the pool's.
+        store.pool.replace(only: ObjectIdentifier(reachability))
+        #expect(ObjectIdentifier(store.client) == gaveUp, "another client: nothing replaced")
+        store.pool.replace(only: gaveUp)
+        #expect(ObjectIdentifier(store.client) != gaveUp)
+        #expect(try await store.player(id: "nobody") == nil, "the new pool serves")
     }
 
     @Test("Why no connection was made names each address as an operator writes it, with the system's words")

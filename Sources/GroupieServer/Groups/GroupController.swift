@@ -22,10 +22,11 @@ struct GroupController {
     }
 
     func create(_ request: Request, context: PlayerContext) async throws -> EditedResponse<GroupEnvelope> {
-        let now = membership.clock()
         let key = "groups/" + limits.clientAddress.of(request, context: context)
-        try await limits.creationsByAddress.requireCreationAllowed(key, what: "groups", now: now)
+        try await limits.creationsByAddress.requireCreationAllowed(key, what: "groups", now: membership.clock())
         let body = try await request.decode(as: NewGroup.self, context: context)
+        // The time its body ended: one sent slowly counts when it is read.
+        let now = membership.clock()
         guard let venue = membership.catalog.venue(id: body.venueId)?.venue else {
             throw Problem.notFound("venue-not-found", "There is no venue '\(body.venueId.prefix(64))'.")
         }
@@ -44,7 +45,6 @@ struct GroupController {
 
     func join(_ request: Request, context: PlayerContext) async throws -> GroupEnvelope {
         let player = context.player
-        let now = membership.clock()
         let address = limits.clientAddress.of(request, context: context)
         // The limit of wrong codes is read in the join's own transaction (on PostgreSQL, by the
         // statement that reads the groups, which it leaves out when refused); a request refused
@@ -54,12 +54,18 @@ struct GroupController {
         do {
             body = try await request.decode(as: JoinRequest.self, context: context)
         } catch {
-            try await limits.requireJoinAllowed(player, address: address, now: now)
+            try await limits.attempt(player, address: address) {
+                try await limits.requireJoinAllowed(player, address: address, now: membership.clock())
+            }
             throw error
         }
+        // The time its body ended: one sent slowly counts when it is read.
+        let now = membership.clock()
         guard let code = JoinCode(typed: body.code) else {
-            try await limits.requireJoinAllowed(player, address: address, now: now)
-            await limits.joinFailed(player, address: address, now: now)
+            try await limits.attempt(player, address: address) {
+                try await limits.requireJoinAllowed(player, address: address, now: now)
+                await limits.joinFailed(player, address: address, now: now)
+            }
             throw Problem.badRequest("invalid-code", "A group code has 6 to 8 letters and digits (no 0, O, 1, I or L).")
         }
         // Counted as an attempt from its body's end to its answer: wrong codes sent at once

@@ -17,10 +17,11 @@ struct PlayerController {
     }
 
     func create(_ request: Request, context: GroupieRequestContext) async throws -> EditedResponse<CreatedPlayer> {
-        let now = membership.clock()
         let key = "players/" + limits.clientAddress.of(request, context: context)
-        try await limits.creationsByAddress.requireCreationAllowed(key, what: "players", now: now)
+        try await limits.creationsByAddress.requireCreationAllowed(key, what: "players", now: membership.clock())
         let body = try await request.decode(as: NewPlayer.self, context: context)
+        // The time its body ended: one sent slowly counts when it is read.
+        let now = membership.clock()
         let name = try PlayerInput.name(body.name)
         let language = try body.lang.map(PlayerInput.language)
         // Counted as made from its body's end to its answer: players asked for at once cannot
