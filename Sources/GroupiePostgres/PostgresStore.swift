@@ -38,13 +38,14 @@ public final class PostgresStore: GroupieStore {
     /// Connects to `url` (`postgres://user:password@host:port/database`, with libpq's `sslmode`
     /// and `sslrootcert` (`Encryption`), and `?host=/socket/folder` for a Unix socket) and
     /// migrates the database to the current schema; two instances starting at once take turns.
-    /// A database that does not answer yet is waited for up to `patience` (`probe`).
-    public static func open(url: String, logger: Logger, patience: Duration = .zero) async throws -> PostgresStore {
-        let url = try PostgresURL(url)
+    /// A database that does not answer yet is waited for up to `patience` (`probe`); a command
+    /// that ends after its job opens it without `ready` connections (`pool_min`).
+    public static func open(url: String, logger: Logger, patience: Duration = .zero, ready: Bool = true) async throws -> PostgresStore {
+        var url = try PostgresURL(url)
+        if !ready { url.keepingNoneReady() }
         try await probe(url, logger: logger, patience: patience)
         let store = PostgresStore(url: url, logger: logger)
-        // The pool takes no lease before its `run` has begun.
-        await store.pool.hasStarted()
+        await store.pool.hasStarted()  // The pool takes no lease before its `run` has begun.
         do {
             try await store.migrate()
         } catch {

@@ -29,7 +29,7 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
 
 /// A `postgres://` URL, read the way libpq reads one, as far as Groupie needs.
 public struct PostgresURL: Sendable {
-    public let configuration: PostgresClient.Configuration
+    public private(set) var configuration: PostgresClient.Configuration
     private let endpoint: Endpoint
     private enum Endpoint: Sendable {
         case socket(String)
@@ -124,6 +124,12 @@ public struct PostgresURL: Sendable {
 
     /// The URL without its password: what logs and `/readyz` may show.
     public let redacted: String
+
+    /// No connection kept open while idle, whatever `pool_min` says: for a command that opens
+    /// the database for one job and ends.
+    mutating func keepingNoneReady() {
+        configuration.options.minimumConnections = 0
+    }
 
     public static func isPostgres(_ text: String) -> Bool {
         text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")

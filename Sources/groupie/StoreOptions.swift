@@ -37,7 +37,7 @@ struct StoreOptions: ParsableArguments {
     static func openPostgres(_ url: String, doing what: String) async throws -> (store: PostgresStore, shown: String) {
         let shown = try PostgresURL(url).redacted
         do {
-            return (try await PostgresStore.open(url: url, logger: logger), shown)
+            return (try await PostgresStore.open(url: url, logger: logger, ready: false), shown)
         } catch {
             throw CommandFailure("The PostgreSQL database \(shown) cannot be \(what): \(PostgresStore.reason(error))")
         }

@@ -103,6 +103,15 @@ struct PostgresURLTests {
         }
     }
 
+    @Test("A command's store keeps no connection ready, whatever pool_min says")
+    func commandsKeepNoneReady() throws {
+        var url = try PostgresURL("postgres://groupie@db/groupie?pool=10&pool_min=3")
+        #expect(url.configuration.options.minimumConnections == 3)
+        url.keepingNoneReady()
+        #expect(url.configuration.options.minimumConnections == 0)
+        #expect(url.configuration.options.maximumConnections == 10)
+    }
+
     @Test("What logs and /readyz show of a URL holds no password, in its user part or in its parameters")
     func redacted() throws {
         #expect(try PostgresURL("postgres://groupie:secret@db/groupie").redacted == "postgres://groupie:***@db/groupie")

@@ -322,12 +322,13 @@ public enum GroupieStores {
     }
 
     /// A PostgreSQL that does not answer yet is waited for up to `patience`: `serve` waits for a
-    /// database started beside it (by the same compose file or unit); the commands do not.
-    public static func open(_ configuration: ServerConfiguration, logger: Logger, patience: Duration = .zero) async throws -> any GroupieStore {
+    /// database started beside it (by the same compose file or unit); the commands do not, and
+    /// keep no PostgreSQL connection open beyond their job (`ready`).
+    public static func open(_ configuration: ServerConfiguration, logger: Logger, patience: Duration = .zero, ready: Bool = true) async throws -> any GroupieStore {
         if let url = configuration.databaseURL {
             let shown = shown(url)
             do {
-                let store = try await PostgresStore.open(url: url, logger: logger, patience: patience)
+                let store = try await PostgresStore.open(url: url, logger: logger, patience: patience, ready: ready)
                 logger.info("storing in PostgreSQL at \(shown)")
                 return store
             } catch {

@@ -41,7 +41,7 @@ public struct StaffAccounts: Sendable {
         let configuration = ServerConfiguration(dataDirectory: dataDirectory, databaseURL: databaseURL)
         var logger = Logger(label: "groupie-staff")
         logger.logLevel = .warning
-        return StaffAccounts(database: try await GroupieStores.open(configuration, logger: logger), clock: clock)
+        return StaffAccounts(database: try await GroupieStores.open(configuration, logger: logger, ready: false), clock: clock)
     }
 
     init(database: any GroupieStore, clock: @escaping @Sendable () -> Date) {
