@@ -361,6 +361,13 @@ enum PostgresSchema {
             UPDATE group_event SET data = jsonb_set(data::jsonb, '{answer}', '""'::jsonb)::text
             WHERE type = 'task-answered' AND NOT EXISTS (SELECT 1 FROM player WHERE player.id = group_event.data::jsonb ->> 'playerId');
             """),
+        (10, "rate limits read failures by key only", """
+            -- Prepared, `key = ANY($1) AND at > $2` was given a generic plan that read every
+            -- key's failures in the window through this index and kept the few asked for: each
+            -- join read a school's creations from its address again. Without it, the failures
+            -- are read by key (or, while the table is small, the table whole).
+            DROP INDEX rate_failure_by_time;
+            """),
     ]
 
     /// The statements of a migration, one at a time, as the extended query protocol takes them:
