@@ -124,7 +124,7 @@ class PostgresWatch:
         self.sampler.stdin.write("SELECT pg_sleep(0.5);\n" + self.SAMPLE % count)
         self.sampler.stdin.close()
 
-    def stop(self, writes):
+    def stop(self, writes, what="write"):
         output = self.sampler.stdout.read()
         self.sampler.wait()
         lines = []
@@ -133,7 +133,7 @@ class PostgresWatch:
                 SELECT SUM(calls), SUM(total_plan_time), SUM(total_exec_time) FROM pg_stat_statements
                 WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND {self.OWN}""")
             calls, planning, running = (float(v or 0) for v in found.stdout.strip().split("|"))
-            lines.append(f"PostgreSQL per write: {calls / writes:.1f} statements, planning them {planning / writes:.2f} ms,"
+            lines.append(f"PostgreSQL per {what}: {calls / writes:.1f} statements, planning them {planning / writes:.2f} ms,"
                          f" running them {running / writes:.2f} ms (locks waited for included)")
             if os.environ.get("BENCH_STATEMENTS"):
                 top = self.psql(f"""

@@ -22,7 +22,8 @@ PostgreSQL, idle, waiting on the disk) says where the time went.
 With GROUPIE_TEST_POSTGRES (as `scripts/with-postgres` gives it), the same load on one instance
 on PostgreSQL, then on two instances sharing one database and data folder, each driven by its
 own wrk at 8 connections at the same time; beside `pgbench -N` (update-only) at 16 clients,
-the database's own ceiling on this machine.
+the database's own ceiling on this machine, and a member's GET of their group on the same
+server, which asks PostgreSQL one statement: what a request that touches it at all reaches.
 
 Usage: small_writes.py path/to/groupie   (BENCH_DURATION: wrk's duration, 10s unless set)
 """
@@ -109,9 +110,9 @@ def next_choice_first(server, choosers, mission, task):
             chooser[2] = [photos[1], photos[0]]
 
 
-def run(label, pairs, target="", path="/", postgres=None, database=None):
+def run(label, pairs, target="", path="/", postgres=None, database=None, what="write"):
     """Runs one wrk per (server, script, connections) at the same time; prints its line and the CPU's,
-    and with `database` (a PostgreSQL URL) where the database's part of the time went."""
+    and with `database` (a PostgreSQL URL) where the database's part of the time went, per `what`."""
     servers = [server for server, _, _ in pairs]
     settle(servers)
     cpu = CPU(servers, postgres=postgres)
@@ -139,7 +140,7 @@ def run(label, pairs, target="", path="/", postgres=None, database=None):
     print(f"  {label:<52} {rps:7.0f} req/s  p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  non-2xx 0{target}{each}", flush=True)
     print(f"  {'':<52} {usage}", flush=True)
     if watch:
-        for line in watch.stop(sum(r["requests"] for r in results)):
+        for line in watch.stop(sum(r["requests"] for r in results), what):
             print(f"  {'':<52} {line}", flush=True)
     return rps, p99
 
@@ -233,6 +234,14 @@ def postgres_part(work, mission, task):
             next_choice_first(first, choosers, mission, task)
             script = write_script(work, "postgres-one", joiners, choosers, mission, task, THREADS)
             run(f"one instance, PostgreSQL, {CONNECTIONS} connections", [(first, script, CONNECTIONS)], postgres=port, database=database)
+            # What one statement a request costs on this machine, Groupie's side and PostgreSQL's:
+            # a member's read of their group, its document cached, asks only for the membership.
+            token, group_id, _ = choosers[0]
+            reader = f"{work}/group-read.lua"
+            with open(reader, "w") as file:
+                file.write(f'wrk.headers["Authorization"] = "Bearer {token}"\n' + PLAIN_LUA)
+            run(f"reference GET of a group, same server, {CONNECTIONS} connections", [(first, reader, CONNECTIONS)],
+                path=f"/api/v1/groups/{group_id}", postgres=port, database=database, what="read")
 
             second = instance("B")
             joiners = prepare_joiners(first, JOINERS)  # fresh: each is in its second group again
