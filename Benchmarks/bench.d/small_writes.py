@@ -223,6 +223,7 @@ def postgres_part(work, mission, task):
     port = urllib.parse.urlsplit(server_url).port
     with pg.database("groupie_bench") as database:
         first = second = None
+        one = two = 0
 
         def instance(name):
             return benchlib.server(BINARY, work, data=f"{work}/shared", options=("--database", database, *CREATIONS), log_name=f"server-{name}.log")
@@ -233,7 +234,7 @@ def postgres_part(work, mission, task):
             choosers = prepare_choosers(first, CHOOSERS, mission, task)
             next_choice_first(first, choosers, mission, task)
             script = write_script(work, "postgres-one", joiners, choosers, mission, task, THREADS)
-            run(f"one instance, PostgreSQL, {CONNECTIONS} connections", [(first, script, CONNECTIONS)], postgres=port, database=database)
+            one, _ = run(f"one instance, PostgreSQL, {CONNECTIONS} connections", [(first, script, CONNECTIONS)], postgres=port, database=database)
             # What one statement a request costs on this machine, Groupie's side and PostgreSQL's:
             # a member's read of their group, its document cached, asks only for the membership.
             token, group_id, _ = choosers[0]
@@ -249,7 +250,7 @@ def postgres_part(work, mission, task):
             half, quarter = JOINERS // 2, CHOOSERS // 2
             scripts = [write_script(work, "postgres-a", joiners[:half], choosers[:quarter], mission, task, THREADS),
                        write_script(work, "postgres-b", joiners[half:], choosers[quarter:], mission, task, THREADS)]
-            run(f"two instances, one PostgreSQL, {CONNECTIONS // 2} + {CONNECTIONS // 2} connections",
+            two, _ = run(f"two instances, one PostgreSQL, {CONNECTIONS // 2} + {CONNECTIONS // 2} connections",
                 [(first, scripts[0], CONNECTIONS // 2), (second, scripts[1], CONNECTIONS // 2)], postgres=port, database=database)
         finally:
             for server in (first, second):
@@ -272,6 +273,9 @@ def postgres_part(work, mission, task):
     print(f"  {f'reference pgbench -N (update-only), {CONNECTIONS} clients':<52} {float(tps.group(1)):7.0f} tps"
           f"    latency average {float(latency.group(1)):.2f} ms", flush=True)
     print(f"  {'':<52} {usage}", flush=True)
+    ceiling = float(tps.group(1))
+    print(f"  {'small writes against pgbench -N':<52} one instance {one / ceiling:.2f}x, two instances {two / ceiling:.2f}x"
+          f"   (target: one instance >= 0.5x)", flush=True)
 
 
 def main():
