@@ -366,7 +366,7 @@ enum PostgresSchema {
             -- key's failures in the window through this index and kept the few asked for: each
             -- join read a school's creations from its address again. Without it, the failures
             -- are read by key (or, while the table is small, the table whole).
-            DROP INDEX rate_failure_by_time;
+            DROP INDEX IF EXISTS rate_failure_by_time;
             """),
     ]
 
