@@ -31,13 +31,8 @@ struct GroupController {
             throw Problem.notFound("venue-not-found", "There is no venue '\(body.venueId.prefix(64))'.")
         }
         let name = try body.name.map { try PlayerInput.name($0, field: "name", limits: DisplayName.group) }
-        // Counted as made from its body's end to its answer: groups asked for at once cannot all
-        // pass the limit, which is read again counting them.
-        let group = try await limits.creationsByAddress.attempting(key) {
-            try await limits.creationsByAddress.requireCreationAllowed(key, what: "groups", now: now)
-            let group = try await membership.create(at: venue, name: name, by: context.player).group
-            await limits.creationsByAddress.recordFailure(key, now: now)
-            return group
+        let group = try await limits.creationsByAddress.creating(key, what: "groups", now: now) {
+            try await membership.create(at: venue, name: name, by: context.player).group
         }
         context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(group.venueId)"])
         return EditedResponse(status: .created, response: try await documents.document(groupId: group.id, for: context.player, request: request))

@@ -96,8 +96,8 @@ struct JoinRateLimiter: Sendable {
         return waits.max()
     }
 
-    /// Throws 429 `too-many-created` when `key` has made its limit of what it counts; the caller
-    /// records what it makes with `recordFailure` once it is made.
+    /// Throws 429 `too-many-created` when `key` has made its limit of what it counts: before a
+    /// request's body is read, so that a client over it hears at once; `creating` reads it again.
     func requireCreationAllowed(_ key: String, what: String, now: Date) async throws {
         guard let seconds = await retryAfter(key, now: now) else { return }
         logger.notice("creation refused: too many from one address", metadata: ["scope": "\(scope)", "what": "\(what)"])
@@ -106,6 +106,19 @@ struct JoinRateLimiter: Sendable {
             detail: "Too many \(what) were made from this address; try again in \(seconds) seconds.",
             headers: [.retryAfter: "\(seconds)"]
         )
+    }
+
+    /// Makes something `key` counts (`make`, from its request's body's end, `now`, to its
+    /// answer): counted against the others of `key` while it runs, refused with 429 when the
+    /// limit, read again counting them, is reached, and recorded once made. Things asked for at
+    /// once cannot all pass the limit.
+    func creating<T: Sendable>(_ key: String, what: String, now: Date, _ make: () async throws -> T) async throws -> T {
+        try await attempting(key) {
+            try await requireCreationAllowed(key, what: what, now: now)
+            let made = try await make()
+            await recordFailure(key, now: now)
+            return made
+        }
     }
 
     func forget(_ key: String) async {

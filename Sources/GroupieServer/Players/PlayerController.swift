@@ -24,14 +24,9 @@ struct PlayerController {
         let now = membership.clock()
         let name = try PlayerInput.name(body.name)
         let language = try body.lang.map(PlayerInput.language)
-        // Counted as made from its body's end to its answer: players asked for at once cannot
-        // all pass the limit, which is read again counting them.
-        let (player, token) = try await limits.creationsByAddress.attempting(key) {
-            try await limits.creationsByAddress.requireCreationAllowed(key, what: "players", now: now)
+        let (player, token) = try await limits.creationsByAddress.creating(key, what: "players", now: now) {
             let (token, hash) = BearerToken.new()
-            let player = try await database.createPlayer(name: name, language: language, tokenHash: hash, now: now)
-            await limits.creationsByAddress.recordFailure(key, now: now)
-            return (player, token)
+            return (try await database.createPlayer(name: name, language: language, tokenHash: hash, now: now), token)
         }
         context.logger.info("player created", metadata: ["player": "\(player.id)"])
         return EditedResponse(status: .created, response: CreatedPlayer(player: PlayerDocument(player), token: token))
