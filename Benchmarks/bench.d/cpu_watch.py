@@ -85,6 +85,7 @@ class CPU:
             del cores["groupie"]
         if not self.port:
             del cores["postgres"]
+        self.cores = cores
         return "CPU in cores: " + ", ".join(f"{name} {value:.2f}" for name, value in cores.items())
 
 

@@ -24,6 +24,8 @@ on PostgreSQL, then on two instances sharing one database and data folder, each 
 own wrk at 8 connections at the same time; beside `pgbench -N` (update-only) at 16 clients,
 the database's own ceiling on this machine, and a member's GET of their group on the same
 server, which asks PostgreSQL one statement: what a request that touches it at all reaches.
+Last, PostgreSQL's own CPU per write beside its CPU per pgbench transaction: on the machine's
+cores, that alone bounds the writes per second, whatever Groupie and wrk were to take.
 
 Usage: small_writes.py path/to/groupie   (BENCH_DURATION: wrk's duration, 10s unless set)
 """
@@ -142,7 +144,7 @@ def run(label, pairs, target="", path="/", postgres=None, database=None, what="w
     if watch:
         for line in watch.stop(sum(r["requests"] for r in results), what):
             print(f"  {'':<52} {line}", flush=True)
-    return rps, p99
+    return rps, cpu.cores
 
 
 # MARK: - References
@@ -224,6 +226,7 @@ def postgres_part(work, mission, task):
     with pg.database("groupie_bench") as database:
         first = second = None
         one = two = 0
+        used = None
 
         def instance(name):
             return benchlib.server(BINARY, work, data=f"{work}/shared", options=("--database", database, *CREATIONS), log_name=f"server-{name}.log")
@@ -234,7 +237,7 @@ def postgres_part(work, mission, task):
             choosers = prepare_choosers(first, CHOOSERS, mission, task)
             next_choice_first(first, choosers, mission, task)
             script = write_script(work, "postgres-one", joiners, choosers, mission, task, THREADS)
-            one, _ = run(f"one instance, PostgreSQL, {CONNECTIONS} connections", [(first, script, CONNECTIONS)], postgres=port, database=database)
+            one, used = run(f"one instance, PostgreSQL, {CONNECTIONS} connections", [(first, script, CONNECTIONS)], postgres=port, database=database)
             # What one statement a request costs on this machine, Groupie's side and PostgreSQL's:
             # a member's read of their group, its document cached, asks only for the membership.
             token, group_id, _ = choosers[0]
@@ -276,6 +279,17 @@ def postgres_part(work, mission, task):
     ceiling = float(tps.group(1))
     print(f"  {'small writes against pgbench -N':<52} one instance {one / ceiling:.2f}x, two instances {two / ceiling:.2f}x"
           f"   (target: one instance >= 0.5x)", flush=True)
+    if one and used:
+        # The CPU PostgreSQL itself spent per write, against per pgbench transaction: on this machine's
+        # cores, that alone bounds the rate, however little Groupie and wrk were to take.
+        cores = os.cpu_count()
+        write_ms, transaction_ms = (1000 * c["postgres"] / rate for c, rate in ((used, one), (cpu.cores, ceiling)))
+        groupie_ms = 1000 * used["groupie"] / one
+        bound = cores * 1000 / write_ms
+        print(f"  {'PostgreSQL CPU per write (one instance)':<52} {write_ms:7.2f} ms   per pgbench -N transaction {transaction_ms:.2f} ms;"
+              f" Groupie's per write {groupie_ms:.2f} ms", flush=True)
+        print(f"  {'':<52} on {cores} cores PostgreSQL alone allows at most {bound:.0f} writes/s, {bound / ceiling:.2f}x pgbench -N,"
+              f" with no CPU left for Groupie or wrk", flush=True)
 
 
 def main():
