@@ -8,6 +8,14 @@ import Testing
         #expect(try StaffMessage.text("a\u{0}b\u{2028}c") == "a b c")
     }
 
+    @Test func dropsBidiEmbeddingsOverridesAndIsolates() throws {
+        #expect(try StaffMessage.text("a\u{0}b\u{202E}c\u{7}") == "a bc")
+        #expect(try StaffMessage.text("\u{202A}\u{202B}x\u{202C}\u{202D}\u{2066}\u{2067}\u{2068}y\u{2069}") == "xy")
+        // Right-to-left text and the direction marks stay as typed.
+        #expect(try StaffMessage.text("סגור \u{200F}היום\u{200E} 17:00") == "סגור \u{200F}היום\u{200E} 17:00")
+        #expect(throws: StaffMessage.Refusal.empty) { try StaffMessage.text("\u{202E}\u{2066}") }
+    }
+
     @Test func refusesEmptyText() {
         #expect(throws: StaffMessage.Refusal.empty) { try StaffMessage.text("") }
         #expect(throws: StaffMessage.Refusal.empty) { try StaffMessage.text(" \n\t ") }

@@ -15,11 +15,14 @@ public enum StaffMessage {
     }
 
     /// The message as groups see it: line breaks, tabs and other control characters become
-    /// spaces, runs of spaces one, the ends trimmed. Refused when nothing is left or too much.
+    /// spaces, runs of spaces one, the ends trimmed; bidi embeddings, overrides and isolates
+    /// are dropped, as one left open would reorder whatever a phone or a staff page shows after
+    /// the message (right-to-left text needs none of them). Refused when nothing is left or too
+    /// much.
     public static func text(_ typed: String) throws(Refusal) -> String {
         var text = ""
         var space = false
-        for scalar in typed.unicodeScalars {
+        for scalar in typed.unicodeScalars where !isBidiControl(scalar) {
             let blank = scalar.properties.generalCategory == .control || scalar.properties.isWhitespace
                 || scalar.properties.generalCategory == .lineSeparator || scalar.properties.generalCategory == .paragraphSeparator
             if blank {
@@ -33,5 +36,11 @@ public enum StaffMessage {
         guard !text.isEmpty else { throw .empty }
         guard text.count <= maximumLength, text.utf8.count <= maximumBytes else { throw .tooLong }
         return text
+    }
+
+    /// U+202A to U+202E (embeddings and overrides) and U+2066 to U+2069 (isolates). The marks
+    /// U+200E and U+200F stay: they set the direction of what is next to them and no more.
+    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
     }
 }

@@ -204,8 +204,9 @@ final class EventHub: Service, Sendable {
         for subscription in targets { subscription.deliver(message) }
     }
 
-    /// Ends every stream of `playerId` in `groupId` at once: called right after a membership
-    /// ends, so that the streams end even when the event that tells of it cannot be stored.
+    /// Ends every stream of `playerId` in `groupId` at once: called after a membership ended and
+    /// its events were published (which end the departed member's streams after their
+    /// `member-left`), so that the streams end even if no event of the change reached them.
     func endStreams(groupId: String, playerId: String) {
         let targets = subscriptions.withLock { ($0[groupId] ?? [:]).values.filter { $0.playerId == playerId } }
         for subscription in targets { subscription.continuation.finish() }

@@ -31,11 +31,14 @@ struct GroupController {
             throw Problem.notFound("venue-not-found", "There is no venue '\(body.venueId.prefix(64))'.")
         }
         let name = try body.name.map { try PlayerInput.name($0, field: "name", limits: DisplayName.group) }
-        let group = try await limits.creationsByAddress.creating(key, what: "groups", now: now) {
-            try await membership.create(at: venue, name: name, by: context.player).group
+        let created = try await limits.creationsByAddress.creating(key, what: "groups", now: now) {
+            try await membership.create(at: venue, name: name, by: context.player)
         }
+        let group = created.membership.group
         context.logger.info("group created", metadata: ["group": "\(group.id)", "venue": "\(group.venueId)"])
-        return EditedResponse(status: .created, response: try await documents.document(groupId: group.id, for: context.player, request: request))
+        return EditedResponse(
+            status: .created, response: try await documents.document(created.membership, for: context.player, request: request, contents: created.contents)
+        )
     }
 
     func join(_ request: Request, context: PlayerContext) async throws -> GroupEnvelope {

@@ -18,13 +18,27 @@ struct MembershipService: Sendable {
     let partials: PartialUploads
     let clock: @Sendable () -> Date
 
-    func create(at venue: Venue, name: String?, by player: Player) async throws -> Join {
+    /// The new group with its contents as the creation committed them: the creator alone, at
+    /// version 0 (a new group has no event yet). A join elsewhere sent at the same time may
+    /// have taken the creator out of it already, so the answer is made from these.
+    func create(at venue: Venue, name: String?, by player: Player) async throws -> Created {
+        let now = clock()
         let created = try await database.createGroup(
-            venueId: venue.id, name: name, creatorId: player.id, joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: clock()
+            venueId: venue.id, name: name, creatorId: player.id, joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: now
         )
         publish(created, by: player)
         hub.groupCreated(groupId: created.group.id)
-        return created
+        let creator = Member(playerId: player.id, name: player.name, joinedAt: now, isCreator: true)
+        return Created(
+            membership: Membership(group: created.group, version: 0),
+            contents: GroupContents(members: [creator], taskPhotos: TaskPhotos(photos: [], picks: [:]), collages: [])
+        )
+    }
+
+    /// A group as its creation committed it.
+    struct Created: Sendable {
+        var membership: Membership
+        var contents: GroupContents
     }
 
     /// `gate`: the limit of wrong codes the join passes first, read in its transaction.
@@ -36,12 +50,12 @@ struct MembershipService: Sendable {
         return joined
     }
 
-    /// `actor` ends `memberId`'s membership (their own, or another's as the creator): the
-    /// member's streams end at once, then the others hear of it.
+    /// `actor` ends `memberId`'s membership (their own, or another's as the creator): every
+    /// stream of the group hears of it, the member's own last, which then ends.
     func remove(_ memberId: String, from groupId: String, by actor: Player) async throws {
         let left = try await database.removeMember(groupId: groupId, playerId: memberId, by: actor.id, now: clock())
-        hub.endStreams(groupId: groupId, playerId: memberId)
         hub.publish(left)
+        hub.endStreams(groupId: groupId, playerId: memberId)
     }
 
     /// Nil when the player was erased meanwhile.
@@ -58,17 +72,18 @@ struct MembershipService: Sendable {
         let erasure = try await database.erasePlayer(id: player.id, now: clock()) { [catalog] venueId in catalog.venue(id: venueId)?.venue }
         try await files.removeFiles(of: erasure.unusedBlobs)
         try await partials.discard(uploadsOf: player.id)
-        if let group { hub.endStreams(groupId: group.id, playerId: player.id) }
         hub.publish(erasure.events)
+        if let group { hub.endStreams(groupId: group.id, playerId: player.id) }
         for groupId in erasure.groupsWithPhotos { collages.refresh(groupId: groupId) }
     }
 
-    /// Hands a join's events to the streams, and ends the player's streams of the group they left.
+    /// Hands a join's events to the streams, then ends the player's streams of the group they
+    /// left, which have had their `member-left` by then.
     private func publish(_ join: Join, by player: Player) {
+        hub.publish(join.left)
         if let previous = join.left.first?.groupId {
             hub.endStreams(groupId: previous, playerId: player.id)
         }
-        hub.publish(join.left)
         hub.publish(join.joined)
     }
 }
