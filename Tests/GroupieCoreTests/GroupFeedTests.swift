@@ -59,16 +59,22 @@ struct GroupFeedTests {
     @Test("a reaction is one of the fixed set, on a photo or a completed mission of the group")
     func rules() throws {
         #expect(
-            try ReactionRules.react(entry: 3, kind: .photoAdded, reaction: "heart", on: true, by: "p1")
+            try ReactionRules.react(entry: 3, kind: .photoAdded, reaction: "heart", on: true, given: nil, by: "p1")
                 == [.reactionChanged(entry: 3, reaction: "heart", playerId: "p1", on: true)]
         )
         #expect(
-            try ReactionRules.react(entry: 6, kind: .missionCompleted, reaction: "clap", on: false, by: "p2")
+            try ReactionRules.react(entry: 6, kind: .missionCompleted, reaction: "clap", on: false, given: true, by: "p2")
                 == [.reactionChanged(entry: 6, reaction: "clap", playerId: "p2", on: false)]
         )
-        #expect(throws: ReactionRules.Refusal.unknownReaction) { try ReactionRules.react(entry: 3, kind: .photoAdded, reaction: "poo", on: true, by: "p1") }
-        #expect(throws: ReactionRules.Refusal.notReactable) { try ReactionRules.react(entry: 2, kind: .taskClaimed, reaction: "heart", on: true, by: "p1") }
-        #expect(throws: ReactionRules.Refusal.notReactable) { try ReactionRules.react(entry: 99, kind: nil, reaction: "heart", on: true, by: "p1") }
+        #expect(throws: ReactionRules.Refusal.unknownReaction) { try ReactionRules.react(entry: 3, kind: .photoAdded, reaction: "poo", on: true, given: nil, by: "p1") }
+        #expect(throws: ReactionRules.Refusal.notReactable) { try ReactionRules.react(entry: 2, kind: .taskClaimed, reaction: "heart", on: true, given: nil, by: "p1") }
+        #expect(throws: ReactionRules.Refusal.notReactable) { try ReactionRules.react(entry: 99, kind: nil, reaction: "heart", on: true, given: true, by: "p1") }
+        // What changes nothing tells nobody: a reaction given again, one taken off that was never given or is off.
+        #expect(try ReactionRules.react(entry: 3, kind: .photoAdded, reaction: "heart", on: true, given: true, by: "p1").isEmpty)
+        #expect(try ReactionRules.react(entry: 3, kind: .photoAdded, reaction: "heart", on: false, given: nil, by: "p1").isEmpty)
+        #expect(try ReactionRules.react(entry: 3, kind: .photoAdded, reaction: "heart", on: false, given: false, by: "p1").isEmpty)
+        #expect(try ReactionRules.react(entry: 3, kind: .photoAdded, reaction: "heart", on: true, given: false, by: "p1").count == 1)
+        #expect(ReactionRules.given("true") == true && ReactionRules.given("false") == false && ReactionRules.given(nil) == nil)
         let fields = GroupEventPayload.reactionChanged(entry: 3, reaction: "heart", playerId: "p1", on: true).fields
         #expect(fields == ["entry": "3", "reaction": "heart", "playerId": "p1", "on": "true"])
     }

@@ -38,4 +38,25 @@ extension StoreContractTests {
         }
         #expect(try await store.events(groupId: group.id, after: 0, limit: 100).count == events.count, "nothing refused was stored")
     }
+
+    @Test("A reaction given again, or taken off when it is not on, stores no event; each change stores one", arguments: Backend.chosen)
+    func reactionsThatChangeNothing(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, bo, group) = try await pair(in: store)
+        let added = try await store.addPhoto(photo(group, by: bo, "a", "1"), venue: venue, now: now)
+        let entry = try #require(added.events.first { $0.kind == .photoAdded }).seq
+        func react(_ reaction: String, _ on: Bool, by player: Player) async throws -> Int {
+            try await store.react(groupId: group.id, entry: entry, reaction: reaction, on: on, playerId: player.id, now: now).count
+        }
+        #expect(try await react("heart", false, by: ada) == 0, "never given")
+        #expect(try await react("heart", true, by: ada) == 1)
+        #expect(try await react("heart", true, by: ada) == 0, "given again")
+        #expect(try await react("heart", true, by: bo) == 1, "another member's is their own")
+        #expect(try await react("clap", true, by: ada) == 1, "another reaction is its own")
+        #expect(try await react("heart", false, by: ada) == 1)
+        #expect(try await react("heart", false, by: ada) == 0, "taken off again")
+        #expect(try await react("heart", true, by: ada) == 1, "given once more")
+        let stored = try await store.events(groupId: group.id, after: entry, limit: 100).filter { $0.kind == .reactionChanged }
+        #expect(stored.count == 5)
+    }
 }

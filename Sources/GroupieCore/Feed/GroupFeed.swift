@@ -81,13 +81,21 @@ public enum ReactionRules {
     }
 
     /// The event of a member's reaction `reaction` to the entry `entry` (whose event is of
-    /// `kind`; nil when the group has none by that number) put on or taken off. Giving a
-    /// reaction twice, or taking off one never given, changes nothing that the feed shows.
+    /// `kind`; nil when the group has none by that number) put on or taken off. `given`: the
+    /// `on` of the member's last `reaction-changed` for that reaction and entry, nil when they
+    /// have none. Giving a reaction that is on, or taking off one that is not, changes nothing
+    /// and tells nobody.
     public static func react(
-        entry: Int, kind: GroupEventKind?, reaction: String, on: Bool, by playerId: String
+        entry: Int, kind: GroupEventKind?, reaction: String, on: Bool, given: Bool?, by playerId: String
     ) throws(Refusal) -> [GroupEventPayload] {
         guard GroupFeed.reactions.contains(reaction) else { throw .unknownReaction }
         guard let kind, GroupFeed.reactable.contains(kind) else { throw .notReactable }
+        guard on != (given ?? false) else { return [] }
         return [.reactionChanged(entry: entry, reaction: reaction, playerId: playerId, on: on)]
+    }
+
+    /// The `given` of `react` from the `on` field of the member's last event for the reaction.
+    public static func given(_ field: String?) -> Bool? {
+        field.map { $0 == "true" }
     }
 }
