@@ -15,8 +15,16 @@ struct Migrate: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.configuration
         guard let url = configuration.databaseURL else {
+            let isNew = try StoreOptions.newSQLite(configuration, creating: true)
             try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            _ = try GroupieDatabase.open(atPath: configuration.dataDirectory + "/groupie.sqlite")
+            do {
+                _ = try GroupieDatabase.open(atPath: configuration.dataDirectory + "/groupie.sqlite")
+            } catch where GroupieDatabase.isNotADatabase(error) {
+                throw CommandFailure(
+                    "\(configuration.dataDirectory)/groupie.sqlite is not a SQLite database (damaged, or another file put in its place); move it aside and restore the data folder from a backup (groupie restore). Nothing was changed."
+                )
+            }
+            if isNew { StoreOptions.tellMade(configuration) }
             print("SQLite database \(configuration.dataDirectory)/groupie.sqlite is at the current schema")
             return
         }

@@ -6,6 +6,7 @@ import GroupieSQLite
 import GroupieStorage
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// `groupie serve`. Its settings are listed once, in `ServerOptions`, which also reads them with
@@ -53,13 +54,24 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let app: any ApplicationProtocol
+        let joinAt = configuration.resolvedPublicBaseURL
         do {
-            app = try await buildApplication(configuration, services: tracing.map { [$0] } ?? [])
+            // Said once the port is bound: a server that cannot bind it tells no phone to come.
+            app = try await buildApplication(configuration, services: tracing.map { [$0] } ?? []) { _ in
+                FileHandle.standardError.write(Data("groupie: phones join at \(joinAt) (set --public-url to change)\n".utf8))
+            }
         } catch let error as StartupError {
             FileHandle.standardError.write(Data("groupie: \(error.description)\n".utf8))
             throw ExitCode(2)
         }
-        FileHandle.standardError.write(Data("groupie: phones join at \(configuration.resolvedPublicBaseURL) (set --public-url to change)\n".utf8))
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {
+            let why = error.errnoCode == EADDRINUSE
+                ? "another program uses it; stop that program or choose another --port"
+                : "this user may not bind it (ports below 1024 need a privilege); choose another --port"
+            FileHandle.standardError.write(Data("groupie: cannot listen on \(configuration.host) port \(configuration.port): \(why).\n".utf8))
+            throw ExitCode(2)
+        }
     }
 }

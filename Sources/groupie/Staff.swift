@@ -29,7 +29,7 @@ struct Staff: AsyncParsableCommand {
 
         func run() async throws {
             try Self.requireVenues(venue, for: role, missions: missions, venueToCome: venueToCome)
-            let accounts = try await options.accounts()
+            let accounts = try await options.accounts(creating: true)
             let password = try Password.read(confirm: true)
             do throws(StaffAccounts.Failure) {
                 let member = try await accounts.add(email: email, password: password, role: role, venueIds: Set(venue))

@@ -28,9 +28,35 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    func accounts() async throws -> StaffAccounts {
+    /// The staff accounts of the database. On SQLite, a data folder without a database is most
+    /// likely a mistyped `--data`: refused, unless the command adds an account (`creating`),
+    /// which may come before the first `serve` and makes the database, saying so.
+    func accounts(creating: Bool = false) async throws -> StaffAccounts {
         let configuration = try configuration
-        return try await StaffAccounts.open(dataDirectory: configuration.dataDirectory, databaseURL: configuration.databaseURL)
+        let isNew = try Self.newSQLite(configuration, creating: creating)
+        let accounts = try await StaffAccounts.open(dataDirectory: configuration.dataDirectory, databaseURL: configuration.databaseURL)
+        if isNew { Self.tellMade(configuration) }
+        return accounts
+    }
+
+    /// Whether the command's database is SQLite and has no file yet; throws when it has none and
+    /// the command does not make one.
+    static func newSQLite(_ configuration: ServerConfiguration, creating: Bool) throws -> Bool {
+        let path = configuration.dataDirectory + "/groupie.sqlite"
+        guard configuration.databaseURL == nil, !FileManager.default.fileExists(atPath: path) else { return false }
+        guard creating else {
+            throw CommandFailure(
+                "There is no Groupie database at \(path): check --data (or GROUPIE_DATA), or give --database when serve uses PostgreSQL. Nothing was created."
+            )
+        }
+        return true
+    }
+
+    /// Says on standard error that a new SQLite database was made, so that a mistyped `--data`
+    /// is seen at once.
+    static func tellMade(_ configuration: ServerConfiguration) {
+        let path = configuration.dataDirectory + "/groupie.sqlite"
+        FileHandle.standardError.write(Data("groupie: there was no database at \(path); a new one was made there. If serve uses another data folder, check --data.\n".utf8))
     }
 
     /// The PostgreSQL store at `url`, migrated; what cannot be opened is said without the password.

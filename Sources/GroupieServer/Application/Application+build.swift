@@ -113,6 +113,9 @@ struct ServerDependencies: Sendable {
         } catch {
             throw StartupError(description: "The photo folder \(StartupCheck.absolute(configuration.dataDirectory + "/blobs")) cannot be prepared: \(error)")
         }
+        if configuration.databaseURL == nil {
+            try StartupCheck.requireAlone(on: configuration.dataDirectory, instance: blobs.temporary.instance)
+        }
 
         let catalog = VenueCatalog()
         let reloader = MissionReloader(
@@ -343,6 +346,10 @@ public enum GroupieStores {
             let statistics = GroupieDatabase.keepsMemoryStatistics ? "on" : "off"
             logger.info("storing in SQLite at \(StartupCheck.absolute(path)) (synchronous FULL, checkpoints beside the writer, memory statistics \(statistics))")
             return database
+        } catch where GroupieDatabase.isNotADatabase(error) {
+            throw StartupError(
+                description: "\(StartupCheck.absolute(path)) is not a SQLite database (damaged, or another file put in its place); move it aside and restore the data folder from a backup (groupie restore)."
+            )
         } catch {
             throw StartupError(description: "The database \(StartupCheck.absolute(path)) cannot be opened: \(error)")
         }

@@ -20,6 +20,17 @@ enum StartupCheck {
         }
     }
 
+    /// On SQLite one server serves a data folder: a second would share its database but not its
+    /// live events, so phones on either would miss the changes made through the other. Asked
+    /// once this instance holds its own lock (`instance`), so that of two started together
+    /// neither goes on unseen; several instances need PostgreSQL.
+    static func requireAlone(on dataDirectory: String, instance: String) throws {
+        guard let other = DataRestore.runningInstances(in: dataDirectory).first(where: { $0 != instance }) else { return }
+        throw StartupError(
+            description: "Another Groupie server (instance \(other)) is serving the data folder \(absolute(dataDirectory)) on SQLite; stop it first. Several instances on one data folder need PostgreSQL (--database)."
+        )
+    }
+
     /// Creates the data folder when it is missing and checks that it can be written.
     static func prepareDataFolder(_ path: String) throws {
         var isDirectory: ObjCBool = false

@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import GroupieTestSupport
+import Testing
+
+/// An operator's slips, each said in one sentence, with nothing made that was not asked for.
+extension CommandLineTests {
+    /// `serve` with `arguments`, given `seconds` to end by itself: nil when it was still
+    /// running then (it is stopped), else its status and standard error.
+    static func serveEnding(_ arguments: [String], within seconds: Double = 30) async throws -> (status: Int32, errors: String)? {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-serve-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let process = try ChildProcess(executable, ["serve", "--host", "127.0.0.1"] + arguments, errors: .file(log))
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        guard !process.isRunning else {
+            process.terminate()
+            process.waitUntilExit()
+            return nil
+        }
+        return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    }
+
+    @Test("A second `serve` on a SQLite data folder that a server serves is refused, and one on a port in use says so")
+    func secondServerRefused() async throws {
+        let server = try TestServer.samples()
+        let data = server.root + "/data", port = TestPorts.unused()
+        let owner = try ChildProcess(Self.executable, [
+            "serve", "--port", "\(port)", "--host", "127.0.0.1", "--data", data, "--missions", server.missions, "--assets", server.assets,
+        ], errors: .discard)
+        defer { if owner.isRunning { owner.terminate() } }
+        var healthy = false
+        for _ in 0..<100 where !healthy {
+            try await Task.sleep(for: .milliseconds(100))
+            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!) {
+                healthy = (response as? HTTPURLResponse)?.statusCode == 200
+            }
+        }
+        try #require(healthy)
+
+        let second = try #require(
+            try await Self.serveEnding(["--port", "\(TestPorts.unused())", "--data", data, "--missions", server.missions, "--assets", server.assets]),
+            "the second server is refused and ends"
+        )
+        #expect(second.status == 2)
+        #expect(second.errors.contains("Another Groupie server (instance "), "\(second.errors)")
+        #expect(second.errors.contains("need PostgreSQL"), "\(second.errors)")
+        #expect(!second.errors.contains("phones join at"), "\(second.errors)")
+
+        let other = try TestServer.samples()
+        let taken = try #require(
+            try await Self.serveEnding(["--port", "\(port)", "--data", other.root + "/data", "--missions", other.missions, "--assets", other.assets]),
+            "a server whose port is taken ends"
+        )
+        #expect(taken.status == 2)
+        #expect(taken.errors.contains("cannot listen on 127.0.0.1 port \(port): another program uses it"), "\(taken.errors)")
+        #expect(!taken.errors.contains("phones join at"), "\(taken.errors)")
+    }
+
+    @Test("Staff commands on a data folder without a database refuse, except `add`, which says it made one")
+    func staffOnMissingDatabase() async throws {
+        let server = try TestServer.samples()
+        let typo = server.root + "/dta"
+        let listed = try await Self.run(["staff", "list", "--data", typo])
+        #expect(listed.status != 0)
+        #expect(listed.errors.contains("There is no Groupie database at \(typo)/groupie.sqlite"), "\(listed.errors)")
+        #expect(!FileManager.default.fileExists(atPath: typo), "nothing was made")
+        let removed = try await Self.run(["staff", "remove", "eva@museum.example", "--data", typo])
+        #expect(removed.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: typo), "nothing was made")
+
+        let added = try ChildProcess.run(
+            command: Self.executable, ["staff", "add", "eva@museum.example", "--role", "admin", "--data", typo, "--missions", server.missions],
+            input: Data("correct-horse-9\n".utf8)
+        )
+        #expect(added.status == 0, "\(added.errors)")
+        #expect(added.errors.contains("there was no database at \(typo)/groupie.sqlite; a new one was made there"), "\(added.errors)")
+        #expect(FileManager.default.fileExists(atPath: typo + "/groupie.sqlite"))
+        let again = try await Self.run(["staff", "list", "--data", typo])
+        #expect(again.status == 0)
+        #expect(again.output.contains("eva@museum.example"))
+        #expect(!again.errors.contains("a new one was made"))
+    }
+
+    @Test("A groupie.sqlite that is no database is named as such by `serve` and `migrate`, and left as it was")
+    func notADatabase() async throws {
+        let server = try TestServer.samples()
+        let data = server.root + "/broken"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let junk = Data(String(repeating: "not a database at all; ", count: 40).utf8)
+        try junk.write(to: URL(fileURLWithPath: data + "/groupie.sqlite"))
+
+        let migrated = try await Self.run(["migrate", "--data", data])
+        #expect(migrated.status != 0)
+        #expect(migrated.errors.contains("\(data)/groupie.sqlite is not a SQLite database"), "\(migrated.errors)")
+        let served = try #require(
+            try await Self.serveEnding(["--port", "\(TestPorts.unused())", "--data", data, "--missions", server.missions, "--assets", server.assets])
+        )
+        #expect(served.status == 2)
+        #expect(served.errors.contains("groupie.sqlite is not a SQLite database"), "\(served.errors)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: data + "/groupie.sqlite")) == junk, "left as it was")
+    }
+}
