@@ -373,14 +373,14 @@ extension PostgresStore {
             }
             guard !order.isEmpty else { return [] }
             for row in try await connection.rows("""
-                SELECT group_id, type, data::jsonb ->> 'missionId', data::jsonb ->> 'taskId', created_at FROM group_event
+                SELECT group_id, type, data::jsonb ->> 'missionId', data::jsonb ->> 'taskId', created_at, data::jsonb ->> 'photoId' FROM group_event
                 WHERE group_id = ANY(\(order)) AND type IN (\(unescaped: VisitNumbers.historyKinds))
                 ORDER BY group_id, seq
                 """, logger: logger)
             {
                 guard let kind = GroupEventKind(rawValue: try row.get(1)) else { continue }
                 histories[try row.get(0, as: String.self)]?.events.append(
-                    .init(kind: kind, missionId: try row.get(2), taskId: try row.get(3), at: Date(timeIntervalSince1970: try row.get(4)))
+                    .init(kind: kind, missionId: try row.get(2), taskId: try row.get(3), at: Date(timeIntervalSince1970: try row.get(4)), photoId: try row.get(5))
                 )
             }
             return order.compactMap { histories[$0] }

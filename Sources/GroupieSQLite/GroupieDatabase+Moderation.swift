@@ -271,14 +271,15 @@ extension GroupieDatabase {
             }
             guard !order.isEmpty else { return [] }
             let events = try Row.fetchCursor(db, sql: """
-                SELECT e.group_id, e.type, json_extract(e.data, '$.missionId'), json_extract(e.data, '$.taskId'), e.created_at
+                SELECT e.group_id, e.type, json_extract(e.data, '$.missionId'), json_extract(e.data, '$.taskId'), e.created_at,
+                    json_extract(e.data, '$.photoId')
                 FROM group_event e
                 WHERE e.group_id IN (SELECT id FROM (\(page))) AND e.type IN (\(VisitNumbers.historyKinds))
                 ORDER BY e.group_id, e.seq
                 """, arguments: arguments)
             while let row = try events.next() {
                 guard let kind = GroupEventKind(rawValue: row[1]) else { continue }
-                histories[row[0]]?.events.append(.init(kind: kind, missionId: row[2], taskId: row[3], at: Date(timeIntervalSince1970: row[4])))
+                histories[row[0]]?.events.append(.init(kind: kind, missionId: row[2], taskId: row[3], at: Date(timeIntervalSince1970: row[4]), photoId: row[5]))
             }
             return order.compactMap { histories[$0] }
         }

@@ -56,4 +56,17 @@ struct VisitNumbersPlayingTests {
         let back = VisitNumbers.compute(venue: venue, histories: undone)
         #expect(back.missions[0].completed == 1 && back.days.map(\.missionsCompleted).reduce(0, +) == 2)
     }
+
+    @Test("The research export has one line per photo: a photo hidden and restored by staff is added once")
+    func restoredPhotoOnce() {
+        func added(_ photoId: String, at seconds: Double) -> VisitNumbers.History.Event {
+            .init(kind: .photoAdded, missionId: "a", taskId: "1", at: Date(timeIntervalSince1970: 1_000 + seconds), photoId: photoId)
+        }
+        let history = VisitNumbers.History(
+            groupId: "g", startedAt: Date(timeIntervalSince1970: 1_000),
+            events: [added("p1", at: 10), added("p2", at: 20), added("p1", at: 30), added("p2", at: 40), added("p3", at: 50)]
+        )
+        let photos = VisitNumbers.researchEvents(history).filter { $0.event == "photo-added" }
+        #expect(photos.map(\.at.timeIntervalSince1970) == [1_010, 1_020, 1_050], "each photo at its first adding")
+    }
 }

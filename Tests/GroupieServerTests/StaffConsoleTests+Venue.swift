@@ -87,13 +87,14 @@ extension StaffConsoleTests {
             #expect(try await csv("missions.csv").last?.hasPrefix("reef,2,1,0,1,") == true)
             let research = try await csv("research.csv")
             // The header; Ada's group: start, 3 photos, 3 tasks, the mission; Bo's: start, a photo, a
-            // task; the hiding: the task undone, the mission uncompleted; the restoring: the photo,
-            // the task, the mission. No table cards.
-            let expectedRows = 17
+            // task; the hiding: the task undone, the mission uncompleted; the restoring: the task
+            // and the mission, not the photo again (one line per photo). No table cards.
+            let expectedRows = 16
             #expect(research.count == expectedRows)
             #expect(research.first == "group,event,mission,task,at")
             #expect(research.filter { $0.hasPrefix(first.id + ",mission-completed,reef,,") }.count == 2)
             #expect(research.filter { $0.hasPrefix(first.id + ",mission-uncompleted,reef,,") }.count == 1)
+            #expect(research.filter { $0.hasPrefix(first.id + ",photo-added,reef,") }.count == 3, "Ada's three photos, the restored one once")
             for secret in ["Ada", "Bo", ada.id, bo.id] { #expect(!research.joined().contains(secret)) }
 
             let (status, html) = try await browser.page(client, "/staff/venues/aquarium/numbers")

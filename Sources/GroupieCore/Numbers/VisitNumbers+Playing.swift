@@ -77,8 +77,11 @@ extension VisitNumbers {
         guard history.played else { return [] }
         var rows = [ResearchEvent(event: "group-started", missionId: nil, taskId: nil, at: history.startedAt)]
         var complete: Set<String> = []
+        var photos: Set<String> = []
         for event in history.events {
             if event.kind == .missionCompleted, let missionId = event.missionId, !complete.insert(missionId).inserted { continue }
+            // One line per photo: the staff's restoring a hidden photo adds it again.
+            if event.kind == .photoAdded, let photoId = event.photoId, !photos.insert(photoId).inserted { continue }
             rows.append(.init(event: event.kind.rawValue, missionId: event.missionId, taskId: event.taskId, at: event.at))
             if event.kind == .taskUndone, let missionId = event.missionId, complete.remove(missionId) != nil {
                 rows.append(.init(event: "mission-uncompleted", missionId: missionId, taskId: nil, at: event.at))

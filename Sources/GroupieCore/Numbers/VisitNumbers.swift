@@ -24,12 +24,15 @@ public struct VisitNumbers: Sendable, Equatable {
             public var missionId: String?
             public var taskId: String?
             public var at: Date
+            /// The photo of a `photo-added`: a photo hidden and restored is added again.
+            public var photoId: String?
 
-            public init(kind: GroupEventKind, missionId: String?, taskId: String?, at: Date) {
+            public init(kind: GroupEventKind, missionId: String?, taskId: String?, at: Date, photoId: String? = nil) {
                 self.kind = kind
                 self.missionId = missionId
                 self.taskId = taskId
                 self.at = at
+                self.photoId = photoId
             }
         }
 
