@@ -123,7 +123,13 @@ extension MissionEditorTests {
             #expect(try await browser.post(client, "/staff/venues/aquarium/missions/save", ["text": TestServer.aquarium(title: "Hajarna"), "base": base]).status == .seeOther)
         }
         let data = server.configuration.dataDirectory, backup = server.root + "/backup", restored = server.root + "/restored"
-        #expect(try await CommandLineTests.run(["backup", backup, "--data", data]).status == 0)
+        let first = try await CommandLineTests.run(["backup", backup, "--data", data])
+        #expect(first.status == 0)
+        // A new backup copies every file, the saved versions and the key among them, and says so.
+        let counts = try #require(first.output.firstMatch(of: /: (\d+) files, (\d+) copied/), "\(first.output)")
+        #expect(counts.1 == counts.2, "\(first.output)")
+        let again = try await CommandLineTests.run(["backup", backup, "--data", data])
+        #expect(again.output.contains(" files, 1 copied"), "only the database again: \(again.output)")
         #expect(try await CommandLineTests.run(["restore", backup, "--data", restored]).status == 0)
         #expect(try String(contentsOfFile: restored + "/mission-history/aquarium/000002.yaml", encoding: .utf8) == TestServer.aquarium(title: "Hajarna"))
         #expect(FileManager.default.fileExists(atPath: restored + "/mission-history/aquarium/000002.json"))

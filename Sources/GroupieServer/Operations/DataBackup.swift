@@ -4,10 +4,12 @@ import GroupieStorage
 /// `groupie backup DEST`: a copy of a data folder that can be restored, made while the server
 /// runs. The database first (SQLite's online backup: the transactions committed before it
 /// began), then the photo files, which are written before the rows that name them commit, so
-/// every photo of the copied database has its files; then the signing key, and last the
-/// manifest with every file's checksum. Photo files never change once written: a file the
-/// backup folder has already, with the size its manifest gives, is not copied again, and one
-/// the data folder no longer has goes from the backup too. Collages are left out: they are
+/// every photo of the copied database has its files; then the signing key and the versions of
+/// the mission files saved from the console, and last the manifest with every file's checksum.
+/// Photo files never change once written: a file the backup folder has already, with the size
+/// its manifest gives, is not copied again, and one the data folder no longer has goes from the
+/// backup too; the key and the saved versions are copied again when their checksum changed. The
+/// summary counts every file copied. Collages are left out: they are
 /// drawn again when asked for.
 public enum DataBackup {
     public struct Summary: Sendable {
@@ -72,32 +74,34 @@ public enum DataBackup {
             unlink(destination + "/" + database)
         }
 
-        // The photo files, after the database: every row of the copy names files written before it.
-        let present = Set(FileCopy.files(under: dataDirectory + "/blobs", skipping: ["tmp"]).map { "blobs/" + $0 })
-        for path in present.sorted() {
+        /// Copies `path` unless the backup holds it already, as its manifest says: the same size
+        /// there as here and, for a file that could change in place (`verify`), the same checksum.
+        func copy(_ path: String, verify: Bool = false) throws {
             let source = dataDirectory + "/" + path, target = destination + "/" + path
-            if let known = earlier[path], let size = FileCopy.size(of: target), size == known.size, size == FileCopy.size(of: source) {
+            if let known = earlier[path], let size = FileCopy.size(of: target), size == known.size, size == FileCopy.size(of: source),
+                try !verify || FileCopy.sha256(of: source) == known.sha256
+            {
                 files[path] = known
-                continue
+                return
             }
-            guard FileCopy.size(of: source) != nil else { continue }  // removed meanwhile (a photo deleted)
+            guard FileCopy.size(of: source) != nil else { return }  // removed meanwhile (a photo deleted)
             let copied = try FileCopy.copy(source, to: target)
             files[path] = .init(size: copied.size, sha256: copied.sha256)
             summary.copied += 1
             summary.copiedBytes += copied.size
         }
+
+        // The photo files, after the database: every row of the copy names files written before it.
+        let present = Set(FileCopy.files(under: dataDirectory + "/blobs", skipping: ["tmp"]).map { "blobs/" + $0 })
+        for path in present.sorted() { try copy(path) }
         for path in FileCopy.files(under: destination + "/blobs").map({ "blobs/" + $0 }) where !present.contains(path) {
             unlink(destination + "/" + path)
             summary.removed += 1
         }
-        if FileCopy.size(of: dataDirectory + "/" + signingKey) != nil {
-            let copied = try FileCopy.copy(dataDirectory + "/" + signingKey, to: destination + "/" + signingKey)
-            files[signingKey] = .init(size: copied.size, sha256: copied.sha256)
-        }
+        try copy(signingKey, verify: true)
         // The versions of the mission files saved from the staff console, with who saved them.
         for path in FileCopy.files(under: dataDirectory + "/" + Self.missionHistory).map({ Self.missionHistory + "/" + $0 }) {
-            let copied = try FileCopy.copy(dataDirectory + "/" + path, to: destination + "/" + path)
-            files[path] = .init(size: copied.size, sha256: copied.sha256)
+            try copy(path, verify: true)
         }
         try BlobStore.fsync(path: destination)
         summary.files = files.count

@@ -286,13 +286,14 @@ struct StaffForm {
         }
     }
 
-    /// An action that cannot be undone carries `confirm=yes`, from the checkbox beside its button.
+    /// An action that ends something (a photo deleted for good, a group closed, an account
+    /// removed) carries `confirm=yes`, from the checkbox beside its button.
     func requireConfirmation() throws {
         guard fields["confirm"] == "yes" else { throw Self.confirmationRequired }
     }
 
     static let confirmationRequired = Problem(
-        .unprocessableContent, code: "confirmation-required", detail: "Tick the box to confirm; this cannot be undone."
+        .unprocessableContent, code: "confirmation-required", detail: "Tick the box beside the button to confirm."
     )
 
     /// The reason staff gave: required, trimmed, 200 characters at most.
