@@ -51,6 +51,9 @@ struct Import: AsyncParsableCommand {
         for (table, rows) in copied where rows > 0 {
             print("\(table): \(rows) row\(rows == 1 ? "" : "s")")
         }
-        print("imported into \(shown): \(counts.players) players, \(counts.groups) groups, \(counts.photos) photos")
+        func rows(_ table: String) -> Int { copied.first { $0.table == table }?.rows ?? 0 }
+        let imported = "\(rows("player")) players, \(rows("play_group")) groups, \(rows("photo")) photos"
+        let holds = "\(counts.players) players, \(counts.groups) groups, \(counts.photos) photos"
+        print("imported into \(shown): \(imported)" + (imported == holds ? "" : "; it now holds \(holds)"))
     }
 }

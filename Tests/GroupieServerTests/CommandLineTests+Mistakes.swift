@@ -102,4 +102,25 @@ extension CommandLineTests {
         #expect(served.errors.contains("groupie.sqlite is not a SQLite database"), "\(served.errors)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: data + "/groupie.sqlite")) == junk, "left as it was")
     }
+
+    @Test("`import` into a database that holds other players says what it imported, then what the database now holds")
+    func importSaysWhatItImported() async throws {
+        let source = try TestServer()
+        try source.write("aquarium.yaml", TestServer.aquarium())
+        try await source.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+        }
+        let target = try TestServer()
+        try await target.test { client in _ = try await client.newPlayer("Cy") }
+        let export = source.root + "/aquarium.sqlite"
+        #expect(try await Self.run(["export", "--data", source.configuration.dataDirectory, "--venue", "aquarium", "--to", export]).status == 0)
+        let imported = try await Self.run(["import", "--from", export, "--data", target.configuration.dataDirectory])
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(
+            imported.output.split(separator: "\n").last.map(String.init)
+                == "imported into \(target.configuration.dataDirectory)/groupie.sqlite: 2 players, 1 groups, 0 photos; it now holds 3 players, 1 groups, 0 photos"
+        )
+    }
 }
