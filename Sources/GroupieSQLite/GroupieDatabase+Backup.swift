@@ -39,7 +39,8 @@ extension GroupieDatabase {
             defer { try? file.close() }
             return try file.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
         } catch let error as DatabaseError {
-            throw DatabaseFileError.unreadable(path, error.message ?? "\(error.resultCode)")
+            let reason = error.message ?? "\(error.resultCode)"
+            throw isNotADatabase(error) ? DatabaseFileError.notSQLite(path, reason) : DatabaseFileError.unreadable(path, reason)
         }
     }
 
@@ -79,7 +80,8 @@ extension GroupieDatabase {
                 )
             }
         } catch let error as DatabaseError {
-            throw DatabaseFileError.unreadable(path, error.message ?? "\(error.resultCode)")
+            let reason = error.message ?? "\(error.resultCode)"
+            throw isNotADatabase(error) ? DatabaseFileError.notSQLite(path, reason) : DatabaseFileError.unreadable(path, reason)
         }
     }
 }

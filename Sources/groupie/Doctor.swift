@@ -72,8 +72,12 @@ struct Doctor: AsyncParsableCommand {
         let health: SQLiteHealth
         do {
             health = try GroupieDatabase.health(ofFileAt: path)
+        } catch DatabaseFileError.notSQLite(_, let reason) {
+            return [.failure("The database \(path) is not a SQLite database (\(reason)): damaged, or another file put in its place; restore the data folder from a backup.")]
+        } catch DatabaseFileError.unreadable(_, let reason) {
+            return [.failure("The database \(path) cannot be read (\(reason)).")]
         } catch {
-            return [.failure("The database \(path) cannot be read: \(error).")]
+            return [.failure("The database \(path) cannot be read: \(error)")]
         }
         if health.quickCheck != "ok" { return [.failure("The database \(path) fails SQLite's check (\(health.quickCheck)): restore it from a backup.")] }
         if health.isNewer { return [.failure("The database \(path) was written by a newer Groupie than this one, which would refuse it.")] }

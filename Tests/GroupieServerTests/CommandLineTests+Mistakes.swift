@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+@testable import GroupieServer
 import GroupieTestSupport
 import Testing
 
@@ -122,5 +123,16 @@ extension CommandLineTests {
             imported.output.split(separator: "\n").last.map(String.init)
                 == "imported into \(target.configuration.dataDirectory)/groupie.sqlite: 2 players, 1 groups, 0 photos; it now holds 3 players, 1 groups, 0 photos"
         )
+    }
+}
+
+extension CommandLineTests {
+    @Test("Sizes in `doctor`'s lines are never 0 MiB")
+    func doctorSizes() {
+        #expect(Doctor.size(0) == "0 bytes")
+        #expect(Doctor.size(700) == "700 bytes")
+        #expect(Doctor.size(300 * 1024) == "300 KiB")
+        #expect(Doctor.size(655 * 1_048_576) == "655 MiB")
+        #expect(Doctor.size(3 * 1_073_741_824 / 2) == "1.5 GiB")
     }
 }

@@ -175,8 +175,14 @@ extension Doctor {
         return current
     }
 
+    /// GiB with one decimal, MiB under one GiB, KiB under one MiB, bytes under one KiB: a size
+    /// is never "0 MiB".
     static func size(_ bytes: Int64) -> String {
-        let gibibyte = 1024.0 * 1024 * 1024
-        return Double(bytes) >= gibibyte ? String(format: "%.1f GiB", Double(bytes) / gibibyte) : String(format: "%.0f MiB", Double(bytes) / 1_048_576)
+        let kibibyte = 1024.0, mebibyte = kibibyte * 1024, gibibyte = mebibyte * 1024
+        let value = Double(bytes)
+        if value >= gibibyte { return String(format: "%.1f GiB", value / gibibyte) }
+        if value >= mebibyte { return String(format: "%.0f MiB", value / mebibyte) }
+        if value >= kibibyte { return String(format: "%.0f KiB", value / kibibyte) }
+        return "\(bytes) bytes"
     }
 }
