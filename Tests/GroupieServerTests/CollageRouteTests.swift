@@ -252,7 +252,9 @@ extension CollageRouteTests {
 extension CollageRouteTests {
     @Test("Pictures a crash left half-written are removed at start; those another running instance is drawing stay")
     func leftovers() async throws {
-        let server = try Self.server()
+        var server = try Self.server()
+        // Instances share a data folder on PostgreSQL only: on SQLite a second one is refused.
+        server.configuration.databaseURL = try await TestPostgres.freshDatabase()
         let folder = server.configuration.dataDirectory + "/collages/some-group"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // Another instance on the same data folder, running, and one that crashed.
