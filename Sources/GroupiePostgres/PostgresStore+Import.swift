@@ -19,15 +19,16 @@ extension PostgresStore: RowSource {
             var copied: [String: Int] = [:]
             try await source.copyRows(venue: nil, page: 1000) { table, rows in
                 let placeholders = (1...table.columns.count).map { "$\($0)" }.joined(separator: ", ")
-                let sql = "INSERT INTO \(table.name) (\(table.columnList)) VALUES (\(placeholders))\(table.shared ? " ON CONFLICT DO NOTHING" : "")"
+                // Counted as written: a shared row the database holds already (a player of two
+                // venues imported one after the other) is passed over, and not counted.
+                let sql = "INSERT INTO \(table.name) (\(table.columnList)) VALUES (\(placeholders))\(table.shared ? " ON CONFLICT DO NOTHING" : "") RETURNING 1"
                 for row in rows {
                     var bindings = PostgresBindings(capacity: table.columns.count)
                     for (value, column) in zip(row, table.columns) {
                         try Self.bind(value, as: column.kind, into: &bindings)
                     }
-                    try await connection.run(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+                    copied[table.name, default: 0] += try await connection.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).count
                 }
-                copied[table.name, default: 0] += rows.count
             }
             // Each group's next event is numbered after its newest imported one.
             try await connection.run("""

@@ -67,11 +67,40 @@ struct Serve: AsyncParsableCommand {
         do {
             try await app.runService()
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {
-            let why = error.errnoCode == EADDRINUSE
-                ? "another program uses it; stop that program or choose another --port"
-                : "this user may not bind it (ports below 1024 need a privilege); choose another --port"
-            FileHandle.standardError.write(Data("groupie: cannot listen on \(configuration.host) port \(configuration.port): \(why).\n".utf8))
+            FileHandle.standardError.write(Data("groupie: \(Self.cannotListen(configuration, errno: error.errnoCode)).\n".utf8))
             throw ExitCode(2)
         }
+    }
+
+    /// Which of the server's ports could not be bound, and why, in one sentence: the error does
+    /// not say which, so each port is tried here again (both are free once the server ended).
+    static func cannotListen(_ configuration: ServerConfiguration, errno code: Int32) -> String {
+        var ports = [(configuration.port, "--port")]
+        if let redirect = configuration.httpRedirectPort { ports.append((redirect, "--http-redirect-port")) }
+        if code == EADDRINUSE, ports.count > 1, let taken = ports.first(where: { isInUse(host: configuration.host, port: $0.0) }) {
+            ports = [taken]
+        }
+        let named = ports.map { "port \($0.0)" }.joined(separator: " or ")
+        let options = ports.map(\.1).joined(separator: " or ")
+        let why = code == EADDRINUSE
+            ? "another program uses it; stop that program or choose another \(options)"
+            : "this user may not bind it (ports below 1024 need a privilege); choose another \(options)"
+        return "cannot listen on \(configuration.host) \(named): \(why)"
+    }
+
+    /// Whether another program listens on `port` of `host`: a bind of one's own fails so.
+    static func isInUse(host: String, port: Int) -> Bool {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else { return false }
+        defer { freeaddrinfo(found) }
+        let descriptor = socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var on: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        return bind(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0 && errno == EADDRINUSE
     }
 }

@@ -14,6 +14,7 @@ import Testing
         // Right-to-left text and the direction marks stay as typed.
         #expect(try StaffMessage.text("סגור \u{200F}היום\u{200E} 17:00") == "סגור \u{200F}היום\u{200E} 17:00")
         #expect(throws: StaffMessage.Refusal.empty) { try StaffMessage.text("\u{202E}\u{2066}") }
+        #expect(throws: StaffMessage.Refusal.empty) { try StaffMessage.text("\u{200E}\u{200F}\u{200B}\u{200D}") }
     }
 
     @Test func refusesEmptyText() {

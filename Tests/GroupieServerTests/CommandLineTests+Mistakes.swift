@@ -56,8 +56,23 @@ extension CommandLineTests {
             "a server whose port is taken ends"
         )
         #expect(taken.status == 2)
-        #expect(taken.errors.contains("cannot listen on 127.0.0.1 port \(port): another program uses it"), "\(taken.errors)")
+        #expect(taken.errors.contains("cannot listen on 127.0.0.1 port \(port): another program uses it; stop that program or choose another --port"), "\(taken.errors)")
         #expect(!taken.errors.contains("phones join at"), "\(taken.errors)")
+
+        // The HTTPS redirect's port taken: named as such, with its own option.
+        let certificate = try DoctorCommandTests.certificate(name: "localhost", days: 30, in: other.root)
+        let redirect = try #require(
+            try await Self.serveEnding([
+                "--port", "\(TestPorts.unused())", "--http-redirect-port", "\(port)", "--tls-certificate", certificate, "--tls-key", other.root + "/key.pem",
+                "--data", other.root + "/data", "--missions", other.missions, "--assets", other.assets,
+            ]),
+            "a server whose redirect port is taken ends"
+        )
+        #expect(redirect.status == 2)
+        #expect(
+            redirect.errors.contains("cannot listen on 127.0.0.1 port \(port): another program uses it; stop that program or choose another --http-redirect-port"),
+            "\(redirect.errors)"
+        )
     }
 
     @Test("Staff commands on a data folder without a database refuse, except `add`, which says it made one")

@@ -56,7 +56,12 @@ extension StoreContractTests {
         #expect(try await react("heart", false, by: ada) == 1)
         #expect(try await react("heart", false, by: ada) == 0, "taken off again")
         #expect(try await react("heart", true, by: ada) == 1, "given once more")
+        // Another entry's reaction is its own: a heart on this one says nothing of the other's.
+        let other = try await store.addPhoto(photo(group, by: bo, "a", "2"), venue: venue, now: now)
+        let otherEntry = try #require(other.events.first { $0.kind == .photoAdded }).seq
+        #expect(try await store.react(groupId: group.id, entry: otherEntry, reaction: "heart", on: true, playerId: ada.id, now: now).count == 1)
+        #expect(try await store.react(groupId: group.id, entry: otherEntry, reaction: "heart", on: false, playerId: bo.id, now: now).isEmpty)
         let stored = try await store.events(groupId: group.id, after: entry, limit: 100).filter { $0.kind == .reactionChanged }
-        #expect(stored.count == 5)
+        #expect(stored.count == 6)
     }
 }

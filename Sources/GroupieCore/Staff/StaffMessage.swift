@@ -33,7 +33,8 @@ public enum StaffMessage {
                 text.unicodeScalars.append(scalar)
             }
         }
-        guard !text.isEmpty else { throw .empty }
+        // A message of marks and joiners alone would show nothing on the phones.
+        guard text.unicodeScalars.contains(where: DisplayName.isVisible) else { throw .empty }
         guard text.count <= maximumLength, text.utf8.count <= maximumBytes else { throw .tooLong }
         return text
     }

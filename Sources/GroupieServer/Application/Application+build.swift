@@ -104,18 +104,20 @@ struct ServerDependencies: Sendable {
         try StartupCheck.requireFolder(configuration.assetsDirectory, role: "assets", option: "--assets")
         try StartupCheck.prepareDataFolder(configuration.dataDirectory)
 
-        let database = try await GroupieStores.open(configuration, logger: logger, patience: configuration.databaseWait)
-
+        // The instance's lock on the data folder first: on SQLite, a second server is refused
+        // before it opens (and would migrate) the database.
         let blobs: BlobStore
         do {
             blobs = try BlobStore(directory: configuration.dataDirectory + "/blobs")
-            blobs.removeTemporaryFiles()
         } catch {
             throw StartupError(description: "The photo folder \(StartupCheck.absolute(configuration.dataDirectory + "/blobs")) cannot be prepared: \(error)")
         }
         if configuration.databaseURL == nil {
             try StartupCheck.requireAlone(on: configuration.dataDirectory, instance: blobs.temporary.instance)
         }
+        blobs.removeTemporaryFiles()
+
+        let database = try await GroupieStores.open(configuration, logger: logger, patience: configuration.databaseWait)
 
         let catalog = VenueCatalog()
         let reloader = MissionReloader(

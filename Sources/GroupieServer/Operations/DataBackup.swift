@@ -79,13 +79,23 @@ public enum DataBackup {
         func copy(_ path: String, verify: Bool = false) throws {
             let source = dataDirectory + "/" + path, target = destination + "/" + path
             if let known = earlier[path], let size = FileCopy.size(of: target), size == known.size, size == FileCopy.size(of: source),
-                try !verify || FileCopy.sha256(of: source) == known.sha256
+                !verify || (try? FileCopy.sha256(of: source)) == known.sha256
             {
                 files[path] = known
                 return
             }
-            guard FileCopy.size(of: source) != nil else { return }  // removed meanwhile (a photo deleted)
-            let copied = try FileCopy.copy(source, to: target)
+            // Removed meanwhile (a photo deleted): neither the manifest nor the folder keeps it.
+            guard FileCopy.size(of: source) != nil else {
+                unlink(target)
+                return
+            }
+            let copied: (size: Int64, sha256: String)
+            do {
+                copied = try FileCopy.copy(source, to: target)
+            } catch where FileCopy.size(of: source) == nil {
+                unlink(target)  // removed while it was copied
+                return
+            }
             files[path] = .init(size: copied.size, sha256: copied.sha256)
             summary.copied += 1
             summary.copiedBytes += copied.size
