@@ -10,7 +10,7 @@ extension PostgresStore {
 
     public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Join {
         try await write { connection in
-            try await Self.lockPlayer(connection, id: creatorId, logger: logger)
+            let creator = try await Self.lockPlayer(connection, id: creatorId, logger: logger)
             var current: GroupSeats?
             if let groupId = try await Self.activeGroupId(connection, playerId: creatorId, logger: logger) {
                 current = try await Self.seats(connection, groupId: groupId, logger: logger)
@@ -20,7 +20,7 @@ extension PostgresStore {
             let visit = VisitTallyRules.GroupVisit(groupId: group.id, venueId: venueId, createdAt: now.timeIntervalSince1970)
             let decision = try MembershipRules.create(group, creatorId: creatorId, current: current)
             let events = try await Self.apply(connection, decision, visits: [visit], now: now, logger: logger)
-            return Join(group: group, left: events, joined: [])
+            return Join.created(group, left: events, creator: creator, at: now)
         }
     }
 

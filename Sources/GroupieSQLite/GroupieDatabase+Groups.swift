@@ -9,7 +9,7 @@ extension GroupieDatabase {
             let current = try Self.activeGroupId(db, playerId: creatorId).flatMap { try Self.seats(db, groupId: $0) }
             let group = try Self.insertGroup(db, venueId: venueId, name: name, creatorId: creatorId, joinableFor: joinableFor, now: now)
             let events = try Self.apply(db, MembershipRules.create(group, creatorId: creatorId, current: current), now: now)
-            return Join(group: group, left: events, joined: [])
+            return Join.created(group, left: events, creator: try Self.player(db, id: creatorId), at: now)
         }
     }
 

@@ -67,6 +67,14 @@ public struct Join: Sendable {
         self.left = left
         self.joined = joined
     }
+
+    /// A group's creation, with its contents as the transaction left them: the creator alone,
+    /// under the name read with their locked row, at version 0 (a new group has no event).
+    public static func created(_ group: Group, left: [GroupEvent], creator: Player?, at now: Date) -> Join {
+        var join = Join(group: group, left: left, joined: [])
+        join.contents = creator.map { GroupContents.created(by: $0, at: now) }
+        return join
+    }
 }
 
 /// A player's membership of a group, with the sequence number of the group's latest event:
@@ -96,6 +104,11 @@ public struct GroupContents: Sendable {
         self.taskPhotos = taskPhotos
         self.collages = collages
         self.claims = claims
+    }
+
+    /// A new group's: its creator, who joined it at `now`, and nothing else.
+    public static func created(by creator: Player, at now: Date) -> GroupContents {
+        GroupContents(members: [Member(playerId: creator.id, name: creator.name, joinedAt: now, isCreator: true)], taskPhotos: TaskPhotos(photos: [], picks: [:]), collages: [])
     }
 }
 

@@ -18,9 +18,9 @@ struct MembershipService: Sendable {
     let partials: PartialUploads
     let clock: @Sendable () -> Date
 
-    /// The new group with its contents as the creation committed them: the creator alone, at
-    /// version 0 (a new group has no event yet). A join elsewhere sent at the same time may
-    /// have taken the creator out of it already, so the answer is made from these.
+    /// The new group with its contents as the creation committed them (`Join.created`): the
+    /// creator alone, at version 0. A join elsewhere sent at the same time may have taken the
+    /// creator out of it already, so the answer is made from these.
     func create(at venue: Venue, name: String?, by player: Player) async throws -> Created {
         let now = clock()
         let created = try await database.createGroup(
@@ -28,11 +28,9 @@ struct MembershipService: Sendable {
         )
         publish(created, by: player)
         hub.groupCreated(groupId: created.group.id)
-        let creator = Member(playerId: player.id, name: player.name, joinedAt: now, isCreator: true)
-        return Created(
-            membership: Membership(group: created.group, version: 0),
-            contents: GroupContents(members: [creator], taskPhotos: TaskPhotos(photos: [], picks: [:]), collages: [])
-        )
+        // Every store reads the creator with the creation; the request's player is the fallback.
+        let contents = created.contents ?? GroupContents.created(by: player, at: now)
+        return Created(membership: Membership(group: created.group, version: 0), contents: contents)
     }
 
     /// A group as its creation committed it.
