@@ -39,8 +39,7 @@ extension GroupieDatabase {
             defer { try? file.close() }
             return try file.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ") }
         } catch let error as DatabaseError {
-            let reason = error.message ?? "\(error.resultCode)"
-            throw isNotADatabase(error) ? DatabaseFileError.notSQLite(path, reason) : DatabaseFileError.unreadable(path, reason)
+            throw DatabaseFileError.reading(path, error)
         }
     }
 
@@ -80,8 +79,7 @@ extension GroupieDatabase {
                 )
             }
         } catch let error as DatabaseError {
-            let reason = error.message ?? "\(error.resultCode)"
-            throw isNotADatabase(error) ? DatabaseFileError.notSQLite(path, reason) : DatabaseFileError.unreadable(path, reason)
+            throw DatabaseFileError.reading(path, error)
         }
     }
 }

@@ -37,8 +37,7 @@ extension GroupieDatabase {
                 return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
             }
         } catch let error as DatabaseError {
-            let reason = error.message ?? "\(error.resultCode)"
-            throw refuse([.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) ? .notSQLite(path, reason) : .unreadable(path, reason))
+            throw refuse(.reading(path, error))
         }
         let known = migrator.migrations
         guard let first = known.first, applied.contains(first) else {

@@ -72,8 +72,8 @@ struct Doctor: AsyncParsableCommand {
         let health: SQLiteHealth
         do {
             health = try GroupieDatabase.health(ofFileAt: path)
-        } catch DatabaseFileError.notSQLite(_, let reason) {
-            return [.failure("The database \(path) is not a SQLite database (\(reason)): damaged, or another file put in its place; restore the data folder from a backup.")]
+        } catch DatabaseFileError.notSQLite {
+            return [.failure("The database " + GroupieDatabase.notADatabase(path) + ".")]
         } catch DatabaseFileError.unreadable(_, let reason) {
             return [.failure("The database \(path) cannot be read (\(reason)).")]
         } catch {

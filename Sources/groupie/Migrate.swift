@@ -20,9 +20,7 @@ struct Migrate: AsyncParsableCommand {
             do {
                 _ = try GroupieDatabase.open(atPath: configuration.dataDirectory + "/groupie.sqlite")
             } catch where GroupieDatabase.isNotADatabase(error) {
-                throw CommandFailure(
-                    "\(configuration.dataDirectory)/groupie.sqlite is not a SQLite database (damaged, or another file put in its place); move it aside and restore the data folder from a backup (groupie restore). Nothing was changed."
-                )
+                throw CommandFailure(GroupieDatabase.notADatabase(configuration.dataDirectory + "/groupie.sqlite") + ". Nothing was changed.")
             }
             if isNew { StoreOptions.tellMade(configuration) }
             print("SQLite database \(configuration.dataDirectory)/groupie.sqlite is at the current schema")

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 @testable import GroupieServer
 import GroupieTestSupport
 import Testing
@@ -27,19 +24,10 @@ extension CommandLineTests {
     @Test("A second `serve` on a SQLite data folder that a server serves is refused, and one on a port in use says so")
     func secondServerRefused() async throws {
         let server = try TestServer.samples()
-        let data = server.root + "/data", port = TestPorts.unused()
-        let owner = try ChildProcess(Self.executable, [
-            "serve", "--port", "\(port)", "--host", "127.0.0.1", "--data", data, "--missions", server.missions, "--assets", server.assets,
-        ], errors: .discard)
+        let data = server.root + "/data"
+        let (owner, port) = try await Self.serve(logLevel: "error", on: server)
         defer { if owner.isRunning { owner.terminate() } }
-        var healthy = false
-        for _ in 0..<100 where !healthy {
-            try await Task.sleep(for: .milliseconds(100))
-            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!) {
-                healthy = (response as? HTTPURLResponse)?.statusCode == 200
-            }
-        }
-        try #require(healthy)
+        try #require(owner.isRunning)
 
         let second = try #require(
             try await Self.serveEnding(["--port", "\(TestPorts.unused())", "--data", data, "--missions", server.missions, "--assets", server.assets]),

@@ -28,10 +28,12 @@ extension CommandLineTests {
         }
     }
 
-    /// `groupie serve` on the sample venues on a free port, started; its standard error goes to
-    /// `errors`, and `settings` come after the others.
-    static func start(logLevel: String, errors: ChildProcess.Destination = .discard, settings: [String] = []) throws -> (process: ChildProcess, port: Int) {
-        let server = try TestServer.samples()
+    /// `groupie serve` on the sample venues on a free port, started, on `server`'s folders (a new
+    /// one's unless given); its standard error goes to `errors`, and `settings` come after the others.
+    static func start(
+        logLevel: String, errors: ChildProcess.Destination = .discard, settings: [String] = [], on given: TestServer? = nil
+    ) throws -> (process: ChildProcess, port: Int) {
+        let server = try given ?? TestServer.samples()
         let port = TestPorts.unused()
         let process = try ChildProcess(Self.executable, [
             "serve", "--port", "\(port)", "--host", "127.0.0.1", "--data", server.root + "/data",
@@ -41,8 +43,8 @@ extension CommandLineTests {
     }
 
     /// `groupie serve` on the sample venues on a free port, healthy; its standard error goes to `errors`.
-    static func serve(logLevel: String, errors: ChildProcess.Destination = .discard) async throws -> (process: ChildProcess, port: Int) {
-        let (process, port) = try start(logLevel: logLevel, errors: errors)
+    static func serve(logLevel: String, errors: ChildProcess.Destination = .discard, on server: TestServer? = nil) async throws -> (process: ChildProcess, port: Int) {
+        let (process, port) = try start(logLevel: logLevel, errors: errors, on: server)
         var healthy = false
         for _ in 0..<100 where !healthy {
             try await Task.sleep(for: .milliseconds(100))

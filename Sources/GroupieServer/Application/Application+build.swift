@@ -349,9 +349,7 @@ public enum GroupieStores {
             logger.info("storing in SQLite at \(StartupCheck.absolute(path)) (synchronous FULL, checkpoints beside the writer, memory statistics \(statistics))")
             return database
         } catch where GroupieDatabase.isNotADatabase(error) {
-            throw StartupError(
-                description: "\(StartupCheck.absolute(path)) is not a SQLite database (damaged, or another file put in its place); move it aside and restore the data folder from a backup (groupie restore)."
-            )
+            throw StartupError(description: GroupieDatabase.notADatabase(StartupCheck.absolute(path)) + ".")
         } catch {
             throw StartupError(description: "The database \(StartupCheck.absolute(path)) cannot be opened: \(error)")
         }
