@@ -48,8 +48,7 @@ actor CollageService {
     /// inputs fail at once instead of costing the CPU again. New inputs make a new file name.
     private var failedRenders: [String: Date] = [:]
     static let failureMemory: TimeInterval = 600
-    private var refreshing: Set<String> = []
-    private var refreshAgain: Set<String> = []
+    private var refreshes = CollageRefreshes()
 
     init(
         database: any GroupieStore, catalog: VenueCatalog, blobs: BlobStore, renderer: CollageRenderer, work: ImageWorkQueue,
@@ -274,30 +273,30 @@ actor CollageService {
     }
 
     func refreshNow(groupId: String) async {
-        guard !refreshing.contains(groupId) else {
-            refreshAgain.insert(groupId)
-            return
-        }
-        refreshing.insert(groupId)
-        defer { refreshing.remove(groupId) }
-        repeat {
-            refreshAgain.remove(groupId)
+        guard refreshes.start(groupId, context: ServiceContext.current ?? .topLevel) else { return }
+        var context = ServiceContext.current ?? .topLevel
+        while true {
             // Instances sharing a database refresh a group one at a time: the one that waited
             // finds the collage made (and its file in the shared folder) and draws nothing.
             do {
-                let refreshed: Void? = try await withSpan("collages refresh") { span in
-                    span.attributes["groupie.group"] = groupId
-                    return try await database.exclusively("collages:" + groupId) { await self.refreshOnce(groupId: groupId) }
+                let refreshed: Void? = try await ServiceContext.withValue(context) {
+                    try await withSpan("collages refresh") { span in
+                        span.attributes["groupie.group"] = groupId
+                        return try await database.exclusively("collages:" + groupId) { await self.refreshOnce(groupId: groupId) }
+                    }
                 }
                 if refreshed == nil {
                     try await Task.sleep(for: .milliseconds(200))
-                    refreshAgain.insert(groupId)
+                    refreshes.repeatOnce(groupId, context: context)
                 }
             } catch {
                 logger.error("cannot refresh collages: \(error)", metadata: ["group": "\(groupId)"])
+                refreshes.stop(groupId)
                 return
             }
-        } while refreshAgain.contains(groupId)
+            guard let next = refreshes.next(groupId) else { return }
+            context = next
+        }
     }
 
     private func refreshOnce(groupId: String) async {
@@ -332,7 +331,7 @@ actor CollageService {
                 guard let now = try await database.collageSubject(groupId: groupId),
                     (try? self.inputs(subject: now, missionId: mission.id))?.key == inputs.key
                 else {
-                    refreshAgain.insert(groupId)
+                    refreshes.repeatOnce(groupId, context: ServiceContext.current ?? .topLevel)
                     continue
                 }
                 let madeAt = clock()
