@@ -285,7 +285,14 @@ extension PostgresStore {
                 _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
                 guard let row = try await connection.one("\(unescaped: Self.hiddenSelect) WHERE hidden_photo.id = \(id)", logger: logger) else { return [] }
                 let photo = try Self.photo(from: row)
-                let change = try PhotoRules.change(.add(photo), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue)
+                // In the album before it was hidden (not held for review since its upload): counted then.
+                let shown = try await connection.value(
+                    "SELECT EXISTS (SELECT 1 FROM group_event WHERE group_id = \(groupId) AND type = 'photo-added' AND data::jsonb ->> 'photoId' = \(id))",
+                    as: Bool.self, logger: logger
+                ) ?? false
+                let change = try PhotoRules.change(
+                    .restore(photo, restored: shown), before: try await Self.taskPhotos(connection, groupId: photo.groupId, logger: logger), venue: venue
+                )
                 try await connection.run("""
                     INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
                     SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y

@@ -189,7 +189,11 @@ extension GroupieDatabase {
                     throw ModerationError.photoNotFound
                 }
                 let photo = Self.photo(from: row)
-                let change = try PhotoRules.change(.add(photo), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
+                // In the album before it was hidden (not held for review since its upload): counted then.
+                let shown = try Bool.fetchOne(db, sql: """
+                    SELECT EXISTS (SELECT 1 FROM group_event WHERE group_id = ? AND type = 'photo-added' AND json_extract(data, '$.photoId') = ?)
+                    """, arguments: [photo.groupId, photo.id]) ?? false
+                let change = try PhotoRules.change(.restore(photo, restored: shown), before: try Self.taskPhotos(db, groupId: photo.groupId), venue: venue)
                 try db.executeCached(sql: """
                     INSERT INTO photo (id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y)
                     SELECT id, group_id, photographer_id, mission_id, task_id, blob, format, width, height, created_at, focus_x, focus_y

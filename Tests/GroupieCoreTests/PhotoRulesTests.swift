@@ -182,6 +182,18 @@ struct PhotoRulesTests {
         #expect(TaskPhotos(photos: [a, b], picks: [:]).chosen[key("a", "1")] == a)
     }
 
+    @Test("a photo staff restore joins the album again, marked restored when it was in it before")
+    func restore() throws {
+        let back = photo("x", "a", "1")
+        let restored = try PhotoRules.change(.restore(back, restored: true), before: TaskPhotos(photos: [], picks: [:]), venue: venue)
+        #expect(restored.events == [.photoAdded(back, restored: true), .taskDone(key("a", "1"))])
+        #expect(restored.after.chosen[key("a", "1")] == back)
+        #expect(restored.events.first?.fields["restored"] == "true")
+        let shared = try PhotoRules.change(.restore(back, restored: false), before: TaskPhotos(photos: [], picks: [:]), venue: venue)
+        #expect(shared.events == [.photoAdded(back), .taskDone(key("a", "1"))], "a photo held for review is new to the album")
+        #expect(shared.events.first?.fields["restored"] == nil)
+    }
+
     @Test("every event kind has its name and fields")
     func payloads() {
         let taken = photo("x", "a", "1", by: "p1")

@@ -104,6 +104,25 @@ struct VisitTallyRulesTests {
         ])
     }
 
+    @Test("A photo staff restored is not counted again; the histories count each photo once by its id")
+    func restoredOnce() {
+        var restored = Self.event(.photoAdded, "a", "1", 9)
+        restored.restored = true
+        let (visit, tally) = Self.play([[Self.event(.photoAdded, "a", "1", 1)], [Self.event(.photoRemoved, "a", "1", 5)], [restored]], from: Self.fresh())
+        #expect(visit.photosAdded == 1)
+        #expect(tally[Key(venueId: "v", kind: .photos, value: 1)] == 1 && tally[Key(venueId: "v", kind: .photos, value: 2)] == nil)
+        let history = VisitNumbers.History(groupId: "g", startedAt: Date(timeIntervalSince1970: Self.at(0)), events: [
+            .init(kind: .photoAdded, missionId: "a", taskId: "1", at: Date(timeIntervalSince1970: Self.at(1)), photoId: "x"),
+            .init(kind: .photoRemoved, missionId: "a", taskId: "1", at: Date(timeIntervalSince1970: Self.at(5)), photoId: "x"),
+            .init(kind: .photoAdded, missionId: "a", taskId: "1", at: Date(timeIntervalSince1970: Self.at(9)), photoId: "x"),
+        ])
+        #expect(Self.tally(tally) == VisitNumbers.Tally(histories: [history]))
+        #expect(Rules.Event(.photoAdded(Photo(
+            id: "x", groupId: "g", photographerId: "p", photographerName: "Ada", missionId: "a", taskId: "1",
+            blob: "b", format: "jpeg", width: 1, height: 1, createdAt: Date(timeIntervalSince1970: 0)
+        ), restored: true), at: Self.at(9)).restored, "read from the event's payload")
+    }
+
     @Test("Other events change nothing")
     func others() {
         let visit = Self.play([[Self.event(.photoAdded, "a", "1", 1)]], from: Self.fresh()).0

@@ -110,3 +110,32 @@ extension StoreContractTests {
         #expect(try await actions() == done)
     }
 }
+
+extension StoreContractTests {
+    @Test("A photo staff restored counts once in the numbers; one held for review counts when shared, hidden while held or not", arguments: Backend.chosen)
+    func restoredCountsOnce(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, _, group) = try await pair(in: store)
+        let shown = try await store.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now.addingTimeInterval(10))
+        _ = try await store.hidePhoto(id: shown.photo.id, reason: "r", venue: venue, now: now.addingTimeInterval(20))
+        let restored = try await store.restorePhoto(id: shown.photo.id, venue: venue, now: now.addingTimeInterval(30))
+        var reviewed = venue
+        reviewed.review = .beforeSharing
+        let held = try await store.addPhoto(photo(group, by: ada, "a", "2"), venue: reviewed, now: now.addingTimeInterval(40))
+        let shared = try await store.restorePhoto(id: held.photo.id, venue: reviewed, now: now.addingTimeInterval(50))
+        let heldThenHidden = try await store.addPhoto(photo(group, by: ada, "b", "1"), venue: reviewed, now: now.addingTimeInterval(60))
+        _ = try await store.hidePhoto(id: heldThenHidden.photo.id, reason: "r", venue: reviewed, now: now.addingTimeInterval(70))
+        let sharedLater = try await store.restorePhoto(id: heldThenHidden.photo.id, venue: reviewed, now: now.addingTimeInterval(80))
+
+        func flag(_ events: [GroupEvent]) throws -> String? {
+            let added = try #require(events.first { $0.kind == .photoAdded })
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(added.data.utf8)) as? [String: Any])
+            return fields["restored"] as? String
+        }
+        #expect(try flag(restored) == "true")
+        #expect(try flag(shared) == nil && flag(sharedLater) == nil, "never in the album before")
+        let tally = try await store.visitTally(venueId: "v")
+        #expect(tally.photosPerGroup.filter { $0.value > 0 } == [3: 1], "three photos, each counted once")
+        #expect(tally == VisitNumbers.Tally(histories: try await store.venueHistories(venueId: "v", after: nil, limit: 10)))
+    }
+}

@@ -29,7 +29,9 @@ public enum GroupEventPayload: Sendable, Hashable {
     case memberJoined(playerId: String, name: String)
     case memberLeft(playerId: String)
     case memberRenamed(playerId: String, name: String)
-    case photoAdded(Photo)
+    /// A photo joined the album. `restored`: staff brought back a photo that was in the album
+    /// before (hidden since): it is not a new photo of the group, and the venue numbers count it once.
+    case photoAdded(Photo, restored: Bool = false)
     case photoRemoved(Photo)
     /// A member (`playerId`, `name`) answered a question or typed a code: what they gave
     /// (the typed text, or the number of the choice from 1) and whether it was right.
@@ -81,17 +83,25 @@ public enum GroupEventPayload: Sendable, Hashable {
 
     /// The members of the event's JSON object. A photo's event names its photographer; erasure
     /// blanks `name` and `photographerName` in stored events, so no other member carries a name.
+    private static func fields(of photo: Photo) -> [String: String] {
+        var fields = ["photoId": photo.id, "photographerId": photo.photographerId, "photographerName": photo.photographerName]
+        fields["missionId"] = photo.missionId
+        fields["taskId"] = photo.taskId
+        return fields
+    }
+
     public var fields: [String: String] {
         switch self {
         case .memberJoined(let playerId, let name), .memberRenamed(let playerId, let name):
             return ["playerId": playerId, "name": name]
         case .memberLeft(let playerId):
             return ["playerId": playerId]
-        case .photoAdded(let photo), .photoRemoved(let photo):
-            var fields = ["photoId": photo.id, "photographerId": photo.photographerId, "photographerName": photo.photographerName]
-            fields["missionId"] = photo.missionId
-            fields["taskId"] = photo.taskId
+        case .photoAdded(let photo, let restored):
+            var fields = Self.fields(of: photo)
+            if restored { fields["restored"] = "true" }
             return fields
+        case .photoRemoved(let photo):
+            return Self.fields(of: photo)
         case .taskAnswered(let task, let playerId, let name, let answer, let right):
             return ["missionId": task.missionId, "taskId": task.taskId, "playerId": playerId, "name": name, "answer": answer, "right": right ? "true" : "false"]
         case .taskDone(let task), .taskUndone(let task):

@@ -138,9 +138,12 @@ public struct VisitNumbers: Sendable, Equatable {
                 var completedAt: [String: Date] = [:]
                 var done: Set<TaskKey> = []
                 var photos = 0
+                var photoIds: Set<String> = []
                 for event in history.events {
                     switch event.kind {
                     case .photoAdded:
+                        // A photo staff restored was counted when it was first added.
+                        if let photoId = event.photoId, !photoIds.insert(photoId).inserted { continue }
                         photos += 1
                         if let missionId = event.missionId, event.taskId != nil, missionStart[missionId] == nil {
                             missionStart[missionId] = event.at

@@ -59,18 +59,21 @@ public enum VisitTallyRules {
         public var missionId: String?
         public var taskId: String?
         public var at: Double
+        /// A `photo-added` of a photo that was in the album before: not counted again.
+        public var restored: Bool
 
-        public init(kind: GroupEventKind, missionId: String?, taskId: String?, at: Double) {
+        public init(kind: GroupEventKind, missionId: String?, taskId: String?, at: Double, restored: Bool = false) {
             self.kind = kind
             self.missionId = missionId
             self.taskId = taskId
             self.at = at
+            self.restored = restored
         }
 
         /// An event about to be stored at `at`.
         public init(_ payload: GroupEventPayload, at: Double) {
             let fields = payload.fields
-            self.init(kind: payload.kind, missionId: fields["missionId"], taskId: fields["taskId"], at: at)
+            self.init(kind: payload.kind, missionId: fields["missionId"], taskId: fields["taskId"], at: at, restored: fields["restored"] == "true")
         }
     }
 
@@ -135,7 +138,8 @@ public enum VisitTallyRules {
 
     /// What storing `events` (in order), after a membership when `joins`, does to `visit`:
     /// - a membership makes the group played: it counts, with its photos;
-    /// - a `photo-added` counts a photo, and with a mission and a task starts the mission unless it had started;
+    /// - a `photo-added` counts a photo (unless staff restored one counted before), and with a
+    ///   mission and a task starts the mission unless it had started;
     /// - a `task-done` of a task not done before times it from its mission's start (`notCompleted` before one);
     /// - a `mission-completed` completes the mission unless it is complete;
     /// - a `task-undone` takes the completion of its mission back.
@@ -155,7 +159,7 @@ public enum VisitTallyRules {
         for event in events {
             switch event.kind {
             case .photoAdded:
-                after.photosAdded += 1
+                if !event.restored { after.photosAdded += 1 }
                 guard let missionId = event.missionId, event.taskId != nil else { continue }
                 first(\.startedAt, of: missionId, at: event.at)
             case .taskDone:

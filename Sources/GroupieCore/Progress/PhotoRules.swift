@@ -7,6 +7,9 @@ public enum PhotoRules {
         /// A member's new photo, free or for a task. With `choose`, the photographer also makes it
         /// the task's chosen photo in place of the one before; without, it only joins the album.
         case add(Photo, choose: Bool = false)
+        /// A photo the venue's staff bring back into the album: one that was in it before and was
+        /// hidden (`restored`), or one that never was (held for review, or hidden while held).
+        case restore(Photo, restored: Bool)
         /// A photo deleted by `actorId`, its photographer alone, in a group whose creator is
         /// `creatorId` (nil once the creator left and no one took over): a creator is told to hide
         /// a teammate's photo instead.
@@ -18,7 +21,7 @@ public enum PhotoRules {
 
         var photo: Photo {
             switch self {
-            case .add(let photo, _), .remove(let photo, _, _), .withdraw(let photo), .choose(let photo, _, _, _): photo
+            case .add(let photo, _), .restore(let photo, _), .remove(let photo, _, _), .withdraw(let photo), .choose(let photo, _, _, _): photo
             }
         }
     }
@@ -104,6 +107,9 @@ public enum PhotoRules {
                 after = after.picking(photo.id, for: task)
                 events.append(.choiceChanged(task, photoId: photo.id, playerId: photo.photographerId, name: photo.photographerName))
             }
+        case .restore(let photo, let restored):
+            after = before.adding(photo)
+            events = [.photoAdded(photo, restored: restored)]
         case .remove(let photo, let actorId, let creatorId):
             guard photo.photographerId == actorId else { throw creatorId == actorId ? .creatorMayOnlyHide : .notAllowedToDelete }
             after = before.removing(photo)
