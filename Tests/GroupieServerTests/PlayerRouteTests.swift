@@ -106,6 +106,28 @@ struct PlayerRouteTests {
         #expect(try await server.database().counts().players == 0)
     }
 
+    @Test("A JSON body sent as another media type is refused with 415 and changes nothing; a charset or a +json type is JSON", arguments: [
+        ("application/xml", 415),
+        ("text/plain", 415),
+        ("application/x-www-form-urlencoded", 415),
+        ("application/jsonp", 415),
+        ("application/json; charset=utf-8", 201),
+        ("Application/JSON", 201),
+        ("application/merge-patch+json", 201),
+    ])
+    func mediaTypes(contentType: String, status: Int) async throws {
+        let server = try TestServer()
+        try await server.test { client in
+            let (response, body) = try await client.send(.post, "/api/v1/players", json: #"{"name": "Ada"}"#, headers: [.contentType: contentType])
+            #expect(response.status.code == status)
+            if status == 415 {
+                #expect(body["code"] as? String == "unsupported-media-type")
+                #expect((body["detail"] as? String)?.contains(contentType) == true)
+            }
+        }
+        #expect(try await server.database().counts().players == (status == 201 ? 1 : 0))
+    }
+
     @Test("PATCH /me renames and changes or forgets the language")
     func update() async throws {
         let server = try TestServer()

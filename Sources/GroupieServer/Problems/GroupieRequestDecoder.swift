@@ -7,6 +7,9 @@ public struct GroupieRequestDecoder: RequestDecoder {
     static let maxBodySize = 64 * 1024
 
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        if let contentType = request.headers[.contentType], !Self.isJSON(contentType) {
+            throw Problem(.unsupportedMediaType, code: "unsupported-media-type", detail: "The body is sent as application/json, not \(contentType).")
+        }
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: Self.maxBodySize)
@@ -14,6 +17,13 @@ public struct GroupieRequestDecoder: RequestDecoder {
             throw Problem(.contentTooLarge, code: "body-too-large", detail: "The JSON body is larger than \(Self.maxBodySize / 1024) KiB.")
         }
         return try Self.decode(type, from: Data(buffer: buffer))
+    }
+
+    /// `application/json`, or a `+json` type such as `application/merge-patch+json`, with any
+    /// parameters (a charset). A request without a Content-Type is read as JSON too.
+    static func isJSON(_ contentType: String) -> Bool {
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
