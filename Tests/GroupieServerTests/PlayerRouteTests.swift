@@ -94,6 +94,8 @@ struct PlayerRouteTests {
         ("{\"name\": null}", 422, "invalid-field"),
         ("{\"name\": \"Ada\", \"admin\": true}", 422, "unknown-field"),
         ("{\"name\": \"Ada\", \"lang\": \"klingon\"}", 422, "invalid-language"),
+        ("{\"name\": \"Ada\", \"name\": \"Admin\"}", 422, "duplicate-field"),
+        ("{\"name\": \"Ada\", \"n\\u0061me\": \"Admin\"}", 422, "duplicate-field"),
     ])
     func badBodies(body: String, status: Int, code: String) async throws {
         let server = try TestServer()

@@ -36,6 +36,9 @@ public struct GroupieRequestDecoder: RequestDecoder {
         } catch {
             throw Problem.badRequest("malformed-json", "The body is not valid JSON.")
         }
+        if let duplicate = Self.duplicateField(in: data) {
+            throw Problem(.unprocessableContent, code: "duplicate-field", detail: "The field '\(duplicate)' is given twice in one object.")
+        }
         if let body = type as? any StrictRequestBody.Type {
             guard let fields = object as? [String: Any] else {
                 throw Problem(.unprocessableContent, code: "invalid-body", detail: "The body must be a JSON object.")
@@ -57,6 +60,55 @@ public struct GroupieRequestDecoder: RequestDecoder {
         } catch let problem as Problem {
             throw problem
         }
+    }
+
+    /// The first name given twice in one object of `data`, which is valid JSON: readers differ
+    /// on which of the two values counts (Groupie's took the first, many proxies the last), so
+    /// such a body is refused rather than read one way here and another elsewhere. Names are
+    /// compared as decoded (`"a"` and `"\u0061"` are one name).
+    static func duplicateField(in data: Data) -> String? {
+        let bytes = [UInt8](data)
+        // Per open container: the names of an object so far, nil for an array; and whether the
+        // next string is a name.
+        var names: [Set<String>?] = []
+        var expectsName = false
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                names.append([])
+                expectsName = true
+            case UInt8(ascii: "["):
+                names.append(nil)
+                expectsName = false
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                _ = names.popLast()
+                expectsName = false
+            case UInt8(ascii: ","):
+                expectsName = names.last.map { $0 != nil } ?? false
+            case UInt8(ascii: "\""):
+                let start = index
+                index += 1
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                    index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                guard index < bytes.count else { return nil }
+                if expectsName, let last = names.indices.last, names[last] != nil {
+                    let raw = bytes[start...index]
+                    let name =
+                        raw.contains(UInt8(ascii: "\\"))
+                        ? (try? JSONSerialization.jsonObject(with: Data(raw), options: [.fragmentsAllowed]) as? String) ?? String(decoding: raw, as: UTF8.self)
+                        : String(decoding: raw.dropFirst().dropLast(), as: UTF8.self)
+                    // In place: a copy of the set per name would make a body of many names slow.
+                    guard names[last]?.insert(name).inserted == true else { return name }
+                    expectsName = false
+                }
+            default:
+                break
+            }
+            index += 1
+        }
+        return nil
     }
 
     static func describe(_ error: DecodingError) -> String {
