@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GroupieCore
 import GroupieServer
 import GroupieSQLite
 
@@ -34,7 +35,7 @@ struct Backup: AsyncParsableCommand {
             throw CommandFailure("The database cannot be backed up: \(error.description)")
         }
         let megabytes = String(format: "%.1f", Double(summary.copiedBytes) / 1_048_576)
-        print("backed up \(configuration.dataDirectory) to \(destination): \(summary.files) files, \(summary.copied) copied (\(megabytes) MiB), \(summary.removed) removed")
+        print("backed up \(configuration.dataDirectory) to \(destination): \(EnglishCount.of(summary.files, "file")), \(summary.copied) copied (\(megabytes) MiB), \(summary.removed) removed")
         if postgres {
             print("the database is in PostgreSQL: keep its pg_dump, taken before this, beside this folder")
         }
@@ -70,7 +71,7 @@ struct Restore: AsyncParsableCommand {
             throw CommandFailure("The restored database cannot be read: \(error.description) Nothing was changed.")
         }
         let made = ISO8601DateFormatter().string(from: summary.manifest.createdAt)
-        print("restored the backup of \(made) into \(folder): \(summary.manifest.files.count) files, every checksum as in its manifest")
+        print("restored the backup of \(made) into \(folder): \(EnglishCount.of(summary.manifest.files.count, "file")), every checksum as in its manifest")
         if let kept = summary.keptAt { print("the data folder that was there is kept at \(kept)") }
         if summary.manifest.backend == "postgresql" {
             print("the database is in PostgreSQL: restore its pg_dump too (pg_restore) before starting the servers")

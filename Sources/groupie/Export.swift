@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GroupieCore
 import GroupiePostgres
 import GroupieServer
 import GroupieSQLite
@@ -41,6 +42,6 @@ struct Export: AsyncParsableCommand {
         } catch let error as ExportError {
             throw CommandFailure(error.description)
         }
-        print("exported \(venue) to \(to): \(counts.players) players, \(counts.groups) groups, \(counts.photos) photos")
+        print("exported \(venue) to \(to): " + Import.counts(players: counts.players, groups: counts.groups, photos: counts.photos))
     }
 }

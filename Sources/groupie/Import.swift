@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GroupieCore
 import GroupiePostgres
 import GroupieServer
 import GroupieSQLite
@@ -10,6 +11,11 @@ import GroupieStorage
 /// into the database `serve` uses (PostgreSQL, or the data folder's SQLite), in one transaction;
 /// the photo files stay where they are, in the data folder the instances share.
 struct Import: AsyncParsableCommand {
+    /// What a data folder holds, or what was copied, as the import and export print it.
+    static func counts(players: Int, groups: Int, photos: Int) -> String {
+        [EnglishCount.of(players, "player"), EnglishCount.of(groups, "group"), EnglishCount.of(photos, "photo")].joined(separator: ", ")
+    }
+
     static let configuration = CommandConfiguration(
         abstract: "Copy a SQLite database (groupie.sqlite, or a venue's export) into the PostgreSQL or SQLite database that serve uses.",
         discussion: "Stop the instance the file comes from first. The database imported into is named by --database or GROUPIE_DATABASE, else it is the SQLite database of the data folder (--data or GROUPIE_DATA), which is made if missing; it may hold other venues already, but none of these groups."
@@ -49,11 +55,11 @@ struct Import: AsyncParsableCommand {
             (counts, shown) = (try await store.counts(), path)
         }
         for (table, rows) in copied where rows > 0 {
-            print("\(table): \(rows) row\(rows == 1 ? "" : "s")")
+            print("\(table): \(EnglishCount.of(rows, "row"))")
         }
         func rows(_ table: String) -> Int { copied.first { $0.table == table }?.rows ?? 0 }
-        let imported = "\(rows("player")) players, \(rows("play_group")) groups, \(rows("photo")) photos"
-        let holds = "\(counts.players) players, \(counts.groups) groups, \(counts.photos) photos"
+        let imported = Self.counts(players: rows("player"), groups: rows("play_group"), photos: rows("photo"))
+        let holds = Self.counts(players: counts.players, groups: counts.groups, photos: counts.photos)
         print("imported into \(shown): \(imported)" + (imported == holds ? "" : "; it now holds \(holds)"))
     }
 }

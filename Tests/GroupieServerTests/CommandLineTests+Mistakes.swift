@@ -124,7 +124,7 @@ extension CommandLineTests {
         #expect(imported.status == 0, "\(imported.errors)")
         #expect(
             imported.output.split(separator: "\n").last.map(String.init)
-                == "imported into \(target.configuration.dataDirectory)/groupie.sqlite: 2 players, 1 groups, 0 photos; it now holds 3 players, 1 groups, 0 photos"
+                == "imported into \(target.configuration.dataDirectory)/groupie.sqlite: 2 players, 1 group, 0 photos; it now holds 3 players, 1 group, 0 photos"
         )
     }
 }

@@ -92,7 +92,7 @@ struct CommandLineTests {
             environment: ["GROUPIE_DATABASE": "postgres://groupie@db.internal/groupie"]
         )
         #expect(exported.status == 0, "\(exported.errors)")
-        #expect(exported.output.contains("exported aquarium to \(folder)/a.sqlite: 1 players, 1 groups, 0 photos"))
+        #expect(exported.output.contains("exported aquarium to \(folder)/a.sqlite: 1 player, 1 group, 0 photos"))
         let again = try await Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
         #expect(again.status != 0 && again.errors.contains("exists already: name a new file to export to"))
         let mistyped = try await Self.run(["export", "--data", folder + "/data", "--venue", "aquarim", "--to", folder + "/c.sqlite"])
@@ -144,7 +144,7 @@ struct CommandLineTests {
         let export = folder + "/aquarium.sqlite"
         let exported = try await Self.run(["export", "--data", server.configuration.dataDirectory, "--venue", "aquarium", "--to", export])
         #expect(exported.status == 0, "\(exported.errors)")
-        #expect(exported.output == "exported aquarium to \(export): 2 players, 1 groups, 1 photos\n")
+        #expect(exported.output == "exported aquarium to \(export): 2 players, 1 group, 1 photo\n")
 
         let url = try await TestPostgres.freshDatabase()
         let exportedBytes = try Data(contentsOf: URL(fileURLWithPath: export))
@@ -155,7 +155,7 @@ struct CommandLineTests {
         for line in ["player: 2 rows", "play_group: 1 row", "membership: 2 rows", "photo: 1 row", "group_event: \(events.count) rows"] {
             #expect(lines.contains(line), "\(lines)")
         }
-        #expect(lines.last == "imported into \(url): 2 players, 1 groups, 1 photos")
+        #expect(lines.last == "imported into \(url): 2 players, 1 group, 1 photo")
 
         func counts() async throws -> String {
             try await TestPostgres.psql(url, """
@@ -186,11 +186,11 @@ struct CommandLineTests {
         let back = folder + "/back.sqlite"
         let fromPostgres = try await Self.run(["export", "--database", url, "--venue", "aquarium", "--to", back])
         #expect(fromPostgres.status == 0, "\(fromPostgres.errors)")
-        #expect(fromPostgres.output == "exported aquarium to \(back): 2 players, 1 groups, 1 photos\n")
+        #expect(fromPostgres.output == "exported aquarium to \(back): 2 players, 1 group, 1 photo\n")
         let home = folder + "/home"
         let intoSQLite = try await Self.run(["import", "--from", back, "--data", home], environment: ["GROUPIE_DATABASE": ""])
         #expect(intoSQLite.status == 0, "\(intoSQLite.errors)")
-        #expect(intoSQLite.output.split(separator: "\n").last.map(String.init) == "imported into \(home)/groupie.sqlite: 2 players, 1 groups, 1 photos")
+        #expect(intoSQLite.output.split(separator: "\n").last.map(String.init) == "imported into \(home)/groupie.sqlite: 2 players, 1 group, 1 photo")
         let homeStore = try GroupieDatabase.open(atPath: home + "/groupie.sqlite")
         #expect(try await homeStore.events(groupId: group.id, after: 0, limit: 100) == events)
         #expect(try await homeStore.photo(id: photoId) == photo)

@@ -92,7 +92,7 @@ struct StaffDownloadController {
         let place = try downloads.take()
         try await database.audit(AuditEntry(
             at: moderation.clock(), staffEmail: session.member.email, venueId: venueId, action: "photos downloaded", subject: subject,
-            reason: "\(albums.count) group\(albums.count == 1 ? "" : "s"), \(photoCount) photo\(photoCount == 1 ? "" : "s")"
+            reason: EnglishCount.of(albums.count, "group") + ", " + EnglishCount.of(photoCount, "photo")
         ))
         context.logger.info("staff photos downloaded", metadata: ["staff": "\(session.member.id)", "venue": "\(venueId)", "groups": "\(albums.count)"])
         let timeZone = venue.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC") ?? .current

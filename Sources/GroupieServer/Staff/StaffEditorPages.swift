@@ -83,7 +83,7 @@ extension StaffPages {
         for (index, line) in lines.enumerated() {
             guard shown.contains(index) else { skipped += 1; continue }
             if skipped > 0 {
-                rows.append(DiffLine(kind: "skip", sign: "", old: "", new: "", text: "… \(skipped) unchanged line\(skipped == 1 ? "" : "s")"))
+                rows.append(DiffLine(kind: "skip", sign: "", old: "", new: "", text: "… " + EnglishCount.of(skipped, "unchanged line")))
                 skipped = 0
             }
             rows.append(DiffLine(
@@ -92,7 +92,7 @@ extension StaffPages {
             ))
         }
         if skipped > 0, !rows.isEmpty {
-            rows.append(DiffLine(kind: "skip", sign: "", old: "", new: "", text: "… \(skipped) unchanged line\(skipped == 1 ? "" : "s")"))
+            rows.append(DiffLine(kind: "skip", sign: "", old: "", new: "", text: "… " + EnglishCount.of(skipped, "unchanged line")))
         }
         return rows
     }
@@ -112,7 +112,7 @@ extension StaffPages {
             conflict: state.conflict.map { .init(disk: $0.text, hash: $0.hash, diff: Self.diffLines(from: $0.text, to: state.text)) },
             drops: state.drops.map { drop in
                 .init(group: drop.groupName, groupURL: StaffURL.group(drop.groupId).path, tasks: drop.tasks.map {
-                    "\($0.task.missionId) / \($0.task.taskId): \($0.photos) photo\($0.photos == 1 ? "" : "s")"
+                    "\($0.task.missionId) / \($0.task.taskId): " + EnglishCount.of($0.photos, "photo")
                 }.joined(separator: "; "))
             },
             hasDrops: !state.drops.isEmpty,

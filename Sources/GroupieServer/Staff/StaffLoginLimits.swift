@@ -1,4 +1,5 @@
 import Foundation
+import GroupieCore
 import GroupieStorage
 import Logging
 import HummingbirdBcrypt
@@ -61,8 +62,8 @@ struct StaffLoginLimits: Sendable {
 enum Waiting {
     /// "Try again in 10 minutes", rounded up to the minute (or seconds under one).
     static func inWords(seconds: Int) -> String {
-        if seconds < 60 { return "Try again in \(seconds) second\(seconds == 1 ? "" : "s")." }
+        if seconds < 60 { return "Try again in \(EnglishCount.of(seconds, "second"))." }
         let minutes = (seconds + 59) / 60
-        return "Try again in \(minutes) minute\(minutes == 1 ? "" : "s")."
+        return "Try again in \(EnglishCount.of(minutes, "minute"))."
     }
 }

@@ -185,9 +185,9 @@ extension StaffPages {
             downloads: StaffNumbersController.Table.allCases.map { table in
                 .init(url: StaffURL.numbersTable(venueId: venue.id, table: table.rawValue).path, name: table.rawValue + ".csv")
             },
-            stored: "\(numbers.groups) group\(numbers.groups == 1 ? "" : "s")",
+            stored: EnglishCount.of(numbers.groups, "group"),
             photos: numbers.medianPhotosPerGroup.map { String(format: "%.1f", $0) } ?? "–",
-            messages: "\(messages) message\(messages == 1 ? "" : "s") from staff",
+            messages: EnglishCount.of(messages, "message") + " from staff",
             missionChart: BarChart(
                 numbers.missions.map { (titles[$0.missionId] ?? $0.missionId, [$0.completed, $0.dropOff, $0.playing]) },
                 legend: ["completed", "dropped off", "still playing"]

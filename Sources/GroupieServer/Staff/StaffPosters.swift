@@ -71,7 +71,7 @@ struct StaffPosterController {
         let bytes = try await fileIO.drawn("cards", fileExtension: "pdf") { path in try sheet.render(to: path) }
         try await database.audit(.init(
             at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "table cards made",
-            subject: (label.map { "\($0): " } ?? "") + "\(count) groups: \(names.first ?? "") to \(names.last ?? "") (\(language))", reason: nil
+            subject: (label.map { "\($0): " } ?? "") + "\(EnglishCount.of(count, "group")): \(names.first ?? "") to \(names.last ?? "") (\(language))", reason: nil
         ))
         return Response(
             status: .ok,
