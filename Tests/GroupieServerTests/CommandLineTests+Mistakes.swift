@@ -139,3 +139,20 @@ extension CommandLineTests {
         #expect(Doctor.size(3 * 1_073_741_824 / 2) == "1.5 GiB")
     }
 }
+
+extension CommandLineTests {
+    @Test("A value a command refuses as it runs is followed by that command's usage, as one refused while parsing is")
+    func refusedValueShowsCommandUsage() async throws {
+        let port = try await Self.run(["serve", "--port", "abc"])
+        #expect(port.status == 64)
+        #expect(port.errors.hasPrefix("Error: --port: The port must be a number from 0 to 65535, not 'abc'.\nUsage: groupie serve "), "\(port.errors)")
+        #expect(port.errors.hasSuffix("  See 'groupie serve --help' for more information.\n"), "\(port.errors)")
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-usage-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let missions = try await Self.run(["staff", "add", "a@museum.example", "--role", "viewer", "--venue", "aquarium", "--missions", folder + "/none", "--data", folder])
+        #expect(missions.status == 64)
+        #expect(missions.errors.contains("\nUsage: groupie staff add <email> "), "\(missions.errors)")
+        #expect(missions.errors.hasSuffix("  See 'groupie staff add --help' for more information.\n"), "\(missions.errors)")
+    }
+}
