@@ -56,6 +56,21 @@ struct GroupFeedTests {
         #expect(feed.map(\.id) == [6, 2, 1])
     }
 
+    @Test("a photo staff restored comes back once, as a new entry without the reactions it had")
+    func restoredPhoto() {
+        let photo = ["photoId": "ph1", "photographerId": "p1", "photographerName": "Ada", "missionId": "a", "taskId": "1"]
+        var restored = photo
+        restored["restored"] = "true"
+        let feed = GroupFeed.entries(history + [
+            reaction(8, on: 3, "heart", by: "p2"), event(9, .photoRemoved, photo), event(10, .photoAdded, restored),
+            reaction(11, on: 3, "star", by: "p2"),
+        ], limit: 10)
+        #expect(feed.map(\.id) == [10, 6, 2, 1])
+        #expect(feed.first?.reactions.isEmpty == true, "a reaction to the entry that left is not shown")
+        let hiddenAgain = GroupFeed.entries(history + [event(9, .photoRemoved, photo), event(10, .photoAdded, restored), event(12, .photoRemoved, photo)], limit: 10)
+        #expect(hiddenAgain.map(\.id) == [6, 2, 1])
+    }
+
     @Test("a reaction is one of the fixed set, on a photo or a completed mission of the group")
     func rules() throws {
         #expect(

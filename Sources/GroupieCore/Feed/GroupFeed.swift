@@ -38,12 +38,20 @@ public enum GroupFeed {
     static let reactable: Set<GroupEventKind> = [.photoAdded, .missionCompleted]
 
     /// The feed of `events` (in any order), newest first, at most `limit` entries. A photo that
-    /// left the group (`photo-removed`) leaves the feed with its reactions.
+    /// left the group (`photo-removed`) leaves the feed with its reactions; one that staff
+    /// restored comes back as a new entry, where its phones saw it arrive, and only there.
     public static func entries(_ events: [Source], limit: Int) -> [Entry] {
         var entries: [Int: Entry] = [:]
         var removedPhotos: Set<String> = []
+        /// Each photo's entry: its latest `photo-added`.
+        var photoEntries: [String: Int] = [:]
         for event in events.sorted(by: { $0.seq < $1.seq }) {
             switch event.kind {
+            case .photoAdded:
+                let photoId = event.fields["photoId"] ?? ""
+                if let earlier = photoEntries.updateValue(event.seq, forKey: photoId) { entries[earlier] = nil }
+                removedPhotos.remove(photoId)
+                entries[event.seq] = Entry(id: event.seq, kind: .photoAdded, fields: event.fields, reactions: [:])
             case let kind where shown.contains(kind):
                 entries[event.seq] = Entry(id: event.seq, kind: kind, fields: event.fields, reactions: [:])
             case .photoRemoved:
