@@ -84,6 +84,11 @@ struct AnswerRulesTests {
     func refusals() {
         #expect(throws: AnswerRules.Refusal.alreadyDone) { try answer(.choice(0), key("q", "colour"), answered: [key("q", "colour")]) }
         #expect(throws: AnswerRules.Refusal.photoTask) { try answer(.text("x"), key("q", "photo")) }
+        let taken = Photo(
+            id: "x", groupId: "g", photographerId: "p1", photographerName: "Ada", missionId: "q", taskId: "photo", blob: "b", format: "jpeg",
+            width: 100, height: 100, createdAt: noon
+        )
+        #expect(throws: AnswerRules.Refusal.photoTask, "a photo task done is still a photo task") { try answer(.text("x"), key("q", "photo"), photos: [taken]) }
         #expect(throws: AnswerRules.Refusal.missionLocked(missionId: "r")) { try answer(.text("ABCD"), key("r", "1")) }
         #expect(throws: AnswerRules.Refusal.unknownTask) { try answer(.text("x"), key("q", "nine")) }
         #expect(throws: AnswerRules.Refusal.noSuchChoice) { try answer(.choice(3), key("q", "colour")) }

@@ -145,8 +145,8 @@ struct PhotoRulesTests {
     func hideAllowed() throws {
         let taken = photo("x", "a", "1", by: "p1")
         try PhotoRules.requireMayHide(taken, actorId: "c", creatorId: "c")
-        #expect(throws: PhotoRules.Refusal.notAllowedToDelete) { try PhotoRules.requireMayHide(taken, actorId: "p2", creatorId: "c") }
-        #expect(throws: PhotoRules.Refusal.notAllowedToDelete) { try PhotoRules.requireMayHide(taken, actorId: "p2", creatorId: nil) }
+        #expect(throws: PhotoRules.Refusal.notAllowedToHide) { try PhotoRules.requireMayHide(taken, actorId: "p2", creatorId: "c") }
+        #expect(throws: PhotoRules.Refusal.notAllowedToHide) { try PhotoRules.requireMayHide(taken, actorId: "p2", creatorId: nil) }
     }
 
     @Test("without a creator, the photographer alone may remove a photo")

@@ -123,6 +123,29 @@ struct VisitTallyRulesTests {
         ), restored: true), at: Self.at(9)).restored, "read from the event's payload")
     }
 
+    @Test("A mission of questions starts with its first answer, right or wrong, and is timed from it")
+    func answeredMission() {
+        let (visit, tally) = Self.play([
+            [Self.event(.taskAnswered, "q", "1", 2)],
+            [Self.event(.taskAnswered, "q", "1", 3), Self.event(.taskDone, "q", "1", 3)],
+            [Self.event(.taskAnswered, "q", "2", 6), Self.event(.taskDone, "q", "2", 6), Self.event(.missionCompleted, "q", nil, 6)],
+        ], from: Self.fresh())
+        #expect(visit.missions["q"] == .init(startedAt: Self.at(2), completedAt: Self.at(6)))
+        #expect(tally[Key(venueId: "v", kind: .mission, missionId: "q", value: 240)] == 1, "four minutes from the first answer")
+        #expect(tally[Key(venueId: "v", kind: .task, missionId: "q", taskId: "1", value: 60)] == 1)
+        #expect(tally[Key(venueId: "v", kind: .task, missionId: "q", taskId: "2", value: 240)] == 1)
+        let history = VisitNumbers.History(groupId: "g", startedAt: Date(timeIntervalSince1970: Self.at(0)), events: [
+            (VisitNumbers.History.Event(kind: .taskAnswered, missionId: "q", taskId: "1", at: Date(timeIntervalSince1970: Self.at(2)))),
+            .init(kind: .taskAnswered, missionId: "q", taskId: "1", at: Date(timeIntervalSince1970: Self.at(3))),
+            .init(kind: .taskDone, missionId: "q", taskId: "1", at: Date(timeIntervalSince1970: Self.at(3))),
+            .init(kind: .taskAnswered, missionId: "q", taskId: "2", at: Date(timeIntervalSince1970: Self.at(6))),
+            .init(kind: .taskDone, missionId: "q", taskId: "2", at: Date(timeIntervalSince1970: Self.at(6))),
+            .init(kind: .missionCompleted, missionId: "q", taskId: nil, at: Date(timeIntervalSince1970: Self.at(6))),
+        ])
+        #expect(Self.tally(tally) == VisitNumbers.Tally(histories: [history]))
+        #expect(VisitNumbers.isPlaying(history, now: Date(timeIntervalSince1970: Self.at(33))), "an answer 27 minutes ago is playing")
+    }
+
     @Test("Other events change nothing")
     func others() {
         let visit = Self.play([[Self.event(.photoAdded, "a", "1", 1)]], from: Self.fresh()).0
@@ -152,7 +175,7 @@ struct VisitTallyRulesTests {
     @Test("Counted command by command, the tally of played groups is the numbers page's count of their events")
     func sameAsHistories() {
         var generator = SystemRandomNumberGenerator()
-        let kinds: [GroupEventKind] = [.photoAdded, .taskDone, .taskUndone, .missionCompleted, .memberLeft]
+        let kinds: [GroupEventKind] = [.photoAdded, .taskAnswered, .taskDone, .taskUndone, .missionCompleted, .memberLeft]
         for round in 0..<200 {
             var minutes = 0.0
             var commands: [[Rules.Event]] = []

@@ -104,7 +104,7 @@ struct AnswerRouteTests {
                 ("/quiz/tasks/colour/answer", #"{"text": "Vit"}"#, .unprocessableContent, "wrong-kind-of-answer"),
                 ("/quiz/tasks/colour/answer", #"{"choice": 3}"#, .unprocessableContent, "no-such-choice"),
                 ("/quiz/tasks/animal/answer", #"{"text": "   "}"#, .unprocessableContent, "invalid-answer"),
-                ("/quiz/tasks/animal/answer", #"{"text": "a", "choice": 1}"#, .badRequest, "invalid-answer"),
+                ("/quiz/tasks/animal/answer", #"{"text": "a", "choice": 1}"#, .unprocessableContent, "invalid-answer"),
                 ("/quiz/tasks/animal/answer", #"{"answer": "a"}"#, .unprocessableContent, "unknown-field"),
                 ("/sharks/tasks/shark/answer", #"{"text": "a"}"#, .unprocessableContent, "photo-task"),
                 ("/quiz/tasks/nope/answer", #"{"text": "a"}"#, .unprocessableContent, "unknown-task"),
@@ -118,6 +118,8 @@ struct AnswerRouteTests {
             let image = try TestImages.solid(width: 300, height: 200, rgb: (1, 100, 1), ext: "jpg")
             let (photo, why) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id, query: "?mission=quiz&task=colour")
             #expect(photo.status == .unprocessableContent && why["code"] as? String == "not-a-photo-task")
+            let (collage, none) = try await client.send(.get, base + "/quiz/collage.jpg", headers: ada.auth)
+            #expect(collage.status == .notFound && none["code"] as? String == "no-collage", "questions and codes alone make no collage: \(none)")
             let stranger = try await client.newPlayer("Cy")
             #expect(try await client.send(.post, base + "/quiz/tasks/colour/answer", json: #"{"choice": 1}"#, headers: stranger.auth).0.status == .notFound)
             #expect(try await client.send(.get, "/api/v1/groups/\(group.id)/answers", headers: stranger.auth).0.status == .notFound)
@@ -146,6 +148,9 @@ struct AnswerRouteTests {
             let (_, numbers) = try await browser.page(client, "/staff/venues/aquarium/numbers")
             #expect(numbers.contains("Questions and found-it codes"))
             #expect(numbers.contains("<td>colour</td><td>question</td><td>1</td><td>1</td><td>2</td>"))
+            // Answers start a mission of questions: started, not complete, still being played.
+            let (_, missionsCSV) = try await browser.page(client, "/staff/venues/aquarium/numbers/missions.csv")
+            #expect(missionsCSV.components(separatedBy: "\r\n").contains("quiz,1,0,1,0,"), "\(missionsCSV)")
         }
     }
 }

@@ -159,6 +159,7 @@ struct PhotoRouteTests {
                 let (response, problem) = try await Self.upload(client, path, as: player, group: group.id, query: query)
                 #expect(response.status.code == status, "\(query)")
                 #expect(problem["code"] as? String == code)
+                if code == "mission-locked" { #expect(problem["detail"] as? String == "Mission 'rays' unlocks when mission 'sharks' is complete.") }
             }
         }
         #expect(Self.blobFiles(server).isEmpty)

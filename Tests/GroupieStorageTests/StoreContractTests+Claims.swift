@@ -78,7 +78,7 @@ extension StoreContractTests {
         let store = try await backend.open()
         let (ada, bo, group) = try await pair(in: store)
         let taken = try await store.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now).photo
-        await #expect(throws: PhotoRules.Refusal.notAllowedToDelete) {
+        await #expect(throws: PhotoRules.Refusal.notAllowedToHide) {
             try await store.hidePhotoFromGroup(id: taken.id, by: bo.id, reason: "r", venue: self.venue, now: self.now)
         }
         #expect(try await store.counts().photos == 1, "a refused hide changes nothing")

@@ -2,10 +2,11 @@ import Foundation
 
 /// Groups still playing: a group that started a mission a minute ago has not dropped off it, and
 /// the tasks it has not taken yet are not skipped. A group *stops playing* when staff close it,
-/// or after `quietAfter` without a new photo (what staff do to its photos is not its playing).
+/// or after `quietAfter` without a new photo or answer (what staff do to its photos is not its
+/// playing).
 extension VisitNumbers {
     /// The kinds of event a `History` holds, as SQL's list of strings.
-    public static let historyKinds = [GroupEventKind.photoAdded, .taskDone, .taskUndone, .missionCompleted, .groupClosed, .groupReopened]
+    public static let historyKinds = [GroupEventKind.photoAdded, .taskAnswered, .taskDone, .taskUndone, .missionCompleted, .groupClosed, .groupReopened]
         .map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
     /// How long without activity a group stops playing.
@@ -14,7 +15,7 @@ extension VisitNumbers {
     public static let playingLookback: TimeInterval = 24 * 3600
 
     /// Whether the group is still playing at `now`: not closed (its last closing not followed
-    /// by a reopening), and started or with a new photo within `quietAfter`.
+    /// by a reopening), and started or with a new photo or answer within `quietAfter`.
     public static func isPlaying(_ history: History, now: Date) -> Bool {
         guard history.played else { return false }
         var closed = false
@@ -23,7 +24,7 @@ extension VisitNumbers {
             switch event.kind {
             case .groupClosed: closed = true
             case .groupReopened: closed = false
-            case .photoAdded: last = max(last, event.at)
+            case .photoAdded, .taskAnswered: last = max(last, event.at)
             default: continue
             }
         }

@@ -6,7 +6,8 @@ import Foundation
 /// The rules, as the console states them:
 /// - a group *counts* once someone has joined it (groups made for table cards that nobody
 ///   joined do not count, nor their photos);
-/// - a group *starts* a mission with its first photo for one of the mission's tasks;
+/// - a group *starts* a mission with its first photo for one of the mission's tasks, or its
+///   first answer (right or wrong) to one of its questions or codes;
 /// - it *completes* the mission with the `mission-completed` event; a `task-undone` of the
 ///   mission (a photo hidden or deleted) takes the completion back, until it completes again;
 /// - it *drops off* a mission it started and did not complete once it has *stopped playing*:
@@ -145,6 +146,10 @@ public struct VisitNumbers: Sendable, Equatable {
                         // A photo staff restored was counted when it was first added.
                         if let photoId = event.photoId, !photoIds.insert(photoId).inserted { continue }
                         photos += 1
+                        if let missionId = event.missionId, event.taskId != nil, missionStart[missionId] == nil {
+                            missionStart[missionId] = event.at
+                        }
+                    case .taskAnswered:
                         if let missionId = event.missionId, event.taskId != nil, missionStart[missionId] == nil {
                             missionStart[missionId] = event.at
                         }

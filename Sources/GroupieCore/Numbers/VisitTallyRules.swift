@@ -78,7 +78,7 @@ public enum VisitTallyRules {
     }
 
     /// The kinds of event that change a group's visit state; others leave it as it is.
-    public static let kinds: Set<GroupEventKind> = [.photoAdded, .taskDone, .taskUndone, .missionCompleted]
+    public static let kinds: Set<GroupEventKind> = [.photoAdded, .taskAnswered, .taskDone, .taskUndone, .missionCompleted]
 
     /// Whether storing `payloads`, or a membership (`joins`), may change the numbers: only then is
     /// the group's visit state worth reading.
@@ -140,6 +140,7 @@ public enum VisitTallyRules {
     /// - a membership makes the group played: it counts, with its photos;
     /// - a `photo-added` counts a photo (unless staff restored one counted before), and with a
     ///   mission and a task starts the mission unless it had started;
+    /// - a `task-answered` (right or wrong) starts its mission unless it had started;
     /// - a `task-done` of a task not done before times it from its mission's start (`notCompleted` before one);
     /// - a `mission-completed` completes the mission unless it is complete;
     /// - a `task-undone` takes the completion of its mission back.
@@ -160,6 +161,9 @@ public enum VisitTallyRules {
             switch event.kind {
             case .photoAdded:
                 if !event.restored { after.photosAdded += 1 }
+                guard let missionId = event.missionId, event.taskId != nil else { continue }
+                first(\.startedAt, of: missionId, at: event.at)
+            case .taskAnswered:
                 guard let missionId = event.missionId, event.taskId != nil else { continue }
                 first(\.startedAt, of: missionId, at: event.at)
             case .taskDone:

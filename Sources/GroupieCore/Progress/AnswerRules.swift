@@ -74,6 +74,8 @@ public enum AnswerRules {
         guard let venue, let mission = venue.mission(id: task.missionId), let missionTask = mission.task(id: task.taskId) else {
             throw .unknownTask
         }
+        // A photo task takes no answer, done or not: said before anything about its progress.
+        if case .photo = missionTask.kind { throw .photoTask }
         let old = GroupProgress(venue: venue, doneTasks: before.done)
         guard old.mission(mission.id)?.isUnlocked == true else { throw .missionLocked(missionId: mission.id) }
         guard !before.done.contains(task) else { throw .alreadyDone }

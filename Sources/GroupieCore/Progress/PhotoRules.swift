@@ -29,6 +29,8 @@ public enum PhotoRules {
     public enum Refusal: Error, Sendable, Equatable {
         /// Only a photo's photographer (or the venue's staff) may delete it for good.
         case notAllowedToDelete
+        /// Only the group's creator may hide a teammate's photo from the group.
+        case notAllowedToHide
         /// The group's creator may hide a teammate's photo from the group, not delete it.
         case creatorMayOnlyHide
         /// The picked photo is not one of the task's in this group.
@@ -62,7 +64,7 @@ public enum PhotoRules {
     /// The group's creator may hide a teammate's photo from the group (its album, progress and
     /// collages) without deleting it; the venue's staff can bring it back. Anyone else is refused.
     public static func requireMayHide(_ photo: Photo, actorId: String, creatorId: String?) throws(Refusal) {
-        guard creatorId == actorId else { throw .notAllowedToDelete }
+        guard creatorId == actorId else { throw .notAllowedToHide }
     }
 
     public struct Change: Sendable {

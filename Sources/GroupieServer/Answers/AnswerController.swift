@@ -17,7 +17,7 @@ struct AnswerController {
         switch (body.choice, body.text) {
         case (let choice?, nil): given = .choice(choice - 1)
         case (nil, let text?): given = .text(text)
-        default: throw Problem.badRequest("invalid-answer", "Give either 'choice' (the number of a choice, from 1) or 'text'.")
+        default: throw Problem(.unprocessableContent, code: "invalid-answer", detail: "Give either 'choice' (the number of a choice, from 1) or 'text'.")
         }
         let outcome = try await answers.answer(given, to: task, by: context.player, in: context.group)
         return AnswerOutcome(right: outcome.right, fact: outcome.fact)

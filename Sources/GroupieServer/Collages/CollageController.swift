@@ -60,8 +60,10 @@ struct CollageController {
         } catch CollageService.Unavailable.incomplete(let missing) {
             throw Problem(
                 .conflict, code: "mission-incomplete",
-                detail: "The collage is made when the mission is complete; \(missing) task\(missing == 1 ? "" : "s") still need\(missing == 1 ? "s" : "") a photo."
+                detail: "The collage is made when the mission is complete; \(EnglishCount.of(missing, "task")) still to do."
             )
+        } catch CollageService.Unavailable.noPhotoTasks {
+            throw Problem.notFound("no-collage", "Mission '\(missionId)' is all questions and codes: it makes no collage.")
         } catch CollageService.Unavailable.failedRecently(let seconds) {
             throw Problem(
                 .serviceUnavailable, code: "collage-unavailable",

@@ -107,6 +107,8 @@ actor CollageService {
     enum Unavailable: Error, Equatable {
         case unknownMission
         case incomplete(missing: Int)
+        /// A mission of questions and codes alone: it has no photos to make a collage of.
+        case noPhotoTasks
         /// The same picture failed to render a short while ago; `retryAfter` seconds until it is tried again.
         case failedRecently(retryAfter: Int)
     }
@@ -132,9 +134,10 @@ actor CollageService {
         }
         // The photos of its photo tasks, once every task is done (questions and codes too); a
         // mission without photo tasks has no collage.
+        guard !mission.photoTaskIds.isEmpty else { throw Unavailable.noPhotoTasks }
         let done = subject.taskPhotos.done
         let missing = mission.tasks.filter { !done.contains(.init(missionId: mission.id, taskId: $0.id)) }.count
-        guard missing == 0, !mission.photoTaskIds.isEmpty, let photos = subject.taskPhotos.chosen(missionId: mission.id, taskIds: mission.photoTaskIds) else {
+        guard missing == 0, let photos = subject.taskPhotos.chosen(missionId: mission.id, taskIds: mission.photoTaskIds) else {
             throw Unavailable.incomplete(missing: missing)
         }
         let language = LanguageNegotiation.choose(explicit: requested ?? subject.creatorLanguage, acceptLanguage: nil, offered: venue.languages)

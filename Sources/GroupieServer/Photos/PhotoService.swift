@@ -214,7 +214,7 @@ struct PhotoService: Sendable {
         }
         let progress = GroupProgress(venue: venue, doneTasks: try await database.taskPhotos(groupId: groupId).done)
         guard progress.mission(missionId)?.isUnlocked == true else {
-            throw Problem(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when \(mission.after.joined(separator: ", ")) are complete.")
+            throw Problem.missionLocked(missionId, after: mission.after)
         }
     }
 }

@@ -25,6 +25,8 @@ extension Problem {
             switch error {
             case .notAllowedToDelete:
                 self.init(.forbidden, code: "not-allowed", detail: "Only the photographer can delete a photo.")
+            case .notAllowedToHide:
+                self.init(.forbidden, code: "not-allowed", detail: "Only the group's creator can hide a teammate's photo from the group.")
             case .creatorMayOnlyHide:
                 self.init(
                     .forbidden, code: "creator-may-only-hide",
@@ -32,7 +34,7 @@ extension Problem {
                 )
             case .notOfThisTask: self.init(.unprocessableContent, code: "photo-not-of-task", detail: "That photo is not one of this task's photos.")
             case .missionLocked(let missionId):
-                self.init(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when the missions before it are complete.")
+                self = .missionLocked(missionId)
             }
         case let error as ReactionRules.Refusal:
             switch error {
@@ -101,13 +103,25 @@ extension Problem {
 }
 
 extension Problem {
+    /// A task of a mission the group has not unlocked: when `after` (the missions it waits for)
+    /// is known, it is named.
+    static func missionLocked(_ missionId: String, after: [String] = []) -> Problem {
+        let waitsFor =
+            switch after.count {
+            case 0: "the missions before it are complete"
+            case 1: "mission '\(after[0])' is complete"
+            default: "missions " + after.dropLast().map { "'\($0)'" }.joined(separator: ", ") + " and '\(after.last!)' are complete"
+            }
+        return Problem(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when \(waitsFor).")
+    }
+
     /// The refusals of an answer or a found code (`AnswerRules`).
     init(answerRefusal error: AnswerRules.Refusal) {
         switch error {
         case .unknownTask: self.init(.unprocessableContent, code: "unknown-task", detail: "The venue has no such mission or task.")
         case .photoTask: self.init(.unprocessableContent, code: "photo-task", detail: "This task is done with a photo, not an answer.")
         case .missionLocked(let missionId):
-            self.init(.conflict, code: "mission-locked", detail: "Mission '\(missionId)' unlocks when the missions before it are complete.")
+            self = .missionLocked(missionId)
         case .alreadyDone: self.init(.conflict, code: "task-answered-already", detail: "Your group has already answered this task right.")
         case .timeUp(let missionId): self.init(.conflict, code: "time-up", detail: "The time for mission '\(missionId)' is over.")
         case .wrongKindOfAnswer:
