@@ -1,7 +1,11 @@
 #include "groupie_tile.h"
 #include "groupie_vips.h"
 
+#include <math.h>
 #include <string.h>
+
+/* How many places' length of a photo a covering tile keeps around its subject. */
+#define GROUPIE_TILE_REACH 4.0
 
 /* A photo scaled uniformly to cover `width` x `height` and cropped to it, in memory: JPEG
  * shrink-on-load, then a linear resize, then the crop window, placed on the attention centre
@@ -10,7 +14,7 @@
 VipsImage *groupie_make_tile(const char *path, int width, int height, int crop, double focus_x, double focus_y) {
     int attention = crop == GROUPIE_CROP_ATTENTION, whole = crop == GROUPIE_CROP_WHOLE;
     VipsObject *scope = VIPS_OBJECT(vips_image_new());
-    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 8);
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 9);
     VipsImage *result = NULL;
     const char *loader = vips_foreign_find_load(path);
     if (!loader) goto done;
@@ -32,8 +36,25 @@ VipsImage *groupie_make_tile(const char *path, int width, int height, int crop, 
         }
     }
     if (vips_autorot(image, &t[2], NULL)) goto done;
+    VipsImage *source = t[2];
+    if (!whole) {
+        /* Covering, a photo much longer than its place would be scaled to that length, all of it
+         * held in memory: what lies beyond GROUPIE_TILE_REACH places' length around the subject
+         * (or the centre) is cut first, so that a tile costs about its place whatever the
+         * photo's shape. Photos of ordinary shapes keep every pixel. */
+        double sw = source->Xsize, sh = source->Ysize;
+        int kw = (int)VIPS_MIN(sw, ceil(GROUPIE_TILE_REACH * width / scale)), kh = (int)VIPS_MIN(sh, ceil(GROUPIE_TILE_REACH * height / scale));
+        if (kw < source->Xsize || kh < source->Ysize) {
+            double fx = focus_x >= 0 ? focus_x : 0.5, fy = focus_y >= 0 ? focus_y : 0.5;
+            int kl = VIPS_CLIP(0, (int)(fx * sw) - kw / 2, source->Xsize - kw), kt = VIPS_CLIP(0, (int)(fy * sh) - kh / 2, source->Ysize - kh);
+            if (vips_extract_area(source, &t[8], kl, kt, kw, kh, NULL)) goto done;
+            if (focus_x >= 0) focus_x = (focus_x * sw - kl) / kw;
+            if (focus_y >= 0) focus_y = (focus_y * sh - kt) / kh;
+            source = t[8];
+        }
+    }
     /* A triangle filter scaled to the reduction: sharp enough for tiles, and a third of the cost of cubic. */
-    if (vips_resize(t[2], &t[3], scale, "kernel", VIPS_KERNEL_LINEAR, NULL)) goto done;
+    if (vips_resize(source, &t[3], scale, "kernel", VIPS_KERNEL_LINEAR, NULL)) goto done;
     if (!(image = groupie_srgb(scope, t[3], 0))) goto done;
     /* Decoded once, here: the crop and the picture read from memory. */
     if (!(t[4] = vips_image_copy_memory(image))) goto done;

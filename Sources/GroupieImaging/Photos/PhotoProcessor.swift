@@ -12,11 +12,15 @@ public struct PhotoProcessor: Sendable {
         /// say (a 16-bit RGBA photo decodes to eight bytes a pixel, an 8-bit RGB one to three).
         public var maxDecodedBytes: Int
         public var minEdge: Int
+        /// The long side over the short one: a phone's widest panorama is about 8; a photo
+        /// thousands of times longer than wide is no photo, and costs a collage its length.
+        public var maxAspectRatio: Int
 
-        public init(maxPixels: Int = 100_000_000, maxDecodedBytes: Int = 300_000_000, minEdge: Int = 64) {
+        public init(maxPixels: Int = 100_000_000, maxDecodedBytes: Int = 300_000_000, minEdge: Int = 64, maxAspectRatio: Int = 20) {
             self.maxPixels = maxPixels
             self.maxDecodedBytes = maxDecodedBytes
             self.minEdge = minEdge
+            self.maxAspectRatio = maxAspectRatio
         }
     }
 
@@ -43,6 +47,7 @@ public struct PhotoProcessor: Sendable {
         case tooLarge(width: Int, height: Int)
         case tooManyDecodedBytes(Int)
         case tooSmall(width: Int, height: Int)
+        case tooNarrow(width: Int, height: Int)
         case processing(String)
     }
 
@@ -83,6 +88,9 @@ public struct PhotoProcessor: Sendable {
         guard header.width * header.height <= limits.maxPixels else { throw Failure.tooLarge(width: header.width, height: header.height) }
         guard header.decodedBytes <= limits.maxDecodedBytes else { throw Failure.tooManyDecodedBytes(header.decodedBytes) }
         guard min(header.width, header.height) >= limits.minEdge else { throw Failure.tooSmall(width: header.width, height: header.height) }
+        guard max(header.width, header.height) <= min(header.width, header.height) * limits.maxAspectRatio else {
+            throw Failure.tooNarrow(width: header.width, height: header.height)
+        }
         return header
     }
 

@@ -89,6 +89,11 @@ extension Problem {
             )
         case .tooSmall(let width, let height):
             self.init(.unprocessableContent, code: "image-too-small", detail: "The photo is \(width) × \(height) pixels; each side must be at least 64.")
+        case .tooNarrow(let width, let height):
+            self.init(
+                .unprocessableContent, code: "image-too-narrow",
+                detail: "The photo is \(width) × \(height) pixels; its long side may be at most \(PhotoProcessor.Limits().maxAspectRatio) times its short side."
+            )
         case .unreadable, .processing:
             self.init(.unprocessableContent, code: "unreadable-image", detail: "The photo cannot be read; it may be truncated or damaged.")
         }
