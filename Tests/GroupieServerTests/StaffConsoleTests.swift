@@ -152,6 +152,14 @@ struct StaffConsoleTests {
             #expect(eva.status == .seeOther && evaBrowser != nil)
             let (other, browser) = try await Self.signIn(client, "ola@museum.example", address: "10.0.0.1")
             #expect(other.status == .seeOther && browser != nil)
+            // However long one address goes on, its refused guesses do not add up to the
+            // account's lock from every address.
+            for _ in 0..<StaffLoginLimits.perAccount {
+                let (response, _) = try await Self.signIn(client, "eva@museum.example", password: "not the password", address: "10.0.0.1")
+                #expect(response.status == .tooManyRequests)
+            }
+            let (again, _) = try await Self.signIn(client, "eva@museum.example", address: "10.0.0.3")
+            #expect(again.status == .seeOther, "one address cannot lock the member out of every other")
         }
     }
 

@@ -7,7 +7,8 @@ import HummingbirdBcrypt
 /// Sign-in attempts, counted per e-mail address from one client address, per client address,
 /// and per e-mail address from every address together, in a sliding window. Guessing one
 /// member's password from one machine stops after a few tries, guessing many from one machine
-/// soon after, and a guess spread over many machines at the third bound. A stranger's wrong
+/// soon after, and a guess spread over many machines at the third bound, which counts only the
+/// attempts the first two let through (one address alone cannot reach it). A stranger's wrong
 /// passwords lock out only the stranger's own address: a member signing in from another
 /// address, under its limits, always gets in.
 ///
@@ -41,11 +42,14 @@ struct StaffLoginLimits: Sendable {
         let unlocked = email.isEmpty ? nil : try? await byAccount.store.staffUnlockedAt(email: email)
         await byAccountAndAddress.recordFailure(pair, now: now)
         await byAddress.recordFailure(address, now: now)
-        await byAccount.recordFailure(email, now: now)
         // Counted with this attempt: the limit's own attempt may be checked, the next is refused.
-        return await JoinRateLimiter.retryAfter(
-            [(byAccountAndAddress, pair, unlocked), (byAddress, address, nil), (byAccount, email, unlocked)], now: now, allowing: 1
-        )
+        if let wait = await JoinRateLimiter.retryAfter([(byAccountAndAddress, pair, unlocked), (byAddress, address, nil)], now: now, allowing: 1) {
+            return wait
+        }
+        // Only an attempt its address may make counts against the account from everywhere: the
+        // attempts one address is refused cannot add up to a lock for every other address.
+        await byAccount.recordFailure(email, now: now)
+        return await JoinRateLimiter.retryAfter([(byAccount, email, unlocked)], now: now, allowing: 1)
     }
 
     /// A sign-in succeeded: the member's attempts from this address are forgotten.
