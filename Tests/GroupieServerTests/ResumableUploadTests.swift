@@ -15,9 +15,10 @@ struct ResumableUploadTests {
     /// length unless given), or no bytes with `bytes */total` when `range` is nil.
     static func put(
         _ client: some TestClientProtocol, _ bytes: Data, _ range: ClosedRange<Int>?, total: Int? = nil, key: String,
-        as player: TestPlayer, group: String, query: String = "", body: Data? = nil, header: String? = nil
+        as player: TestPlayer, group: String, query: String = "", body: Data? = nil, header: String? = nil, from address: String? = nil
     ) async throws -> (TestResponse, [String: Any]) {
         var headers = player.auth
+        if let address { headers[HTTPField.Name("X-Forwarded-For")!] = address }
         headers[.contentType] = "application/octet-stream"
         let total = total ?? bytes.count
         headers[contentRange] = header ?? (range.map { "bytes \($0.lowerBound)-\($0.upperBound)/\(total)" } ?? "bytes */\(total)")
@@ -172,6 +173,33 @@ struct ResumableUploadTests {
         }
         #expect(try await server.database().counts().photos == 1)
         #expect(Self.partialFiles(server).isEmpty)
+    }
+
+    @Test("Uploads in progress are bounded per client address: one machine's uploads that never go on leave room for others")
+    func boundPerAddress() async throws {
+        let server = try { () throws -> TestServer in
+            var server = try PhotoRouteTests.server()
+            server.configuration.partialUploadBytesPerAddress = 3_000
+            server.configuration.trustForwardedFor = true
+            return server
+        }()
+        try await server.test { client in
+            let bytes = Data(repeating: 1, count: 1_000)
+            var members: [(TestPlayer, String)] = []
+            for name in ["Ada", "Bo", "Cy", "Di"] {
+                let player = try await client.newPlayer(name)
+                members.append((player, try await client.newGroup(by: player).id))
+            }
+            // Each in a group of its own, so that only the bound per address can refuse.
+            for (player, group) in members.prefix(2) {
+                #expect(try await Self.put(client, bytes, 0...0, total: 1_400, key: "a", as: player, group: group, from: "10.0.0.1").0.status == .ok)
+            }
+            let (full, body) = try await Self.put(client, bytes, 0...0, total: 1_400, key: "a", as: members[2].0, group: members[2].1, from: "10.0.0.1")
+            #expect(full.status.code == 507 && body["code"] as? String == "uploads-full")
+            #expect(try await Self.put(client, bytes, 0...0, total: 1_400, key: "a", as: members[3].0, group: members[3].1, from: "10.0.0.2").0.status == .ok)
+            // What an address started goes on, whatever its room.
+            #expect(try await Self.put(client, bytes, 1...99, total: 1_400, key: "a", as: members[0].0, group: members[0].1, from: "10.0.0.1").0.status == .ok)
+        }
     }
 
     @Test("Uploads in progress are bounded per group, and go when untouched past their lifetime")

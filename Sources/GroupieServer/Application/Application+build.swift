@@ -211,7 +211,10 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
     let partials = try PartialUploads(
         directory: configuration.dataDirectory + "/uploads",
-        limits: .init(perGroup: configuration.partialUploadBytesPerGroup, total: configuration.partialUploadBytes, lifetime: configuration.partialUploadLifetime),
+        limits: .init(
+            perGroup: configuration.partialUploadBytesPerGroup, perAddress: configuration.partialUploadBytesPerAddress, total: configuration.partialUploadBytes,
+            lifetime: configuration.partialUploadLifetime
+        ),
         fileIO: dependencies.fileIO, clock: clock
     )
     let membership = MembershipService(
@@ -242,7 +245,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         ),
         files: dependencies.files, hub: events.hub, collages: dependencies.collages, background: dependencies.background, toggles: toggles, clock: clock
     )
-    PhotoController(photos: photos, signer: signer, downloads: downloads, partials: partials).addRoutes(to: api)
+    PhotoController(photos: photos, signer: signer, downloads: downloads, partials: partials, clientAddress: clientAddress).addRoutes(to: api)
     GroupFeedController(feed: GroupFeedService(database: dependencies.database, hub: events.hub, toggles: toggles, clock: clock), signer: signer).addRoutes(to: api)
     AnswerController(
         answers: AnswerService(database: dependencies.database, catalog: dependencies.catalog, hub: events.hub, collages: dependencies.collages, clock: clock)

@@ -56,9 +56,11 @@ public struct ServerConfiguration: Sendable {
     public var streamedDownloads = 128
     /// The largest photo accepted, in bytes.
     public var maxUploadBytes: Int
-    /// Bytes that resumable uploads not yet complete may announce (their totals), in one group
-    /// and in all; a new upload past either is refused with 507 until others finish or expire.
+    /// Bytes that resumable uploads not yet complete may announce (their totals), in one group,
+    /// from one client address and in all; a new upload past any is refused with 507 until
+    /// others finish or expire. A class behind one address sends a few photos of some MiB at once.
     public var partialUploadBytesPerGroup = 100 * 1_048_576
+    public var partialUploadBytesPerAddress = 256 * 1_048_576
     public var partialUploadBytes = 1_024 * 1_048_576
     /// How long a resumable upload's bytes stay on disk after its last part.
     public var partialUploadLifetime: TimeInterval = 24 * 3600

@@ -13,11 +13,14 @@ import HTTPTypes
 /// (`flock`, so instances sharing the data folder take turns), written to disk (`fsync`) and
 /// only then counted in `state.json`, itself replaced atomically: an offset the server
 /// acknowledges is never lost, and a part that stopped half-way is never counted.
-/// What the uploads in progress may announce is bounded per group and in total (by their
-/// declared totals, reserved when they start), and an upload untouched for `lifetime` goes.
+/// What the uploads in progress may announce is bounded per group, per client address and in
+/// total (by their declared totals, reserved when they start), and an upload untouched for
+/// `lifetime` goes. The bound per address keeps one machine's uploads that never go on (a byte
+/// of a 25 MiB photo each) from taking the whole server's room: it takes several.
 struct PartialUploads: Sendable {
     struct Limits: Sendable {
         var perGroup: Int
+        var perAddress: Int
         var total: Int
         var lifetime: TimeInterval
     }
@@ -30,6 +33,9 @@ struct PartialUploads: Sendable {
         var taskId: String?
         var choose: Bool
         var updatedAt: Double
+        /// A hash of the client address that started the upload (none in an upload started
+        /// before Groupie kept it).
+        var address: String?
     }
 
     /// Whose upload, of which group, under which key.
@@ -78,8 +84,8 @@ struct PartialUploads: Sendable {
     /// Checks that a part may be taken before any of its bytes is read: the same total and
     /// task as the upload's first part, and starting where the stored bytes end. The first
     /// part of an upload reserves its total within the bounds, under the folder's lock.
-    func prepare(_ name: Name, range: ContentRange, task: GroupProgress.TaskKey?, choose: Bool) async throws -> State {
-        let root = directory, groupFolder = folder(of: name.groupId), path = folder(of: name)
+    func prepare(_ name: Name, range: ContentRange, task: GroupProgress.TaskKey?, choose: Bool, address: String) async throws -> State {
+        let root = directory, groupFolder = folder(of: name.groupId), path = folder(of: name), address = Self.hash("address\n" + address)
         let limits = limits, now = clock().timeIntervalSince1970
         return try await fileIO.run {
             let lock = try FileLock(path: root + "/.lock", wait: true)
@@ -94,9 +100,13 @@ struct PartialUploads: Sendable {
             // Only an upload that starts looks at every other: a later part reads its own state alone.
             Self.removeExpired(root: root, now: now, lifetime: limits.lifetime)
             if let bytes = range.bytes, bytes.lowerBound != 0 { throw Problem.offsetMismatch(0) }
-            let inGroup = Self.reserved(in: groupFolder), everywhere = Self.reserved(everywhere: root)
-            guard inGroup + range.total <= limits.perGroup, everywhere + range.total <= limits.total else { throw Problem.uploadSpaceFull }
-            let state = State(total: range.total, received: 0, missionId: task?.missionId, taskId: task?.taskId, choose: choose, updatedAt: now)
+            let inGroup = Self.reserved(in: groupFolder), everywhere = Self.reserved(everywhere: root), fromAddress = Self.reserved(everywhere: root, by: address)
+            guard inGroup + range.total <= limits.perGroup, everywhere + range.total <= limits.total, fromAddress + range.total <= limits.perAddress else {
+                throw Problem.uploadSpaceFull
+            }
+            let state = State(
+                total: range.total, received: 0, missionId: task?.missionId, taskId: task?.taskId, choose: choose, updatedAt: now, address: address
+            )
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             guard FileManager.default.createFile(atPath: path + "/data", contents: nil, attributes: [.posixPermissions: 0o600]) else {
                 throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
@@ -200,12 +210,16 @@ struct PartialUploads: Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { !$0.hasPrefix(".") }.map { root + "/" + $0 }
     }
 
-    static func reserved(in groupFolder: String) -> Int {
-        uploads(in: groupFolder).reduce(0) { $0 + (readState($1)?.total ?? 0) }
+    /// The totals of the uploads in a group's folder; with `address`, only those it started.
+    static func reserved(in groupFolder: String, by address: String? = nil) -> Int {
+        uploads(in: groupFolder).reduce(0) { sum, upload in
+            guard let state = readState(upload), address == nil || state.address == address else { return sum }
+            return sum + state.total
+        }
     }
 
-    static func reserved(everywhere root: String) -> Int {
-        groups(in: root).reduce(0) { $0 + reserved(in: $1) }
+    static func reserved(everywhere root: String, by address: String? = nil) -> Int {
+        groups(in: root).reduce(0) { $0 + reserved(in: $1, by: address) }
     }
 
     /// Uploads untouched for `lifetime` (and folders without a state, left by a crash as one

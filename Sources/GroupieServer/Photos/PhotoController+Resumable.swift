@@ -34,7 +34,7 @@ extension PhotoController {
             return try await created(done.photo, held: done.held).response(from: request, context: context)
         }
         if range.bytes?.lowerBound == 0 { try await photos.admit(task, to: context.group) }
-        var state = try await partials.prepare(name, range: range, task: task, choose: choose)
+        var state = try await partials.prepare(name, range: range, task: task, choose: choose, address: clientAddress.of(request, context: context))
         if range.bytes != nil {
             let part = partials.folder(of: name) + "/part-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: part) }

@@ -14,6 +14,7 @@ struct PhotoController {
     let signer: ImageURLSigner
     let downloads: StreamedDownloads
     let partials: PartialUploads
+    let clientAddress: ClientAddress
 
     private var database: any GroupieStore { photos.database }
     private var clock: @Sendable () -> Date { photos.clock }

@@ -97,8 +97,9 @@ struct PlayerContext: ChildRequestContext, RemoteAddressRequestContext {
 /// The context of routes under `groups/{groupId}` for the group's members: the player and their
 /// membership of the group, read for each request by `GroupMemberRequired`, so that a member
 /// removed meanwhile is refused at once.
-struct MemberContext: ChildRequestContext {
+struct MemberContext: ChildRequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
     private let held: Held<(player: Player, membership: Membership)>
 
     var player: Player { held.value.player }
@@ -110,6 +111,7 @@ struct MemberContext: ChildRequestContext {
         guard let player = context.identity else { throw BearerToken.missing }
         guard let membership = context.membership else { throw Problem.groupNotFound }
         self.coreContext = context.coreContext
+        self.remoteAddress = context.remoteAddress
         self.held = Held((player, membership))
     }
 
