@@ -9,11 +9,16 @@ public struct ConnectionTimeouts: Sendable, Equatable {
     public var body: Duration
     /// How long a kept-alive connection may wait for its next request.
     public var idle: Duration
+    /// Bytes a second a body must arrive at on average, once the client has taken `body` to
+    /// send it: a byte now and then, each pause under `body`, would hold a connection for days.
+    /// 512 bytes a second is far below a phone's worst signal.
+    public var minimumBodyRate: Int
 
-    public init(header: Duration = .seconds(10), body: Duration = .seconds(30), idle: Duration = .seconds(60)) {
+    public init(header: Duration = .seconds(10), body: Duration = .seconds(30), idle: Duration = .seconds(60), minimumBodyRate: Int = 512) {
         self.header = header
         self.body = body
         self.idle = idle
+        self.minimumBodyRate = minimumBodyRate
     }
 }
 
@@ -55,6 +60,12 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     /// reader that stalls for the body timeout loses its connection, an event stream included
     /// (it reconnects with its last event id).
     private var writeStall: Scheduled<Void>?
+    /// The client's time on the body so far (from each request for more bytes to their
+    /// arrival; what the server holds back is not counted), the bytes it brought, and when the
+    /// server last asked for more while it still waits.
+    private var bodyTime = TimeAmount.zero
+    private var bodyBytes = 0
+    private var bodyAsked: NIODeadline?
 
     init(timeouts: ConnectionTimeouts) {
         self.timeouts = timeouts
@@ -110,10 +121,17 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
         case .head:
             responsesOwed += 1
             stage = .readingBody
+            (bodyTime, bodyBytes, bodyAsked) = (.zero, 0, nil)
             // The body timer runs only while the server asks for more (see `read`).
             stopTimer()
-        case .body:
-            if stage == .readingBody { stopTimer() }
+        case .body(let part):
+            if stage == .readingBody {
+                stopTimer()
+                if isTooSlow(adding: part.readableBytes) {
+                    context.close(promise: nil)
+                    return
+                }
+            }
         case .end:
             if responsesOwed > 0 {
                 stage = .responding
@@ -139,8 +157,23 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     /// The server asks for more of the request: from now on a silent client is the client's
     /// fault. While the server holds back (a busy disk, backpressure), no body timer runs.
     func read(context: ChannelHandlerContext) {
-        if stage == .readingBody, deadline == nil { startTimer(timeouts.body, context: context) }
+        if stage == .readingBody {
+            if deadline == nil { startTimer(timeouts.body, context: context) }
+            if bodyAsked == nil { bodyAsked = .now() }
+        }
         context.read()
+    }
+
+    /// Counts a part of the body: whether the client, past the body timeout of its own time on
+    /// the body, has sent it slower than `minimumBodyRate` on average.
+    private func isTooSlow(adding bytes: Int) -> Bool {
+        if let asked = bodyAsked {
+            bodyTime = bodyTime + (.now() - asked)
+            bodyAsked = nil
+        }
+        bodyBytes += bytes
+        let seconds = Double(bodyTime.nanoseconds) / 1e9
+        return bodyTime > TimeAmount(timeouts.body) && Double(bodyBytes) < Double(timeouts.minimumBodyRate) * seconds
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
