@@ -32,13 +32,15 @@ struct SlowBodyTests {
     @Test("A byte now and then is closed after the body timeout; a slow body at a usable pace is answered")
     func trickleClosed() async throws {
         var server = try HardeningTests.server()
-        server.configuration.timeouts = ConnectionTimeouts(header: .seconds(5), body: .seconds(1), idle: .seconds(5), minimumBodyRate: 512)
+        // Margins wide enough for a loaded machine: the trickle is 30 times under the minimum, the
+        // slow body 30 times over it, and its pauses a twentieth of the body timeout.
+        server.configuration.timeouts = ConnectionTimeouts(header: .seconds(10), body: .seconds(5), idle: .seconds(10), minimumBodyRate: 64)
         try await server.test(.live) { client in
             let port = try #require(client.port)
-            // A byte every 0.4 s: never a pause of a second, but 2.5 bytes a second.
+            // A byte every 0.5 s: never a pause of five seconds, but 2 bytes a second.
             let head = "POST /api/v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n"
-            let slow = try await Self.trickle(port: port, head: head, piece: " ", every: 0.4, limit: 20)
-            #expect(!slow.answered && slow.seconds >= 0.9 && slow.seconds < 20, "closed, after \(slow.seconds) s")
+            let slow = try await Self.trickle(port: port, head: head, piece: " ", every: 0.5, limit: 60)
+            #expect(!slow.answered && slow.seconds >= 4.9 && slow.seconds < 60, "closed, after \(slow.seconds) s")
 
             // 2 KiB a second, of a body of 6 KiB: slow, but well over the minimum, and answered.
             let body = #"{"name": "Ada"}"# + String(repeating: " ", count: 6 * 1024 - 15)
