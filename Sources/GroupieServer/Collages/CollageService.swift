@@ -282,7 +282,7 @@ actor CollageService {
             // Instances sharing a database refresh a group one at a time: the one that waited
             // finds the collage made (and its file in the shared folder) and draws nothing.
             do {
-                let refreshed: Void? = try await ServiceContext.withValue(context) {
+                let refreshed: Bool? = try await ServiceContext.withValue(context) {
                     try await withSpan("collages refresh") { span in
                         span.attributes["groupie.group"] = groupId
                         return try await database.exclusively("collages:" + groupId) { await self.refreshOnce(groupId: groupId) }
@@ -290,6 +290,9 @@ actor CollageService {
                 }
                 if refreshed == nil {
                     try await Task.sleep(for: .milliseconds(200))
+                    refreshes.repeatOnce(groupId, context: context)
+                } else if refreshed == true {
+                    // The photos changed while it drew: once more, in the same request's trace.
                     refreshes.repeatOnce(groupId, context: context)
                 }
             } catch {
@@ -302,11 +305,14 @@ actor CollageService {
         }
     }
 
-    private func refreshOnce(groupId: String) async {
+    /// One round of `refreshNow`; true when the photos changed while it drew, and it is to go
+    /// round again.
+    private func refreshOnce(groupId: String) async -> Bool {
+        var stale = false
         do {
             guard let subject = try await database.collageSubject(groupId: groupId),
                 let venue = catalog.venue(id: subject.group.venueId)?.venue
-            else { return }
+            else { return false }
             let records = Dictionary(subject.collages.map { ($0.missionId, $0) }, uniquingKeysWith: { a, _ in a })
             for mission in venue.missions {
                 let record = records[mission.id]
@@ -334,7 +340,7 @@ actor CollageService {
                 guard let now = try await database.collageSubject(groupId: groupId),
                     (try? self.inputs(subject: now, missionId: mission.id))?.key == inputs.key
                 else {
-                    refreshes.repeatOnce(groupId, context: ServiceContext.current ?? .topLevel)
+                    stale = true
                     continue
                 }
                 let madeAt = clock()
@@ -348,6 +354,7 @@ actor CollageService {
         } catch {
             logger.error("cannot refresh collages: \(error)", metadata: ["group": "\(groupId)"])
         }
+        return stale
     }
 
     /// Removes a mission's collage files but those of the inputs `except`.
