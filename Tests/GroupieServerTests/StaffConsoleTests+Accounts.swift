@@ -193,3 +193,21 @@ extension StaffConsoleTests {
         }
     }
 }
+
+extension StaffConsoleTests {
+    @Test("Hiding a hidden photo or restoring a shown one changes nothing and writes no line to the audit log")
+    func repeatedModerationAuditsOnce() async throws {
+        let server = try Self.server()
+        try await Self.addStaff(server, "mod@aquarium.example", .moderator, venues: ["aquarium"])
+        let image = try TestImages.jpegWithEXIF(width: 800, height: 600, orientation: 1)
+        try await server.test { client in
+            let (_, _, photoId) = try await Self.groupWithPhoto(client, image)
+            let browser = try #require(try await Self.signIn(client, "mod@aquarium.example").1)
+            #expect(try await browser.post(client, "/staff/photos/\(photoId)/restore").status == .seeOther, "shown already")
+            for _ in 0..<2 { #expect(try await browser.post(client, "/staff/photos/\(photoId)/hide", ["reason": "Blurry face"]).status == .seeOther) }
+            for _ in 0..<2 { #expect(try await browser.post(client, "/staff/photos/\(photoId)/restore").status == .seeOther) }
+            let actions = try await server.database().auditLog(venueIds: nil, staffEmail: "mod@aquarium.example", limit: 20).map(\.action)
+            #expect(actions.filter { $0.hasPrefix("photo") } == ["photo restored", "photo hidden"], "\(actions)")
+        }
+    }
+}

@@ -18,7 +18,9 @@ struct ModerationService: Sendable {
     /// A photo as staff found it: its venue, and whether it is hidden or held for review.
     typealias Found = ModeratedPhoto
 
-    func hide(_ found: Found, reason: String, by staff: StaffMember) async throws -> AuditEntry {
+    /// Nil when the photo was hidden already: nothing changes, and no line is written.
+    func hide(_ found: Found, reason: String, by staff: StaffMember) async throws -> AuditEntry? {
+        if found.hidden, !found.held { return nil }
         let audit = entry(staff, venueId: found.venueId, action: found.held ? "photo not shared after review" : "photo hidden", subject: found.photo.id, reason: reason)
         let stored = try await database.hidePhoto(id: found.photo.id, reason: reason, venue: venue(found.venueId), now: audit.at, audit: audit)
         committed(stored, groupId: found.photo.groupId)
@@ -26,7 +28,9 @@ struct ModerationService: Sendable {
         return audit
     }
 
-    func restore(_ found: Found, by staff: StaffMember) async throws -> AuditEntry {
+    /// Nil when the photo was shown already: nothing changes, and no line is written.
+    func restore(_ found: Found, by staff: StaffMember) async throws -> AuditEntry? {
+        if !found.hidden { return nil }
         let audit = entry(staff, venueId: found.venueId, action: found.held ? "photo shared after review" : "photo restored", subject: found.photo.id, reason: nil)
         let stored = try await database.restorePhoto(id: found.photo.id, venue: venue(found.venueId), now: audit.at, audit: audit)
         committed(stored, groupId: found.photo.groupId)

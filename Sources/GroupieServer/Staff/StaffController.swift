@@ -102,15 +102,13 @@ struct StaffController {
 
     func hide(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
-        let audit = try await moderation.hide(found, reason: try form.reason(), by: session.member)
-        log(audit, session: session, context: context)
+        if let audit = try await moderation.hide(found, reason: try form.reason(), by: session.member) { log(audit, session: session, context: context) }
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
     func restore(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, form, found) = try await moderatedPhoto(request, context: context)
-        let audit = try await moderation.restore(found, by: session.member)
-        log(audit, session: session, context: context)
+        if let audit = try await moderation.restore(found, by: session.member) { log(audit, session: session, context: context) }
         return Self.back(to: found.photo.groupId, form: form, venueId: found.venueId)
     }
 
