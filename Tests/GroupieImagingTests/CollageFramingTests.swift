@@ -144,36 +144,3 @@ struct CollageFramingTests {
         #expect(TestImages.close(try TestImages.pixel(out, x: tile.x + tile.width / 2, y: tile.y + tile.height / 2), Self.green))
     }
 }
-
-extension CollageFramingTests {
-    /// The largest the process has been, in bytes.
-    static func peakMemory() -> Int {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return usage.ru_maxrss * 1024
-    }
-
-    @Test("A photo a sliver wide costs its tile what the tile costs: what lies far beyond its place is cut before it is scaled")
-    func sliverCostsItsPlace() throws {
-        // 64 × 400,000: covering a cell some 500 pixels wide would scale it to 500 × 3 million
-        // pixels, 4.7 GB, all held to be cropped.
-        let sliver = TestImages.folder + "/sliver-\(UUID().uuidString).png"
-        try TestImages.vips(["black", sliver, "64", "400000"])
-        let square = try TestImages.solid(width: 800, height: 800, rgb: (90, 90, 90), ext: "jpg")
-        let layout = CollageLayoutEngine.layout(
-            photos: [PixelSize(width: 64, height: 400_000), PixelSize(width: 800, height: 800), PixelSize(width: 800, height: 800)],
-            longEdge: 1024, style: .grid)
-        let cell = try #require(layout.tiles.first { $0.photoIndex == 0 }).frame
-        let content = CollageContent(
-            photoPaths: [sliver, square, square], caption: CollageContent.Caption(title: "Sliver", subtitle: "Space", names: ["Ada"]), themeColor: "#0b6e8a"
-        )
-        let before = Self.peakMemory()
-        let out = TestImages.folder + "/sliver-\(UUID().uuidString).png"
-        _ = try CollageRenderer().render(layout: layout, content: content, format: .png, to: out)
-        let grown = Self.peakMemory() - before
-        #expect(grown < 512 << 20, "the sliver's tile made the process \(grown >> 20) MiB larger")
-        // It fills its cell, black, as any photo covering its place does.
-        #expect(TestImages.close(try TestImages.pixel(out, x: cell.x + cell.width / 2, y: cell.y + cell.height / 2), (0, 0, 0)))
-        #expect(TestImages.close(try TestImages.pixel(out, x: cell.x + 2, y: cell.y + 2), (0, 0, 0)))
-    }
-}

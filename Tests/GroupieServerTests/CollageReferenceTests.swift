@@ -79,3 +79,31 @@ struct CollageReferenceTests {
         return (try number("avg", base + "-a.v"), try number("max", base + "-s.v"))
     }
 }
+
+extension CollageReferenceTests {
+    @Test("A photo a sliver wide costs its tile what the tile costs: what lies far beyond its place is cut before it is scaled")
+    func sliverCostsItsPlace() async throws {
+        // 64 × 400,000: covering its place in a 1024-pixel collage (about 490 × 290) scales it
+        // to some 490 × 3 million pixels, over 4 GB, all held to be cropped. Drawn by `groupie collage` in a
+        // process of its own, whose peak memory is its own (the tests' process runs many at once).
+        let sliver = TestImages.folder + "/sliver-\(UUID().uuidString).png"
+        try TestImages.vips(["black", sliver, "64", "400000"])
+        let out = TestImages.folder + "/sliver-\(UUID().uuidString).jpg"
+        let peak = #"import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(r.returncode)"#
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.currentDirectoryURL = TestServer.repository
+        process.arguments = ["-c", peak, CommandLineTests.executable, "collage", "--venue", "missions/science-centre.yaml", "--mission", "rocket-launch",
+                             "--assets", "assets", "--size", "1024", "--out", out, "Tests/Fixtures/Photos/rocket.jpg", sliver, "Tests/Fixtures/Photos/hubble.jpg"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let kibibytes = try #require(Int(printed.trimmingCharacters(in: .whitespacesAndNewlines)), "\(printed)")
+        #expect(kibibytes < 512 * 1024, "drawing the sliver's collage took \(kibibytes / 1024) MiB")
+        // The space suit's place (the second, not a `framing: whole` one) is covered, black.
+        #expect(TestImages.close(try TestImages.pixel(out, x: 256, y: 450), (0, 0, 0)))
+    }
+}

@@ -30,4 +30,20 @@ struct RequestDecoderTests {
     func none(json: String) {
         #expect(GroupieRequestDecoder.duplicateField(in: Data(json.utf8)) == nil)
     }
+
+    private struct Named: Decodable { var name: String }
+
+    @Test("A body in UTF-16 or UTF-32, which Foundation would read, is refused: names given twice hide in it")
+    func utf8Only() throws {
+        for encoding: String.Encoding in [.utf16LittleEndian, .utf16BigEndian, .utf16, .utf32] {
+            let data = try #require(#"{"name": "Ada", "n\u0061me": "Admin"}"#.data(using: encoding))
+            #expect(throws: Problem.self, "\(encoding)") { try GroupieRequestDecoder.decode(Named.self, from: data) }
+            do {
+                _ = try GroupieRequestDecoder.decode(Named.self, from: data)
+            } catch let problem as Problem {
+                #expect(problem.code == "malformed-json", "\(encoding)")
+            }
+        }
+        #expect(try GroupieRequestDecoder.decode(Named.self, from: Data(#"{"name": "Åsa"}"#.utf8)).name == "Åsa")
+    }
 }

@@ -12,8 +12,8 @@ public struct PhotoProcessor: Sendable {
         /// say (a 16-bit RGBA photo decodes to eight bytes a pixel, an 8-bit RGB one to three).
         public var maxDecodedBytes: Int
         public var minEdge: Int
-        /// The long side over the short one: a phone's widest panorama is about 8; a photo
-        /// thousands of times longer than wide is no photo, and costs a collage its length.
+        /// The long side over the short one, for uploads (`requirePhotoShape`): a phone's widest
+        /// panorama is about 8; a photo thousands of times longer than wide is no photo.
         public var maxAspectRatio: Int
 
         public init(maxPixels: Int = 100_000_000, maxDecodedBytes: Int = 300_000_000, minEdge: Int = 64, maxAspectRatio: Int = 20) {
@@ -88,10 +88,16 @@ public struct PhotoProcessor: Sendable {
         guard header.width * header.height <= limits.maxPixels else { throw Failure.tooLarge(width: header.width, height: header.height) }
         guard header.decodedBytes <= limits.maxDecodedBytes else { throw Failure.tooManyDecodedBytes(header.decodedBytes) }
         guard min(header.width, header.height) >= limits.minEdge else { throw Failure.tooSmall(width: header.width, height: header.height) }
+        return header
+    }
+
+    /// Refuses a visitor's new photo whose long side is over `maxAspectRatio` times its short
+    /// one. Only uploads are held to it: photos stored before, staff's pictures and the command
+    /// line's collages are not.
+    public func requirePhotoShape(_ header: Header) throws {
         guard max(header.width, header.height) <= min(header.width, header.height) * limits.maxAspectRatio else {
             throw Failure.tooNarrow(width: header.width, height: header.height)
         }
-        return header
     }
 
     /// Writes the derivative of the photo at `input` to `output` (a JPEG).

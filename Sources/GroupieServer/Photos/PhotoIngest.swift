@@ -64,6 +64,7 @@ struct PhotoIngest: Sendable {
             guard let format = PhotoFormat.detect(original.prefix(PhotoFormat.signatureLength)) else { throw PhotoProcessor.Failure.unsupportedFormat }
             let unrotated = try ServedOriginal.checkStructure(original, format: format)
             let header = try processor.inspect(fileAt: base)
+            try processor.requirePhotoShape(header)
             if header.format == .jpeg, ServedOriginal.isProgressiveJPEG(original), header.decodedBytes * 2 > processor.limits.maxDecodedBytes {
                 // A progressive JPEG is held as two-byte coefficients while it is decoded.
                 throw PhotoProcessor.Failure.tooManyDecodedBytes(header.decodedBytes * 2)

@@ -92,7 +92,7 @@ extension Problem {
         case .tooNarrow(let width, let height):
             self.init(
                 .unprocessableContent, code: "image-too-narrow",
-                detail: "The photo is \(width) × \(height) pixels; its long side may be at most \(PhotoProcessor.Limits().maxAspectRatio) times its short side."
+                detail: "The photo is \(width) × \(height) pixels; its long side may be at most \(PhotoProcessor.Limits().maxAspectRatio) times its short side (a panorama is about 8)."
             )
         case .unreadable, .processing:
             self.init(.unprocessableContent, code: "unreadable-image", detail: "The photo cannot be read; it may be truncated or damaged.")

@@ -30,6 +30,12 @@ public struct GroupieRequestDecoder: RequestDecoder {
         if data.isEmpty {
             throw Problem.badRequest("malformed-json", "The request needs a JSON body.")
         }
+        // JSON between systems is UTF-8 (RFC 8259); Foundation would also read UTF-16 and
+        // UTF-32, which the check for names given twice does not. Their ASCII is UTF-8 with
+        // zero bytes between, and JSON in UTF-8 has no zero byte.
+        guard !data.contains(0), String(data: data, encoding: .utf8) != nil else {
+            throw Problem.badRequest("malformed-json", "The body is not JSON in UTF-8.")
+        }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
