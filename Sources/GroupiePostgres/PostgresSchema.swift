@@ -368,6 +368,14 @@ enum PostgresSchema {
             -- are read by key (or, while the table is small, the table whole).
             DROP INDEX IF EXISTS rate_failure_by_time;
             """),
+        (recountVersion, "the venue numbers counted again: a restored photo once, an answer starting its mission", """
+            -- Emptied here, counted again by Core after (`PostgresStore.recountVisits`); a group
+            -- counted as played stays played.
+            DELETE FROM visit_tally;
+            DELETE FROM visit_mission;
+            DELETE FROM visit_task;
+            UPDATE play_group SET photos_added = 0;
+            """),
     ]
 
     /// The statements of a migration, one at a time, as the extended query protocol takes them:

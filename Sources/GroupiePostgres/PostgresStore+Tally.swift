@@ -113,17 +113,25 @@ extension PostgresStore {
     static func countCopiedGroups(_ connection: PostgresConnection, ids: [String], logger: Logger) async throws {
         let kinds = VisitTallyRules.kinds.map(\.rawValue)
         var events: [String: [VisitTallyRules.Event]] = [:]
+        var seen: [String: Set<String>] = [:]
         for row in try await connection.rows("""
-            SELECT group_id, type, data::jsonb ->> 'missionId', data::jsonb ->> 'taskId', created_at FROM group_event
-            WHERE group_id = ANY(\(ids)) AND type = ANY(\(kinds)) ORDER BY group_id, seq
+            SELECT group_id, type, data::jsonb ->> 'missionId', data::jsonb ->> 'taskId', created_at,
+                   data::jsonb ->> 'photoId', data::jsonb ->> 'restored'
+            FROM group_event WHERE group_id = ANY(\(ids)) AND type = ANY(\(kinds)) ORDER BY group_id, seq
             """, logger: logger)
         {
             guard let kind = GroupEventKind(rawValue: try row.get(1)) else { continue }
-            events[try row.get(0), default: []].append(.init(kind: kind, missionId: try row.get(2), taskId: try row.get(3), at: try row.get(4)))
+            let groupId: String = try row.get(0)
+            events[groupId, default: []].append(.init(
+                stored: kind, missionId: try row.get(2), taskId: try row.get(3), at: try row.get(4), photoId: try row.get(5), restored: try row.get(6),
+                seen: &seen[groupId, default: []]
+            ))
         }
         var writes = Writes(groupId: "", events: [])
+        // Played: anyone joined, or (counted again) the group was counted as played before,
+        // whose members may all have been erased since.
         for row in try await connection.rows("""
-            SELECT id, venue_id, created_at, EXISTS (SELECT 1 FROM membership WHERE membership.group_id = play_group.id)
+            SELECT id, venue_id, created_at, played OR EXISTS (SELECT 1 FROM membership WHERE membership.group_id = play_group.id)
             FROM play_group WHERE id = ANY(\(ids))
             """, logger: logger)
         {

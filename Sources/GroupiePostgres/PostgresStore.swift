@@ -253,37 +253,6 @@ public final class PostgresStore: GroupieStore {
         }
     }
 
-    private func applyMigrations(_ connection: PostgresConnection) async throws -> [Int] {
-        try await connection.run("""
-            CREATE TABLE IF NOT EXISTS groupie_migration (
-                version bigint PRIMARY KEY, name text NOT NULL, applied_at double precision NOT NULL
-            )
-            """, logger: logger)
-        let done = Set(try await connection.column("SELECT version FROM groupie_migration", as: Int.self, logger: logger))
-        if let unknown = done.max(), unknown > PostgresSchema.migrations.map({ $0.version }).max() ?? 0 {
-            throw PostgresStoreError.schemaTooNew(version: unknown)
-        }
-        var applied: [Int] = []
-        for migration in PostgresSchema.migrations where !done.contains(migration.version) {
-            try await connection.run("BEGIN", logger: logger)
-            do {
-                for statement in PostgresSchema.statements(of: migration.sql) {
-                    try await connection.run(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await connection.run("""
-                    INSERT INTO groupie_migration (version, name, applied_at) VALUES (\(migration.version), \(migration.name), \(Date().timeIntervalSince1970))
-                    """, logger: logger)
-                try await connection.run("COMMIT", logger: logger)
-            } catch {
-                _ = try? await connection.run("ROLLBACK", logger: logger)
-                throw error
-            }
-            logger.info("applied PostgreSQL migration \(migration.version): \(migration.name)")
-            applied.append(migration.version)
-        }
-        return applied
-    }
-
     /// The migrations applied so far, for `groupie migrate --status` and the tests.
     public func appliedMigrations() async throws -> [Int] {
         try await leased { try await $0.column("SELECT version FROM groupie_migration ORDER BY version", as: Int.self, logger: logger) }

@@ -38,25 +38,39 @@ extension GroupieDatabase {
         try addToTally(db, VisitTallyRules.removal(of: try visits(db, where: condition, arguments)))
     }
 
+    /// Migration v18: the numbers counted again from the stored events by today's rules (a photo
+    /// staff restored counts once, an answer starts its mission); a group counted as played
+    /// stays played.
+    static func recountVisits(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM visit_tally; DELETE FROM visit_mission; DELETE FROM visit_task; UPDATE play_group SET photos_added = 0")
+        try countCopiedGroups(db, where: "1")
+    }
+
     /// Inside a transaction, after groups were copied in without their numbers (an import): each
     /// group's numbers made from its stored events, in order, as they would have been counted.
     static func countCopiedGroups(_ db: Database, where condition: String, _ arguments: StatementArguments = []) throws {
+        // Played: anyone joined, or (counted again) the group was counted as played before,
+        // whose members may all have been erased since.
         let groups = try Row.fetchAll(
             db, sql: """
-                SELECT id, venue_id, created_at, EXISTS (SELECT 1 FROM membership WHERE membership.group_id = play_group.id)
+                SELECT id, venue_id, created_at, played OR EXISTS (SELECT 1 FROM membership WHERE membership.group_id = play_group.id)
                 FROM play_group WHERE \(condition)
                 """, arguments: arguments
         )
         let kinds = VisitTallyRules.kinds.map { "'\($0.rawValue)'" }.joined(separator: ", ")
         let events = try db.cachedStatement(sql: """
-            SELECT type, json_extract(data, '$.missionId'), json_extract(data, '$.taskId'), created_at
+            SELECT type, json_extract(data, '$.missionId'), json_extract(data, '$.taskId'), created_at,
+                   json_extract(data, '$.photoId'), json_extract(data, '$.restored')
             FROM group_event WHERE group_id = ? AND type IN (\(kinds)) ORDER BY seq
             """)
         for group in groups {
             let groupId: String = group[0]
             let visit = VisitTallyRules.GroupVisit(groupId: groupId, venueId: group[1], createdAt: group[2])
+            var seen: Set<String> = []
             let stored = try Row.fetchAll(events, arguments: [groupId]).compactMap { row -> VisitTallyRules.Event? in
-                GroupEventKind(rawValue: row[0]).map { VisitTallyRules.Event(kind: $0, missionId: row[1], taskId: row[2], at: row[3]) }
+                GroupEventKind(rawValue: row[0]).map {
+                    VisitTallyRules.Event(stored: $0, missionId: row[1], taskId: row[2], at: row[3], photoId: row[4], restored: row[5], seen: &seen)
+                }
             }
             let change = VisitTallyRules.change(visit, events: stored, joins: group[3])
             if !change.isEmpty { try write(db, change) }

@@ -393,6 +393,7 @@ public struct GroupieDatabase: GroupieStore {
         }
         migrator.registerMigration("v16 a class's table cards as a batch of groups, with its label") { db in try db.execute(sql: Self.batchSchema) }
         migrator.registerMigration("v17 what erased players typed as answers, blanked") { db in try db.execute(sql: Self.erasedAnswersBlanked) }
+        migrator.registerMigration("v18 the venue numbers counted again: a restored photo once, an answer starting its mission") { db in try Self.recountVisits(db) }
         return migrator
     }
 }

@@ -27,7 +27,8 @@ extension UpgradeTests {
         let folder = try ScratchFolder.make("groupie-upgrade")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/groupie.sqlite"
-        let last = try #require(SchemaFixtures.sqliteVersions.last)
+        // The schema before the migration that blanks them.
+        let last = try #require(GroupieDatabase.migrator.migrations.firstIndex { $0.contains("erased players") })
         try FileManager.default.copyItem(atPath: SchemaFixtures.sqlite(last), toPath: path)
         try await DatabaseQueue(path: path).write { db in try db.execute(sql: Self.erasedAnswers) }
         let database = try GroupieDatabase.open(atPath: path)

@@ -70,6 +70,14 @@ public enum VisitTallyRules {
             self.restored = restored
         }
 
+        /// A stored event read again (an import, a recount): a `photo-added` of `photoId` is a
+        /// restore when it says so, or when the photo was added before (`seen`): events stored
+        /// before `restored` was kept do not say it.
+        public init(stored kind: GroupEventKind, missionId: String?, taskId: String?, at: Double, photoId: String?, restored: String?, seen: inout Set<String>) {
+            let again = kind == .photoAdded && photoId.map { !seen.insert($0).inserted } == true
+            self.init(kind: kind, missionId: missionId, taskId: taskId, at: at, restored: kind == .photoAdded && (restored == "true" || again))
+        }
+
         /// An event about to be stored at `at`.
         public init(_ payload: GroupEventPayload, at: Double) {
             let fields = payload.fields
