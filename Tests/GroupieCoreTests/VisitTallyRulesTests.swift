@@ -144,6 +144,11 @@ struct VisitTallyRulesTests {
         ])
         #expect(Self.tally(tally) == VisitNumbers.Tally(histories: [history]))
         #expect(VisitNumbers.isPlaying(history, now: Date(timeIntervalSince1970: Self.at(33))), "an answer 27 minutes ago is playing")
+        let restoredLater = VisitNumbers.History(groupId: "g", startedAt: Date(timeIntervalSince1970: Self.at(0)), events: [
+            .init(kind: .photoAdded, missionId: "a", taskId: "1", at: Date(timeIntervalSince1970: Self.at(1)), photoId: "x"),
+            .init(kind: .photoAdded, missionId: "a", taskId: "1", at: Date(timeIntervalSince1970: Self.at(40)), photoId: "x"),
+        ])
+        #expect(!VisitNumbers.isPlaying(restoredLater, now: Date(timeIntervalSince1970: Self.at(45))), "staff restoring a photo is not the group playing")
     }
 
     @Test("Other events change nothing")

@@ -199,6 +199,9 @@ struct ResumableUploadTests {
             #expect(try await Self.put(client, bytes, 0...0, total: 1_400, key: "a", as: members[3].0, group: members[3].1, from: "10.0.0.2").0.status == .ok)
             // What an address started goes on, whatever its room.
             #expect(try await Self.put(client, bytes, 1...99, total: 1_400, key: "a", as: members[0].0, group: members[0].1, from: "10.0.0.1").0.status == .ok)
+            // Uploads that have not moved for an hour (their phones went away) leave the address room.
+            server.clock.advance(by: 3_601)
+            #expect(try await Self.put(client, bytes, 0...0, total: 1_400, key: "a", as: members[2].0, group: members[2].1, from: "10.0.0.1").0.status == .ok)
         }
     }
 

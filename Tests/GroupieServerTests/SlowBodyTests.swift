@@ -41,6 +41,10 @@ struct SlowBodyTests {
             let head = "POST /api/v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n"
             let slow = try await Self.trickle(port: port, head: head, piece: " ", every: 0.5, limit: 60)
             #expect(!slow.answered && slow.seconds >= 4.9 && slow.seconds < 60, "closed, after \(slow.seconds) s")
+            // 50,000 bytes at once, then a byte every 0.5 s: the whole body's average would stay
+            // over the minimum for 13 minutes; a window of the body timeout falls under it at once.
+            let fastThenSlow = try await Self.trickle(port: port, head: head + String(repeating: " ", count: 50_000), piece: " ", every: 0.5, limit: 60)
+            #expect(!fastThenSlow.answered && fastThenSlow.seconds >= 4.9 && fastThenSlow.seconds < 60, "closed, after \(fastThenSlow.seconds) s")
 
             // 2 KiB a second, of a body of 6 KiB: slow, but well over the minimum, and answered.
             let body = #"{"name": "Ada"}"# + String(repeating: " ", count: 6 * 1024 - 15)

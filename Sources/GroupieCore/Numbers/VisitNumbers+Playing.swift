@@ -20,10 +20,13 @@ extension VisitNumbers {
         guard history.played else { return false }
         var closed = false
         var last = history.startedAt
+        var photos: Set<String> = []
         for event in history.events {
             switch event.kind {
             case .groupClosed: closed = true
             case .groupReopened: closed = false
+            // A photo added again is one staff restored: theirs, not the group's playing.
+            case .photoAdded where event.photoId.map { !photos.insert($0).inserted } == true: continue
             case .photoAdded, .taskAnswered: last = max(last, event.at)
             default: continue
             }

@@ -60,9 +60,9 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     /// reader that stalls for the body timeout loses its connection, an event stream included
     /// (it reconnects with its last event id).
     private var writeStall: Scheduled<Void>?
-    /// The client's time on the body so far (from each request for more bytes to their
-    /// arrival; what the server holds back is not counted), the bytes it brought, and when the
-    /// server last asked for more while it still waits.
+    /// The client's time on the body in the current window (from each request for more bytes
+    /// to their arrival; what the server holds back is not counted), the bytes it brought in
+    /// it, and when the server last asked for more while it still waits.
     private var bodyTime = TimeAmount.zero
     private var bodyBytes = 0
     private var bodyAsked: NIODeadline?
@@ -164,16 +164,19 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
         context.read()
     }
 
-    /// Counts a part of the body: whether the client, past the body timeout of its own time on
-    /// the body, has sent it slower than `minimumBodyRate` on average.
+    /// Counts a part of the body: whether the client, over a window of the body timeout of its
+    /// own time on the body, has sent it slower than `minimumBodyRate`. Windows, not the whole
+    /// body's average: a body sent fast then a byte now and then would keep its average for hours.
     private func isTooSlow(adding bytes: Int) -> Bool {
         if let asked = bodyAsked {
             bodyTime = bodyTime + (.now() - asked)
             bodyAsked = nil
         }
         bodyBytes += bytes
-        let seconds = Double(bodyTime.nanoseconds) / 1e9
-        return bodyTime > TimeAmount(timeouts.body) && Double(bodyBytes) < Double(timeouts.minimumBodyRate) * seconds
+        guard bodyTime > TimeAmount(timeouts.body) else { return false }
+        let tooSlow = Double(bodyBytes) < Double(timeouts.minimumBodyRate) * Double(bodyTime.nanoseconds) / 1e9
+        (bodyTime, bodyBytes) = (.zero, 0)
+        return tooSlow
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

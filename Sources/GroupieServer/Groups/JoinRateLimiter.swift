@@ -156,14 +156,27 @@ final class RunningAttempts: Sendable {
 
 /// The address a request comes from, as the rate limits see it.
 struct ClientAddress: Sendable {
-    /// Behind a reverse proxy, the last `X-Forwarded-For` entry (the one the proxy added).
+    /// Behind a reverse proxy, the last `X-Forwarded-For` entry (the one the proxy added), of
+    /// every such header line: a proxy may add a line of its own after the client's.
     let trustForwardedFor: Bool
 
     func of(_ request: Request, context: some RemoteAddressRequestContext) -> String {
-        if trustForwardedFor, let forwarded = request.headers[.xForwardedFor]?.split(separator: ",").last {
-            return forwarded.trimmingCharacters(in: .whitespaces)
+        if trustForwardedFor, let forwarded = request.headers[values: .xForwardedFor].joined(separator: ",").split(separator: ",").last {
+            return Self.key(forwarded.trimmingCharacters(in: .whitespaces))
         }
-        return context.remoteAddress?.ipAddress ?? "unknown"
+        return context.remoteAddress?.ipAddress.map(Self.key) ?? "unknown"
+    }
+
+    /// What a limit counts an address under: an IPv4 address as it is (also when an IPv6
+    /// socket shows it as `::ffff:a.b.c.d`), an IPv6 address by its /64, the least a
+    /// network hands one client, which may take any address in it.
+    static func key(_ address: String) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            return bytes[12...].map(String.init).joined(separator: ".")
+        }
+        return stride(from: 0, to: 8, by: 2).map { String(Int(bytes[$0]) << 8 | Int(bytes[$0 + 1]), radix: 16) }.joined(separator: ":") + "::/64"
     }
 }
 

@@ -16,7 +16,11 @@ import HTTPTypes
 /// What the uploads in progress may announce is bounded per group, per client address and in
 /// total (by their declared totals, reserved when they start), and an upload untouched for
 /// `lifetime` goes. The bound per address keeps one machine's uploads that never go on (a byte
-/// of a 25 MiB photo each) from taking the whole server's room: it takes several.
+/// of a 25 MiB photo each) from taking the whole server's room: it takes several. It counts
+/// only uploads that moved in the last `addressWindow`: a phone that went away with its upload
+/// half sent does not hold back the others behind the museum's one address all day.
+///
+/// `addressWindow` is an hour.
 struct PartialUploads: Sendable {
     struct Limits: Sendable {
         var perGroup: Int
@@ -100,7 +104,8 @@ struct PartialUploads: Sendable {
             // Only an upload that starts looks at every other: a later part reads its own state alone.
             Self.removeExpired(root: root, now: now, lifetime: limits.lifetime)
             if let bytes = range.bytes, bytes.lowerBound != 0 { throw Problem.offsetMismatch(0) }
-            let inGroup = Self.reserved(in: groupFolder), everywhere = Self.reserved(everywhere: root), fromAddress = Self.reserved(everywhere: root, by: address)
+            let inGroup = Self.reserved(in: groupFolder), everywhere = Self.reserved(everywhere: root)
+            let fromAddress = Self.reserved(everywhere: root, by: address, since: now - Self.addressWindow)
             guard inGroup + range.total <= limits.perGroup, everywhere + range.total <= limits.total, fromAddress + range.total <= limits.perAddress else {
                 throw Problem.uploadSpaceFull
             }
@@ -210,16 +215,19 @@ struct PartialUploads: Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).filter { !$0.hasPrefix(".") }.map { root + "/" + $0 }
     }
 
-    /// The totals of the uploads in a group's folder; with `address`, only those it started.
-    static func reserved(in groupFolder: String, by address: String? = nil) -> Int {
+    static let addressWindow: TimeInterval = 3600
+
+    /// The totals of the uploads in a group's folder; with `address`, only those it started
+    /// that moved since `since`.
+    static func reserved(in groupFolder: String, by address: String? = nil, since: Double = 0) -> Int {
         uploads(in: groupFolder).reduce(0) { sum, upload in
-            guard let state = readState(upload), address == nil || state.address == address else { return sum }
+            guard let state = readState(upload), address == nil || (state.address == address && state.updatedAt >= since) else { return sum }
             return sum + state.total
         }
     }
 
-    static func reserved(everywhere root: String, by address: String? = nil) -> Int {
-        groups(in: root).reduce(0) { $0 + reserved(in: $1, by: address) }
+    static func reserved(everywhere root: String, by address: String? = nil, since: Double = 0) -> Int {
+        groups(in: root).reduce(0) { $0 + reserved(in: $1, by: address, since: since) }
     }
 
     /// Uploads untouched for `lifetime` (and folders without a state, left by a crash as one
