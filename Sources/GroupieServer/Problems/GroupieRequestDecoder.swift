@@ -8,7 +8,7 @@ public struct GroupieRequestDecoder: RequestDecoder {
 
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
         if let contentType = request.headers[.contentType], !Self.isJSON(contentType) {
-            throw Problem(.unsupportedMediaType, code: "unsupported-media-type", detail: "The body is sent as application/json, not \(contentType).")
+            throw Problem(.unsupportedMediaType, code: "unsupported-media-type", detail: "The body is sent as application/json, not \(contentType.prefix(100)).")
         }
         let buffer: ByteBuffer
         do {
@@ -43,7 +43,7 @@ public struct GroupieRequestDecoder: RequestDecoder {
             throw Problem.badRequest("malformed-json", "The body is not valid JSON.")
         }
         if let duplicate = Self.duplicateField(in: data) {
-            throw Problem(.unprocessableContent, code: "duplicate-field", detail: "The field '\(duplicate)' is given twice in one object.")
+            throw Problem(.unprocessableContent, code: "duplicate-field", detail: "The field '\(duplicate.prefix(64))' is given twice in one object.")
         }
         if let body = type as? any StrictRequestBody.Type {
             guard let fields = object as? [String: Any] else {
