@@ -104,8 +104,7 @@ struct PartialUploads: Sendable {
             // Only an upload that starts looks at every other: a later part reads its own state alone.
             Self.removeExpired(root: root, now: now, lifetime: limits.lifetime)
             if let bytes = range.bytes, bytes.lowerBound != 0 { throw Problem.offsetMismatch(0) }
-            let inGroup = Self.reserved(in: groupFolder), everywhere = Self.reserved(everywhere: root)
-            let fromAddress = Self.reserved(everywhere: root, by: address, since: now - Self.addressWindow)
+            let (inGroup, everywhere, fromAddress) = Self.reserved(root: root, group: groupFolder, address: address, since: now - Self.addressWindow)
             guard inGroup + range.total <= limits.perGroup, everywhere + range.total <= limits.total, fromAddress + range.total <= limits.perAddress else {
                 throw Problem.uploadSpaceFull
             }
@@ -217,17 +216,19 @@ struct PartialUploads: Sendable {
 
     static let addressWindow: TimeInterval = 3600
 
-    /// The totals of the uploads in a group's folder; with `address`, only those it started
-    /// that moved since `since`.
-    static func reserved(in groupFolder: String, by address: String? = nil, since: Double = 0) -> Int {
-        uploads(in: groupFolder).reduce(0) { sum, upload in
-            guard let state = readState(upload), address == nil || (state.address == address && state.updatedAt >= since) else { return sum }
-            return sum + state.total
+    /// The totals the uploads in progress announced, each state read once: in the group's
+    /// folder, everywhere, and of those `address` started that moved since `since`.
+    static func reserved(root: String, group groupFolder: String, address: String, since: Double) -> (inGroup: Int, everywhere: Int, fromAddress: Int) {
+        var sums = (inGroup: 0, everywhere: 0, fromAddress: 0)
+        for folder in groups(in: root) {
+            for upload in uploads(in: folder) {
+                guard let state = readState(upload) else { continue }
+                sums.everywhere += state.total
+                if folder == groupFolder { sums.inGroup += state.total }
+                if state.address == address, state.updatedAt >= since { sums.fromAddress += state.total }
+            }
         }
-    }
-
-    static func reserved(everywhere root: String, by address: String? = nil, since: Double = 0) -> Int {
-        groups(in: root).reduce(0) { $0 + reserved(in: $1, by: address, since: since) }
+        return sums
     }
 
     /// Uploads untouched for `lifetime` (and folders without a state, left by a crash as one
