@@ -12,39 +12,54 @@ extension PostgresStore {
     // MARK: - The contract's odds and ends
 
     /// Callers at the same moment (a load balancer's checks and `/readyz`) share one check, and
-    /// so one connection of the pool, instead of taking one each.
+    /// so one connection of the pool, instead of taking one each. A database that does not
+    /// answer within a second is down for the caller; the check itself goes on, uncancelled, so
+    /// that a busy machine, where a connection takes longer than a second to start, still gets
+    /// its answer: a `SELECT 1` that succeeded after its callers stopped waiting, less than a
+    /// second ago, answers the next caller.
     public func isReachable() async -> Bool {
         guard reachability.downReason == nil else { return false }
-        let check = healthCheck.withLock { current -> Task<Bool, Never> in
-            if let current { return current }
-            let check = Task { await self.checkReachable() }
-            current = check
+        let check = healthCheck.withLock { state -> Task<Bool, Never>? in
+            if let answered = state.answered {
+                state.answered = nil
+                if ContinuousClock.now - answered < Self.healthPatience { return nil }
+            }
+            if let current = state.running { return current }
+            let id = state.next
+            state.next += 1
+            let check = Task {
+                let reachable = (try? await self.leased { try await $0.column("SELECT 1", as: Int.self, logger: self.logger) }) == [1]
+                self.healthCheck.withLock { state in
+                    if reachable { state.answered = .now }
+                    if state.runningId == id { (state.running, state.runningId) = (nil, nil) }
+                }
+                return reachable
+            }
+            (state.running, state.runningId) = (check, id)
             return check
         }
-        let reachable = await check.value
-        healthCheck.withLock { current in
-            if current == check { current = nil }
-        }
-        return reachable
-    }
-
-    private func checkReachable() async -> Bool {
+        guard let check else { return true }
         let reachable = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await check.value }
             group.addTask {
-                (try? await self.leased { try await $0.column("SELECT 1", as: Int.self, logger: self.logger) }) == [1]
-            }
-            // A load balancer asks often: a database that does not answer within a second is down.
-            group.addTask {
-                try? await Task.sleep(for: .seconds(1))
+                try? await Task.sleep(for: Self.healthPatience)
                 return false
             }
             let first = await group.next() ?? false
             group.cancelAll()
             return first
         }
-        if !reachable { reachability.suspect() }
+        if reachable {
+            // Heard in time: the answer is this caller's, not one left for the next.
+            healthCheck.withLock { $0.answered = nil }
+        } else {
+            reachability.suspect()
+        }
         return reachable
     }
+
+    /// How long a health check waits for PostgreSQL's answer, and how long an answer stands.
+    static let healthPatience = Duration.seconds(1)
 
     public func counts() async throws -> RowCounts {
         try await read { connection in

@@ -7,27 +7,47 @@ import PostgresNIO
 /// rows read out in one snapshot for `groupie export`. The venue numbers are not copied but
 /// made again from the events, in order, once they are all there.
 extension PostgresStore: RowSource {
-    /// Copies every row of `source` into this database, which may hold other venues already
-    /// (imported from their own exports) but none of the source's groups; returns the rows copied
-    /// per table. Players and staff it has already (one who played, or works, at two venues) are
-    /// kept as they are. Nothing is copied when anything fails.
-    public func importRows(from source: some RowSource) async throws -> [(table: String, rows: Int)] {
-        try await write { connection in
-            let groupIds = try await source.storedGroupIds(venue: nil)
+    /// Copies the rows of `source` that `filter` admits into this database, which may hold
+    /// other venues already (imported from their own exports) but none of the source's groups;
+    /// returns the rows copied per table. Players it has already (one who played at two venues)
+    /// are kept as they are. Nothing is copied when a row is refused or anything fails.
+    public func importRows(from source: some RowSource, filter: ImportFilter = ImportFilter()) async throws -> [(table: String, rows: Int)] {
+        let admitted = try await filter.admittedRows(from: source)
+        let groupIds = admitted.first { $0.table.name == "play_group" }?.rows.compactMap { row -> String? in
+            if case .text(let id) = row.first { return id }
+            return nil
+        } ?? []
+        return try await write { connection in
             let present = try await connection.value("SELECT COUNT(*) FROM play_group WHERE id = ANY(\(groupIds))", as: Int.self, logger: logger) ?? 0
             guard present == 0 else { throw PostgresStoreError.alreadyImported(groups: present) }
             var copied: [String: Int] = [:]
-            try await source.copyRows(venue: nil, page: 1000) { table, rows in
+            for (table, rows) in admitted {
                 let placeholders = (1...table.columns.count).map { "$\($0)" }.joined(separator: ", ")
                 // Counted as written: a shared row the database holds already (a player of two
                 // venues imported one after the other) is passed over, and not counted.
                 let sql = "INSERT INTO \(table.name) (\(table.columnList)) VALUES (\(placeholders))\(table.shared ? " ON CONFLICT DO NOTHING" : "") RETURNING 1"
-                for row in rows {
+                for (index, row) in rows.enumerated() {
                     var bindings = PostgresBindings(capacity: table.columns.count)
                     for (value, column) in zip(row, table.columns) {
                         try Self.bind(value, as: column.kind, into: &bindings)
                     }
-                    copied[table.name, default: 0] += try await connection.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).count
+                    let written: Int
+                    do {
+                        written = try await connection.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).count
+                    } catch let error as PSQLError {
+                        // Which row PostgreSQL would not take, and why, in its own words.
+                        throw ImportRefusal.row(
+                            table: table.name, number: index + 1, key: nil,
+                            reason: "PostgreSQL refused it: \(error.serverInfo?[.message] ?? "\(error.code)")"
+                        )
+                    }
+                    if written == 0, table.name == "staff", case .text(let id) = row[0], case .text(let email) = row[1] {
+                        // The same account (a member of staff at two venues, imported one after
+                        // the other) is kept as it is; another account under the e-mail is not replaced.
+                        let existing = try await connection.column("SELECT id FROM staff WHERE email = \(email) OR id = \(id)", as: String.self, logger: logger)
+                        guard existing == [id] else { throw ImportRefusal.staffExists(email) }
+                    }
+                    copied[table.name, default: 0] += written
                 }
             }
             // Each group's next event is numbered after its newest imported one.

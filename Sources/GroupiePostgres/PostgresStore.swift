@@ -24,7 +24,16 @@ public final class PostgresStore: GroupieStore {
     let announcer: PostgresAnnouncer
     let exclusiveSlots = Slots(4)
     /// The health check under way, which every caller meanwhile shares.
-    let healthCheck = Mutex<Task<Bool, Never>?>(nil)
+    let healthCheck = Mutex(HealthCheck())
+
+    /// The health check under way, if any, and when PostgreSQL last answered one that no caller
+    /// waited for to the end.
+    struct HealthCheck {
+        var running: Task<Bool, Never>?
+        var runningId: Int?
+        var next = 0
+        var answered: ContinuousClock.Instant?
+    }
 
     /// The pool's client now: another replaces it when PostgreSQL is found down.
     var client: PostgresClient { pool.client }

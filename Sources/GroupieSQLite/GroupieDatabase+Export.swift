@@ -86,7 +86,7 @@ extension GroupieDatabase {
         try await newExport(at: path, venueId: venueId) {
             let copy = try GroupieDatabase(writer: DatabaseQueue(path: path))
             try await source.copyRows(venue: venueId, page: 1000) { table, rows in
-                try await copy.writer.write { db in try insert(rows, into: table, db: db) }
+                try await copy.writer.write { db in _ = try insert(rows, into: table, db: db) }
             }
             try await copy.writer.write { db in try countCopiedGroups(db, where: "TRUE") }
             return copy
@@ -117,39 +117,48 @@ extension GroupieDatabase {
         }
     }
 
-    /// Copies every row of the Groupie database at `path` (one venue's export, or a whole
-    /// database) into this one, in one transaction; returns the rows copied per table. This
-    /// database may hold other venues already, but none of the file's groups. Players and staff
-    /// it has already are kept as they are; the numbers are made again from the events.
-    public func importRows(fromFile path: String) async throws -> [(table: String, rows: Int)] {
+    /// Copies the rows of the Groupie database at `path` (one venue's export, or a whole
+    /// database) that `filter` admits into this one, in one transaction; returns the rows copied
+    /// per table. This database may hold other venues already, but none of the file's groups.
+    /// Players it has already are kept as they are; the numbers are made again from the events.
+    /// A refused row, or any failure, leaves this database as it was.
+    public func importRows(fromFile path: String, filter: ImportFilter = ImportFilter()) async throws -> [(table: String, rows: Int)] {
         let source = try Self.openExisting(atPath: path)
-        try source.writer.close()
-        return try await writer.writeWithoutTransaction { db in
-            try db.execute(sql: "ATTACH DATABASE ? AS source", arguments: [path])
-            defer { try? db.execute(sql: "DETACH DATABASE source") }
+        let admitted: [(table: CopiedTable, rows: [[StoredValue]])]
+        do {
+            admitted = try await filter.admittedRows(from: source)
+            try source.writer.close()
+        } catch {
+            try? source.writer.close()
+            throw error
+        }
+        let groupIds = admitted.first { $0.table.name == "play_group" }?.rows.compactMap { row -> String? in
+            if case .text(let id) = row.first { return id }
+            return nil
+        } ?? []
+        return try await writer.write { db in
+            let present = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM play_group WHERE id IN (SELECT value FROM json_each(?))",
+                arguments: [String(decoding: try JSONEncoder().encode(groupIds), as: UTF8.self)]
+            ) ?? 0
+            guard present == 0 else { throw ImportError.alreadyImported(groups: present) }
             var copied: [(table: String, rows: Int)] = []
-            try db.inTransaction {
-                let present = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM main.play_group WHERE id IN (SELECT id FROM source.play_group)") ?? 0
-                guard present == 0 else { throw ImportError.alreadyImported(groups: present) }
-                for table in CopiedTable.all {
-                    try db.execute(sql: """
-                        INSERT INTO main.\(table.name) (\(table.columnList))
-                        SELECT \(table.columnList) FROM source.\(table.name) WHERE TRUE ORDER BY \(table.order)
-                        \(table.shared ? "ON CONFLICT DO NOTHING" : "")
-                        """)
-                    copied.append((table.name, db.changesCount))
-                }
-                try Self.countCopiedGroups(db, where: "id IN (SELECT id FROM source.play_group)")
-                return .commit
+            for (table, rows) in admitted {
+                copied.append((table.name, try Self.insert(rows, into: table, db: db)))
             }
+            try Self.countCopiedGroups(db, where: "id IN (SELECT value FROM json_each(?))", [String(decoding: try JSONEncoder().encode(groupIds), as: UTF8.self)])
             return copied
         }
     }
 
-    private static func insert(_ rows: [[StoredValue]], into table: CopiedTable, db: Database) throws {
+    /// Inserts `rows`; returns how many were written. A shared row the database holds already
+    /// (a player of two venues) is passed over; a staff account it holds already refuses all.
+    @discardableResult
+    private static func insert(_ rows: [[StoredValue]], into table: CopiedTable, db: Database) throws -> Int {
         let statement = try db.cachedStatement(
             sql: "INSERT INTO \(table.name) (\(table.columnList)) VALUES (\(databaseQuestionMarks(count: table.columns.count)))\(table.shared ? " ON CONFLICT DO NOTHING" : "")"
         )
+        var written = 0
         for row in rows {
             try statement.execute(arguments: StatementArguments(row.map { value -> DatabaseValue in
                 switch value {
@@ -160,7 +169,15 @@ extension GroupieDatabase {
                 case .bytes(let data): data.databaseValue
                 }
             }))
+            if db.changesCount == 0, table.name == "staff", case .text(let id) = row[0], case .text(let email) = row[1] {
+                // The same account (a member of staff at two venues, imported one after the
+                // other) is kept as it is; another account under the e-mail is not replaced.
+                let existing = try String.fetchOne(db, sql: "SELECT id FROM staff WHERE email = ? OR id = ?", arguments: [email, id])
+                guard existing == id else { throw ImportRefusal.staffExists(email) }
+            }
+            written += db.changesCount
         }
+        return written
     }
 }
 

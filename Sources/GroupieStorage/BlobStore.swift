@@ -22,14 +22,29 @@ public struct BlobStore: Sendable {
     /// this instance's own folder, so that another instance's start leaves them alone.
     public var temporaryDirectory: String { temporary.path }
 
-    public func path(blob: String, variant: String) -> String {
-        "\(directory)/\(blob.prefix(2))/\(blob)\(variant)"
+    /// Whether `name` can name a photo's files: a full SHA-256 in lowercase hex, as every photo
+    /// is named. Nothing else ever becomes a path, so that no stored value (an imported row, say)
+    /// can reach a file outside its own photo's: not `""`, whose prefix is every file.
+    public static func isBlobName(_ name: String) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The variants' suffixes are the server's own words: a letter, digit, `-` or `.`, and no `/`.
+    static func isVariant(_ variant: String) -> Bool {
+        variant.count <= 32 && !variant.contains("..")
+            && variant.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x7a).contains($0) || $0 == 0x2d || $0 == 0x2e }
+    }
+
+    /// The file of `blob`'s `variant`; a name that is not a photo's is refused.
+    public func path(blob: String, variant: String) throws -> String {
+        guard Self.isBlobName(blob), Self.isVariant(variant) else { throw NotABlobName(name: blob) }
+        return "\(directory)/\(blob.prefix(2))/\(blob)\(variant)"
     }
 
     /// Moves `temporary` to its place for `blob` durably; an existing file (the same bytes,
     /// by construction) is kept and the temporary one removed.
     public func store(_ temporary: String, blob: String, variant: String) throws {
-        let destination = path(blob: blob, variant: variant)
+        let destination = try path(blob: blob, variant: variant)
         let folder = (destination as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         if FileManager.default.fileExists(atPath: destination) {
@@ -45,8 +60,10 @@ public struct BlobStore: Sendable {
         try Self.fsync(path: folder)
     }
 
-    /// Removes every file of `blob`: the original and whatever was derived from it.
+    /// Removes every file of `blob`: the original and whatever was derived from it. A name that
+    /// is not a photo's removes nothing.
     public func removeFiles(of blob: String) {
+        guard Self.isBlobName(blob) else { return }
         let folder = "\(directory)/\(blob.prefix(2))"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(blob) {
             try? FileManager.default.removeItem(atPath: folder + "/" + name)
@@ -65,4 +82,10 @@ public struct BlobStore: Sendable {
         defer { close(descriptor) }
         guard Glibc.fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
     }
+}
+
+/// A name given as a photo's files that is not one: nothing is read, written or removed.
+public struct NotABlobName: Error, CustomStringConvertible {
+    public let name: String
+    public var description: String { "'\(name.prefix(80))' is not the name of a photo's files (a SHA-256 in hex)" }
 }

@@ -18,16 +18,22 @@ struct Import: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         abstract: "Copy a SQLite database (groupie.sqlite, or a venue's export) into the PostgreSQL or SQLite database that serve uses.",
-        discussion: "Stop the instance the file comes from first. The database imported into is named by --database or GROUPIE_DATABASE, else it is the SQLite database of the data folder (--data or GROUPIE_DATA), which is made if missing; it may hold other venues already, but none of these groups."
+        discussion: "Stop the instance the file comes from first. The database imported into is named by --database or GROUPIE_DATABASE, else it is the SQLite database of the data folder (--data or GROUPIE_DATA), which is made if missing; it may hold other venues already, but none of these groups. Only the file's groups and their players are copied, each row checked first: a row that does not belong, or holds a value no Groupie writes, refuses the whole file with its table and number. Staff accounts are copied only when named with --staff."
     )
 
     @Option(name: .customLong("from"), help: "The SQLite file, such as ./data/groupie.sqlite.")
     var from: String
+    @Option(
+        name: .customLong("staff"),
+        help: "A staff account of the file to copy too, by e-mail, with its venues and audit lines (repeat for several). No account is copied unless named; sessions never are."
+    )
+    var staff: [String] = []
     @OptionGroup var options: StoreOptions
 
     func run() async throws {
         let configuration = try options.configuration
         let source = try StoreOptions.openSQLite(from)
+        let filter = ImportFilter(staff: Set(staff))
         let copied: [(table: String, rows: Int)]
         let counts: RowCounts
         let shown: String
@@ -35,8 +41,10 @@ struct Import: AsyncParsableCommand {
             let (store, name) = try await StoreOptions.openPostgres(url, doing: "opened")
             defer { store.close() }
             do {
-                copied = try await store.importRows(from: source)
+                copied = try await store.importRows(from: source, filter: filter)
             } catch let error as PostgresStoreError {
+                throw CommandFailure(error.description)
+            } catch let error as ImportRefusal {
                 throw CommandFailure(error.description)
             }
             (counts, shown) = (try await store.counts(), name)
@@ -48,8 +56,10 @@ struct Import: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
             let store = try GroupieDatabase.open(atPath: path)
             do {
-                copied = try await store.importRows(fromFile: from)
+                copied = try await store.importRows(fromFile: from, filter: filter)
             } catch let error as ImportError {
+                throw CommandFailure(error.description)
+            } catch let error as ImportRefusal {
                 throw CommandFailure(error.description)
             }
             (counts, shown) = (try await store.counts(), path)

@@ -154,6 +154,10 @@ struct BrokenMissionTests {
             "  - " + String(repeating: "{a: ", count: 200_000),
             "  - " + String(repeating: "[", count: 200_000),
             (0..<2_000).map { String(repeating: " ", count: 2 + 2 * $0) + "k\($0):\n" }.joined(),
+            // The third attack's texts: block lists on one line, which no bracket counts, and
+            // brackets among quoted ones, which a count of characters took for closings.
+            "  - " + String(repeating: "- ", count: 20_000) + "x\n",
+            "  - " + String(repeating: "[\"]\", ", count: 20_000) + "x\n",
         ] {
             let report = MissionFileReader(assetsDirectory: nil).read(bytes: Data((head + body).utf8), path: "deep.yaml")
             #expect(report.venue == nil)
@@ -161,8 +165,13 @@ struct BrokenMissionTests {
             #expect(problem.message.hasPrefix("lists and mappings nest too deep"), "\(problem)")
             #expect(problem.line >= 7)
         }
-        // The fuzzer's input, kept with its seeds.
-        let found = try Data(contentsOf: URL(fileURLWithPath: Fixtures.repository.path + "/Fuzz/Corpus/FuzzMissionFile/fixed-deep-flow-nesting.yaml"))
-        #expect(MissionFileReader(assetsDirectory: nil).read(bytes: found, path: "found.yaml").problems.first?.message.hasPrefix("lists and mappings nest too deep") == true)
+        // The fuzzer's input and the attack's texts, kept with its seeds.
+        for seed in ["fixed-deep-flow-nesting.yaml", "attack-deep-block-lists.yaml", "attack-quoted-brackets.yaml"] {
+            let found = try Data(contentsOf: URL(fileURLWithPath: Fixtures.repository.path + "/Fuzz/Corpus/FuzzMissionFile/" + seed))
+            let problem = MissionFileReader(assetsDirectory: nil).read(bytes: found, path: seed).problems.first
+            #expect(problem?.message.hasPrefix("lists and mappings nest too deep") == true, "\(seed): \(String(describing: problem))")
+        }
+        // The editor's outline of the text never composes it either.
+        #expect(MissionFileOutline.missionLines(head + "  - " + String(repeating: "- ", count: 20_000) + "x\n").isEmpty)
     }
 }

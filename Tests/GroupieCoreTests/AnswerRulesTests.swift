@@ -96,6 +96,10 @@ struct AnswerRulesTests {
         #expect(throws: AnswerRules.Refusal.wrongKindOfAnswer) { try answer(.choice(0), key("q", "sticker")) }
         #expect(throws: AnswerRules.Refusal.unusableText) { try answer(.text("   "), key("q", "whale")) }
         #expect(throws: AnswerRules.Refusal.unusableText) { try answer(.text(String(repeating: "a", count: 201)), key("q", "whale")) }
+        // A NUL or another control character: refused in Core, so that no backend stores it and none fails on it.
+        for control in ["a\u{0}b", "a\u{7}b", "a\u{1B}[31mb"] {
+            #expect(throws: AnswerRules.Refusal.unusableText) { try answer(.text(control), key("q", "whale")) }
+        }
     }
 
     @Test("the time limit runs from the group's first attempt or photo for the mission; after it attempts are refused")

@@ -104,6 +104,8 @@ struct AnswerRouteTests {
                 ("/quiz/tasks/colour/answer", #"{"text": "Vit"}"#, .unprocessableContent, "wrong-kind-of-answer"),
                 ("/quiz/tasks/colour/answer", #"{"choice": 3}"#, .unprocessableContent, "no-such-choice"),
                 ("/quiz/tasks/animal/answer", #"{"text": "   "}"#, .unprocessableContent, "invalid-answer"),
+                // A NUL breaks PostgreSQL's text and SQLite would keep it: refused before either sees it.
+                ("/quiz/tasks/animal/answer", #"{"text": "a\u0000b"}"#, .unprocessableContent, "invalid-answer"),
                 ("/quiz/tasks/animal/answer", #"{"text": "a", "choice": 1}"#, .unprocessableContent, "invalid-answer"),
                 ("/quiz/tasks/animal/answer", #"{"answer": "a"}"#, .unprocessableContent, "unknown-field"),
                 ("/sharks/tasks/shark/answer", #"{"text": "a"}"#, .unprocessableContent, "photo-task"),

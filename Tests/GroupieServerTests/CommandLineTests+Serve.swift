@@ -46,11 +46,12 @@ extension CommandLineTests {
     static func serve(logLevel: String, errors: ChildProcess.Destination = .discard, on server: TestServer? = nil) async throws -> (process: ChildProcess, port: Int) {
         let (process, port) = try start(logLevel: logLevel, errors: errors, on: server)
         var healthy = false
-        for _ in 0..<100 where !healthy {
-            try await Task.sleep(for: .milliseconds(100))
+        // A bound on a hang: a debug build beside the whole suite may take long to start.
+        try? await eventually(.seconds(120), "serve healthy", every: .milliseconds(100)) {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!) {
                 healthy = (response as? HTTPURLResponse)?.statusCode == 200
             }
+            return healthy || !process.isRunning
         }
         #expect(healthy)
         return (process, port)
@@ -102,20 +103,17 @@ extension CommandLineTests {
             logLevel: "info", errors: .file(log.path), settings: ["--database", url, "--database-wait", "300"]
         )
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
-        var waiting = false
-        for _ in 0..<600 where !waiting && process.isRunning {
-            try await Task.sleep(for: .milliseconds(100))
-            waiting = (try? String(contentsOf: log, encoding: .utf8))?.contains("waiting for PostgreSQL at ") == true
+        try await eventually(.seconds(120), "serve saying it waits for PostgreSQL") {
+            !process.isRunning || (try? String(contentsOf: log, encoding: .utf8))?.contains("waiting for PostgreSQL at ") == true
         }
-        try await Task.sleep(for: .seconds(1))
         #expect(process.isRunning, "still waiting for PostgreSQL")
         try await cluster.restart()
         var ready = false
-        for _ in 0..<200 where !ready && process.isRunning {
-            try await Task.sleep(for: .milliseconds(100))
+        try? await eventually(.seconds(240), "serve ready on PostgreSQL", every: .milliseconds(100)) {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!) {
                 ready = (response as? HTTPURLResponse)?.statusCode == 200
             }
+            return ready || !process.isRunning
         }
         let text = try String(contentsOf: log, encoding: .utf8)
         #expect(ready, "serve \(process.isRunning ? "runs" : "ended with \(process.terminationStatus)"): \(text)")
@@ -134,17 +132,15 @@ extension CommandLineTests {
         let token = try #require(try await post("/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
         let group = try #require(try await post("/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
         let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(try #require(group["id"] as? String))/events", headers: ["Authorization": "Bearer \(token)"])
-        #expect(await stream.read(for: 5) { $0.contains("retry:") }.contains("retry:"))
+        #expect(await stream.read(for: 120) { $0.contains("retry:") }.contains("retry:"))
 
-        let signalled = ContinuousClock.now
+        // The server ends the open stream as it stops, rather than waiting for the phone to go
+        // (or for its next heartbeat): the stream's response ends with its last chunk, which a
+        // process that merely died would not send.
         process.signal(signal)
-        for _ in 0..<140 where process.isRunning {
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        // The heartbeat comes every 15 s: well under that, and not 5 s, which beside the whole
-        // suite on two cores was once missed by a tenth of a second.
-        #expect(ContinuousClock.now - signalled < .seconds(12), "stopped without waiting for the stream's next heartbeat")
-        #expect(!process.isRunning)
+        let text = await stream.read(for: 120) { $0.hasSuffix("0\r\n\r\n") }
+        #expect(text.hasSuffix("0\r\n\r\n"), "the stream ended as the server stopped: \(text.suffix(60))")
+        try await eventually(.seconds(120), "the server's exit") { !process.isRunning }
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
     }

@@ -24,7 +24,7 @@ struct DepartureTests {
             let group = try await client.newGroup(by: ada)
             _ = try await client.join(group.code, as: bo)  // event 1
             let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events", headers: ["Authorization": "Bearer \(bo.token)"])
-            _ = await stream.read(for: 10) { $0.contains("member-joined") }
+            _ = await stream.read(for: 120) { $0.contains("member-joined") }
             let answer: HTTPResponse.Status
             switch departure {
             case .removedByCreator:
@@ -39,7 +39,7 @@ struct DepartureTests {
                 answer = try await client.send(.delete, "/api/v1/me", headers: bo.auth).0.status
             }
             #expect(answer.code < 300, "\(answer)")
-            let text = await stream.read(for: 10) { $0.hasSuffix("0\r\n\r\n") }
+            let text = await stream.read(for: 120) { $0.hasSuffix("0\r\n\r\n") }
             #expect(text.hasSuffix("0\r\n\r\n"), "the stream ends")
             #expect(stream.events.map(\.type) == ["member-joined", "member-left"], "\(text.suffix(300))")
             #expect(stream.events.last?.id == 2)

@@ -70,10 +70,14 @@ struct EventRelayTests {
                 // One read for all that was heard; the third group has no stream here and is not read.
                 await relay.handle(.committed(groupId: groups[0].group, seq: stored[groups[0].group]!.last!))
                 for (index, subscription) in [one, two].enumerated() {
-                    var seqs: [Int] = []
-                    for await message in subscription.stream {
-                        if case .event(let event) = message { seqs.append(event.seq) }
-                        if seqs.count == 2 { break }
+                    // A message that never comes fails the test instead of hanging the suite.
+                    let seqs = try await within(.seconds(120), "two events on stream \(index)") {
+                        var seqs: [Int] = []
+                        for await message in subscription.stream {
+                            if case .event(let event) = message { seqs.append(event.seq) }
+                            if seqs.count == 2 { break }
+                        }
+                        return seqs
                     }
                     #expect(seqs == stored[groups[index].group])
                 }
@@ -101,37 +105,38 @@ struct EventRelayTests {
                     await relay.handle(announcement)
                 }
             })
-            for await _ in listening {}
+            try await within(.seconds(120), "the relay listening") { for await _ in listening {} }
         }
         defer { running.forEach { $0.cancel() } }
         try await firstHub.withSubscription(groupId: EventHub.everyGroup, playerId: "staff:a") { here in
             try await secondHub.withSubscription(groupId: EventHub.everyGroup, playerId: "staff:b") { there in
                 firstHub.groupCreated(groupId: "g1")
                 firstHub.reviewChanged(groupId: "g1")
-                var heard: [String] = []
-                for await message in there.stream {
-                    switch message {
-                    case .groupCreated(let groupId): heard.append("created \(groupId)")
-                    case .reviewChanged(let groupId): heard.append("review \(groupId)")
-                    default: continue
-                    }
-                    if heard.count == 2 { break }
-                }
+                let heard = try await Self.notices(on: there, until: { $0.count == 2 })
                 #expect(heard == ["created g1", "review g1"])
                 // What the second instance tells comes back to the first after the first's own
                 // notices, which its pages heard once, when they were told.
                 secondHub.reviewChanged(groupId: "g2")
-                var mine: [String] = []
-                for await message in here.stream {
-                    switch message {
-                    case .groupCreated(let groupId): mine.append("created \(groupId)")
-                    case .reviewChanged(let groupId): mine.append("review \(groupId)")
-                    default: continue
-                    }
-                    if mine.last == "review g2" { break }
-                }
+                let mine = try await Self.notices(on: here, until: { $0.last == "review g2" })
                 #expect(mine == ["created g1", "review g1", "review g2"])
             }
+        }
+    }
+
+    /// The staff notices a subscription hears, until `done` holds of them; a notice that never
+    /// comes fails the test instead of hanging the suite.
+    static func notices(on subscription: EventHub.Subscription, until done: @escaping @Sendable ([String]) -> Bool) async throws -> [String] {
+        try await within(.seconds(120), "staff notices") {
+            var heard: [String] = []
+            for await message in subscription.stream {
+                switch message {
+                case .groupCreated(let groupId): heard.append("created \(groupId)")
+                case .reviewChanged(let groupId): heard.append("review \(groupId)")
+                default: continue
+                }
+                if done(heard) { break }
+            }
+            return heard
         }
     }
 

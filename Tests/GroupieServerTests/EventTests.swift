@@ -112,26 +112,26 @@ struct EventTests {
             _ = try await client.join(group.code, as: bo)
             let token = try await Self.streamToken(client, group: group.id, player: ada)
             let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events?token=\(token)")
-            let start = await stream.read(for: 10) { $0.contains("member-joined") }
+            let start = await stream.read(for: 120) { $0.contains("member-joined") }
             #expect(start.contains("text/event-stream"))
             #expect(stream.events.map(\.type) == ["member-joined"], "what happened before the stream opened is replayed")
 
             _ = try await PhotoRouteTests.upload(client, image, as: bo, group: group.id, query: "?mission=sharks&task=shark")
-            _ = await stream.read(for: 10) { $0.contains("mission-completed") }
+            _ = await stream.read(for: 120) { $0.contains("mission-completed") }
             // The mission's collage follows in the background: `collage-ready` may come in the same read.
             #expect(Array(stream.events.map(\.type).prefix(4)) == ["member-joined", "photo-added", "task-done", "mission-completed"])
             #expect(Array(stream.events.map(\.id).prefix(4)) == [1, 2, 3, 4])
-            _ = await stream.read(for: 10) { $0.contains("collage-ready") }
+            _ = await stream.read(for: 120) { $0.contains("collage-ready") }
             #expect(stream.events.map(\.type).last == "collage-ready")
-            _ = await stream.read(for: 10) { $0.contains(": heartbeat") }
+            _ = await stream.read(for: 120) { $0.contains(": heartbeat") }
             #expect(await stream.read(for: 0) { _ in true }.contains(": heartbeat"))
 
             let resumed = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events", headers: ["Authorization": "Bearer \(ada.token)", "Last-Event-ID": "2"])
-            _ = await resumed.read(for: 10) { $0.contains("collage-ready") }
+            _ = await resumed.read(for: 120) { $0.contains("collage-ready") }
             #expect(resumed.events.map(\.id) == [3, 4, 5])
 
             _ = try await client.send(.patch, "/api/v1/me", json: #"{"name": "Bosse"}"#, headers: bo.auth)
-            _ = await stream.read(for: 10) { $0.contains("member-renamed") }
+            _ = await stream.read(for: 120) { $0.contains("member-renamed") }
             #expect(stream.events.last?.type == "member-renamed")
         }
     }
@@ -145,14 +145,14 @@ struct EventTests {
             let group = try await client.newGroup(by: ada)
             _ = try await Self.streamToken(client, group: group.id, player: ada)
             let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events", headers: ["Authorization": "Bearer \(ada.token)"])
-            _ = await stream.read(for: 10) { $0.contains("retry:") }
+            _ = await stream.read(for: 120) { $0.contains("retry:") }
             let lines = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }.split(separator: "\n")
             let open = lines.first { $0.hasPrefix("groupie_event_streams_open ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
             // Other tests of the process may have streams open too.
             #expect((open ?? 0) >= 1)
             // Leaving the group ends the stream: the metrics middleware would record it now.
             #expect(try await client.send(.delete, "/api/v1/groups/\(group.id)/members/\(ada.id)", headers: ada.auth).0.status == .noContent)
-            #expect(await stream.read(for: 10) { $0.contains("0\r\n\r\n") }.contains("0\r\n\r\n"), "the stream ended")
+            #expect(await stream.read(for: 120) { $0.contains("0\r\n\r\n") }.contains("0\r\n\r\n"), "the stream ended")
             let after = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }.split(separator: "\n")
             #expect(after.contains { $0.hasPrefix("hb_requests") && $0.contains("/events/token\"") })
             #expect(!after.contains { $0.contains("http_route=\"") && $0.contains("/events\"") && $0.contains("\"200\"") }, "a stream is not a request duration")

@@ -13,14 +13,16 @@ struct PublishCrashTests {
     /// A change, the event kind whose publication is cut off, and whether it needs a photo
     /// hidden beforehand.
     enum Action: String, CaseIterable, CustomTestStringConvertible {
-        case remove, rename, erase, hide, restore, staffDelete, close, reopen, message
+        /// `erasePhoto`: the erasure of a member whose photo the group had, cut off before its
+        /// `photo-removed`; the replay brings that and the `member-left` of the same commit.
+        case remove, rename, erase, erasePhoto, hide, restore, staffDelete, close, reopen, message
         var testDescription: String { rawValue }
 
         var kind: String {
             switch self {
             case .remove, .erase: "member-left"
             case .rename: "member-renamed"
-            case .hide, .staffDelete: "photo-removed"
+            case .hide, .staffDelete, .erasePhoto: "photo-removed"
             case .restore: "photo-added"
             case .close: "group-closed"
             case .reopen: "group-reopened"
@@ -67,7 +69,7 @@ struct PublishCrashTests {
         switch action {
         case .remove: _ = try? await doomed.request("DELETE", "/api/v1/groups/\(groupId)/members/\(bo.id)", token: ada.token)
         case .rename: _ = try? await doomed.request("PATCH", "/api/v1/me", body: Data(#"{"name":"Bea"}"#.utf8), token: bo.token)
-        case .erase: _ = try? await doomed.request("DELETE", "/api/v1/me", token: bo.token)
+        case .erase, .erasePhoto: _ = try? await doomed.request("DELETE", "/api/v1/me", token: bo.token)
         case .hide: _ = try? staff.post("/staff/photos/\(photoId)/hide", ["reason": "Blurred face"])
         case .restore: _ = try? staff.post("/staff/photos/\(photoId)/restore")
         case .staffDelete: _ = try? staff.post("/staff/photos/\(photoId)/delete", ["reason": "Not of the visit", "confirm": "yes"])
@@ -75,14 +77,19 @@ struct PublishCrashTests {
         case .reopen: _ = try? staff.post("/staff/groups/\(groupId)/reopen")
         case .message: _ = try? staff.post("/staff/venues/science-centre/messages", ["text": "We close in 15 minutes", "group": groupId])
         }
-        for _ in 0..<100 where doomed.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        try await eventually("the doomed server's death") { !doomed.process.isRunning }
         #expect(doomed.process.terminationReason == .uncaughtSignal && doomed.process.terminationStatus == SIGKILL, "the server died before publishing")
 
         let restarted = try CrashTests.Server(data: data)
         defer { restarted.stop() }
         try await restarted.waitUntilHealthy()
-        let replayed = try StaffCurl.events(port: restarted.port, groupId: groupId, after: before, token: ada.token)
+        let replayed = try await StaffCurl.events(port: restarted.port, groupId: groupId, after: before, token: ada.token, until: action.kind)
         #expect(replayed.contains(action.kind), "replayed after \(before): \(replayed)")
+        if action == .erasePhoto {
+            // Committed with the photo's removal, in the one transaction the crash could not split.
+            let all = try await StaffCurl.events(port: restarted.port, groupId: groupId, after: before, token: ada.token, until: "member-left")
+            #expect(all.contains("photo-removed") && all.contains("member-left"), "\(all)")
+        }
     }
 
     func addStaff(data: String) throws {
@@ -145,12 +152,27 @@ struct StaffCurl {
         return try Self.curl(["-b", "groupie_staff=\(cookie)", "--data", StaffConsoleTests.form(all), "http://127.0.0.1:\(port)\(path)"]).status
     }
 
-    /// The kinds of the events a stream sends after `after`, read for two seconds.
-    static func events(port: Int, groupId: String, after: String, token: String) throws -> [String] {
-        let output = try PDFTools.run("curl", [
-            "-s", "-N", "--max-time", "2", "-H", "Authorization: Bearer \(token)", "-H", "Last-Event-ID: \(after)",
+    /// The kinds of the events a stream sends after `after`, read until one of kind `until`
+    /// arrives (or, as a bound on a hang, two minutes pass).
+    static func events(port: Int, groupId: String, after: String, token: String, until kind: String) async throws -> [String] {
+        let scratch = try ScratchFolder.make("groupie-stream")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let output = scratch + "/stream"
+        let curl = try ChildProcess("/usr/bin/curl", [
+            "-s", "-N", "--max-time", "120", "-H", "Authorization: Bearer \(token)", "-H", "Last-Event-ID: \(after)",
             "http://127.0.0.1:\(port)/api/v1/groups/\(groupId)/events",
-        ]).output
-        return output.components(separatedBy: "\n").filter { $0.hasPrefix("event: ") }.map { String($0.dropFirst("event: ".count)) }
+        ], output: .file(output))
+        defer {
+            curl.terminate()
+            curl.waitUntilExit()
+        }
+        func kinds() -> [String] {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            return text.components(separatedBy: "\n").filter { $0.hasPrefix("event: ") }.map { String($0.dropFirst("event: ".count)) }
+        }
+        try? await eventually(.seconds(120), "the event \(kind) on the stream", every: .milliseconds(50)) {
+            kinds().contains(kind) || !curl.isRunning
+        }
+        return kinds()
     }
 }

@@ -163,6 +163,35 @@ struct StaffConsoleTests {
         }
     }
 
+    @Test("Sign-in attempts reach their bounds: fifty from one address at any accounts, two hundred at one account from every address")
+    func signInLimitsReached() async throws {
+        let server = try Self.server()
+        // Six accounts, so that no account meets its bound from the one address first.
+        let accounts = (0..<6).map { "member\($0)@museum.example" }
+        for account in accounts + ["eva@museum.example"] { try await Self.addStaff(server, account, .viewer, venues: ["aquarium"]) }
+        var trusted = server
+        trusted.configuration.trustForwardedFor = true
+        try await trusted.test { client in
+            for index in 0..<StaffLoginLimits.perAddress {
+                let (response, _) = try await Self.signIn(client, accounts[index % accounts.count], password: "not the password", address: "10.1.0.1")
+                #expect(response.status == .unauthorized, "guess \(index + 1)")
+            }
+            let (limited, none) = try await Self.signIn(client, "eva@museum.example", address: "10.1.0.1")
+            #expect(limited.status == .tooManyRequests && none == nil, "the address is out of attempts, for an account it never tried too")
+            let (elsewhere, _) = try await Self.signIn(client, accounts[0], address: "10.1.0.2")
+            #expect(elsewhere.status == .seeOther, "the accounts it tried are not locked from another address")
+
+            // Each guess from an address of its own: the account's own bound, from every address.
+            for index in 0..<StaffLoginLimits.perAccount {
+                let (response, _) = try await Self.signIn(client, "eva@museum.example", password: "not the password", address: "10.2.\(index / 200).\(index % 200 + 1)")
+                #expect(response.status == .unauthorized, "guess \(index + 1)")
+            }
+            let (locked, _) = try await Self.signIn(client, "eva@museum.example", address: "10.3.0.1")
+            #expect(locked.status == .tooManyRequests, "the account is locked from every address, the right password too")
+            #expect(locked.headers[.retryAfter] != nil)
+        }
+    }
+
     /// Every route for every role, at the member's own venue and at another: the authorisation matrix.
     @Test("Authorisation matrix: each role × each route × own and other venue")
     func authorisationMatrix() async throws {

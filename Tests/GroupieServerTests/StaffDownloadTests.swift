@@ -34,15 +34,17 @@ struct StaffDownloadTests {
         }
     }
 
-    /// exiftool's tags of each entry that speak of a place.
+    /// What any entry carries beyond the allow-list of served photos (`LocationCorpusTests`):
+    /// location in any of the corpus's carriers, or any other metadata, by exiftool's reading.
     static func locationTags(_ entries: [(name: String, path: String)]) throws -> [String] {
-        try entries.flatMap { entry in
-            try LocationCorpusTests.tags(entry.path).keys.filter { $0.contains("GPS") || $0.contains("Location") || $0.contains("City") }
-                .map { "\(entry.name): \($0)" }
+        let carriers = Set(LocationCorpusTests.samples.flatMap(\.location_tags))
+        return try entries.flatMap { entry in
+            let tags = try LocationCorpusTests.tags(entry.path).keys.filter(carriers.contains)
+            return (tags + (try LocationCorpusTests.unexpectedTags(entry.path))).map { "\(entry.name): \($0)" }
         }
     }
 
-    @Test("A group's, a class's and a day's photos and collages as one ZIP, without location in any file, each download in the audit log")
+    @Test("A group's, a class's and a day's photos and collages as one ZIP, without location in any file of any carrier, each download in the audit log")
     func downloads() async throws {
         let server = try Self.server()
         try await StaffConsoleTests.addStaff(server, "mod@aquarium.example", .moderator, venues: ["aquarium"])
@@ -57,6 +59,13 @@ struct StaffDownloadTests {
             #expect(try await PhotoRouteTests.upload(client, located, as: ada, group: group.id, query: "?mission=sharks&task=shark").0.status == .created)
             #expect(try await PhotoRouteTests.upload(client, xmp, as: bo, group: other.id).0.status == .created)
             #expect(try await PhotoRouteTests.upload(client, located, as: di, group: museum.id).0.status == .created)
+            // Every carrier of location the corpus has, in a group of the day.
+            let eve = try await client.newPlayer("Eve")
+            let corpus = try await client.newGroup(by: eve)
+            for sample in LocationCorpusTests.samples {
+                let path = LocationCorpusTests.folder.appendingPathComponent(sample.file).path
+                #expect(try await PhotoRouteTests.upload(client, path, as: eve, group: corpus.id).0.status == .created, "\(sample.file)")
+            }
             #expect(try await ReloadTests.eventually {
                 let (_, album) = try await client.send(.get, "/api/v1/groups/\(group.id)/photos", headers: ada.auth)
                 return (album["collages"] as? [Any])?.count == 2
@@ -94,8 +103,11 @@ struct StaffDownloadTests {
             let (dayStatus, dayZip) = try await PhotoRouteTests.bytes(client, "/staff/venues/aquarium/photos.zip?day=\(day)", headers: browser.headers)
             #expect(dayStatus == .ok)
             let dayEntries = try Self.entries(dayZip)
-            #expect(Set(dayEntries.map { String($0.name.prefix { $0 != "/" }) }) == [folder, "Group \(other.code)", "Table 1"], "the venue's groups of the day, no other venue's")
-            #expect(dayEntries.count == 8)
+            #expect(
+                Set(dayEntries.map { String($0.name.prefix { $0 != "/" }) }) == [folder, "Group \(other.code)", "Group \(corpus.code)", "Table 1"],
+                "the venue's groups of the day, no other venue's"
+            )
+            #expect(dayEntries.count == 8 + LocationCorpusTests.samples.count)
             #expect(try Self.locationTags(dayEntries).isEmpty)
 
             let (batchStatus, batchZip) = try await PhotoRouteTests.bytes(client, "/staff/venues/aquarium/photos.zip?batch=\(batch)", headers: browser.headers)
@@ -126,8 +138,11 @@ struct StaffDownloadTests {
             let other = try #require(try await StaffConsoleTests.signIn(client, "mod@museum.example").1)
             #expect(try await PhotoRouteTests.bytes(client, "/staff/groups/\(group.id)/photos.zip", headers: other.headers).0 == .notFound)
             #expect(try await PhotoRouteTests.bytes(client, "/staff/venues/aquarium/photos.zip?day=2026-01-01", headers: other.headers).0 == .notFound)
-            let visitor = try await PhotoRouteTests.bytes(client, "/staff/groups/\(group.id)/photos.zip", headers: ada.auth).0
-            #expect(visitor != .ok)
+            // A visitor's token is no staff session: sent to sign in, as any page without one.
+            let (visitor, location) = try await client.execute(uri: "/staff/groups/\(group.id)/photos.zip", method: .get, headers: ada.auth) {
+                ($0.status, $0.headers[.location])
+            }
+            #expect(visitor == .seeOther && location?.hasPrefix("/staff/login") == true, "\(visitor) \(location ?? "")")
             let moderator = try #require(try await StaffConsoleTests.signIn(client, "mod@aquarium.example").1)
             #expect(try await PhotoRouteTests.bytes(client, "/staff/venues/aquarium/photos.zip?day=2026-02-30", headers: moderator.headers).0 == .unprocessableContent)
             #expect(try await PhotoRouteTests.bytes(client, "/staff/venues/aquarium/photos.zip?batch=12.000", headers: moderator.headers).0 == .notFound)

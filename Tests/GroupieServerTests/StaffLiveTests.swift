@@ -21,11 +21,11 @@ struct StaffLiveTests {
             let stream = try EventStreamReader(
                 port: port, path: StaffURL.events(venueId: "aquarium").path, headers: ["Cookie": "\(StaffSession.cookieName)=\(viewer.cookie)"]
             )
-            #expect(await stream.read(for: 10) { $0.contains("retry: 5000") }.contains("retry: 5000"))
+            #expect(await stream.read(for: 120) { $0.contains("retry: 5000") }.contains("retry: 5000"))
             let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo")
             let away = try await client.newGroup(by: bo, venue: "museum")
             let group = try await client.newGroup(by: ada)
-            let text = await stream.read(for: 10) { $0.contains(group.id) }
+            let text = await stream.read(for: 120) { $0.contains(group.id) }
             #expect(text.contains("event: group-created\ndata: {\"groupId\":\"\(group.id)\"}"))
             #expect(!text.contains(away.id), "another venue's group is not told")
 

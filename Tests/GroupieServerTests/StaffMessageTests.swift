@@ -36,7 +36,7 @@ struct StaffMessageTests {
             _ = try await client.join(group.code, as: bo)
             let token = try await EventTests.streamToken(client, group: group.id, player: bo)
             let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events?token=\(token)")
-            _ = await stream.read(for: 10) { $0.contains("member-joined") }
+            _ = await stream.read(for: 120) { $0.contains("member-joined") }
 
             let browser = try #require(try await StaffConsoleTests.signIn(client, "mod@aquarium.example").1)
             let (status, page) = try await browser.page(client, "/staff/venues/aquarium/messages?group=\(group.id)")
@@ -48,7 +48,7 @@ struct StaffMessageTests {
             #expect(sent.status == .seeOther)
             #expect(sent.headers[.location] == "/staff/venues/aquarium/messages?group=\(group.id)")
 
-            let text = await stream.read(for: 10) { $0.contains("staff-message") }
+            let text = await stream.read(for: 120) { $0.contains("staff-message") }
             #expect(stream.events.last?.type == "staff-message")
             #expect(text.contains(#"{"text":"The shark tunnel is <b>closed</b> today"}"#), "one line of plain text, as typed")
             #expect(try await Self.stored(server, group.id) == ["The shark tunnel is <b>closed</b> today"])

@@ -45,15 +45,73 @@ struct StaffPageTemplateTests {
         #expect(StaffURL.groupPhoto(groupId: "g1", photoId: "p1").path == "/staff/groups/g1#photo-p1")
     }
 
-    @Test("Every StaffURL names a route of the router")
+    /// One name per case of `StaffURL`: the switch below is exhaustive, so a new case does not
+    /// compile until it has a name here, and the test then fails until it has an example.
+    enum URLCase: CaseIterable {
+        case home, login, logout, audit, accounts, accountRole, accountUnlock, accountRemove, password, venue, review, numbers, numbersTable, missions, reward, editor, editorCheck, editorSave, draftReward, versions, versionsDiff, versionRestore, newVenue, pictures, picturesUploaded, poster, cards, codeStickers, events, messages, wall, groupPhotos, venuePhotos, feed, wallItems, collage, group, groupPhoto, groupClose, groupReopen, photoThumb, photoDisplay, photoHide, photoRestore, photoDelete, phonePreview
+
+        init(_ url: StaffURL) {
+            self = switch url {
+        case .home: .home
+        case .login: .login
+        case .logout: .logout
+        case .audit: .audit
+        case .accounts: .accounts
+        case .accountRole: .accountRole
+        case .accountUnlock: .accountUnlock
+        case .accountRemove: .accountRemove
+        case .password: .password
+        case .venue: .venue
+        case .review: .review
+        case .numbers: .numbers
+        case .numbersTable: .numbersTable
+        case .missions: .missions
+        case .reward: .reward
+        case .editor: .editor
+        case .editorCheck: .editorCheck
+        case .editorSave: .editorSave
+        case .draftReward: .draftReward
+        case .versions: .versions
+        case .versionsDiff: .versionsDiff
+        case .versionRestore: .versionRestore
+        case .newVenue: .newVenue
+        case .pictures: .pictures
+        case .picturesUploaded: .picturesUploaded
+        case .poster: .poster
+        case .cards: .cards
+        case .codeStickers: .codeStickers
+        case .events: .events
+        case .messages: .messages
+        case .wall: .wall
+        case .groupPhotos: .groupPhotos
+        case .venuePhotos: .venuePhotos
+        case .feed: .feed
+        case .wallItems: .wallItems
+        case .collage: .collage
+        case .group: .group
+        case .groupPhoto: .groupPhoto
+        case .groupClose: .groupClose
+        case .groupReopen: .groupReopen
+        case .photoThumb: .photoThumb
+        case .photoDisplay: .photoDisplay
+        case .photoHide: .photoHide
+        case .photoRestore: .photoRestore
+        case .photoDelete: .photoDelete
+        case .phonePreview: .phonePreview
+            }
+        }
+    }
+
+    @Test("Every StaffURL names a route of the router, and every case of it is tried")
     func urlsAreRoutes() async throws {
         let server = try StaffConsoleTests.server()
         let routes = try await GroupieRoutes.describe(server.configuration).map { $0.path.split(separator: "/").map(String.init) }
         let urls: [StaffURL] = [
-            .home, .login, .logout, .audit, .venue("v"), .review(venueId: "v"), .numbers(venueId: "v"), .numbersTable(venueId: "v", table: "days"),
+            .home, .login, .logout, .audit, .accounts, .accountRole("a"), .accountUnlock("a"), .accountRemove("a"), .password,
+            .venue("v"), .review(venueId: "v"), .numbers(venueId: "v"), .numbersTable(venueId: "v", table: "days"),
             .missions(venueId: "v"), .reward(venueId: "v", missionId: "m", language: "sv", version: "1"),
             .poster(venueId: "v", paper: "a4", format: "pdf"), .poster(venueId: "v", paper: "a4", format: "png"), .cards(venueId: "v"), .codeStickers(venueId: "v"),
-            .events(venueId: "v"), .group("g"), .groupPhoto(groupId: "g", photoId: "p"), .groupClose("g"), .photoThumb("p"),
+            .events(venueId: "v"), .group("g"), .groupPhoto(groupId: "g", photoId: "p"), .groupClose("g"), .groupReopen("g"), .photoThumb("p"),
             .photoDisplay("p"), .photoHide("p"), .photoRestore("p"), .photoDelete("p"), .phonePreview(venueId: "v", language: "sv"),
             .editor(venueId: "v"), .editor(venueId: "v", saved: 2), .editorCheck(venueId: "v"), .editorSave(venueId: "v"),
             .draftReward(venueId: "v", hash: "h", missionId: "m", language: "sv"), .versions(venueId: "v"),
@@ -64,6 +122,8 @@ struct StaffPageTemplateTests {
             .groupPhotos("g"), .venuePhotos(venueId: "v"), .venuePhotos(venueId: "v", batch: "1.000"),
             .feed(venueId: "v"), .feed(venueId: "v", StaffFeedQuery(group: "a&b", before: "p")),
         ]
+        let untried = Set(URLCase.allCases).subtracting(urls.map(URLCase.init))
+        #expect(untried.isEmpty, "cases without an example: \(untried)")
         for url in urls {
             let path = url.path.prefix { $0 != "?" && $0 != "#" }.split(separator: "/").map(String.init)
             let matches = routes.contains { route in

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import GroupieSQLite
 @testable import GroupieStorage
+import GroupieTestSupport
 import Synchronization
 import Testing
 
@@ -33,8 +34,15 @@ struct GroupCommitTests {
         let counter = CommitCounter()
         pool.add(transactionObserver: counter, extent: .databaseLifetime)
         let release = DispatchSemaphore(value: 0)
-        let holder = Task { try await pool.writeWithoutTransaction { _ in release.wait() } }
-        try await Task.sleep(for: .milliseconds(50))
+        // The holder says when it has the writer: no write sent after that can start before `release`.
+        let (held, holds) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task {
+            try await pool.writeWithoutTransaction { _ in
+                holds.finish()
+                release.wait()
+            }
+        }
+        try await within(.seconds(120), "the writer taken by the holder") { for await _ in held {} }
         return (pool, GroupCommit(writer: pool), counter, release, holder)
     }
 
@@ -61,7 +69,7 @@ struct GroupCommitTests {
                 return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
             }
         }
-        while commits.waitingCount < 20 { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("twenty writes waiting behind the held writer") { commits.waitingCount >= 20 }
         let before = counter.commits.withLock { $0 }
         release.signal()
         try await holder.value
@@ -96,7 +104,7 @@ struct GroupCommitTests {
                 return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
             }
         }
-        while commits.waitingCount < count { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("\(count) writes waiting behind the held writer") { commits.waitingCount >= count }
         let before = counter.commits.withLock { $0 }
         release.signal()
         try await holder.value

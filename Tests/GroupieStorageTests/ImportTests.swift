@@ -11,7 +11,7 @@ import Testing
 struct ImportTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    @Test("Every row of a SQLite database moves to PostgreSQL: groups, photos, events, staff, and numbers made again from the events")
+    @Test("Every row of a SQLite database moves to PostgreSQL: groups, photos, events, the staff named, and numbers made again from the events")
     func importEverything() async throws {
         let contract = StoreContractTests()
         let source = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
@@ -25,7 +25,7 @@ struct ImportTests {
         try await source.audit(AuditEntry(at: now, staffEmail: "s@museum.org", venueId: "v", action: "photo hidden", subject: first.photo.id, reason: "blurred"))
 
         let target = try #require(try await Backend.postgresql.open() as? PostgresStore)
-        let copied = try await target.importRows(from: source)
+        let copied = try await target.importRows(from: source, filter: ImportFilter(staff: ["s@museum.org"]))
         #expect(copied.first { $0.table == "group_event" }?.rows == (try await source.events(groupId: group.id, after: 0, limit: 100).count))
         #expect(try await target.counts() == (try await source.counts()))
         #expect(try await target.events(groupId: group.id, after: 0, limit: 100) == (try await source.events(groupId: group.id, after: 0, limit: 100)))
@@ -69,8 +69,10 @@ struct ImportTests {
         #expect(try await onlyW.allStaff().first { $0.email == "both@museum.org" }?.venueIds == ["w"])
 
         let target = try #require(try await Backend.postgresql.open() as? PostgresStore)
-        _ = try await target.importRows(from: try GroupieDatabase.open(atPath: folder + "/v.sqlite"))
-        _ = try await target.importRows(from: onlyW)
+        _ = try await target.importRows(
+            from: try GroupieDatabase.open(atPath: folder + "/v.sqlite"), filter: ImportFilter(staff: ["v@museum.org", "both@museum.org", "admin@museum.org"])
+        )
+        _ = try await target.importRows(from: onlyW, filter: ImportFilter(staff: ["both@museum.org", "admin@museum.org"]))
         #expect(try await target.counts() == (try await source.counts()))
         #expect(try await target.allStaff() == (try await source.allStaff()))
         #expect(try await target.membershipHistory(of: ada.id).map(\.groupId) == [atV.id, atW.id])

@@ -40,7 +40,11 @@ struct JoinRaceTests {
                     outcome.withLock { $0 = "\(error)" }
                 }
             }
-            for _ in 0..<100 where outcome.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(20)) }
+            // Either the join is answered, or it waits for the group's row: then it read the group.
+            try await eventually(.seconds(120), "the join answered or waiting for a lock") {
+                if outcome.withLock({ $0 }) != nil { return true }
+                return try await self.lockWaiters(store) > 0
+            }
             let beforeRelease = outcome.withLock { $0 }
             try await holder.query("ROLLBACK", logger: Backend.logger)
             await joining.value
@@ -62,8 +66,8 @@ struct JoinRaceTests {
             try await renamer.query("BEGIN", logger: Backend.logger)
             try await renamer.query("UPDATE player SET name = 'Bob' WHERE id = \(bo.id)", logger: Backend.logger)
             let joining = Task { try await store.joinGroup(code: group.joinCode, playerId: bo.id, now: self.now.addingTimeInterval(1)) { _ in 5 } }
-            // The join's statement begins, then waits for Bo's row.
-            try await Task.sleep(for: .milliseconds(400))
+            // The join's statement begins, then waits for Bo's row: PostgreSQL shows it waiting on a lock.
+            try await eventually(.seconds(120), "the join waiting for Bo's row") { try await self.lockWaiters(store) > 0 }
             try await renamer.query("COMMIT", logger: Backend.logger)
             return try await joining.value
         }
@@ -71,8 +75,19 @@ struct JoinRaceTests {
         let read = StoreContractTests.SeenContents(try await store.groupContents(membership.group))
         #expect(read.claims.map(\.name) == ["Bob"])
         #expect(read.members.map(\.name) == ["Ada", "Bob"])
-        if let contents = join.contents {
-            #expect(StoreContractTests.SeenContents(contents) == read)
+        // The join waited for the rename (PostgreSQL showed it waiting on the row): the contents
+        // it read before show the old name, and it hands none back; the group read has the new.
+        #expect(join.contents == nil, "contents read before the rename: \(String(describing: join.contents.map(StoreContractTests.SeenContents.init)))")
+        #expect(read.claims.count == 1)
+    }
+
+    /// How many statements in the store's database wait for a lock now.
+    func lockWaiters(_ store: PostgresStore) async throws -> Int {
+        try await store.client.withConnection { connection in
+            try await connection.value(
+                "SELECT COUNT(*)::int FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+                as: Int.self, logger: Backend.logger
+            ) ?? 0
         }
     }
 }

@@ -35,9 +35,14 @@ struct StoreContractTests {
         return (ada, bo, group)
     }
 
+    /// A new photo's blob name as the server makes them: 64 hex digits.
+    static func newBlob() -> String {
+        (UUID().uuidString + UUID().uuidString).replacingOccurrences(of: "-", with: "").lowercased()
+    }
+
     func photo(_ group: Group, by player: Player, _ mission: String?, _ task: String?, key: String? = nil, blob: String? = nil) -> NewPhoto {
         NewPhoto(
-            groupId: group.id, photographerId: player.id, missionId: mission, taskId: task, blob: blob ?? UUID().uuidString, format: "jpeg",
+            groupId: group.id, photographerId: player.id, missionId: mission, taskId: task, blob: blob ?? Self.newBlob(), format: "jpeg",
             width: 400, height: 300, idempotencyKey: key
         )
     }

@@ -24,3 +24,24 @@ public func within<T: Sendable>(_ limit: Duration, _ what: String, _ body: @esca
 public struct TimedOut: Error, CustomStringConvertible {
     public let description: String
 }
+
+/// Waits until `condition` holds, asking again every `interval`; fails once `limit` has passed
+/// without it. The limit is a bound on a hang, not a measure: it is generous, since a loaded
+/// machine may be slow, and a test never asserts on how long the wait took.
+public func eventually(
+    _ limit: Duration = .seconds(120), _ what: String, every interval: Duration = .milliseconds(10),
+    _ condition: () async throws -> Bool
+) async throws {
+    let start = ContinuousClock.now
+    while try await !condition() {
+        guard ContinuousClock.now - start < limit else {
+            throw TimedOut(description: "\(what) did not happen within \(limit)")
+        }
+        try await Task.sleep(for: interval)
+    }
+}
+
+/// `eventually` with its usual limit.
+public func eventually(_ what: String, every interval: Duration = .milliseconds(10), _ condition: () async throws -> Bool) async throws {
+    try await eventually(.seconds(120), what, every: interval, condition)
+}

@@ -8,7 +8,8 @@ public enum MissionFileOutline {
     /// only from a text the reader found valid (whose YAML is bounded and has no unbounded
     /// aliases); empty when the text is not a mapping with a list of missions.
     public static func missionLines(_ text: String) -> [(id: String, line: Int)] {
-        guard let root = try? Yams.compose(yaml: text), let missions = root["missions"]?.sequence else { return [] }
+        // Never composed when it nests too deep: Yams would recurse through every level.
+        guard YAMLNesting.tooDeep(text) == nil, let root = try? Yams.compose(yaml: text), let missions = root["missions"]?.sequence else { return [] }
         return missions.compactMap { node in
             guard let id = node["id"]?.string, let mark = node.mark else { return nil }
             return (id, mark.line)

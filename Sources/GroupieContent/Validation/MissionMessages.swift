@@ -32,7 +32,7 @@ enum MissionMessages {
 
     static let notUTF8 = "the file is not UTF-8 text; save it as UTF-8 in your editor"
     static let emptyFile = "the file is empty; a mission file starts with the venue's id, name, languages, timezone, theme and missions"
-    static let tooDeep = "lists and mappings nest too deep here (more than 64 levels of '[' or '{', or an indentation of more than 256 spaces); a mission file needs a few levels"
+    static let tooDeep = "lists and mappings nest too deep here (more than \(YAMLNesting.limit) levels, counting every '-' list, '[' and '{'); a mission file needs a few levels"
     static let tooComplex = "the file is too complex to check (YAML aliases repeat too much of it); write it out without '*' aliases"
 
     static func expandsTooMuch(alias: String, repeated: Int, uses: Int, expanded: Int, limit: Int) -> String {

@@ -43,7 +43,7 @@ final class VenueParser {
     // MARK: - Document
 
     func parse(_ text: String) -> Venue? {
-        if let deep = Self.tooDeep(text) {
+        if let deep = YAMLNesting.tooDeep(text) {
             problems.append(MissionProblem(path: path, line: deep.line, column: deep.column, severity: .error, message: MissionMessages.tooDeep))
             return nil
         }
@@ -71,43 +71,6 @@ final class VenueParser {
             self.error(root.mark, MissionMessages.tooComplex)
             return nil
         }
-    }
-
-    /// How deep lists and mappings may nest, and how far a line may be indented. Yams reads
-    /// nested collections recursively, so a file of thousands of `[` or `{` (or of ever deeper
-    /// indentation) would use up the thread's stack before any rule could refuse it; mission
-    /// files need five or six levels. Brackets are counted wherever they are, in quotes and
-    /// comments too: that can only refuse more, never let a deep file through.
-    static let maxNesting = 64
-    static let maxIndentation = 256
-
-    /// Where a file first nests or indents too deep, if it does.
-    static func tooDeep(_ text: String) -> (line: Int, column: Int)? {
-        var depth = 0, line = 1, column = 0, indentation = 0, atLineStart = true
-        for scalar in text.unicodeScalars {
-            column += 1
-            switch scalar {
-            case "\n":
-                line += 1
-                column = 0
-                indentation = 0
-                atLineStart = true
-                continue
-            case " " where atLineStart:
-                indentation += 1
-                if indentation > maxIndentation { return (line, column) }
-                continue
-            case "[", "{":
-                depth += 1
-                if depth > maxNesting { return (line, column) }
-            case "]", "}":
-                depth = max(0, depth - 1)
-            default:
-                break
-            }
-            atLineStart = false
-        }
-        return nil
     }
 
     private func report(_ yamlError: YamlError, in text: String) {

@@ -113,9 +113,13 @@ public enum AnswerRules {
         }
     }
 
+    /// A typed text as stored: trimmed, 1 to `maxLength` characters, and no control character
+    /// (a NUL, which PostgreSQL cannot store and SQLite would, among them): refused alike on
+    /// every backend, before anything is stored.
     private static func usable(_ text: String) throws(Refusal) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.count <= maxLength else { throw .unusableText }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { throw .unusableText }
         return trimmed
     }
 

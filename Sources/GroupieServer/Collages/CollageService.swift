@@ -174,7 +174,7 @@ actor CollageService {
             photos: inputs.photos.map { PixelSize(width: $0.width, height: $0.height) }, longEdge: longEdge, style: inputs.mission.style
         )
         let done = CollageFile(path: path, key: inputs.key, photoIds: inputs.photos.map(\.id), width: layout.canvas.width, height: layout.canvas.height)
-        let content = content(inputs)
+        let content = try content(inputs)
         // Registered before anything is awaited, so that a second request for the same file waits for this one.
         let instance = blobs.temporary.instance
         let task = Task { [renderer, work, fileIO, logger] in
@@ -233,10 +233,10 @@ actor CollageService {
         failedRenders[path] = now
     }
 
-    private func content(_ inputs: Inputs) -> CollageContent {
-        CollageTool.content(
+    private func content(_ inputs: Inputs) throws -> CollageContent {
+        try CollageTool.content(
             venue: inputs.venue, mission: inputs.mission,
-            photoPaths: inputs.photos.map { blobs.path(blob: $0.blob, variant: PhotoVariant.display.suffix) },
+            photoPaths: inputs.photos.map { try blobs.path(blob: $0.blob, variant: PhotoVariant.display.suffix) },
             focus: inputs.photos.map(\.focus), caption: inputs.caption, assetsDirectory: assetsDirectory
         )
     }

@@ -25,10 +25,12 @@ struct PhotoFiles: Sendable {
     /// Where the variant's file is, made first when it is a served original not kept yet.
     func path(of photo: Photo, _ variant: PhotoVariant) async throws -> String {
         try await fileIO.run { [blobs, processor] in
-            let path = blobs.path(blob: photo.blob, variant: variant.suffix)
+            // A stored name that is not a photo's (a row no server wrote) has no file: as missing.
+            guard BlobStore.isBlobName(photo.blob) else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: photo.blob]) }
+            let path = try blobs.path(blob: photo.blob, variant: variant.suffix)
             if FileManager.default.fileExists(atPath: path) { return path }
             guard case .served(let format) = variant else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
-            let received = blobs.path(blob: photo.blob, variant: PhotoVariant.received(format).suffix)
+            let received = try blobs.path(blob: photo.blob, variant: PhotoVariant.received(format).suffix)
             let temporary = blobs.temporaryDirectory + "/" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: temporary) }
             try PhotoIngest.makeServedOriginal(of: received, header: try processor.inspect(fileAt: received), to: temporary, processor: processor)

@@ -116,7 +116,7 @@ struct PhotoIngest: Sendable {
 
     /// Where the subject of a stored photo is, from its thumbnail, for collages to crop around.
     func focus(ofBlob blob: String) async throws -> Focus {
-        let thumb = blobs.path(blob: blob, variant: PhotoVariant.thumb.suffix)
+        let thumb = try blobs.path(blob: blob, variant: PhotoVariant.thumb.suffix)
         return try await work.run { [processor] in try processor.focus(of: thumb) }
     }
 

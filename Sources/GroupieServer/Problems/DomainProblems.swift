@@ -136,7 +136,7 @@ extension Problem {
             )
         case .noSuchChoice: self.init(.unprocessableContent, code: "no-such-choice", detail: "The question has no such choice.")
         case .unusableText:
-            self.init(.unprocessableContent, code: "invalid-answer", detail: "An answer is 1 to \(AnswerRules.maxLength) characters.")
+            self.init(.unprocessableContent, code: "invalid-answer", detail: "An answer is 1 to \(AnswerRules.maxLength) characters, with no control characters.")
         }
     }
 }
