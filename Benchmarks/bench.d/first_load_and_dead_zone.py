@@ -39,8 +39,8 @@ def first_load(server, name, encoding=None):
         if encoding:
             b.d.execute_cdp_cmd("Network.enable", {})
             b.d.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"Accept-Encoding": encoding}})
-        size, entries = measure_first_load(b, server.base + "/")
-        return size, len(entries)
+        load = measure_first_load(b, server.base + "/")
+        return load.transferred, len(load.entries)
     finally:
         b.quit()
 

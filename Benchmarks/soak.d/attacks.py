@@ -3,25 +3,43 @@ rounds beside the game, from an address of its own (X-Forwarded-For, the server 
 one token opening more event streams than a player may; album.zip and original downloads that
 never read; a completed mission's collage asked at many sizes; players made from one address
 past its limit; and wrong staff passwords in a burst. Every refusal the server owes is expected
-(429, 503); anything else is an error. The game's own requests are timed apart, so that the
-report can set their p99 under attack beside the quiet one."""
+(429, 503); anything else is an error.
 
+Then three provocations whose bounds the server may not have yet: found-it codes guessed (many
+wrong codes from one player, in a new group each round), tiny resumable uploads (`Content-Range:
+bytes */1` under many new keys) and a recap flood (16 recaps asked at once by one member). Any
+refusal (4xx) is expected of them, a 5xx is an error; the report says what the server did.
+
+The game's own requests are timed apart, so that the report can set their p99 under attack
+beside the quiet one."""
+
+import hashlib
 import os
 import random
 import socket
+import string
 import threading
 import time
+import uuid
 
 from client import Client
+from model import KNOWN_GROUPS
 from stats import STATS, Unexpected, log
+from venues import code_form
 
 ATTACKER = "10.66.0.1"
 ROUND_SECONDS = 20
+VENUE = "art-museum"
+CODE_GUESSES = 100           # wrong codes a round, one after another, from one player
+TINY_UPLOADS = 200           # new upload keys a round, each `bytes */1`
+RECAP_FLOOD = 16             # recaps asked at once by one member
+REFUSALS = set(range(400, 500))
 
 
 class Attacks:
-    def __init__(self, port, photo, data_folder, staff_email, staff_password):
+    def __init__(self, port, photo, data_folder, staff_email, staff_password, rules):
         self.port = port
+        self.rules = rules.get(VENUE, {})       # the venue's questions and codes (venues.py)
         self.photo = photo
         self.data_folder = data_folder
         self.staff = (staff_email, staff_password)
@@ -43,8 +61,14 @@ class Attacks:
         player = self._call("attack: POST /players", "POST", "/api/v1/players", {201}, body={"name": "Mallory"})
         self.token = player["token"]
         group = self._call("attack: POST /groups", "POST", "/api/v1/groups", {201},
-                           body={"venueId": "art-museum"}, token=self.token)["group"]
+                           body={"venueId": VENUE}, token=self.token)["group"]
         self.group = group["id"]
+        KNOWN_GROUPS[self.group] = VENUE
+        # The code guesser: a player of its own, made before the flood of players uses up the address's.
+        self.guesser = self._call("attack: POST /players", "POST", "/api/v1/players", {201}, body={"name": "Eve"})["token"]
+        venue = self._call("attack: GET /venues/{id}", "GET", f"/api/v1/venues/{VENUE}", {200})
+        self.codes = [(m["id"], t["id"]) for m in venue["missions"] if not m["after"] for t in m["tasks"]
+                      if t["kind"] == "code" and (m["id"], t["id"]) in self.rules]
         # A one-task mission: its collage exists once this photo is in.
         answer = self._call("attack: POST photo", "POST",
                             f"/api/v1/groups/{self.group}/photos?mission=be-the-artist&task=artist-pose", {201},
@@ -59,7 +83,8 @@ class Attacks:
             return
         log("attacks: rounds begin")
         while not self.stop.is_set():
-            for attack in (self._streams, self._unread_downloads, self._collage_sizes, self._creations, self._passwords):
+            for attack in (self._streams, self._unread_downloads, self._collage_sizes, self._creations, self._passwords,
+                           self._code_guesses, self._tiny_uploads, self._recap_flood):
                 if self.stop.is_set():
                     break
                 try:
@@ -189,3 +214,55 @@ class Attacks:
             t.join()
         if statuses.count(401) > 10:
             STATS.error("attack: passwords", f"{statuses.count(401)} of 30 concurrent wrong passwords were checked")
+
+    # --- provocations the server may not bound yet: what it does is reported, a 5xx is an error
+    def _code_guesses(self):
+        """Many wrong found-it codes from one player, in a new group (a timed mission's clock
+        would refuse them all after its limit)."""
+        if not self.codes:
+            return
+        group = self._call("attack: POST /groups (guesser)", "POST", "/api/v1/groups", {201},
+                           body={"venueId": VENUE}, token=self.guesser)["group"]["id"]
+        KNOWN_GROUPS[group] = VENUE
+        mission, task = random.choice(self.codes)
+        right = code_form(self.rules[(mission, task)].code)
+        for _ in range(CODE_GUESSES):
+            guess = "".join(random.choices(string.ascii_uppercase + string.digits, k=4)) + "-" + str(random.randrange(10, 100))
+            if code_form(guess) == right:
+                continue
+            status, _, data = self.client.call("attack: code guesses", "POST",
+                                               f"/api/v1/groups/{group}/missions/{mission}/tasks/{task}/answer",
+                                               {200} | REFUSALS, body={"text": guess}, token=self.guesser)
+            STATS.count("attack code guesses")
+            if status == 200 and b'"right":false' not in data.replace(b" ", b""):
+                STATS.error("attack: code guesses", f"the wrong code {guess} was answered {data[:120]!r}")
+
+    def _tiny_uploads(self):
+        """Resumable uploads of one byte announced under many new keys, none ever sent."""
+        for _ in range(TINY_UPLOADS):
+            self.client.call("attack: tiny uploads", "PUT", f"/api/v1/groups/{self.group}/uploads/{uuid.uuid4()}",
+                             {200} | REFUSALS, body=b"", token=self.token, content_type="application/octet-stream",
+                             headers={"Content-Range": "bytes */1"})
+            STATS.count("attack tiny uploads")
+        folder = os.path.join(self.data_folder, "uploads", hashlib.sha256(self.group.encode()).hexdigest()[:32])
+        kept = len(os.listdir(folder)) if os.path.isdir(folder) else 0
+        STATS.counters["attack tiny uploads kept"] = kept      # the latest count, not a sum
+
+    def _recap_flood(self):
+        """Sixteen recaps asked at once by one member."""
+        def ask(kind):
+            client = Client(self.port, address=ATTACKER)
+            try:
+                client.call(f"attack: recap flood ({kind})", "GET", f"/api/v1/groups/{self.group}/recap.{kind}",
+                            {200} | REFUSALS, token=self.token)
+            except Unexpected:
+                pass
+            finally:
+                client.close()
+
+        threads = [threading.Thread(target=ask, args=("png" if i % 2 else "pdf",)) for i in range(RECAP_FLOOD)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        STATS.count("attack recap floods")

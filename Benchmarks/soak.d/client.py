@@ -4,6 +4,7 @@ request counted in STATS."""
 import http.client
 import json
 import random
+import select
 import socket
 import time
 
@@ -28,6 +29,11 @@ class Client:
 
     def call(self, route, method, path, expect, body=None, token=None, headers=None, content_type=None):
         """`expect`: the statuses that are right. Returns (status, headers, bytes); raises Unexpected."""
+        kept = self.api.kept
+        if kept is not None and kept.sock is not None and select.select([kept.sock], [], [], 0)[0]:
+            # The server closed the connection while it was idle (its keep-alive timeout): like a
+            # browser, open another instead of sending on it.
+            self.api.close()
         address = self.address or f"10.{random.randrange(1, 60)}.{random.randrange(256)}.{random.randrange(1, 255)}"
         sent = {"Host": f"127.0.0.1:{self.port}", "X-Forwarded-For": address, **(headers or {})}
         start = time.monotonic()

@@ -1,6 +1,6 @@
 """Reading an event stream from a socket under the selector: the request, the response head,
 and the events (the harness's chunk decoder and SSE parser), with event ids checked to be
-consecutive per stream."""
+consecutive per stream and each staff message checked to be one the venue's staff sent."""
 
 import json
 import os
@@ -12,6 +12,7 @@ import urllib.parse
 
 from groupie_harness.client import parse_head, request_bytes
 from groupie_harness.events import ChunkDecoder, SSEParser
+from model import MESSAGES
 from stats import STATS
 
 
@@ -112,10 +113,15 @@ class EventReading:
             return      # `retry:` alone
         try:
             seq = int(event["id"])
-            json.loads(event.get("data", ""))
+            data = json.loads(event.get("data", ""))
         except ValueError:
             STATS.error("bad event", f"group {s.m.group_id}: {event!r}")
             return
+        if kind == "staff-message" and seq > s.last_id:
+            # A message the venue's staff sent to this group or to all of the venue's (soak.d/staff.py).
+            if not MESSAGES.sent(s.m.venue_id, s.m.group_id, data.get("text")):
+                STATS.error("inconsistent answer", f"group {s.m.group_id}: a staff-message the staff did not send: {data!r}")
+            STATS.count("staff messages seen on phones")
         if seq != s.last_id + 1:
             kind_ = "event id gap" if seq > s.last_id + 1 else "event id repeated"
             STATS.error(kind_, f"group {s.m.group_id}: event {seq} ({kind}) after {s.last_id} "

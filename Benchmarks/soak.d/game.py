@@ -1,27 +1,34 @@
 """The load: worker threads, each a member's phone at a time, form groups, join and leave them and
-play (the things a member does are in actions.py); finished groups break up."""
+play every kind of task (the things a member does are in actions.py, uploads.py, answers.py and
+together.py); finished groups download their recap and break up."""
 
+import collections
 import random
 import threading
 import time
 import uuid
 
 from actions import MemberActions
+from answers import AnswerActions
 from client import Client
 from groupie_harness.client import path_of
 from groupie_harness.photos import with_comment
-from model import Group, Membership, Player
+from model import KNOWN_GROUPS, Group, Membership, Player
 from stats import STATS, Unexpected
+from together import TogetherActions
+from uploads import ResumableUploads
+from venues import check_kinds
 
 NAMES = ["Ada", "Bo", "Chloé", "Lucas", "Zoë", "Ólafur", "Maja", "Noah", "Elsa", "Omar", "Wei", "Aiko",
          "Søren", "Ines", "Léa", "Hugo", "Amira", "Jonas", "Freja", "Li Na", "محمد", "李雷", "Дарья", "Ülkü"]
 GROUP_NAMES = ["Class 4B", "The Frogs", "Team Rocket", "Familjen Berg", "Les Curieux", "Astronauts", None, None]
 
 
-class Load(MemberActions):
-    def __init__(self, port, photos, streams, workers, think, stream_manager):
+class Load(MemberActions, ResumableUploads, AnswerActions, TogetherActions):
+    def __init__(self, port, photos, streams, workers, think, stream_manager, rules):
         self.port = port
         self.photos = photos
+        self.rules = rules                     # venue -> (mission, task) -> TaskRules (venues.py)
         self.streams = streams
         self.think = think
         self.stream_manager = stream_manager    # the StreamManager: members' phones hold streams
@@ -43,6 +50,7 @@ class Load(MemberActions):
         for v in self.venues:
             self.venue_docs[v["id"]] = client.json("GET /venues/{id}", "GET", f"/api/v1/venues/{v['id']}", {200})
         client.close()
+        check_kinds(self.venue_docs, self.rules)
         for t in self.threads:
             t.start()
 
@@ -51,6 +59,10 @@ class Load(MemberActions):
         for t in self.threads:
             t.join(max(0.1, deadline - time.monotonic()))
         return sum(t.is_alive() for t in self.threads)
+
+    def kinds(self):
+        """How many tasks of each kind the venues have."""
+        return collections.Counter(t["kind"] for v in self.venue_docs.values() for m in v["missions"] for t in m["tasks"])
 
     # --- helpers
     def unique_photo(self):
@@ -85,7 +97,8 @@ class Load(MemberActions):
         return self.new_player(client)
 
     def attach(self, group, player):
-        m = Membership(group.id, player)
+        group.ever.add(player.id)
+        m = Membership(group.id, group.venue_id, player)
         group.memberships[player.id] = m
         self.stream_manager.attach(m)
 
@@ -145,7 +158,8 @@ class Load(MemberActions):
             body["name"] = name
         doc = client.json("POST /groups", "POST", "/api/v1/groups", {201}, body=body, token=creator.token)["group"]
         STATS.count("groups created")
-        group = Group(doc, venue, creator)
+        KNOWN_GROUPS[doc["id"]] = venue["id"]
+        group = Group(doc, venue, creator, self.rules.get(venue["id"], {}), rng)
         group.lock.acquire()
         try:
             with self.pool_lock:
@@ -177,6 +191,8 @@ class Load(MemberActions):
         client.call("DELETE /groups/{id}/members/{player}", "DELETE",
                     f"/api/v1/groups/{group.id}/members/{player.id}", {204}, token=player.token)
         group.members.remove(player)
+        group.end_claims_of(player.id)         # a claim ends when its member leaves
+        group.left.add(player.id)
         STATS.count("leaves")
         with self.pool_lock:
             if len(self.free_players) < 300 and rng.random() < 0.5:
@@ -184,6 +200,10 @@ class Load(MemberActions):
 
     def retire(self, group, rng):
         """The visit is over: phones close; some players play on in other groups later."""
+        for mission, timer in group.timers.items():
+            if timer.started:
+                if mission not in group.completed:
+                    STATS.count("timed missions run out" if timer.state(time.time(), room=0) == "over" else "timed missions unfinished")
         group.retired = True
         with self.pool_lock:
             self.groups.remove(group)
@@ -197,19 +217,40 @@ class Load(MemberActions):
     # --- one thing a member of the group does
     def step(self, client, g, rng):
         g.steps += 1
-        if g.steps > g.lifespan or (g.all_complete() and rng.random() < 0.3):
+        ending = g.steps > g.lifespan and (not g.waiting_for_time() or g.steps > 3 * g.lifespan)
+        if ending or (g.all_complete() and rng.random() < 0.3):
+            # The visit is over: the phones read the group (its visitEnd) and show the recap.
+            self.read_group(client, g, rng.choice(g.members))
+            self.recap(client, g, rng.choice(g.members), rng)
             if len(g.members) > 1 and rng.random() < 0.3:
                 self.leave_one(client, g, rng)
             self.retire(g, rng)
             return
         if g.collage_due and rng.random() < 0.7:
             return self.fetch_collage(client, g, rng)
+        if g.late_tasks() and rng.random() < 0.5:
+            return self.late_attempt(client, g, rng)
         action = rng.choices(
-            ["upload", "group", "album", "thumb", "choose", "zip", "me", "venues", "leave", "join"],
-            weights=[22, 26, 12, 10, 6, 1.2, 4, 3, 1.5, 1.5])[0]
+            ["upload", "answer", "answers", "claim", "release", "feed", "react", "recap", "group", "album", "thumb",
+             "choose", "zip", "me", "venues", "leave", "join"],
+            weights=[22, 8, 2, 4, 2, 4, 4, 0.3, 26, 12, 10, 6, 1.2, 4, 3, 1.5, 1.5])[0]
         member = rng.choice(g.members)
         if action == "upload":
             self.upload(client, g, member, rng)
+        elif action == "answer":
+            self.answer(client, g, member, rng)
+        elif action == "answers":
+            self.read_answers(client, g, member)
+        elif action == "claim":
+            self.claim(client, g, member, rng)
+        elif action == "release":
+            self.release(client, g, rng)
+        elif action == "feed":
+            self.read_feed(client, g, member)
+        elif action == "react":
+            self.react(client, g, member, rng)
+        elif action == "recap":
+            self.recap(client, g, member, rng)     # the visit so far, from the album
         elif action == "group":
             self.read_group(client, g, member)
         elif action == "album":

@@ -23,7 +23,11 @@ def windowed_growth(samples, warmup, load_seconds):
     return (last - first) / first * 100, first / 1024, last / 1024
 
 
-def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutdown, data_bytes, rss_samples, anon_samples, file_samples,
+def statuses_text(answered):
+    return ", ".join(f"{status}: {n}" for status, n in sorted(answered.items(), key=lambda x: str(x[0]))) or "none"
+
+
+def summary(*, binary, args, work, kinds, warmup, load_seconds, open_min, open_at_shutdown, data_bytes, rss_samples, anon_samples, file_samples,
             rss_start, rss_end, rss_peak, heap_start, heap_end, fds_start, fds_end, exit_status, shutdown_seconds,
             p99_quiet=None, p99_attacked=None):
     """Prints the report; returns the exit status, 0 on PASS and 1 on FAIL."""
@@ -52,6 +56,27 @@ def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutd
           f"{c['photos uploaded']} photos ({c['photo bytes uploaded'] / 2**20:.0f} MiB), {c['choices']} choices, "
           f"{c['missions completed']} missions completed, {c['collages downloaded']} collages, "
           f"{c['album.zip downloaded']} album.zip ({c['album.zip bytes'] / 2**20:.0f} MiB)")
+    print(f"tasks               the venues' {', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}; done: "
+          f"photo {c['tasks done (photo)']} ({c['second photos']} second photos), question {c['tasks done (question)']}, "
+          f"code {c['tasks done (code)']}")
+    print(f"answers             questions {c['questions right (choice)']} right and {c['questions wrong (choice)']} wrong by choice, "
+          f"{c['questions right (text)']} right and {c['questions wrong (text)']} wrong by text; codes {c['codes right (code)']} "
+          f"found, {c['codes wrong (code)']} mistyped; {c['answers read']} reads of the group's answers")
+    print(f"timed missions      {c['timed missions started']} started, {c['timed missions done in time']} done in time; "
+          f"of the groups finished, {c['timed missions run out']} run out, {c['timed missions unfinished']} still running; "
+          f"{c['late attempts']} late attempts, {c['late attempts refused (time-up)']} refused with 409 time-up")
+    print(f"claims, feed        {c['claims']} claims ({c['claims released']} released, {c['claims ended by a photo']} ended by "
+          f"the member's photo); {c['feed reads']} feed reads, {c['reactions given']} reactions given, "
+          f"{c['reactions taken back']} taken back")
+    print(f"recaps              {c['recaps (png)']} PNG, {c['recaps (pdf)']} PDF")
+    print(f"resumable uploads   {c['resumable uploads']} photos in {c['upload parts']} parts, {c['upload parts cut off']} parts "
+          f"cut off and resumed, {c['resumable uploads asked again']} asked again once made")
+    print(f"staff               {c['staff messages to one group']} messages to one group, {c['staff messages to every group']} to "
+          f"every group; {c['staff messages heard on the console']} staff-message events on the console, "
+          f"{c['staff messages seen on phones']} on phones' streams; console: {c['console streams opened']} streams, "
+          f"{c['console events']} events, {c['console page loads']} page loads"
+          + (f", {c['staff messages unchecked (console stream reopened)']} messages unchecked (stream reopened)"
+             if c['staff messages unchecked (console stream reopened)'] else ""))
     print(f"data folder         {data_bytes / 2**20:.0f} MiB at the end")
     if rss_start and rss_end:
         print(f"server RSS          start {rss_start / 1024:.1f} MiB, end {rss_end / 1024:.1f} MiB, "
@@ -109,6 +134,14 @@ def summary(*, binary, args, work, warmup, load_seconds, open_min, open_at_shutd
         print(f"attacks             {STATS.counters['attack rounds']} rounds; the game's p99 "
               + (f"{p99_quiet * 1000:.1f} ms quiet (second half of the warm-up), {p99_attacked * 1000:.1f} ms under attack"
                  if p99_quiet and p99_attacked else "not measured"))
+        guesses, _ = STATS.statuses("attack: code guesses")
+        tiny, _ = STATS.statuses("attack: tiny uploads")
+        recaps, slowest = STATS.statuses("attack: recap flood (png)", "attack: recap flood (pdf)")
+        print(f"  code guesses      {c['attack code guesses']} wrong codes from one player: {statuses_text(guesses)}")
+        print(f"  tiny uploads      {c['attack tiny uploads']} new keys announced with bytes */1: {statuses_text(tiny)}; "
+              f"{c['attack tiny uploads kept']} uploads kept for the attacker's group after the last round")
+        print(f"  recap floods      {c['attack recap floods']} floods of 16 recaps at once: {statuses_text(recaps)}"
+              + (f"; the slowest took {slowest:.1f} s" if slowest is not None else ""))
         if not p99_quiet or not p99_attacked or p99_attacked > 2 * p99_quiet:
             failures.append("the game's p99 under attack " + ("not measured" if not p99_quiet or not p99_attacked
                                                                else f"{p99_attacked / p99_quiet:.1f}x the quiet one, more than 2x"))

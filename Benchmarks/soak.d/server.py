@@ -17,9 +17,9 @@ def make_photos(work):
     return photos + [read(path) for path in fixture_photos()]
 
 
-def start_server(binary, work):
+def start_server(binary, work, missions):
     # Each simulated phone says its own address, as behind the museum's proxy.
-    return Server(binary, work, log_level="warning", options=("--trust-proxy",), wait=30, grace=SHUTDOWN_WAIT)
+    return Server(binary, work, missions=missions, log_level="warning", options=("--trust-proxy",), wait=30, grace=SHUTDOWN_WAIT)
 
 
 def heap(server):

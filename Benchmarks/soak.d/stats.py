@@ -44,6 +44,21 @@ class Stats:
         with self.lock:
             self.counters[name] += n
 
+    def total(self, *prefixes):
+        """The sum of the counters whose names begin with one of `prefixes`."""
+        with self.lock:
+            return sum(n for name, n in self.counters.items() if name.startswith(prefixes))
+
+    def statuses(self, *routes):
+        """How the requests of `routes` were answered: {status: n}, and the slowest in seconds."""
+        with self.lock:
+            answered = collections.Counter()
+            for (route, status), n in self.requests.items():
+                if route in routes:
+                    answered[status] += n
+            slowest = max((max(self.durations[r]) for r in routes if self.durations.get(r)), default=None)
+        return answered, slowest
+
     def total_requests(self):
         with self.lock:
             return sum(self.requests.values())

@@ -1,8 +1,13 @@
 """Generic helpers for the browser tests of the web client: a headless Chromium with its own
 profile (waiting, clicking, screenshots, going offline, its console), running a test, axe-core's
 findings and the first-load size. The server, test photos and failing come from the harness
-(Tests/harness), and are passed on from here."""
+(Tests/harness), and are passed on from here.
 
+Every screen a test shows is checked for what no visitor should read (`Browser.check_screen`):
+each screenshot's page, the page axe looks at, and the page each browser still shows when the
+scenario ends."""
+
+import collections
 import json
 import re
 import shutil
@@ -27,11 +32,79 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-__all__ = ["REPO", "SHOTS", "Browser", "Failure", "accessibility_problems", "add_staff", "check", "log", "make_photo",
-           "measure_first_load", "run_scenario", "start_server"]
+__all__ = ["REPO", "SHOTS", "Browser", "Failure", "FirstLoad", "accessibility_problems", "add_staff", "check", "log",
+           "make_photo", "measure_first_load", "run_scenario", "start_server"]
 SHOTS = REPO / ".build" / "browser-screenshots"
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 log = logger()
+
+
+# What a screen must not show, read in one call so that a live update cannot draw the page
+# again halfway (see `Browser.check_screen`). Returns null for a document that is not a page
+# (an image, a PDF, JSON), else {where, words, fonts, named, unread}: the screen's address and
+# heading, what was found, the families the page names and the style sheets it could not read.
+SCREEN_CHECK = r"""
+if (!document.body || !/html/.test(document.contentType)) return null;
+// A font-family value's families, unquoted and in lower case ("Segoe UI", monospace -> segoe ui, monospace).
+const families = (value) => (value || '').match(/"[^"]*"|'[^']*'|[^,]+/g)?.map((f) => f.trim().replace(/^["']|["']$/g, '')
+  .replace(/\s+/g, ' ').toLowerCase()).filter((f) => f && !/^(inherit|initial|unset|revert|revert-layer)$/.test(f)) || [];
+// The families the page names: in its style sheets' rules (custom properties too, as a
+// font-family may come through var()), @font-face and @import included, and in style attributes.
+const named = new Set(), unread = [];
+const take = (style) => {
+  for (const f of families(style.getPropertyValue('font-family'))) named.add(f);
+  for (const p of style) {
+    if (!p.startsWith('--')) continue;
+    for (const f of families(style.getPropertyValue(p))) if (!/^[#\d.-]|\(/.test(f)) named.add(f);  // not a colour, a length or a function
+  }
+};
+const rules = (list) => { for (const r of list) { if (r.style) take(r.style); if (r.styleSheet) sheet(r.styleSheet); if (r.cssRules) rules(r.cssRules); } };
+const sheet = (s) => { try { rules(s.cssRules); } catch (e) { unread.push(s.href); } };
+for (const s of [...document.styleSheets, ...(document.adoptedStyleSheets || [])]) sheet(s);
+for (const e of document.querySelectorAll('[style]')) take(e.style);
+// Generic families stand for the machine's own fonts by design (the browser's monospace for
+// <kbd> and <code>); a family by its name must be one the page chose. What falls out of the
+// page's styles lands on the browser's defaults, Times New Roman or Arial, named by no sheet.
+const GENERIC = new Set(['serif', 'sans-serif', 'monospace', 'cursive', 'fantasy', 'system-ui', 'ui-serif', 'ui-sans-serif',
+  'ui-monospace', 'ui-rounded', 'emoji', 'math', 'fangsong']);
+const shown = (e) => getComputedStyle(e).visibility === 'visible' && [...e.getClientRects()].some((r) => r.width > 0 && r.height > 0);
+const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + [...e.classList].slice(0, 2).map((c) => '.' + c).join('');
+const fonts = [], texts = [['the page', document.body.innerText]];
+const look = (e, text) => {
+  const family = families(getComputedStyle(e).fontFamily)[0] || '';
+  if (!GENERIC.has(family) && !named.has(family)) fonts.push(`${name(e)} in "${family}": ${JSON.stringify(text.trim().slice(0, 60))}`);
+};
+// Each element that holds visible text of its own, once.
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), seen = new Set();
+while (walker.nextNode()) {
+  const node = walker.currentNode, e = node.parentElement;
+  if (!node.data.trim() || !e || seen.has(e) || e.closest('script, style, noscript, template, textarea, select')) continue;
+  const range = document.createRange();
+  range.selectNodeContents(node);
+  if (getComputedStyle(e).visibility !== 'visible' || ![...range.getClientRects()].some((r) => r.width > 0 && r.height > 0)) continue;
+  seen.add(e);
+  look(e, node.data);
+}
+// Form fields show their value, their placeholder or their chosen option in their own font.
+for (const e of document.querySelectorAll('input, textarea, select')) {
+  if (['hidden', 'checkbox', 'radio', 'file', 'range', 'color', 'image'].includes(e.type) || !shown(e)) continue;
+  const text = e.tagName === 'SELECT' ? (e.selectedOptions[0] ? e.selectedOptions[0].text : '') : e.value || e.placeholder || '';
+  if (!text.trim()) continue;
+  // A text area holds what someone wrote (a venue's file in the editor), not the page's words.
+  if (e.tagName !== 'TEXTAREA') texts.push([name(e), text]);
+  look(e, text);
+}
+// A program's value where words belong: null, undefined or NaN as a word, or an object as text.
+const words = [];
+for (const [where, text] of texts) {
+  for (const m of text.matchAll(/(?<![\p{L}\p{N}_])(?:null|undefined|NaN)(?![\p{L}\p{N}_])|\[object [A-Za-z]+\]/gu)) {
+    words.push(`${JSON.stringify(m[0])} in ${where}: ${JSON.stringify(text.slice(Math.max(0, m.index - 40), m.index + m[0].length + 40))}`);
+  }
+}
+const h1 = document.querySelector('main h1, h1');
+return { where: location.pathname + location.search + location.hash + (h1 ? ` "${h1.innerText.trim().slice(0, 60)}"` : ''),
+         words, fonts, named: [...named].sort(), unread };
+"""
 
 
 def start_server(binary, workdir, missions=None, port=None, assets=None):
@@ -65,6 +138,7 @@ class Browser:
         self.d.execute_cdp_cmd("Browser.setDownloadBehavior",
                                {"behavior": "allow", "downloadPath": str(self.downloads)})
         self.shot_no = 0
+        self.open = True
 
     # --- waiting and finding
     def wait(self, fn, what, timeout=15):
@@ -129,7 +203,8 @@ class Browser:
 
     def shot(self, label):
         """A screenshot of the whole page: the window is made as tall as the page for a moment,
-        so that fixed bars stay where a visitor sees them and nothing below the fold is missed."""
+        so that fixed bars stay where a visitor sees them and nothing below the fold is missed.
+        The screen is then checked (`check_screen`), unless the shot is of a failure already."""
         SHOTS.mkdir(parents=True, exist_ok=True)
         self.shot_no += 1
         path = SHOTS / f"{self.name}-{self.shot_no:02d}-{label}.png"
@@ -144,7 +219,28 @@ class Browser:
         finally:
             if full > inner:
                 self.d.set_window_size(size["width"], size["height"])
+        if not label.startswith("FAILED"):
+            self.check_screen(f"{self.shot_no:02d}-{label}")
         return path
+
+    def check_screen(self, screen):
+        """Fails when the page shows what no visitor should read: `null`, `undefined` or `NaN`
+        as a word, or `[object Object]`, in its visible text (form fields' values and
+        placeholders too), or visible text in a font family the page's own style sheets do not
+        name (a generic family, such as monospace, stands for the machine's own fonts and
+        passes). The failure names the screen (`screen`, the address and the heading) and the
+        text. A document that is not a page (a picture, a PDF) passes."""
+        # Read once the page has its style sheets: before that, its text is in the browser's fonts.
+        self.wait(lambda d: self.js("return document.readyState === 'complete' && "
+                                    "[...document.querySelectorAll('link[rel~=stylesheet]')].every((l) => l.sheet)"),
+                  f"the style sheets of screen {screen}")
+        found = self.js(SCREEN_CHECK)
+        if found is None:
+            return
+        where = f"browser {self.name}, screen {screen} at {found['where']}"
+        check(not found["words"], f"{where}: the page shows a program's value as text: {found['words'][:5]}")
+        check(not found["fonts"], f"{where}: text in a font family the page's style sheets do not name: {found['fonts'][:5]} "
+                                  f"(they name {found['named']}{'; unreadable: ' + str(found['unread']) if found['unread'] else ''})")
 
     def token(self):
         return json.loads(self.js("return localStorage.getItem('groupie.player')"))["token"]
@@ -191,6 +287,7 @@ class Browser:
         check(not missing, f"browser {self.name}: the console did not show the error provoked {what}: {missing}")
 
     def quit(self):
+        self.open = False
         try:
             self.d.quit()
         except Exception:
@@ -222,8 +319,9 @@ def run_scenario(doc, prefix, scenario, tools=()):
     """Runs a browser test: `scenario(binary, work, started)` with the server binary named on the
     command line and a fresh work folder. What it starts (servers, browsers) it adds to
     `started`, and all of it is stopped at the end, whatever happened; the work folder (with
-    the servers' logs) is kept when the test fails. `tools`: commands it needs besides Chromium
-    and its driver. Returns the exit status."""
+    the servers' logs) is kept when the test fails. Each browser still open when the scenario
+    ends has its last screen checked (`Browser.check_screen`). `tools`: commands it needs
+    besides Chromium and its driver. Returns the exit status."""
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if not args:
         print(doc)
@@ -238,6 +336,9 @@ def run_scenario(doc, prefix, scenario, tools=()):
     started, ok = [], False
     try:
         scenario(binary, work, started)
+        for b in started:
+            if isinstance(b, Browser) and b.open:
+                b.check_screen("last shown")
         ok = True
         log("PASS")
     except Failure as e:
@@ -260,7 +361,9 @@ def run_scenario(doc, prefix, scenario, tools=()):
 
 
 def accessibility_problems(b):
-    """axe-core's serious and critical findings on the page as it is now, one line each."""
+    """axe-core's serious and critical findings on the page as it is now, one line each. The
+    screen is checked first (`Browser.check_screen`)."""
+    b.check_screen("looked at by axe")
     from axe_selenium_python import Axe
     axe = Axe(b.d)
     axe.inject()
@@ -269,8 +372,14 @@ def accessibility_problems(b):
             for v in results["violations"] if v["impact"] in ("serious", "critical")]
 
 
+FirstLoad = collections.namedtuple("FirstLoad", "transferred uncompressed entries")
+FirstLoad.__doc__ = """A page's first load: the bytes that crossed the network (headers and bodies, gzipped
+where the server compressed), the bytes of the bodies once uncompressed, and each request's
+entry (`name`, `transfer`, `encoded`, `decoded`: Resource Timing's sizes)."""
+
+
 def measure_first_load(b, url):
-    """Bytes transferred for the first load of `url` in a fresh profile with the cache off."""
+    """The first load of `url` in a fresh profile with the cache off, as `FirstLoad`."""
     b.d.execute_cdp_cmd("Network.enable", {})
     b.d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
     b.d.get(url)
@@ -285,9 +394,8 @@ def measure_first_load(b, url):
     entries = b.js("""
       const nav = performance.getEntriesByType('navigation')[0];
       return [nav, ...performance.getEntriesByType('resource')].map(e => ({
-        name: e.name, transfer: e.transferSize, encoded: e.encodedBodySize }));""")
-    total = 0
-    for e in entries:
-        total += max(e["transfer"] or 0, e["encoded"] or 0)
+        name: e.name, transfer: e.transferSize, encoded: e.encodedBodySize, decoded: e.decodedBodySize }));""")
+    transferred = sum(max(e["transfer"] or 0, e["encoded"] or 0) for e in entries)
+    uncompressed = sum(e["decoded"] or 0 for e in entries)
     b.d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
-    return total, entries
+    return FirstLoad(transferred, uncompressed, entries)

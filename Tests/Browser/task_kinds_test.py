@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Browser test of the kinds of task beside photos: a question and a found-it code.
 
-Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie serve`, with two
+Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie serve`, with
 phones at 390 px in one group, on the sample art museum's "art-detective" mission (a
 multiple-choice question, a code and a 30-minute limit):
 
   - The mission shows its time limit, and neither phone's venue document holds the right
     answer or the code.
+  - The code's form, on an English phone and on an Arabic one (right to left, in a venue of
+    the test's own that speaks Arabic and has a code to find), on a browser that cannot scan
+    (Chromium on Linux has no BarcodeDetector): its label, its field and its button, in the
+    page's own type and spacing, and nothing else (no scan button).
   - Ada picks a wrong choice: her phone says so, and Bo's phone shows her wrong answer live.
     She picks the right one: the fact shows on both phones, and the question is done.
   - Bo types the sticker's code in lower case with a space: it is found, and the mission
@@ -17,12 +21,39 @@ Screenshots go to .build/browser-screenshots/ (prefixed "kinds-").
 Usage:  python3 Tests/Browser/task_kinds_test.py .build/debug/groupie
 """
 
+import shutil
 import sys
 
-from browser_support import Browser, check, join_group, log, run_scenario, start_group, start_server
+from browser_support import REPO, Browser, check, join_group, log, run_scenario, start_group, start_server
 
 VENUE, MISSION, QUESTION, CODE = "art-museum", "art-detective", "unicorn-colour", "tapestry-code"
 FACT = "Unicorns in medieval tapestries are almost always white"
+
+# A venue that speaks Arabic, with a code to find: every text in both its languages.
+ARABIC_VENUE, ARABIC_MISSION, ARABIC_CODE = "reading-room", "sticker-hunt", "door-code"
+ARABIC_VENUE_FILE = """
+id: reading-room
+name:
+  en: Reading Room
+  ar: قاعة القراءة
+languages: [en, ar]
+timezone: Asia/Dubai
+theme:
+  color: "#5a3d8a"
+missions:
+  - id: sticker-hunt
+    title:
+      en: Sticker hunt
+      ar: البحث عن الملصق
+    icon: icons/magnifier.svg
+    tasks:
+      - id: door-code
+        kind: code
+        prompt:
+          en: Find the sticker by the door and type its code.
+          ar: ابحث عن الملصق بجانب الباب واكتب رمزه.
+        code: OWL-7
+"""
 
 
 def plain(text):
@@ -34,13 +65,37 @@ def shown(b, css):
     return plain(b.js("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css))
 
 
+def code_form(p, task=CODE):
+    """Checks the found-it code's form of `task` on `p`'s mission screen (see the module's docstring)."""
+    form = f".task[data-task={task}] form[data-answer={task}]"
+    p.el(form + " input")
+    seen = p.js("""const f = document.querySelector(arguments[0]), family = (e) => getComputedStyle(e).fontFamily;
+      const label = f.querySelector('label'), button = f.querySelector('button[type=submit]');
+      return {lines: f.innerText.split('\\n').map((l) => l.trim()).filter(Boolean), label: label.innerText.trim(),
+              button: button.innerText.trim(), scan: !!f.querySelector('button[type=button]'),
+              canScan: 'BarcodeDetector' in window, body: family(document.body), labelFont: family(label),
+              buttonFont: family(button), spacing: getComputedStyle(label).letterSpacing}""", form)
+    check(not seen["canScan"] and not seen["scan"], f"{p.name}: a browser without BarcodeDetector has no scan button: {seen}")
+    check(seen["lines"] == [seen["label"], seen["button"]], f"{p.name}: the code's form shows its label and its button, nothing else: {seen['lines']}")
+    check(seen["labelFont"] == seen["body"] and seen["buttonFont"] == seen["body"] and seen["spacing"] == "normal",
+          f"{p.name}: the code's label and button are in the page's type ({seen['body']}), not {seen['labelFont']} / {seen['buttonFont']} "
+          f"(letter spacing {seen['spacing']})")
+    p.shot("code-task")
+
+
 def mission_of(server, token, group_id):
     g = server.api.get(f"/api/v1/groups/{group_id}", token)["group"]
     return next(m for m in g["missions"] if m["id"] == MISSION)
 
 
 def scenario(binary, work, started):
-    server = start_server(binary, work)
+    missions = work / "missions"
+    missions.mkdir()
+    for f in (REPO / "missions").glob("*.yaml"):
+        shutil.copy(f, missions / f.name)
+    shutil.copy(REPO / "missions" / "venue.schema.json", missions / "venue.schema.json")
+    (missions / f"{ARABIC_VENUE}.yaml").write_text(ARABIC_VENUE_FILE, encoding="utf-8")
+    server = start_server(binary, work, missions=missions)
     started.append(server)
     log(f"server on {server.base}")
     a, b = Browser("kinds-A", work), Browser("kinds-B", work)
@@ -60,6 +115,16 @@ def scenario(binary, work, started):
         p.el(f".task[data-task={QUESTION}] .choice")
     check("30 min" in shown(a, f"#time-{MISSION}"), "the time limit is shown before the mission starts")
     a.shot("question")
+    code_form(a)
+    ar = Browser("kinds-ar", work, lang="ar")
+    started.append(ar)
+    start_group(ar, server.base, ARABIC_VENUE, "ليلى")
+    ar.d.get(server.base + f"/#/m/{ARABIC_MISSION}")
+    ar.wait(lambda d: ar.js("return document.documentElement.dir") == "rtl", "the Arabic phone right to left")
+    code_form(ar, ARABIC_CODE)
+    ar.check_console("on the Arabic phone")
+    ar.quit()
+    log("the code's form is a label, a field and a button, in English and in Arabic")
 
     # ------------------------------------------------------------ a wrong answer, then the right one
     a.click(f".task[data-task={QUESTION}] .choice[data-choice='2']")

@@ -6,7 +6,11 @@ collector of the test's own (spans as JSON, `OTEL_EXPORTER_OTLP_PROTOCOL=http/js
     and its events' publication, and of the collage refresh that runs after the answer, whose
     drawing of the collage is its child (the upload that completes a mission);
   - the spans name the service `groupie`;
-  - without the option, no span leaves the server.
+  - a traced server's spans are in by the time it has stopped (swift-otel sends what it holds
+    on a graceful shutdown, and waits for the collector's answer);
+  - without the option, no span leaves the server, even with swift-otel's own
+    `OTEL_EXPORTER_OTLP_ENDPOINT` naming the collector: a server that did the same and
+    stopped the same way as the traced one has sent nothing by its exit.
 
 Usage: traces_test.py path/to/groupie. Exits 1 on any failure.
 """
@@ -29,16 +33,19 @@ log = logger("traces")
 
 
 class Collector:
-    """Takes OTLP/HTTP JSON posts to /v1/traces and keeps their spans."""
+    """Takes OTLP/HTTP JSON posts to /v1/traces and keeps their spans; counts every post it gets
+    (`requests`), whatever its path or encoding."""
 
     def __init__(self):
-        self.spans, self.services, self.posts = [], set(), 0
+        self.spans, self.services, self.requests = [], set(), 0
         self.lock = threading.Lock()
         collector = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with collector.lock:
+                    collector.requests += 1     # any post, of spans or not, in any encoding
                 status = 404
                 if self.path == "/v1/traces" and self.headers.get("Content-Type", "").startswith("application/json"):
                     collector.take(json.loads(body))
@@ -54,11 +61,11 @@ class Collector:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def take(self, document):
         with self.lock:
-            self.posts += 1
             for resource in document.get("resourceSpans", []):
                 for attribute in resource.get("resource", {}).get("attributes", []):
                     if attribute["key"] == "service.name":
@@ -81,15 +88,19 @@ class Collector:
         raise Failure(f"spans {names} did not all arrive within {seconds} s; received: {seen}")
 
 
-def upload(server):
-    """A photo for each task of the mission, the last of which completes it; the last photo."""
+def upload_tasks(server):
+    """A new group's photo for each task of the mission, the last of which completes it: the photos."""
     token = server.api.new_player("Ada")["token"]
     group = server.api.new_group(token)
     venue = server.api.get("/api/v1/venues/science-centre")
     tasks = next(mission for mission in venue["missions"] if mission["id"] == MISSION)["tasks"]
-    for task in tasks:
-        photo = server.api.upload_photo(group["id"], read(FIXTURES / "chelsea.jpg"), token, mission=MISSION, task=task["id"])
-    return photo
+    return [server.api.upload_photo(group["id"], read(FIXTURES / "chelsea.jpg"), token, mission=MISSION, task=task["id"])
+            for task in tasks]
+
+
+def upload(server):
+    """`upload_tasks`' last photo."""
+    return upload_tasks(server)[-1]
 
 
 def main():
@@ -98,12 +109,18 @@ def main():
     os.environ["OTEL_EXPORTER_OTLP_PROTOCOL"] = "http/json"
     os.environ["OTEL_BSP_SCHEDULE_DELAY"] = "100"
     with tempfile.TemporaryDirectory(prefix="groupie-traces-") as work:
-        server = Server(binary, work, options=("--otlp-endpoint", f"http://127.0.0.1:{collector.port}"), log_name="traced.log")
+        server = Server(binary, work, options=("--otlp-endpoint", collector.url), log_name="traced.log")
         try:
             photo = upload(server)
             collector.wait_for(["photo ingest", "photo commit", "events publish", "collages refresh", "collage render"])
+            # What the server without the option does below: uploads, then a stop.
+            commits = len(collector.named("photo commit"))
+            uploaded = len(upload_tasks(server))
         finally:
-            server.stop()
+            stopped = server.stop()
+        check(stopped.status == 0, f"the traced server stops by itself on SIGTERM: {stopped}")
+        check(len(collector.named("photo commit")) == commits + uploaded,
+              f"the traced server's last uploads' spans are in by its exit: {len(collector.named('photo commit')) - commits} of {uploaded}")
         check(collector.services == {"groupie"}, f"the spans name the service groupie: {collector.services}")
         # The last upload's trace: the one its collage is drawn in.
         render = collector.named("collage render")[0]
@@ -123,15 +140,18 @@ def main():
         check(int(render[0]["endTimeUnixNano"]) > int(commit["endTimeUnixNano"]), "the collage is drawn after the commit")
         log(f"one trace from the upload of {photo['id']} to its collage: {1 + 3 + 1 + len(render)} spans")
 
-        posts = collector.posts
+        requests = collector.requests
         os.makedirs(work + "/plain")
-        plain = Server(binary, work + "/plain", log_name="plain.log")
+        plain = Server(binary, work + "/plain", log_name="plain.log",
+                       environment={"OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": collector.url + "/v1/traces"})
         try:
             upload(plain)
-            time.sleep(1.5)
         finally:
-            plain.stop()
-        check(collector.posts == posts, "without --otlp-endpoint no span is sent")
+            stopped = plain.stop()
+        # Stopped as the traced server was, whose spans were all in by its exit: so would these be.
+        check(stopped.status == 0, f"the server without the option stops by itself on SIGTERM: {stopped}")
+        check(collector.requests == requests, f"without --otlp-endpoint no span is sent, even with OTEL_EXPORTER_OTLP_ENDPOINT "
+                                              f"naming the collector: it received {collector.requests - requests} posts")
     log("passed")
 
 

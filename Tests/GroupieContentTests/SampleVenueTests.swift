@@ -122,3 +122,24 @@ struct SampleVenueTests {
         return (result.status, result.output + result.errors)
     }
 }
+
+@Suite("Found-it codes that can be guessed")
+struct GuessableCodeTests {
+    @Test("A code with fewer than a million of its kind (four digits, four letters) is warned about at its place; a longer or mixed one is not")
+    func guessable() throws {
+        let text = try String(contentsOfFile: Fixtures.missions + "/art-museum.yaml", encoding: .utf8)
+        for (code, warned) in [("1234", true), ("12345", true), ("LION", true), ("123456", false), ("LION-42", false), ("OWL-7", false)] {
+            let edited = text.replacingOccurrences(of: "code: LION-42", with: "code: \(code)")
+            let report = MissionFileReader(assetsDirectory: Fixtures.assets).read(bytes: Data(edited.utf8), path: "art-museum.yaml")
+            #expect(report.venue != nil, "a warning, not an error: \(code)")
+            let warnings = report.problems.filter { $0.severity == .warning }
+            if warned {
+                let warning = try #require(warnings.first, "\(code)")
+                #expect(warning.message.hasPrefix("code '\(code)' is short enough to guess"), "\(warning)")
+                #expect(warning.line == 266)
+            } else {
+                #expect(warnings.isEmpty, "\(code): \(warnings)")
+            }
+        }
+    }
+}

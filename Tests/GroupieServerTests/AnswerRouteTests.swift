@@ -93,6 +93,56 @@ struct AnswerRouteTests {
         }
     }
 
+    @Test("Guessing a code is slowed down: a player's fifth wrong try in a minute waits, the group's ninth, and a quarter hour's thirteenth; a right one is never counted")
+    func guessing() async throws {
+        // A code with no time limit, so that the clock may move by quarter hours.
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium(extraMission: Self.quiz.replacingOccurrences(of: "time_limit: 15", with: "time_limit: 240")))
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo"), cy = try await client.newPlayer("Cy")
+            let group = try await client.newGroup(by: ada)
+            _ = try await client.join(group.code, as: bo)
+            _ = try await client.join(group.code, as: cy)
+            let sticker = "/api/v1/groups/\(group.id)/missions/quiz/tasks/sticker/answer"
+            func guess(_ code: String, as player: TestPlayer) async throws -> (TestResponse, [String: Any]) {
+                try await client.send(.post, sticker, json: #"{"text": "\#(code)"}"#, headers: player.auth)
+            }
+            for index in 0..<GuessLimits.perPlayerPerMinute {
+                #expect(try await guess(String(format: "%04d", index), as: ada).0.status == .ok)
+            }
+            let (refused, problem) = try await guess("0004", as: ada)
+            #expect(refused.status == .tooManyRequests && problem["code"] as? String == "too-many-guesses", "\(problem)")
+            let wait = try #require(refused.headers[.retryAfter].flatMap { Int($0) })
+            #expect((1...60).contains(wait))
+            // The right code waits too: the wait is for the task, not for wrong codes only.
+            #expect(try await guess("LION-42", as: ada).0.status == .tooManyRequests)
+            // Another task of the player's is not held up, nor another member, until the group's bound.
+            #expect(try await client.send(.post, "/api/v1/groups/\(group.id)/missions/quiz/tasks/animal/answer", json: #"{"text": "shark"}"#, headers: ada.auth).0.status == .ok)
+            for index in 0..<(GuessLimits.perGroupPerMinute - GuessLimits.perPlayerPerMinute) {
+                #expect(try await guess(String(format: "1%03d", index), as: bo).0.status == .ok, "Bo's guess \(index + 1)")
+            }
+            #expect(try await guess("2000", as: cy).0.status == .tooManyRequests, "the group's bound")
+            let stored = try await server.database().taskAnswers(groupId: group.id).filter { $0.task.taskId == "sticker" }
+            #expect(stored.count == GuessLimits.perGroupPerMinute, "refused guesses are neither stored nor told")
+
+            // A minute on, the group guesses again, until the quarter hour's bound.
+            var tried = GuessLimits.perGroupPerMinute
+            while tried < GuessLimits.perGroupPerQuarter {
+                server.clock.advance(by: 61)
+                for player in [bo, cy] where tried < GuessLimits.perGroupPerQuarter {
+                    #expect(try await guess(String(format: "3%03d", tried), as: player).0.status == .ok, "guess \(tried + 1)")
+                    tried += 1
+                }
+            }
+            server.clock.advance(by: 61)
+            let (late, _) = try await guess("4000", as: cy)
+            #expect(late.status == .tooManyRequests, "the quarter hour's bound")
+            #expect(try #require(late.headers[.retryAfter].flatMap { Int($0) }) > 60)
+            server.clock.advance(by: 900)
+            #expect(try await guess("LION-42", as: cy).1["right"] as? Bool == true, "after the wait, the right code is taken")
+        }
+    }
+
     @Test("Bad answers get problem documents and change nothing; a photo task takes no answer, a question no photo; outsiders learn nothing")
     func refusals() async throws {
         let server = try Self.server()

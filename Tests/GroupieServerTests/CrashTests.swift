@@ -15,6 +15,9 @@ struct CrashTests {
     final class Server: Sendable {
         let process: ChildProcess
         let port = TestPorts.unused()
+        /// A session of this server's own: the shared one queues behind every other test's
+        /// requests, and a start could seem to take minutes.
+        let session = URLSession(configuration: .ephemeral)
 
         init(data: String, environment: [String: String] = [:]) throws {
             let repository = TestServer.repository
@@ -28,7 +31,8 @@ struct CrashTests {
         func waitUntilHealthy() async throws {
             // A bound on a hang only: a debug build on a busy machine may take long to start.
             try await eventually(.seconds(120), "the server's start", every: .milliseconds(50)) {
-                (try? await self.request("GET", "/healthz").0) == 200
+                guard process.isRunning else { throw TestFailure("the server ended as it started, with status \(process.terminationStatus)") }
+                return (try? await self.request("GET", "/healthz").0) == 200
             }
         }
 
@@ -39,7 +43,7 @@ struct CrashTests {
             request.timeoutInterval = 30
             request.setValue(contentType, forHTTPHeaderField: "Content-Type")
             if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-            let (data, response) = try await URLSession.shared.data(for: request)
+            let (data, response) = try await session.data(for: request)
             return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
         }
 

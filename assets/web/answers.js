@@ -4,7 +4,7 @@
 
 import { api } from './api.js';
 import { t } from './i18n.js';
-import { h, icon } from './ui.js';
+import { h, icon, append } from './ui.js';
 import { state, update, memberName } from './store.js';
 import { render } from './router.js';
 import { toast, errorText } from './messages.js';
@@ -88,7 +88,8 @@ function questionForm(m, task) {
 }
 
 function codeForm(m, task) {
-  const form = h('form', { class: 'answer-form code', 'data-answer': task.id, novalidate: true });
+  // Not `code`: that class sets a group's join code in large letter-spaced monospace.
+  const form = h('form', { class: 'answer-form code-answer', 'data-answer': task.id, novalidate: true });
   const input = h('input', { id: `code-${task.id}`, name: 'code', type: 'text', maxlength: 32, autocomplete: 'off', autocapitalize: 'characters', spellcheck: false, enterkeyhint: 'send', class: 'code-input', 'aria-describedby': `prompt-${task.id}` });
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -101,6 +102,8 @@ function codeForm(m, task) {
       scan.hidden = true;
     } catch (e) { scan.hidden = true; toast(t('answer.noCamera')); }
   } }, icon('camera'), t('answer.scan')) : null;
-  form.append(h('label', { for: input.id }, t('answer.codeLabel')), h('div', { class: 'row' }, input, h('button', { type: 'submit', class: 'primary' }, t('answer.check'))), scan, video);
+  // Without a way to scan (no BarcodeDetector, or no camera) there is no scan button: `append`
+  // leaves it out, where the DOM's own would write "null".
+  append(form, [h('label', { for: input.id }, t('answer.codeLabel')), h('div', { class: 'row' }, input, h('button', { type: 'submit', class: 'primary' }, t('answer.check'))), scan, video]);
   return form;
 }

@@ -8,7 +8,7 @@ import { h } from './ui.js';
 export function errorText(e) {
   if (e instanceof ApiError) {
     // A wait in whole minutes, as people say it, not "587 seconds".
-    if (e.code === 'too-many-attempts') return tn('err.too-many-attempts', Math.max(1, Math.ceil((e.retryAfter || 60) / 60)));
+    if (e.code === 'too-many-attempts' || e.code === 'too-many-guesses') return tn('err.' + e.code, Math.max(1, Math.ceil((e.retryAfter || 60) / 60)));
     const k = 'err.' + e.code;
     const s = t(k);
     if (s !== k) return s;

@@ -344,6 +344,10 @@ extension MissionMessages {
 
     static let emptyAnswer = "an accepted answer must have a letter or a digit in it"
 
+    static func guessableCode(_ code: String) -> String {
+        "code '\(code)' is short enough to guess: there are fewer than a million codes like it; use more characters, or letters and digits together, such as 'WHALE-42'"
+    }
+
     static func badCode(_ code: String) -> String {
         "code '\(code)' must be \(FoundCode.lengthRange.lowerBound) to \(FoundCode.lengthRange.upperBound) letters A to Z and digits, with single dashes between groups, such as 'WHALE-42'"
     }

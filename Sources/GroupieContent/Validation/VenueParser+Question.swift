@@ -94,6 +94,9 @@ extension VenueParser {
             error(node.mark, MissionMessages.badCode(node.scalarText ?? ""))
             return nil
         }
+        if FoundCode.possibleCodes(like: code) < FoundCode.guessableBelow {
+            warning(node.mark, MissionMessages.guessableCode(code))
+        }
         return FoundCode(code: code.uppercased())
     }
 }

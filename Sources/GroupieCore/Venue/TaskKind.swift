@@ -74,6 +74,19 @@ public struct FoundCode: Sendable, Hashable {
     public func matches(_ typed: String) -> Bool {
         Self.normalized(typed) == Self.normalized(code)
     }
+
+    /// Below this many codes of the same shape, a code can be guessed: a group trying one a
+    /// few seconds apart would get through them within a visit.
+    public static let guessableBelow = 1_000_000.0
+
+    /// How many codes have the shape of `code` (as compared: its length, and whether it has
+    /// digits only, letters only, or both).
+    public static func possibleCodes(like code: String) -> Double {
+        let characters = normalized(code).unicodeScalars
+        let digits = characters.contains { ("0"..."9").contains($0) }, letters = characters.contains { ("A"..."Z").contains($0) }
+        let alphabet: Double = digits && letters ? 36 : digits ? 10 : 26
+        return pow(alphabet, Double(characters.count))
+    }
 }
 
 /// How a typed short answer is compared with the accepted ones: case, accents and spaces do

@@ -12,6 +12,7 @@ struct AnswerService: Sendable {
     let catalog: VenueCatalog
     let hub: EventHub
     let collages: CollageService
+    let guesses: GuessLimits
     let clock: @Sendable () -> Date
 
     /// Whether the attempt was right, with the task's fact (in `language`) when it was.
@@ -22,7 +23,11 @@ struct AnswerService: Sendable {
 
     func answer(_ given: AnswerRules.Given, to task: GroupProgress.TaskKey, by player: Player, in group: Group) async throws -> Outcome {
         let venue = catalog.venue(id: group.venueId)?.venue
-        let events = try await database.answerTask(groupId: group.id, task: task, given: given, by: player, venue: venue, now: clock())
+        let now = clock()
+        let events = try await guesses.guessing(task, by: player, in: group, now: now) {
+            let events = try await database.answerTask(groupId: group.id, task: task, given: given, by: player, venue: venue, now: now)
+            return (events, right: events.contains { $0.kind == .taskDone })
+        }
         hub.publish(events)
         if events.contains(where: { $0.kind == .missionCompleted }) { collages.refresh(groupId: group.id) }
         let right = events.contains { $0.kind == .taskDone }

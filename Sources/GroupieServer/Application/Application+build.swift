@@ -248,7 +248,10 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     PhotoController(photos: photos, signer: signer, downloads: downloads, partials: partials, clientAddress: clientAddress).addRoutes(to: api)
     GroupFeedController(feed: GroupFeedService(database: dependencies.database, hub: events.hub, toggles: toggles, clock: clock), signer: signer).addRoutes(to: api)
     AnswerController(
-        answers: AnswerService(database: dependencies.database, catalog: dependencies.catalog, hub: events.hub, collages: dependencies.collages, clock: clock)
+        answers: AnswerService(
+            database: dependencies.database, catalog: dependencies.catalog, hub: events.hub, collages: dependencies.collages,
+            guesses: GuessLimits(store: dependencies.database, logger: dependencies.logger), clock: clock
+        )
     ).addRoutes(to: api)
     CollageController(
         database: dependencies.database, signer: signer, collages: dependencies.collages, fileIO: dependencies.fileIO, clock: clock

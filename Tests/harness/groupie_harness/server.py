@@ -41,14 +41,15 @@ class Server:
 
     def __init__(self, binary, work, *, data=None, missions=None, assets=None, port=None, log_level="warning",
                  options=(), log_name="server.log", public_url=True, ready="/readyz", wait=30, grace=30, name=None,
-                 tls=None, host="127.0.0.1"):
+                 tls=None, host="127.0.0.1", environment=None):
         """`data`: another data folder than `work`/data (one shared by two instances); `port`: one
         to listen on again (a server started anew on the same data); `options`: further settings,
         such as `--database URL`; `ready`: the path that must answer 200 before the constructor
         returns (None: return at once); `wait`: seconds for that; `grace`: seconds `stop` waits
         after SIGTERM before it kills; `name`: what failures and logs call it (one of several);
         `tls`: (certificate chain, key, TLS context of a client that trusts it) to serve HTTPS;
-        `public_url`: True for the address it listens on, or a URL of its own."""
+        `public_url`: True for the address it listens on, or a URL of its own; `environment`:
+        variables it gets besides this process's."""
         self.binary = str(binary)
         self.work = Path(work)
         self.port = port or free_port()
@@ -67,7 +68,8 @@ class Server:
                    *(["--tls-certificate", str(tls[0]), "--tls-key", str(tls[1])] if tls else []), *options]
         self.log = open(self.log_path, "a")
         self.started = time.perf_counter()
-        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT,
+                                        env={**os.environ, **environment} if environment else None)
         self.pid = self.process.pid
         if ready:
             try:

@@ -125,5 +125,5 @@ export default {
     'answer.label': 'إجابتك', 'answer.send': 'أجب', 'answer.codeLabel': 'الرمز المكتوب على الملصق', 'answer.check': 'تحقّق من الرمز',
     'answer.scan': 'امسح الرمز', 'answer.camera': 'عرض الكاميرا لمسح الرمز', 'answer.noCamera': 'الكاميرا غير متاحة. اكتب الرمز بدلًا من ذلك.',
     'live.answered': 'جرّب {name} إجابة: {task}', 'live.answeredRight': 'أجاب {name} إجابة صحيحة: {task}',
-    'err.time-up': 'انتهى وقت هذه المهمة.', 'err.task-answered-already': 'مجموعتكم أجابت عن هذا من قبل.',
+    'err.too-many-guesses.zero': 'محاولات كثيرة! فكّر قليلًا ثم حاول مرة أخرى بعد قليل.', 'err.too-many-guesses.one': 'محاولات كثيرة! فكّر قليلًا ثم حاول مرة أخرى بعد دقيقة واحدة.', 'err.too-many-guesses.two': 'محاولات كثيرة! فكّر قليلًا ثم حاول مرة أخرى بعد دقيقتين.', 'err.too-many-guesses.few': 'محاولات كثيرة! فكّر قليلًا ثم حاول مرة أخرى بعد {n} دقائق.', 'err.too-many-guesses.many': 'محاولات كثيرة! فكّر قليلًا ثم حاول مرة أخرى بعد {n} دقيقة.', 'err.too-many-guesses.other': 'محاولات كثيرة! فكّر قليلًا ثم حاول مرة أخرى بعد {n} دقيقة.', 'err.time-up': 'انتهى وقت هذه المهمة.', 'err.task-answered-already': 'مجموعتكم أجابت عن هذا من قبل.',
 };
