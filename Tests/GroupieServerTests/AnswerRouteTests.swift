@@ -50,8 +50,43 @@ struct AnswerRouteTests {
             #expect(tasks[0]["prompt"] as? String == "What colour?")
             let text = String(decoding: try JSONSerialization.data(withJSONObject: venue), as: UTF8.self)
             #expect(!text.contains("LION") && !text.contains("blåval") && !text.contains("purity"))
+            // What a task may say, exactly: a key added to the document is a decision, not an accident.
+            #expect(tasks.map { Set($0.keys) } == Self.venueTaskKeys, "\(tasks.map { $0.keys.sorted() })")
         }
     }
+
+    /// The keys of the quiz's three tasks (a multiple-choice question, a question to type, a
+    /// code) in the venue document: never an answer, a code or a fact.
+    static let venueTaskKeys: [Set<String>] = [
+        ["id", "kind", "prompt", "choices", "camera", "framing"], ["id", "kind", "prompt", "camera", "framing"], ["id", "kind", "prompt", "camera", "framing"],
+    ]
+
+    @Test("The group, answers and feed documents carry exactly their keys for a quiz's tasks: never a right answer or a code")
+    func documentKeys() async throws {
+        try await Self.server().test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let base = "/api/v1/groups/\(group.id)/missions/quiz/tasks"
+            _ = try await client.send(.post, base + "/colour/answer", json: #"{"choice": 1}"#, headers: ada.auth)
+            _ = try await client.send(.post, base + "/sticker/answer", json: #"{"text": "LION-41"}"#, headers: ada.auth)
+            let (_, document) = try await client.send(.get, "/api/v1/groups/\(group.id)", headers: ada.auth)
+            let quiz = try #require(((document["group"] as? [String: Any])?["missions"] as? [[String: Any]])?.first { $0["id"] as? String == "quiz" })
+            let tasks = try #require(quiz["tasks"] as? [[String: Any]])
+            #expect(tasks.map { Set($0.keys) } == Self.groupTaskKeys, "\(tasks.map { $0.keys.sorted() })")
+            let (_, answers) = try await client.send(.get, "/api/v1/groups/\(group.id)/answers", headers: ada.auth)
+            #expect(Set(answers.keys) == ["answers", "facts", "deadlines"])
+            let attempts = try #require(answers["answers"] as? [[String: Any]])
+            #expect(attempts.map { Set($0.keys) }.allSatisfy { $0 == ["missionId", "taskId", "playerId", "name", "answer", "right", "answeredAt"] }, "\(attempts)")
+            #expect((answers["facts"] as? [[String: Any]])?.allSatisfy { Set($0.keys) == ["missionId", "taskId", "fact"] } == true)
+            #expect((answers["deadlines"] as? [[String: Any]])?.allSatisfy { Set($0.keys) == ["missionId", "endsAt"] } == true)
+            let (_, feed) = try await client.send(.get, "/api/v1/groups/\(group.id)/feed", headers: ada.auth)
+            #expect((feed["entries"] as? [Any])?.isEmpty == true, "attempts are not in the feed: \(feed)")
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: [document, answers, feed]), as: UTF8.self)
+            #expect(!text.contains("LION-42") && !text.contains("blåval") && !text.contains("purity"), "no right answer, code or unearned fact")
+        }
+    }
+
+    static let groupTaskKeys: [Set<String>] = [["id", "state"], ["id", "state"], ["id", "state"]]
 
     @Test("A wrong answer is told to the group; the right one makes the task done and brings its fact; the group reads every attempt")
     func answering() async throws {

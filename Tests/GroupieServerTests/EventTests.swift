@@ -114,6 +114,9 @@ struct EventTests {
             let stream = try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events?token=\(token)")
             let start = await stream.read(for: 120) { $0.contains("member-joined") }
             #expect(start.contains("text/event-stream"))
+            // A proxy in front (nginx) must not hold the stream's events back to fill a buffer.
+            let head = start.components(separatedBy: "\r\n\r\n").first ?? ""
+            #expect(head.lowercased().components(separatedBy: "\r\n").contains("x-accel-buffering: no"), "\(head)")
             #expect(stream.events.map(\.type) == ["member-joined"], "what happened before the stream opened is replayed")
 
             _ = try await PhotoRouteTests.upload(client, image, as: bo, group: group.id, query: "?mission=sharks&task=shark")
