@@ -25,6 +25,43 @@ struct StaffMessageTests {
         }
     }
 
+    @Test("A member of staff sends six messages a minute and sixty an hour to a venue; the next waits, as the page says, and reaches no group")
+    func messageLimits() async throws {
+        let server = try Self.server()
+        try await StaffConsoleTests.addStaff(server, "mod@aquarium.example", .moderator, venues: ["aquarium"])
+        try await StaffConsoleTests.addStaff(server, "other@aquarium.example", .moderator, venues: ["aquarium"])
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let browser = try #require(try await StaffConsoleTests.signIn(client, "mod@aquarium.example").1)
+            let (_, page) = try await browser.page(client, "/staff/venues/aquarium/messages")
+            #expect(page.contains("You may send \(StaffMessageLimits.perMinute) messages a minute and \(StaffMessageLimits.perHour) an hour"))
+            var sent = 0
+            func send(_ by: StaffBrowser) async throws -> TestResponse {
+                sent += 1
+                return try await by.post(client, "/staff/venues/aquarium/messages", ["group": group.id, "text": "Message \(sent)"])
+            }
+            for minute in 0..<(StaffMessageLimits.perHour / StaffMessageLimits.perMinute) {
+                for _ in 0..<StaffMessageLimits.perMinute {
+                    #expect(try await send(browser).status == .seeOther, "message \(sent), minute \(minute)")
+                }
+                let refused = try await send(browser)
+                #expect(refused.status == .tooManyRequests && String(buffer: refused.body).contains("too-many-messages"), "minute \(minute)")
+                let wait = try #require(refused.headers[.retryAfter].flatMap { Int($0) })
+                // Within the minute, until the hour's sixtieth message makes the wait the hour's.
+                #expect(sent - minute - 1 < StaffMessageLimits.perHour ? (1...60).contains(wait) : wait > 60, "minute \(minute): \(wait) s")
+                server.clock.advance(by: 61)
+            }
+            let hourly = try await send(browser)
+            #expect(hourly.status == .tooManyRequests)
+            #expect(try #require(hourly.headers[.retryAfter].flatMap { Int($0) }) > 60, "the hour's bound")
+            #expect(try await Self.stored(server, group.id).count == StaffMessageLimits.perHour, "no refused message reached the group")
+            // The bounds are each member's own.
+            let other = try #require(try await StaffConsoleTests.signIn(client, "other@aquarium.example").1)
+            #expect(try await send(other).status == .seeOther)
+        }
+    }
+
     @Test("A message reaches a member's open stream at once, is stored with the group's events and in the audit log, and is counted")
     func messageToOneGroup() async throws {
         let server = try Self.server()

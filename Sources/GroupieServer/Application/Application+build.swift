@@ -286,7 +286,9 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         pages: pages, clock: clock
     ).addRoutes(to: staff, signedIn: signedIn)
     StaffController(moderation: moderation, pages: pages).addRoutes(to: signedIn)
-    StaffMessageController(moderation: moderation, pages: pages).addRoutes(to: signedIn)
+    StaffMessageController(
+        moderation: moderation, pages: pages, limits: StaffMessageLimits(store: dependencies.database, logger: dependencies.logger)
+    ).addRoutes(to: signedIn)
     StaffWallController(moderation: moderation, pages: pages, fileIO: dependencies.fileIO).addRoutes(to: signedIn)
     StaffDownloadController(moderation: moderation, downloads: downloads, fileIO: dependencies.fileIO).addRoutes(to: signedIn)
     StaffAccountsController(

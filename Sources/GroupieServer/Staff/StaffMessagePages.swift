@@ -22,6 +22,8 @@ extension StaffPages {
         /// The form, for those who may moderate.
         let action: String?
         let maximumLength = StaffMessage.maximumLength
+        let perMinute = StaffMessageLimits.perMinute
+        let perHour = StaffMessageLimits.perHour
         let choices: [Choice]
         let sent: [Sent]
         let timeZone: String

@@ -3,6 +3,7 @@ import GroupieContent
 import GroupieCore
 import GroupieStorage
 import Hummingbird
+import Logging
 
 /// Messages from staff to the groups of a venue ("We close in 15 minutes"): the page at
 /// `/staff/venues/{id}/messages` that sends one to a group or to every group playing, and lists
@@ -11,6 +12,7 @@ import Hummingbird
 struct StaffMessageController {
     let moderation: ModerationService
     let pages: StaffPages
+    let limits: StaffMessageLimits
 
     private var database: any GroupieStore { moderation.database }
 
@@ -38,7 +40,9 @@ struct StaffMessageController {
         guard session.member.may(.moderate, at: venue.id) else { throw StaffController.notAllowed(session.member.role) }
         let text = try form.messageText()
         let groupId = form["group"].flatMap { $0.isEmpty ? nil : $0 }
-        let (audit, events) = try await moderation.message(text, venueId: venue.id, groupId: groupId, by: session.member)
+        let (audit, events) = try await limits.sending(by: session.member, venueId: venue.id, now: moderation.clock()) {
+            try await moderation.message(text, venueId: venue.id, groupId: groupId, by: session.member)
+        }
         context.logger.info(
             "staff \(audit.action)", metadata: ["staff": "\(session.member.id)", "venue": "\(venue.id)", "groups": "\(events.count)"]
         )
@@ -82,6 +86,41 @@ extension StaffForm {
                 .unprocessableContent, code: "invalid-message",
                 detail: "The message is too long: give at most \(StaffMessage.maximumLength) characters."
             )
+        }
+    }
+}
+
+/// How many messages a member of staff sends to a venue's groups: every group's stream replays
+/// each message to a phone that comes back, so a burst would flood them. Each message sent is
+/// counted, per member of staff and venue, in the store (shared by instances); the page says
+/// the bounds, and a message past them gets 429 `too-many-messages` with `Retry-After`.
+struct StaffMessageLimits: Sendable {
+    static let perMinute = 6
+    static let perHour = 60
+
+    private let minute: JoinRateLimiter
+    private let hour: JoinRateLimiter
+
+    init(store: any GroupieStore, logger: Logger) {
+        minute = JoinRateLimiter(store: store, scope: "staff-message", limit: Self.perMinute, window: .seconds(60), logger: logger)
+        hour = JoinRateLimiter(store: store, scope: "staff-message-60", limit: Self.perHour, window: .seconds(3600), logger: logger)
+    }
+
+    func sending<T: Sendable>(by staff: StaffMember, venueId: String, now: Date, _ send: () async throws -> T) async throws -> T {
+        let key = "\(staff.id):\(venueId)"
+        return try await minute.attempting(key) {
+            let waits = [await minute.retryAfter(key, now: now), await hour.retryAfter(key, now: now)].compactMap { $0 }
+            if let seconds = waits.max() {
+                throw Problem(
+                    .tooManyRequests, code: "too-many-messages",
+                    detail: "You have sent \(Self.perMinute) messages this minute or \(Self.perHour) this hour; send the next in \(seconds) seconds.",
+                    headers: [.retryAfter: "\(seconds)"]
+                )
+            }
+            let sent = try await send()
+            await minute.recordFailure(key, now: now)
+            await hour.recordFailure(key, now: now)
+            return sent
         }
     }
 }
