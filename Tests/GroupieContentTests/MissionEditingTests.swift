@@ -74,3 +74,35 @@ enum MissionFileReaderHash {
         MissionFileReader(assetsDirectory: nil).read(bytes: Data(text.utf8), path: "/x/x.yaml").contentHash
     }
 }
+
+@Suite("The versions of a mission file")
+struct MissionHistoryTests {
+    @Test("A text the newest version has is not kept again; past the bounds the oldest go, from the index and the folder, and are counted")
+    func boundsAndRepeats() throws {
+        let data = try Fixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let history = MissionHistory(dataDirectory: data)
+        let at = Date(timeIntervalSince1970: 1_800_000_000)
+        let first = try history.record(venueId: "v", text: "a: 1\n", staffEmail: "ada@museum.example", at: at, note: nil)
+        let again = try history.record(venueId: "v", text: "a: 1\n", staffEmail: "bo@museum.example", at: at, note: nil)
+        #expect(try again == first && history.versions(venueId: "v").count == 1, "a save that changes nothing keeps no version")
+        for number in 2...(MissionHistory.keptVersions + 5) {
+            try history.record(venueId: "v", text: "a: \(number)\n", staffEmail: nil, at: at, note: nil)
+        }
+        let kept = try history.versions(venueId: "v")
+        #expect(kept.count == MissionHistory.keptVersions)
+        #expect(kept.first?.number == MissionHistory.keptVersions + 5 && kept.last?.number == 6)
+        #expect(try history.pruned(venueId: "v") == 5)
+        #expect(try history.text(venueId: "v", number: 5) == nil, "a removed version's text is gone")
+        #expect(try history.text(venueId: "v", number: 6) == "a: 6\n")
+        let files = try FileManager.default.contentsOfDirectory(atPath: data + "/mission-history/v").filter { $0.hasSuffix(".yaml") }
+        #expect(files.count == MissionHistory.keptVersions)
+
+        // Bytes bound too: two large texts, and the newest two always stay.
+        let large = String(repeating: "x", count: MissionHistory.keptBytes / 2 + 1)
+        try history.record(venueId: "v", text: "a: " + large, staffEmail: nil, at: at, note: nil)
+        try history.record(venueId: "v", text: "b: " + large, staffEmail: nil, at: at, note: nil)
+        #expect(try history.versions(venueId: "v").count == 2)
+        #expect(try history.versions(venueId: "v").reduce(0) { $0 + $1.bytes } > MissionHistory.keptBytes)
+    }
+}

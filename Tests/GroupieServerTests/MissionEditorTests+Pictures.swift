@@ -130,8 +130,8 @@ extension MissionEditorTests {
         #expect(counts.1 == counts.2, "\(first.output)")
         let again = try await CommandLineTests.run(["backup", backup, "--data", data])
         #expect(again.output.contains(" files, 1 copied"), "only the database again: \(again.output)")
-        // A saved version changed in place, at the same size, is copied again.
-        let saved = data + "/mission-history/aquarium/000002.json"
+        // The versions' index changed in place, at the same size, is copied again.
+        let saved = data + "/mission-history/aquarium/index.json"
         var bytes = try Data(contentsOf: URL(fileURLWithPath: saved))
         let last = try #require(bytes.indices.last { bytes[$0] != UInt8(ascii: " ") && bytes[$0] != UInt8(ascii: "\n") && bytes[$0] != UInt8(ascii: "}") })
         bytes[last] = bytes[last] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
@@ -140,6 +140,6 @@ extension MissionEditorTests {
         #expect(changed.output.contains(" files, 2 copied"), "the database and the changed version: \(changed.output)")
         #expect(try await CommandLineTests.run(["restore", backup, "--data", restored]).status == 0)
         #expect(try String(contentsOfFile: restored + "/mission-history/aquarium/000002.yaml", encoding: .utf8) == TestServer.aquarium(title: "Hajarna"))
-        #expect(FileManager.default.fileExists(atPath: restored + "/mission-history/aquarium/000002.json"))
+        #expect(FileManager.default.fileExists(atPath: restored + "/mission-history/aquarium/index.json"))
     }
 }

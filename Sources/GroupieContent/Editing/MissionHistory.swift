@@ -20,8 +20,21 @@ public struct MissionHistory: Sendable {
 
     public let directory: String
 
+    /// How many versions a venue keeps, and how many bytes of text in all: the oldest go first
+    /// (the newest two always stay), and the versions page says how many went.
+    public static let keptVersions = 100
+    public static let keptBytes = 20 * 1_048_576
+
     public init(dataDirectory: String) {
         directory = dataDirectory + "/mission-history"
+    }
+
+    /// The venue's index: every version kept, in one file, so that a listing or a save reads one
+    /// file, not a record per version.
+    struct Index: Codable {
+        var versions: [Version]
+        /// How many of the oldest versions were removed to stay within the bounds.
+        var pruned: Int
     }
 
     /// The venue's folder; nil for an id that is not a venue id (so never `..` or a slash).
@@ -31,12 +44,38 @@ public struct MissionHistory: Sendable {
 
     /// The venue's versions, newest first.
     public func versions(venueId: String) throws -> [Version] {
-        guard let folder = folder(venueId), FileManager.default.fileExists(atPath: folder) else { return [] }
+        try index(venueId: venueId).versions.sorted { $0.number > $1.number }
+    }
+
+    /// How many of the venue's oldest versions were removed to keep within the bounds.
+    public func pruned(venueId: String) throws -> Int {
+        try index(venueId: venueId).pruned
+    }
+
+    private static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.compactMap { name in
-            try? decoder.decode(Version.self, from: Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
-        }.sorted { $0.number > $1.number }
+        return decoder
+    }()
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    /// The index, or (a history an earlier Groupie kept, with a record beside each version) the
+    /// records read once.
+    func index(venueId: String) throws -> Index {
+        guard let folder = folder(venueId), FileManager.default.fileExists(atPath: folder) else { return Index(versions: [], pruned: 0) }
+        if let data = FileManager.default.contents(atPath: folder + "/index.json") {
+            return try Self.decoder.decode(Index.self, from: data)
+        }
+        let versions = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.compactMap { name in
+            try? Self.decoder.decode(Version.self, from: Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+        }
+        return Index(versions: versions.sorted { $0.number < $1.number }, pruned: 0)
     }
 
     public func version(venueId: String, number: Int) throws -> Version? {
@@ -51,21 +90,35 @@ public struct MissionHistory: Sendable {
         return String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
     }
 
-    /// Keeps `text` as the venue's next version: the text first, then its record, each written
-    /// atomically, so that a version listed always has its text. Blocking.
+    /// Keeps `text` as the venue's next version: the text first, then the index that lists it,
+    /// each written atomically, so that a version listed always has its text. A text the newest
+    /// version has already is not kept again: that version is returned. Past the bounds, the
+    /// oldest versions are removed. Blocking; call it holding `exclusively`.
     @discardableResult
     public func record(venueId: String, text: String, staffEmail: String?, at date: Date, note: String?) throws -> Version {
         guard let folder = folder(venueId) else { throw CocoaError(.fileWriteInvalidFileName) }
         // The data folder's own: readable by the service user only.
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let bytes = Data(text.utf8)
-        let number = (try versions(venueId: venueId).first?.number ?? 0) + 1
-        let version = Version(number: number, savedAt: date, staffEmail: staffEmail, hash: MissionFileReader.hash(bytes), bytes: bytes.count, note: note)
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
+        let hash = MissionFileReader.hash(bytes)
+        var index = try index(venueId: venueId)
+        if let newest = index.versions.last, newest.hash == hash { return newest }
+        let number = (index.versions.last?.number ?? 0) + 1
+        let version = Version(number: number, savedAt: date, staffEmail: staffEmail, hash: hash, bytes: bytes.count, note: note)
         try MissionFileWriter.writeAtomically(bytes, to: folder + "/" + Self.name(number) + ".yaml", mode: 0o600)
-        try MissionFileWriter.writeAtomically(try encoder.encode(version), to: folder + "/" + Self.name(number) + ".json", mode: 0o600)
+        index.versions.append(version)
+        var removed: [Version] = []
+        while index.versions.count > 2,
+            index.versions.count > Self.keptVersions || index.versions.reduce(0, { $0 + $1.bytes }) > Self.keptBytes {
+            removed.append(index.versions.removeFirst())
+        }
+        index.pruned += removed.count
+        try MissionFileWriter.writeAtomically(try Self.encoder.encode(index), to: folder + "/index.json", mode: 0o600)
+        // Gone from the index first: a version listed always has its text.
+        for old in removed {
+            try? FileManager.default.removeItem(atPath: folder + "/" + Self.name(old.number) + ".yaml")
+            try? FileManager.default.removeItem(atPath: folder + "/" + Self.name(old.number) + ".json")
+        }
         return version
     }
 

@@ -60,6 +60,17 @@ struct MissionEditing: Sendable {
             }
         }
         let (history, date, email) = (self.history, clock(), member.email)
+        // The text is the file as the editor opened it, still on disk, and kept as the newest
+        // version: nothing changes, and nothing is written, kept or logged.
+        if MissionFileReader.hash(Data(text.utf8)) == base {
+            let unchanged: MissionHistory.Version? = try await fileIO.run { try history.exclusively {
+                guard try MissionFileWriter.current(path)?.hash == base, let newest = try history.versions(venueId: venueId).first, newest.hash == base else {
+                    return nil
+                }
+                return newest
+            } }
+            if let unchanged { return .saved(unchanged) }
+        }
         let written: (MissionFileWriter.Outcome, MissionHistory.Version?) = try await fileIO.run { try history.exclusively {
             var version: MissionHistory.Version?
             let outcome = try MissionFileWriter().write(text, to: path, over: base) { old in

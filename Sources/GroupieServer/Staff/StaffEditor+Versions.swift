@@ -9,8 +9,10 @@ extension StaffEditorController {
     func versions(_ request: Request, context: StaffContext) async throws -> Response {
         let (venueId, path, venue) = try await file(context)
         let history = editing.history
-        let (versions, current) = try await editing.fileIO.run { (try history.versions(venueId: venueId), try MissionFileWriter.current(path)) }
-        return pages.versions(venueId: venueId, venue: venue, versions: versions, currentHash: current?.hash ?? "", session: context.session)
+        let (versions, pruned, current) = try await editing.fileIO.run {
+            (try history.versions(venueId: venueId), try history.pruned(venueId: venueId), try MissionFileWriter.current(path))
+        }
+        return pages.versions(venueId: venueId, venue: venue, versions: versions, pruned: pruned, currentHash: current?.hash ?? "", session: context.session)
     }
 
     func diff(_ request: Request, context: StaffContext) async throws -> Response {

@@ -147,6 +147,10 @@ extension StaffPages {
         let rows: [Row]
         let hasVersions: Bool
         let choices: [Choice]
+        /// How many of the oldest versions were removed, in words, when any were; and the bounds.
+        let pruned: String?
+        let keptVersions = MissionHistory.keptVersions
+        let keptMiB = MissionHistory.keptBytes / 1_048_576
     }
 
     static func formatter(_ venue: Venue?) -> DateFormatter {
@@ -157,7 +161,7 @@ extension StaffPages {
         return formatter
     }
 
-    func versions(venueId: String, venue: Venue?, versions: [MissionHistory.Version], currentHash: String, session: StaffSession) -> Response {
+    func versions(venueId: String, venue: Venue?, versions: [MissionHistory.Version], pruned: Int, currentHash: String, session: StaffSession) -> Response {
         let formatter = Self.formatter(venue)
         let rows = versions.map { version in
             VersionsView.Row(
@@ -171,7 +175,8 @@ extension StaffPages {
         let view = VersionsView(
             editURL: StaffURL.editor(venueId: venueId).path, diffURL: StaffURL.versions(venueId: venueId).path + "/diff",
             timeZone: formatter.timeZone.identifier, base: currentHash, rows: rows, hasVersions: !rows.isEmpty,
-            choices: versions.map { .init(number: $0.number, selectedFrom: $0.number == newest - 1, selectedTo: $0.number == newest) }
+            choices: versions.map { .init(number: $0.number, selectedFrom: $0.number == newest - 1, selectedTo: $0.number == newest) },
+            pruned: pruned == 0 ? nil : pruned == 1 ? "1 older version was removed." : "\(pruned) older versions were removed."
         )
         return page("staff-versions", title: "Versions: \(venue.map(Self.name) ?? venueId)", session: session, view)
     }
