@@ -55,6 +55,34 @@ struct MissionEditingTests {
         #expect(lines[2] == .init(kind: .added, text: "B", old: nil, new: 2))
         #expect(lines.last == .init(kind: .added, text: "e", old: nil, new: 5))
         #expect(LineDiff.lines(from: "same", to: "same").allSatisfy { $0.kind == .same })
+        #expect(LineDiff.lines(from: "same", to: "same").count == 1)
+    }
+
+    @Test("A diff shows each change with three lines around it, and counts the unchanged lines between")
+    func diffContext() {
+        let old = (1...20).map { "line \($0)" }, new = old.enumerated().map { $0.offset == 9 ? "LINE 10" : $0.element }
+        let rows = LineDiff.rows(from: old.joined(separator: "\n"), to: new.joined(separator: "\n"))
+        #expect(rows.count == 10, "\(rows)")
+        #expect(rows.first == .unchanged(6) && rows.last == .unchanged(7))
+        #expect(rows[1] == .line(.init(kind: .same, text: "line 7", old: 7, new: 7)))
+        #expect(rows[4] == .line(.init(kind: .removed, text: "line 10", old: 10, new: nil)))
+        #expect(rows[5] == .line(.init(kind: .added, text: "LINE 10", old: nil, new: 10)))
+        #expect(rows[8] == .line(.init(kind: .same, text: "line 13", old: 13, new: 13)))
+        // Two changes closer than twice the context share their unchanged lines.
+        let twice = old.enumerated().map { [4, 9].contains($0.offset) ? $0.element.uppercased() : $0.element }
+        let close = LineDiff.rows(from: old.joined(separator: "\n"), to: twice.joined(separator: "\n"))
+        #expect(!close.dropFirst().dropLast().contains { if case .unchanged = $0 { true } else { false } }, "\(close)")
+    }
+
+    @Test("Two versions of a million lines each: the first 2,000 changed lines and how many more, without the whole table")
+    func diffBounded() {
+        let old = (0..<1_000_000).map { "old \($0)" }.joined(separator: "\n")
+        let new = "kept\n" + (0..<1_000_000).map { "new \($0)" }.joined(separator: "\n") + "\nkept"
+        let rows = LineDiff.rows(from: old, to: new, context: 3, limit: 2_000)
+        let changed = rows.filter { if case .line(let line) = $0 { line.kind != .same } else { false } }
+        #expect(changed.count == 2_000)
+        #expect(rows.last == .moreChanges(2_000_000 + 2 - 2_000), "\(String(describing: rows.last))")
+        #expect(rows.count < 2_010)
     }
 
     @Test("The mission at a line is the one whose entry holds it")

@@ -74,27 +74,26 @@ extension StaffPages {
     /// Lines this far from a change are shown; longer runs of unchanged lines are one row.
     static let diffContext = 3
 
+    /// The changed lines a diff page shows at most; past them, how many more.
+    static let diffLimit = 2_000
+
     static func diffLines(from old: String, to new: String) -> [DiffLine] {
-        let lines = LineDiff.lines(from: old, to: new)
-        let changed = lines.indices.filter { lines[$0].kind != .same }
-        var shown = Set<Int>()
-        for index in changed { shown.formUnion(max(0, index - diffContext)...min(lines.count - 1, index + diffContext)) }
-        var rows: [DiffLine] = [], skipped = 0
-        for (index, line) in lines.enumerated() {
-            guard shown.contains(index) else { skipped += 1; continue }
-            if skipped > 0 {
-                rows.append(DiffLine(kind: "skip", sign: "", old: "", new: "", text: "… " + EnglishCount.of(skipped, "unchanged line")))
-                skipped = 0
+        LineDiff.rows(from: old, to: new, context: diffContext, limit: diffLimit).map { row in
+            switch row {
+            case .line(let line):
+                DiffLine(
+                    kind: line.kind.rawValue, sign: line.kind == .added ? "+" : line.kind == .removed ? "−" : " ",
+                    old: line.old.map(String.init) ?? "", new: line.new.map(String.init) ?? "", text: line.text
+                )
+            case .unchanged(let count):
+                DiffLine(kind: "skip", sign: "", old: "", new: "", text: "… " + EnglishCount.of(count, "unchanged line"))
+            case .moreChanges(let count):
+                DiffLine(
+                    kind: "skip", sign: "", old: "", new: "",
+                    text: "… and " + EnglishCount.of(count, "more changed line") + ", not shown: the page shows the first \(diffLimit)"
+                )
             }
-            rows.append(DiffLine(
-                kind: line.kind.rawValue, sign: line.kind == .added ? "+" : line.kind == .removed ? "−" : " ",
-                old: line.old.map(String.init) ?? "", new: line.new.map(String.init) ?? "", text: line.text
-            ))
         }
-        if skipped > 0, !rows.isEmpty {
-            rows.append(DiffLine(kind: "skip", sign: "", old: "", new: "", text: "… " + EnglishCount.of(skipped, "unchanged line")))
-        }
-        return rows
     }
 
     func editor(_ state: EditorState, session: StaffSession, status: HTTPResponse.Status = .ok) -> Response {
