@@ -58,6 +58,22 @@ struct ProblemCodeTests {
         }
     }
 
+    @Test("A query that names a parameter twice gets 400 duplicate-parameter and changes nothing, as a JSON field given twice does")
+    func duplicateParameters() async throws {
+        let server = try PhotoRouteTests.server()
+        let image = try TestImages.solid(width: 400, height: 300, rgb: (10, 120, 200), ext: "jpg")
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let (twice, problem) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id, query: "?mission=sharks&task=shark&mission=reef")
+            #expect(twice.status == .badRequest && problem["code"] as? String == "duplicate-parameter", "\(problem)")
+            #expect(try await server.database().counts().photos == 0)
+            let (read, _) = try await client.send(.get, "/api/v1/groups/\(group.id)/photos?limit=5&limit=500", headers: ada.auth)
+            #expect(read.status == .badRequest)
+            #expect(try await PhotoRouteTests.upload(client, image, as: ada, group: group.id, query: "?mission=sharks&task=shark").0.status == .created)
+        }
+    }
+
     @Test("A file that is no image gets 415 unsupported-image; one too small to see, 422 image-too-small")
     func images() async throws {
         let server = try PhotoRouteTests.server()

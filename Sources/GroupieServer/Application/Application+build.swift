@@ -173,6 +173,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let templates = try PageTemplates.load()
     let pages = StaffPages(templates: templates)
     router.add(middleware: ProblemMiddleware(routes: routes, staffPages: StaffErrorPages(pages: pages)))
+    router.add(middleware: SingleQueryParameters())
     router.add(middleware: AssetPathMiddleware(
         prefix: "/assets", directory: configuration.assetsDirectory, fileIO: dependencies.fileIO,
         files: FileMiddleware(

@@ -23,3 +23,21 @@ extension Request {
         return String(text)
     }
 }
+
+/// A query of the API that names a parameter twice (`mission=a&mission=b`) is refused with 400
+/// `duplicate-parameter`, as a JSON body that gives a field twice is: which of the two a route
+/// would read is no contract a client should lean on.
+struct SingleQueryParameters<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if request.uri.path.hasPrefix("/api/"), let name = Self.repeated(in: request.uri.queryParameters) {
+            throw Problem.badRequest("duplicate-parameter", "The query gives '\(name.prefix(40))' more than once; give each parameter once.")
+        }
+        return try await next(request, context)
+    }
+
+    static func repeated(in parameters: Parameters) -> Substring? {
+        var seen = Set<Substring>()
+        for (name, _) in parameters where !seen.insert(name).inserted { return name }
+        return nil
+    }
+}
