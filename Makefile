@@ -9,6 +9,10 @@ FUZZ_TARGETS ?=
 # closed after its timeout): run on their own after the rest, so that the whole suite's load
 # does not stand in for a slow client.
 TIMED_TESTS = ReloadTimingTests|SlowBodyTests|HardeningTests/timeouts
+# How many Swift tests run at once. Unbounded, every one of the suite's tests starts at once and
+# the servers some run in the tests' own process wait behind all the others for a thread: a
+# server that answers in milliseconds took over ten seconds. Eight keep both cores busy.
+TEST_WIDTH ?= 8
 
 .PHONY: run test test-loaded test-fast build release bench validate bootstrap clean fuzz
 
@@ -28,7 +32,7 @@ test: bootstrap
 	scripts/check-architecture
 	scripts/location-corpus --check
 	$(SWIFT) build --build-tests
-	scripts/with-postgres $(SWIFT) test --skip-build --skip '$(TIMED_TESTS)'
+	scripts/with-postgres $(SWIFT) test --skip-build --skip '$(TIMED_TESTS)' --experimental-maximum-parallelization-width $(TEST_WIDTH)
 	$(SWIFT) test --skip-build --filter '$(TIMED_TESTS)'
 	python3 Tests/harness/harness_test.py .build/debug/groupie
 	scripts/with-postgres python3 Tests/EndToEnd/two_instances_test.py .build/debug/groupie

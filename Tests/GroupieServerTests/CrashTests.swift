@@ -40,7 +40,8 @@ struct CrashTests {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
             request.httpMethod = method
             request.httpBody = body
-            request.timeoutInterval = 30
+            // A bound on a hang: fifty 12-megapixel photos at once on a busy machine take minutes.
+            request.timeoutInterval = 600
             request.setValue(contentType, forHTTPHeaderField: "Content-Type")
             if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
             let (data, response) = try await session.data(for: request)

@@ -47,6 +47,11 @@ struct GroupFeedRouteTests {
             #expect(try await client.send(.delete, heart, headers: bo.auth).0.status == .noContent)
             reactions = try #require(try await feed(as: bo)[1]["reactions"] as? [[String: Any]])
             #expect(reactions.first?["count"] as? Int == 1 && reactions.first?["mine"] as? Bool == false)
+            // The collage the completed mission brings is drawn beside the requests: its event is
+            // stored once it is ready, and the count below is taken after it.
+            try await eventually("the mission's collage ready") {
+                try await server.database().events(groupId: group.id, after: 0, limit: 100).contains { $0.kind == .collageReady }
+            }
             let kinds = try await server.database().events(groupId: group.id, after: 0, limit: 100).map(\.kind)
             #expect(kinds.filter { $0 == .reactionChanged }.count == 3, "each change is an event the group hears; a heart given again is none")
 

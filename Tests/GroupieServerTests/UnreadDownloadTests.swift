@@ -42,8 +42,11 @@ struct UnreadDownloadTests {
     func unreadDownloads() async throws {
         let (process, port) = try CommandLineTests.start(logLevel: "error")
         defer { if process.isRunning { process.terminate() } }
+        // A session of the test's own: the shared one queues behind every other test's requests.
+        let session = URLSession(configuration: .ephemeral)
         try await eventually(.seconds(120), "the server's start", every: .milliseconds(100)) {
-            (try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)) != nil
+            guard process.isRunning else { throw TestFailure("the server ended as it started") }
+            return (try? await session.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)) != nil
         }
         let token = try #require(try await CommandLineTests.post(port: port, "/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
         let group = try #require(try await CommandLineTests.post(port: port, "/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
