@@ -164,6 +164,7 @@ let package = Package(
             name: "GroupieServerTests",
             dependencies: [
                 "GroupieServer",
+                "GroupieImaging",
                 "GroupieStorage",
                 "GroupieSQLite",
                 "GroupiePostgres",

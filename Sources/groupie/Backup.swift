@@ -5,8 +5,8 @@ import GroupieServer
 import GroupieSQLite
 
 /// `groupie backup DEST`: a copy of the data folder that `groupie restore` can put back, made
-/// while the server runs. With PostgreSQL the database is dumped with `pg_dump` first (see the
-/// README); this copies the files beside it.
+/// while the server runs. With PostgreSQL the database is dumped with `pg_dump` first (see
+/// docs/operating.md); this copies the files beside it.
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy the data folder (database, photos, signing key) into a backup folder, with a manifest of checksums.",

@@ -2,9 +2,9 @@
 """Browser test of HTTPS in Groupie itself, under a host name that is not this machine's own
 (Chromium maps museum.test and museum.lan to 127.0.0.1), as tablets on a museum's network see it.
 
-  HTTPS: the museum's own authority and Groupie's certificate are made with the README's
+  HTTPS: the museum's own authority and Groupie's certificate are made with docs/operating.md's
   commands ("A network without a domain"), and the authority is put into a fresh NSS database,
-  as the README tells operators to put it on tablets; `serve` gets the certificate. In Chromium
+  as docs/operating.md tells operators to put it on tablets; `serve` gets the certificate. In Chromium
   the page is a secure context, the service worker takes charge of it, and a reload without
   network still shows the group; a member of staff signs in to the console (its Secure cookies
   kept) and sees the venues.
@@ -31,13 +31,13 @@ NEEDS_HTTPS = "The staff console needs HTTPS"
 
 
 def readme_authority(work):
-    """The README's commands for the museum's own authority, run in `work` for museum.test:
+    """docs/operating.md's commands for the museum's own authority, run in `work` for museum.test:
     (the authority's certificate, the chain, the key)."""
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "docs" / "operating.md").read_text()
     blocks = [b for b in re.findall(r"```sh\n(.*?)```", readme, re.S) if "openssl req -x509" in b and "authority.crt" in b]
-    check(len(blocks) == 1, f"the README has one block of commands for the museum's own authority ({len(blocks)})")
+    check(len(blocks) == 1, f"docs/operating.md has one block of commands for the museum's own authority ({len(blocks)})")
     script = blocks[0]
-    check(script.count("NAME=groupie.museum.lan") == 1 and "/etc/groupie/tls" in script, "the README's block names NAME and /etc/groupie/tls")
+    check(script.count("NAME=groupie.museum.lan") == 1 and "/etc/groupie/tls" in script, "docs/operating.md's block names NAME and /etc/groupie/tls")
     script = script.replace("NAME=groupie.museum.lan", "NAME=museum.test").replace("/etc/groupie/tls", str(work))
     subprocess.run(["bash", "-e", "-c", script], check=True, capture_output=True)
     return work / "authority.crt", work / "groupie-chain.pem", work / "groupie.key"

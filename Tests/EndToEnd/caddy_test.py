@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The README's Caddy configuration for a network without a domain (deploy/Caddyfile.lan), run
-by Debian's caddy in front of `groupie serve` as the README says to start it:
+"""docs/operating.md's Caddy configuration for a network without a domain (deploy/Caddyfile.lan), run
+by Debian's caddy in front of `groupie serve` as docs/operating.md says to start it:
 
   - Caddy makes its own authority and a certificate for groupie.museum.lan; a client that
-    trusts that authority's root (what the README puts on the tablets) reaches /readyz;
+    trusts that authority's root (what docs/operating.md puts on the tablets) reaches /readyz;
   - join links carry the https public URL;
   - a photo's event reaches a member's stream through Caddy while the stream stays open and
     nothing follows it (no buffering);
@@ -81,7 +81,7 @@ def run(binary, caddy, work):
         root = work / "caddy-data" / "pki" / "authorities" / "local" / "root.crt"
         deadline = time.monotonic() + 30
         while True:
-            check(proxy.poll() is None, f"caddy runs the README's configuration; see {work / 'caddy.log'}")
+            check(proxy.poll() is None, f"caddy runs docs/operating.md's configuration; see {work / 'caddy.log'}")
             try:
                 if root.exists():
                     api = NamedApi(f"https://{NAME}:{port}", context=ssl.create_default_context(cafile=str(root)), timeout=10, name="caddy")

@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
-"""The files in deploy/ as the README shows them:
+"""The files in deploy/ as docs/operating.md shows them:
 
-  - each Caddyfile in deploy/ is in the README word for word (and the README shows no other),
+  - each Caddyfile in deploy/ is in docs/operating.md word for word (and it shows no other),
     and `caddy validate` accepts it (Debian's caddy, with a HOME of its own: its internal
     authority is made there);
   - deploy/groupie.service passes `systemd-analyze verify` (its ExecStart pointed at the binary
-    under test, which must exist), and `systemd-analyze security` rates its exposure as the
-    README says;
-  - the README's steps install that very file, and the config file they write for it uses only
-    settings that `groupie serve --help` lists;
+    under test, which must exist), and `systemd-analyze security` rates its exposure as
+    docs/operating.md says;
+  - docs/operating.md's steps install that very file, and the config file they write for it uses
+    only settings that `groupie serve --help` lists;
   - deploy/groupie-backup.service and its nightly deploy/groupie-backup.timer pass `systemd-analyze
-    verify` together, the service backing up the data folder the config file names, and the
-    README installs and enables them;
+    verify` together, the service backing up the data folder the config file names, and
+    docs/operating.md installs and enables them;
   - deploy/grafana-dashboard.json is a Grafana dashboard (schema 39, its data source the
-    `DS_PROMETHEUS` input) that the README names, and every panel's PromQL reads what a real
+    `DS_PROMETHEUS` input) that docs/operating.md names, and every panel's PromQL reads what a real
     server serves: a server is started (missions copied, so that one is edited and reloaded),
     visitors join, open an event stream and complete a mission, whose collage is drawn; then in
     its /metrics each metric a panel or variable names must be there (`x_bucket`, `x_sum`,
@@ -72,14 +72,14 @@ def check_caddyfiles(caddy, readme, work):
     shown = re.findall(r"```caddyfile\n(.*?)```", readme, re.S)
     files = sorted(DEPLOY.glob("Caddyfile*"))
     check(files, "deploy/ holds a Caddyfile")
-    check(len(shown) == len(files), f"the README shows each Caddyfile of deploy/ once ({len(shown)} blocks, {len(files)} files)")
+    check(len(shown) == len(files), f"docs/operating.md shows each Caddyfile of deploy/ once ({len(shown)} blocks, {len(files)} files)")
     environment = {**os.environ, "HOME": str(work), "XDG_DATA_HOME": str(work / "data"), "XDG_CONFIG_HOME": str(work / "config")}
     for path in files:
-        check(path.read_text() in shown, f"the README shows {path.relative_to(REPO)} as it is")
+        check(path.read_text() in shown, f"docs/operating.md shows {path.relative_to(REPO)} as it is")
         validated = subprocess.run([caddy, "validate", "--config", str(path), "--adapter", "caddyfile"], capture_output=True,
                                    text=True, timeout=60, env=environment)
         check(validated.returncode == 0, f"caddy validate accepts {path.relative_to(REPO)}: {validated.stderr.strip()[-500:]}")
-    log(f"caddy validate accepts {', '.join(p.name for p in files)}, as the README shows them")
+    log(f"caddy validate accepts {', '.join(p.name for p in files)}, as docs/operating.md shows them")
 
 
 def check_unit(analyze, binary, readme, work):
@@ -94,15 +94,15 @@ def check_unit(analyze, binary, readme, work):
     check(found, f"systemd-analyze security rates the unit: {rated.stdout[-300:]} {rated.stderr[-300:]}")
     score, verdict = found.groups()
     said = re.findall(r"`systemd-analyze security groupie` rates its exposure (\d+\.\d) \((\w+)\)", readme)
-    check(said == [(score, verdict)], f"the README gives the unit's exposure as measured, {score} ({verdict}): it says {said}")
-    check("deploy/groupie.service /etc/systemd/system/groupie.service" in readme, "the README installs deploy/groupie.service")
+    check(said == [(score, verdict)], f"docs/operating.md gives the unit's exposure as measured, {score} ({verdict}): it says {said}")
+    check("deploy/groupie.service /etc/systemd/system/groupie.service" in readme, "docs/operating.md installs deploy/groupie.service")
     settings = re.findall(r"/etc/groupie/groupie\.json >/dev/null <<'JSON'\n(.*?)\nJSON\n", readme, re.S)
-    check(len(settings) == 1 and "--config /etc/groupie/groupie.json" in unit, "the README writes the config file the unit names")
+    check(len(settings) == 1 and "--config /etc/groupie/groupie.json" in unit, "docs/operating.md writes the config file the unit names")
     keys = json.loads(settings[0]).keys()
     known = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True, timeout=60).stdout
     unknown = [key for key in keys if f'"{key}" in the file' not in " ".join(known.split())]
-    check(not unknown, f"the README's config file uses settings serve knows: not {unknown}")
-    log(f"systemd-analyze verify accepts deploy/groupie.service; its exposure is {score} ({verdict}), as the README says")
+    check(not unknown, f"docs/operating.md's config file uses settings serve knows: not {unknown}")
+    log(f"systemd-analyze verify accepts deploy/groupie.service; its exposure is {score} ({verdict}), as docs/operating.md says")
 
 
 def check_backup_units(analyze, binary, readme, work):
@@ -119,8 +119,8 @@ def check_backup_units(analyze, binary, readme, work):
     check(verified.returncode == 0 and not verified.stderr.strip(), f"systemd-analyze verify accepts the backup units: {verified.stderr.strip()}")
     check("OnCalendar=" in timer.read_text() and "Persistent=true" in timer.read_text(), "the timer runs on a calendar and catches up after a night off")
     for step in ("deploy/groupie-backup.service deploy/groupie-backup.timer /etc/systemd/system/", "systemctl enable --now groupie-backup.timer"):
-        check(step in readme, f"the README says: {step}")
-    log("systemd-analyze verify accepts deploy/groupie-backup.service with its nightly timer, as the README installs them")
+        check(step in readme, f"docs/operating.md says: {step}")
+    log("systemd-analyze verify accepts deploy/groupie-backup.service with its nightly timer, as docs/operating.md installs them")
 
 
 def read_scrape(text):
@@ -326,7 +326,7 @@ def scrape_a_day(binary, work):
 
 
 def check_dashboard(binary, readme, work):
-    check("deploy/grafana-dashboard.json" in readme, "the README names deploy/grafana-dashboard.json")
+    check("deploy/grafana-dashboard.json" in readme, "docs/operating.md names deploy/grafana-dashboard.json")
     try:
         dashboard = json.loads(DASHBOARD.read_text())
     except ValueError as error:
@@ -364,7 +364,7 @@ def main():
         caddy = require("caddy", what="Debian's caddy")
         analyze = require("systemd-analyze", what="systemd")
         check(os.access(binary, os.X_OK), f"{binary} is a program")
-        readme = (REPO / "README.md").read_text()
+        readme = (REPO / "docs" / "operating.md").read_text()
         with tempfile.TemporaryDirectory(prefix="groupie-deploy-") as folder:
             check_caddyfiles(caddy, readme, Path(folder))
             check_unit(analyze, binary, readme, Path(folder))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""HTTPS in `groupie serve` itself (README, "HTTPS"), with a private certificate authority made
+"""HTTPS in `groupie serve` itself (docs/operating.md, "HTTPS"), with a private certificate authority made
 by the test with openssl:
 
   - with --tls-certificate and --tls-key the server answers over TLS with the chain given, and

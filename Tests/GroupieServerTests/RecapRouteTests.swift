@@ -1,4 +1,5 @@
 import Foundation
+import GroupieImaging
 import GroupieTestSupport
 import HTTPTypes
 import Hummingbird
@@ -116,5 +117,44 @@ struct RecapRouteTests {
             server.clock.advance(by: 8 * 3600)
             #expect(try await Self.visitEnd(client, group: open.id, as: bo) == "joining-time-over")
         }
+    }
+}
+
+@Suite("Recaps drawn once")
+struct RecapCacheTests {
+    static func page(_ title: String) -> RecapPage {
+        RecapPage(
+            title: title, subtitle: "The Aquarium · 7 December", language: "en", colour: "#1a6b8a", logoPath: nil, factLabel: "Did you know?",
+            peopleLabel: "Who did what", people: ["Ada: 2 photos"], chapters: [], footer: "Groupie"
+        )
+    }
+
+    @Test("The same page is drawn once and sent as kept; a change on it draws it anew; a group draws two at once and a third waits with 429 recap-busy")
+    func drawnOnce() async throws {
+        let work = ImageWorkQueue(width: 1)
+        let cache = RecapCache(work: work, clock: { Date(timeIntervalSince1970: 1_800_000_000) })
+        let first = try await cache.recap(Self.page("Team Shark"), format: .pdf, groupId: "g")
+        #expect(first.starts(with: Data("%PDF".utf8)))
+        #expect(try await cache.recap(Self.page("Team Shark"), format: .pdf, groupId: "g") == first)
+        #expect(cache.count == 1, "kept once")
+        _ = try await cache.recap(Self.page("Team Shark"), format: .png(dpi: 72), groupId: "g")
+        _ = try await cache.recap(Self.page("Team Whale"), format: .pdf, groupId: "g")
+        #expect(cache.count == 3, "another format, another name: drawn anew")
+
+        // The queue held by other work: two recaps of the group wait for it, a third is refused.
+        let release = DispatchSemaphore(value: 0)
+        let (held, holds) = AsyncStream.makeStream(of: Void.self)
+        let blocker = Task { try await work.run { holds.finish(); release.wait() } }
+        for await _ in held {}
+        let waiting = [Task { try await cache.recap(Self.page("A"), format: .pdf, groupId: "g") }, Task { try await cache.recap(Self.page("B"), format: .pdf, groupId: "g") }]
+        try await eventually("two recaps of the group drawing") { cache.drawing(groupId: "g") == 2 }
+        let refused = await #expect(throws: Problem.self) { try await cache.recap(Self.page("C"), format: .pdf, groupId: "g") }
+        #expect(refused?.status == .tooManyRequests && refused?.code == "recap-busy" && refused?.headers[.retryAfter] != nil)
+        // Another group is not held up by this one's bound (it waits for the queue only).
+        let other = Task { try await cache.recap(Self.page("D"), format: .pdf, groupId: "h") }
+        release.signal()
+        try await blocker.value
+        for task in waiting { #expect(try await task.value.starts(with: Data("%PDF".utf8))) }
+        #expect(try await other.value.starts(with: Data("%PDF".utf8)))
     }
 }

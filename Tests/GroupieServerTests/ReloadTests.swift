@@ -109,7 +109,7 @@ struct ReloadTimingTests {
     @Test("A changed valid file is live within 2 seconds")
     func liveWithinTwoSeconds() async throws {
         var configured = try TestServer()
-        // The default look at the folder, twice a second, as the README promises it.
+        // The default look at the folder, twice a second, as docs/operating.md promises it.
         configured.configuration.missionReloadInterval = ServerConfiguration().missionReloadInterval
         let server = configured
         try server.write("aquarium.yaml", TestServer.aquarium(title: "Hajar"))

@@ -48,7 +48,7 @@ struct SettingsTests {
     @Test("with nothing given, every setting has its default")
     func defaults() async throws {
         let configuration = try await Self.load()
-        // Written down by hand, as the README's table says them; not read from the code.
+        // Written down by hand, as the table of docs/operating.md says them; not read from the code.
         let expected = [
             "host": "0.0.0.0", "port": "8080", "data": "./data", "database": "sqlite", "databaseWait": "30",
             "missions": "./missions", "assets": "./assets", "publicURL": "http://<LAN address>:<port>",
@@ -157,9 +157,9 @@ struct SettingsTests {
         #expect(ServerOptions.configFile.variable == "GROUPIE_CONFIG")
     }
 
-    @Test("the README's configuration table lists every setting with its variable, file key and default")
+    @Test("the configuration table of docs/operating.md lists every setting with its variable, file key and default")
     func readmeTable() throws {
-        let readme = try String(contentsOf: TestServer.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: TestServer.repository.appendingPathComponent("docs/operating.md"), encoding: .utf8)
         let section = try #require(readme.components(separatedBy: "\n## Configuration\n").dropFirst().first?.components(separatedBy: "\n## ").first)
         let rows = section.split(separator: "\n").filter { $0.hasPrefix("| `--") }.map { line in
             line.split(separator: "|").prefix(4).map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "`", with: "") }

@@ -263,7 +263,8 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     ).addRoutes(to: api)
     RecapController(
         database: dependencies.database, catalog: dependencies.catalog, collages: dependencies.collages, fileIO: dependencies.fileIO,
-        streamTokens: streamTokens, assetsDirectory: configuration.assetsDirectory
+        streamTokens: streamTokens, assetsDirectory: configuration.assetsDirectory,
+        cache: RecapCache(work: dependencies.imageWork, clock: clock)
     ).addRoutes(to: api)
     EventController(
         database: dependencies.database, hub: dependencies.hub, signer: signer, streamTokens: streamTokens,

@@ -65,7 +65,7 @@ public struct SettingError: Error, CustomStringConvertible, Equatable {
 }
 
 /// Every setting of `groupie serve`, once: its key, default, help and validation. The command
-/// line, `--help`, the environment, the config file and the README's table all follow this list.
+/// line, `--help`, the environment, the config file and the table in docs/operating.md all follow this list.
 public enum ServerOptions {
     /// Where further settings come from; read before the others, so it cannot be set in the file.
     public static let configFile = ServerOption(
@@ -74,7 +74,7 @@ public enum ServerOptions {
     )
 
     /// Each `value` reads its setting back; from `ServerConfiguration()` it gives the default
-    /// that `--help` and the README show. The README's table is checked against this list.
+    /// that `--help` and docs/operating.md show. Its table is checked against this list.
     public static let all: [ServerOption] = [
         ServerOption("host", .text, "address", help: "Address to listen on.", value: { $0.host }) { text, configuration in
             configuration.host = text

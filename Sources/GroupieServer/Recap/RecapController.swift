@@ -16,6 +16,7 @@ struct RecapController {
     let fileIO: FileIO
     let streamTokens: StreamTokens
     let assetsDirectory: String
+    let cache: RecapCache
 
     /// PNG recaps are drawn at this resolution: sharp on a phone, and in print.
     static let pngDPI = 150
@@ -65,7 +66,7 @@ struct RecapController {
             recap, images: images, group: subject.group, venue: venue, language: language,
             logoPath: venue.theme.logo.map { assetsDirectory + "/" + $0 }
         )
-        let bytes = try await fileIO.drawn("recap", fileExtension: fileExtension) { path in try page.render(format: format, to: path) }
+        let bytes = try await cache.recap(page, format: format, groupId: groupId)
         context.logger.info("recap made", metadata: ["group": "\(groupId)", "chapters": "\(recap.chapters.count)", "format": "\(fileExtension)"])
         let disposition = request.uri.queryParameters["download"] != nil ? "attachment" : "inline"
         let name = ZipStream.safeName(subject.group.name.map { "Groupie - \($0)" } ?? "Groupie recap")

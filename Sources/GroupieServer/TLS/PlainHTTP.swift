@@ -31,7 +31,7 @@ struct PlainHTTP: Sendable {
             """
             serving plain HTTP to other machines: visitors play without offline support, and staff can sign in to /staff only \
             on this machine, because browsers allow both only over HTTPS. Give --tls-certificate and --tls-key, or put a TLS \
-            proxy such as Caddy in front (README, "HTTPS").
+            proxy such as Caddy in front (docs/operating.md, "HTTPS").
             """
         )
     }
