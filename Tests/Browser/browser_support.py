@@ -32,8 +32,8 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-__all__ = ["REPO", "SHOTS", "Browser", "Failure", "FirstLoad", "accessibility_problems", "add_staff", "check", "log",
-           "make_photo", "measure_first_load", "run_scenario", "start_server"]
+__all__ = ["REPO", "SHOTS", "UPLOAD_REQUEST", "Browser", "Failure", "FirstLoad", "accessibility_problems", "add_staff", "check", "log",
+           "make_photo", "measure_first_load", "run_scenario", "start_server", "uploads_answered"]
 SHOTS = REPO / ".build" / "browser-screenshots"
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 log = logger()
@@ -105,6 +105,34 @@ const h1 = document.querySelector('main h1, h1');
 return { where: location.pathname + location.search + location.hash + (h1 ? ` "${h1.innerText.trim().slice(0, 60)}"` : ''),
          words, fonts, named: [...named].sort(), unread };
 """
+
+
+# See `Browser.watch_uploads`: the queue sends its photos by XMLHttpRequest.
+UPLOAD_WATCH = r"""
+if (!window.uploadWatch) {
+  const watch = window.uploadWatch = { made: 0, settled: 0 };
+  const open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.open = function (method, url) {
+    this.uploadWatched = /\/uploads\/|\/photos(\?|$)/.test(String(url));
+    return open.apply(this, arguments);
+  };
+  XMLHttpRequest.prototype.send = function () {
+    if (this.uploadWatched) { watch.made += 1; this.addEventListener('loadend', () => { watch.settled += 1; }); }
+    return send.apply(this, arguments);
+  };
+}
+"""
+
+
+# The requests that send a photo: a part of an upload, or a whole photo.
+UPLOAD_REQUEST = re.compile(r"(PUT /api/v1/groups/[^/ ]+/uploads/|POST /api/v1/groups/[^/ ]+/photos(\?|$))")
+UPLOAD_ROUTES = (("/api/v1/groups/{groupId}/uploads/{uploadKey}", "PUT"), ("/api/v1/groups/{groupId}/photos", "POST"))
+
+
+def uploads_answered(server):
+    """How many requests sending a photo (`UPLOAD_REQUEST`) the server has answered, whatever it
+    answered (its /metrics count each once its answer is given)."""
+    return int(sum(server.metric("hb_requests", http_route=route, http_request_method=method) for route, method in UPLOAD_ROUTES))
 
 
 def start_server(binary, workdir, missions=None, port=None, assets=None):
@@ -248,6 +276,17 @@ class Browser:
     def img_loaded(self, css):
         return self.js("const i = document.querySelector(arguments[0]); return !!(i && i.complete && i.naturalWidth > 0)", css)
 
+    def watch_uploads(self):
+        """From now on the page counts the requests its upload queue makes (each an XHR to
+        `/uploads/` or `/photos`) and those that have come back, answered or failed: see
+        `uploads_settled`. Set again after the page loads anew."""
+        self.js(UPLOAD_WATCH)
+
+    def uploads_settled(self):
+        """How many upload requests the page made since `watch_uploads`, once there was one and
+        every one has come back (after that, none of them can still reach the server); 0 until then."""
+        return self.js("const w = window.uploadWatch; return w && w.made > 0 && w.made === w.settled ? w.made : 0")
+
     def set_offline(self, offline):
         self.d.execute_cdp_cmd("Network.enable", {})
         self.d.execute_cdp_cmd("Network.emulateNetworkConditions", {
@@ -378,19 +417,31 @@ where the server compressed), the bytes of the bodies once uncompressed, and eac
 entry (`name`, `transfer`, `encoded`, `decoded`: Resource Timing's sizes)."""
 
 
+# Whether the first load is over: the document has loaded (`load` waits for its style sheets and
+# its module scripts with all they import), the app has drawn its first screen (the caller waits
+# for it; the language it draws in is imported before), and each style sheet, script, preloaded
+# module and image the page names, and its icon and manifest (which Chromium fetches once the
+# page has loaded), has its entry in Resource Timing, which a resource gets once it has loaded.
+# The first screen asks for nothing else (no API call without a player, no fonts or pictures in
+# the style sheet); the service worker's own requests are not the page's.
+FIRST_LOAD_DONE = r"""
+if (document.readyState !== 'complete' || ![...document.images].every((i) => i.complete)) return false;
+const named = [...document.querySelectorAll('link[rel~=stylesheet][href], link[rel~=modulepreload][href], link[rel~=icon][href], '
+  + 'link[rel~=manifest][href], script[src]')]
+  .map((e) => e.href || e.src).concat([...document.images].map((i) => i.currentSrc || i.src))
+  .map((u) => new URL(u, location.href)).filter((u) => /^https?:$/.test(u.protocol)).map((u) => u.href);
+const loaded = new Set(performance.getEntriesByType('resource').map((e) => e.name));
+return named.every((u) => loaded.has(u));
+"""
+
+
 def measure_first_load(b, url):
     """The first load of `url` in a fresh profile with the cache off, as `FirstLoad`."""
     b.d.execute_cdp_cmd("Network.enable", {})
     b.d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
     b.d.get(url)
     b.el("#name")
-    # Wait until nothing is loading any more (resource count stable for half a second).
-    last, stable_since = -1, time.monotonic()
-    while time.monotonic() - stable_since < 0.5:
-        n = b.js("return performance.getEntriesByType('resource').length")
-        if n != last:
-            last, stable_since = n, time.monotonic()
-        time.sleep(0.1)
+    b.wait(lambda d: b.js(FIRST_LOAD_DONE), "the first load to end: everything the page names loaded")
     entries = b.js("""
       const nav = performance.getEntriesByType('navigation')[0];
       return [nav, ...performance.getEntriesByType('resource')].map(e => ({

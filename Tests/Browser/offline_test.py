@@ -15,7 +15,6 @@ Usage:  python3 Tests/Browser/offline_test.py .build/debug/groupie
 """
 
 import sys
-import time
 
 from browser_support import Browser, check, log, make_photo, run_scenario, start_server
 
@@ -82,14 +81,17 @@ def scenario(binary, work, started):
     # ------------------------------------------------------------ the Wi-Fi comes back
     server = start_server(binary, work, port=port)
     started.append(server)
+    a.watch_uploads()
     a.set_offline(False)
     a.wait(lambda d: len(photos_of(server, token, group_id)) == 2, "the waiting photo uploaded", timeout=60)
     a.wait(lambda d: a.js("return document.getElementById('pending').hidden"), "the upload bar gone", timeout=20)
-    time.sleep(2)
+    # A second copy would come from another request of the queue: once every one it made has
+    # come back, none is still on its way to the server.
+    requests = a.wait(lambda d: a.uploads_settled(), "every upload request of the page to come back", timeout=30)
     got = photos_of(server, token, group_id)
     check(len(got) == 2 and {p["taskId"] for p in got} == set(TASKS), f"each photo once: {[(p['taskId'], p['id']) for p in got]}")
     a.shot("back-online")
-    log("online again: the waiting photo arrived once")
+    log(f"online again: the waiting photo arrived once ({requests} upload request(s), each answered)")
 
 
 def main():

@@ -143,3 +143,28 @@ struct GuessableCodeTests {
         }
     }
 }
+
+@Suite("Texts heavy with marks")
+struct OverloadedTextTests {
+    @Test("A text of characters each carrying hundreds of marks, or of more bytes than 2,000 characters of any script need, is refused at its place; Vietnamese, Hindi and Japanese pass")
+    func overloaded() throws {
+        let text = try String(contentsOfFile: Fixtures.missions + "/art-museum.yaml", encoding: .utf8)
+        // A task's English prompt.
+        let line = try #require(text.components(separatedBy: "\n").firstIndex { $0.contains("en: Find a portrait") })
+        func read(_ value: String) -> MissionFileReport {
+            var lines = text.components(separatedBy: "\n")
+            let indent = lines[line].prefix { $0 == " " }
+            lines[line] = "\(indent)en: \"\(value)\""
+            return MissionFileReader(assetsDirectory: Fixtures.assets).read(bytes: Data(lines.joined(separator: "\n").utf8), path: "art-museum.yaml")
+        }
+        let zalgo = String(repeating: "a" + String(repeating: "\u{0301}", count: 300), count: 1_000)
+        let refused = read(zalgo)
+        #expect(refused.venue == nil)
+        #expect(refused.problems.first?.line == line + 1 && refused.problems.first?.message.contains("bytes") == true, "\(refused.problems)")
+        let fewMarks = read(String(repeating: "a" + String(repeating: "\u{0301}", count: 12), count: 20))
+        #expect(fewMarks.problems.first?.message.contains("accents or other marks") == true, "\(fewMarks.problems)")
+        for fine in ["Tiếng Việt có dấu: ở, ữ, ặ", String(repeating: "क्षत्रिय ", count: 200), String(repeating: "日本語のテキスト", count: 200)] {
+            #expect(read(fine).problems.isEmpty, "\(read(fine).problems)")
+        }
+    }
+}

@@ -39,6 +39,14 @@ enum MissionMessages {
         "the alias '*\(alias)' repeats \(megabytes(repeated)) of text each of the \(uses) times it is used, which makes the file \(megabytes(expanded)) once read, more than the \(megabytes(limit)) allowed; write the text out once, or shorten the anchored part"
     }
 
+    static func textTooManyBytes(_ key: String, bytes: Int, limit: Int) -> String {
+        "'\(key)' takes \(bytes) bytes; a text may take at most \(limit) (2,000 characters of any script fit)"
+    }
+
+    static func textOverloaded(_ key: String, limit: Int) -> String {
+        "'\(key)' has a character carrying more than \(limit) accents or other marks; no language needs more, and phones slow down drawing them"
+    }
+
     static func textTooLong(_ key: String, length: Int, limit: Int) -> String {
         "'\(key)' is \(length) characters long; a text may be at most \(limit), which is far more than a phone shows at once"
     }

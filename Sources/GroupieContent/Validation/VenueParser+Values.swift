@@ -64,13 +64,32 @@ extension VenueParser {
 
     /// The longest text a phone is asked to show: far more than a prompt, a hint or a fact needs.
     static let maxTextLength = 2_000
+    /// The same in bytes: 2,000 characters of any script (a syllable of Devanagari or Bengali may
+    /// take nine bytes) fit in it, but not characters with marks piled on them.
+    static let maxTextBytes = 16 * 1024
 
-    /// Whether `text` is within `maxTextLength` characters; reports it where it is when not.
+    /// Whether `text` is within `maxTextLength` characters and `maxTextBytes` bytes, with no
+    /// character carrying more marks than a script needs (as names); reports it where it is when not.
     func isShortEnough(_ text: String, at mark: Mark?, key: String) -> Bool {
         // Counted in bytes first, so that a text of megabytes is not walked character by character.
-        guard text.utf8.count > Self.maxTextLength, text.count > Self.maxTextLength else { return true }
-        error(mark, MissionMessages.textTooLong(key, length: text.count, limit: Self.maxTextLength))
-        return false
+        if text.utf8.count > Self.maxTextBytes {
+            error(mark, MissionMessages.textTooManyBytes(key, bytes: text.utf8.count, limit: Self.maxTextBytes))
+            return false
+        }
+        if text.utf8.count > Self.maxTextLength, text.count > Self.maxTextLength {
+            error(mark, MissionMessages.textTooLong(key, length: text.count, limit: Self.maxTextLength))
+            return false
+        }
+        let overloaded = text.contains { character in
+            character.unicodeScalars.count > DisplayName.maximumScalarsPerCharacter
+                || character.unicodeScalars.filter { $0.properties.generalCategory == .nonspacingMark || $0.properties.generalCategory == .enclosingMark }.count
+                    > DisplayName.maximumMarksPerCharacter
+        }
+        if overloaded {
+            error(mark, MissionMessages.textOverloaded(key, limit: DisplayName.maximumMarksPerCharacter))
+            return false
+        }
+        return true
     }
 
     func identifier(_ node: Node, describedAs name: String) -> String? {

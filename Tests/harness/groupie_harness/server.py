@@ -4,6 +4,7 @@ repository's missions/ and assets/ unless told otherwise, ready when constructed
 import collections
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -145,13 +146,17 @@ class Server:
     def cpu_ticks(self):
         return cpu_ticks(self.pid)
 
-    def metric(self, name):
-        """The sum of a metric's samples in /metrics (each label set's)."""
+    def metric(self, name, **labels):
+        """The sum of a metric's samples in /metrics (each label set's); with `labels`, of the
+        samples that carry those labels with those values (`http_request_method="PUT"`)."""
         text = self.api.request("GET", "/metrics", timeout=10).body.decode()
         total = 0.0
         for line in text.splitlines():
             if line.startswith(name + " ") or line.startswith(name + "{"):
-                total += float(line.rsplit(" ", 1)[1])
+                sample, value = line.rsplit(" ", 1)
+                found = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', sample))
+                if all(found.get(label) == str(wanted) for label, wanted in labels.items()):
+                    total += float(value)
         return total
 
 

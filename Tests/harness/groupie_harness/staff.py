@@ -54,3 +54,20 @@ def sign_in(api, email, password):
     if page.status != 200:
         raise Failure(f"GET /staff with the session answered {page.status}")
     return session, form_token(page.body)
+
+
+def add_account(api, session, csrf, email, password, role="viewer", venues=()):
+    """An account added through the console's form by a signed-in admin (`session`, `csrf` as
+    `sign_in` returns them); returns its id."""
+    form = [("csrf", csrf), ("email", email), ("password", password), ("role", role), *(("venue", v) for v in venues)]
+    api.request("POST", "/staff/accounts", form=form, headers={"Cookie": session}, expect=(303,))
+    return account_id(api, session, email)
+
+
+def account_id(api, session, email):
+    """The id of the account `email`, from the accounts page (an admin's `session`)."""
+    page = api.request("GET", "/staff/accounts", headers={"Cookie": session}, expect=(200,)).body.decode(errors="replace")
+    found = re.search(r"<h3>" + re.escape(email) + r"</h3>.*?action=\"/staff/accounts/([^/\"]+)/", page, re.S)
+    if not found:
+        raise Failure(f"the accounts page lists no {email}")
+    return found.group(1)
