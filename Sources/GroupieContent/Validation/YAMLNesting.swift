@@ -13,6 +13,8 @@ enum YAMLNesting {
     /// does not. A text libyaml cannot parse is nil too, when its error comes before it nests
     /// too deep: composing it then fails at the same place, as shallow, with the parser's words.
     static func tooDeep(_ text: String, limit: Int = YAMLNesting.limit) -> (line: Int, column: Int)? {
+        // An empty text nests nothing (and libyaml takes no input without bytes).
+        guard !text.isEmpty else { return nil }
         var bytes = Array(text.utf8)
         return bytes.withUnsafeMutableBufferPointer { buffer -> (line: Int, column: Int)? in
             var parser = yaml_parser_t()
