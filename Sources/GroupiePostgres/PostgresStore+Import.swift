@@ -13,10 +13,7 @@ extension PostgresStore: RowSource {
     /// are kept as they are. Nothing is copied when a row is refused or anything fails.
     public func importRows(from source: some RowSource, filter: ImportFilter = ImportFilter()) async throws -> [(table: String, rows: Int)] {
         let admitted = try await filter.admittedRows(from: source)
-        let groupIds = admitted.first { $0.table.name == "play_group" }?.rows.compactMap { row -> String? in
-            if case .text(let id) = row.first { return id }
-            return nil
-        } ?? []
+        let groupIds = ImportFilter.groupIds(of: admitted)
         return try await write { connection in
             let present = try await connection.value("SELECT COUNT(*) FROM play_group WHERE id = ANY(\(groupIds))", as: Int.self, logger: logger) ?? 0
             guard present == 0 else { throw PostgresStoreError.alreadyImported(groups: present) }

@@ -132,21 +132,16 @@ extension GroupieDatabase {
             try? source.writer.close()
             throw error
         }
-        let groupIds = admitted.first { $0.table.name == "play_group" }?.rows.compactMap { row -> String? in
-            if case .text(let id) = row.first { return id }
-            return nil
-        } ?? []
+        let groupIds = ImportFilter.groupIds(of: admitted)
+        let ids = String(decoding: try JSONEncoder().encode(groupIds), as: UTF8.self)
         return try await writer.write { db in
-            let present = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM play_group WHERE id IN (SELECT value FROM json_each(?))",
-                arguments: [String(decoding: try JSONEncoder().encode(groupIds), as: UTF8.self)]
-            ) ?? 0
+            let present = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM play_group WHERE id IN (SELECT value FROM json_each(?))", arguments: [ids]) ?? 0
             guard present == 0 else { throw ImportError.alreadyImported(groups: present) }
             var copied: [(table: String, rows: Int)] = []
             for (table, rows) in admitted {
                 copied.append((table.name, try Self.insert(rows, into: table, db: db)))
             }
-            try Self.countCopiedGroups(db, where: "id IN (SELECT value FROM json_each(?))", [String(decoding: try JSONEncoder().encode(groupIds), as: UTF8.self)])
+            try Self.countCopiedGroups(db, where: "id IN (SELECT value FROM json_each(?))", [ids])
             return copied
         }
     }

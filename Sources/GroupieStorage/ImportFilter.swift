@@ -295,6 +295,16 @@ public enum ImportRefusal: Error, CustomStringConvertible, Equatable {
     }
 }
 
+extension ImportFilter {
+    /// The ids of the groups among `admitted` rows: what an import must not find there already.
+    public static func groupIds(of admitted: [(table: CopiedTable, rows: [[StoredValue]])]) -> [String] {
+        admitted.first { $0.table.name == "play_group" }?.rows.compactMap { row -> String? in
+            if case .text(let id) = row.first { return id }
+            return nil
+        } ?? []
+    }
+}
+
 extension CopiedTable {
     public static func named(_ name: String) -> CopiedTable? {
         all.first { $0.name == name }
