@@ -7,6 +7,7 @@ import json
 import time
 from datetime import datetime
 
+from actions import problem_code
 from stats import STATS
 from venues import right_text, wrong_text
 
@@ -65,6 +66,13 @@ class AnswerActions:
         timer.late_tried = True
         STATS.count("late attempts")
         member = rng.choice(g.members)
+        # Nobody may say they are on a task of a mission whose time is over.
+        status, _, data = client.call("PUT /groups/{id}/missions/{m}/tasks/{t}/claim", "PUT",
+                                      f"/api/v1/groups/{g.id}/missions/{key[0]}/tasks/{key[1]}/claim", {409}, token=member.token)
+        if problem_code(data) == "time-up":
+            STATS.count("late claims refused (time-up)")
+        else:
+            STATS.error("unexpected 4xx", f"a claim in {g.id}/{key[0]} after its time: 409 {data[:200]!r}")
         if g.kind(*key) == "photo":
             self.upload(client, g, member, rng, key=key)
         else:

@@ -64,7 +64,8 @@ def summary(*, binary, args, work, kinds, warmup, load_seconds, open_min, open_a
           f"found, {c['codes wrong (code)']} mistyped; {c['answers read']} reads of the group's answers")
     print(f"timed missions      {c['timed missions started']} started, {c['timed missions done in time']} done in time; "
           f"of the groups finished, {c['timed missions run out']} run out, {c['timed missions unfinished']} still running; "
-          f"{c['late attempts']} late attempts, {c['late attempts refused (time-up)']} refused with 409 time-up")
+          f"{c['late attempts']} late attempts, {c['late attempts refused (time-up)']} refused with 409 time-up, "
+          f"{c['late claims refused (time-up)']} late claims refused")
     print(f"claims, feed        {c['claims']} claims ({c['claims released']} released, {c['claims ended by a photo']} ended by "
           f"the member's photo); {c['feed reads']} feed reads, {c['reactions given']} reactions given, "
           f"{c['reactions taken back']} taken back")

@@ -74,6 +74,13 @@ extension PostgresStore {
             WHERE membership.group_id = gone.group_id AND membership.player_id = gone.player_id AND membership.left_at IS NULL
             RETURNING 1
             """),
+        (.ended, "unclaimed", """
+            -- A member who leaves gives back their claims: none holds for them if they come back.
+            DELETE FROM task_claim
+            USING writes, groupie_writes(writes.document, 'ended') AS gone_object, jsonb_to_record(gone_object) AS gone(group_id text, player_id text)
+            WHERE task_claim.group_id = gone.group_id AND task_claim.player_id = gone.player_id
+            RETURNING 1
+            """),
         (.added, "added", """
             -- After the memberships that end: a player is in one group at a time.
             INSERT INTO membership (group_id, player_id, joined_at)

@@ -11,8 +11,8 @@ extension PostgresStore {
             let group = try await Self.lockGroup(connection, id: groupId, logger: logger)
             guard try await Self.activeGroupId(connection, playerId: player.id, logger: logger) == groupId else { throw MembershipError.groupNotFound }
             if let closed = group?.closed { throw MembershipError.groupClosed(closed) }
-            let done = try await Self.taskPhotos(connection, groupId: groupId, logger: logger).done
-            return try await Self.applyClaim(connection, .claim(task, by: player), groupId: groupId, done: done, venue: venue, now: now, logger: logger)
+            let photos = try await Self.taskPhotos(connection, groupId: groupId, logger: logger)
+            return try await Self.applyClaim(connection, .claim(task, by: player), groupId: groupId, photos: photos, venue: venue, now: now, logger: logger)
         }
     }
 
@@ -21,7 +21,7 @@ extension PostgresStore {
             _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
             guard try await Self.activeGroupId(connection, playerId: playerId, logger: logger) == groupId else { throw MembershipError.groupNotFound }
             return try await Self.applyClaim(
-                connection, .release(task, playerId: playerId), groupId: groupId, done: [], venue: nil, now: now, logger: logger
+                connection, .release(task, playerId: playerId), groupId: groupId, photos: TaskPhotos(photos: [], picks: [:]), venue: nil, now: now, logger: logger
             )
         }
     }
@@ -29,7 +29,7 @@ extension PostgresStore {
     /// Inside a transaction that locked the group's row: reads its claims and members, asks
     /// `ClaimRules` and writes its change with the events.
     static func applyClaim(
-        _ connection: PostgresConnection, _ action: ClaimRules.Action, groupId: String, done: Set<GroupProgress.TaskKey>, venue: Venue?,
+        _ connection: PostgresConnection, _ action: ClaimRules.Action, groupId: String, photos: TaskPhotos, venue: Venue?,
         now: Date, logger: Logger
     ) async throws -> [GroupEvent] {
         let claims = try await connection.rows("""
@@ -43,7 +43,7 @@ extension PostgresStore {
         }
         let members = try await connection.rows("SELECT player_id FROM membership WHERE group_id = \(groupId) AND left_at IS NULL", logger: logger)
             .map { try $0.get(0, as: String.self) }
-        let change = try ClaimRules.change(action, before: claims, members: Set(members), done: done, venue: venue, now: now)
+        let change = try ClaimRules.change(action, before: claims, members: Set(members), photos: photos, venue: venue, now: now)
         if let task = change.remove {
             try await connection.run(
                 "DELETE FROM task_claim WHERE group_id = \(groupId) AND mission_id = \(task.missionId) AND task_id = \(task.taskId)", logger: logger

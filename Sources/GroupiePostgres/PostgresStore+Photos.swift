@@ -48,7 +48,7 @@ extension PostgresStore {
             )
             // The photographer's claim of the task ends with their photo.
             let released = try await Self.applyClaim(
-                connection, .photographed(photo), groupId: new.groupId, done: change.after.done, venue: venue, now: now, logger: logger
+                connection, .photographed(photo), groupId: new.groupId, photos: change.after, venue: venue, now: now, logger: logger
             )
             return AddedPhoto(photo: photo, created: true, held: false, events: events + released)
         }

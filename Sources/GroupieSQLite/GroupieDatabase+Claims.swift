@@ -23,25 +23,25 @@ extension GroupieDatabase {
         try await commits.write { db in
             guard try Self.activeGroupId(db, playerId: player.id) == groupId else { throw MembershipError.groupNotFound }
             if let closed = try Self.group(db, where: "id = ?", groupId)?.closed { throw MembershipError.groupClosed(closed) }
-            let done = try Self.taskPhotos(db, groupId: groupId).done
-            return try Self.applyClaim(db, .claim(task, by: player), groupId: groupId, done: done, venue: venue, now: now)
+            let photos = try Self.taskPhotos(db, groupId: groupId)
+            return try Self.applyClaim(db, .claim(task, by: player), groupId: groupId, photos: photos, venue: venue, now: now)
         }
     }
 
     public func releaseTask(groupId: String, task: GroupProgress.TaskKey, playerId: String, now: Date) async throws -> [GroupEvent] {
         try await commits.write { db in
             guard try Self.activeGroupId(db, playerId: playerId) == groupId else { throw MembershipError.groupNotFound }
-            return try Self.applyClaim(db, .release(task, playerId: playerId), groupId: groupId, done: [], venue: nil, now: now)
+            return try Self.applyClaim(db, .release(task, playerId: playerId), groupId: groupId, photos: TaskPhotos(photos: [], picks: [:]), venue: nil, now: now)
         }
     }
 
     /// Inside a transaction: reads the group's claims and members, asks `ClaimRules` and writes
     /// its change with the events.
     static func applyClaim(
-        _ db: Database, _ action: ClaimRules.Action, groupId: String, done: Set<GroupProgress.TaskKey>, venue: Venue?, now: Date
+        _ db: Database, _ action: ClaimRules.Action, groupId: String, photos: TaskPhotos, venue: Venue?, now: Date
     ) throws -> [GroupEvent] {
         let change = try ClaimRules.change(
-            action, before: try claims(db, groupId: groupId), members: try memberIds(db, groupId: groupId), done: done, venue: venue, now: now
+            action, before: try claims(db, groupId: groupId), members: try memberIds(db, groupId: groupId), photos: photos, venue: venue, now: now
         )
         if let task = change.remove {
             try db.executeCached(

@@ -217,6 +217,8 @@ extension GroupieDatabase {
                 try db.executeCached(
                     sql: "UPDATE membership SET left_at = ? WHERE group_id = ? AND player_id = ? AND left_at IS NULL", arguments: [at, groupId, playerId]
                 )
+                // A member who leaves gives back their claims: none holds for them if they come back.
+                try db.executeCached(sql: "DELETE FROM task_claim WHERE group_id = ? AND player_id = ?", arguments: [groupId, playerId])
             case .addMembership(let groupId, let playerId):
                 try db.executeCached(sql: "INSERT INTO membership (group_id, player_id, joined_at) VALUES (?, ?, ?)", arguments: [groupId, playerId, at])
                 try countVisit(db, groupId: groupId, events: [], at: at, joins: true)

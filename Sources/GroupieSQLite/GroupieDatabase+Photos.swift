@@ -59,7 +59,7 @@ extension GroupieDatabase {
             }
             let events = try Self.appendEvents(db, groupId: new.groupId, change.events, now: now)
             // The photographer's claim of the task ends with their photo.
-            let released = try Self.applyClaim(db, .photographed(photo), groupId: new.groupId, done: change.after.done, venue: venue, now: now)
+            let released = try Self.applyClaim(db, .photographed(photo), groupId: new.groupId, photos: change.after, venue: venue, now: now)
             return AddedPhoto(photo: photo, created: true, held: false, events: events + released)
         }
     }

@@ -19,7 +19,10 @@ struct ClaimRulesTests {
     func change(_ action: ClaimRules.Action, before: [TaskClaim] = [], members: Set<String>? = nil, done: Set<GroupProgress.TaskKey> = [], at date: Date? = nil)
         throws(ClaimRules.Refusal) -> ClaimRules.Change
     {
-        try ClaimRules.change(action, before: before, members: members ?? self.members, done: done, venue: venue, now: date ?? noon)
+        try ClaimRules.change(
+            action, before: before, members: members ?? self.members, photos: TaskPhotos(photos: [], picks: [:], answered: done), venue: venue,
+            now: date ?? noon
+        )
     }
 
     @Test("an open task's claim is stored and told with the member's name and its end")
@@ -51,8 +54,27 @@ struct ClaimRulesTests {
         #expect(throws: ClaimRules.Refusal.notOpen) { try change(.claim(.init(missionId: "a", taskId: "9"), by: ada)) }
         #expect(throws: ClaimRules.Refusal.notOpen) { try change(.claim(.init(missionId: "b", taskId: "1"), by: ada)) }
         #expect(throws: ClaimRules.Refusal.notOpen) {
-            try ClaimRules.change(.claim(task, by: ada), before: [], members: members, done: [], venue: nil, now: noon)
+            try ClaimRules.change(.claim(task, by: ada), before: [], members: members, photos: TaskPhotos(photos: [], picks: [:]), venue: nil, now: noon)
         }
+    }
+
+    @Test("a task of a timed mission can be claimed until its time is up, counted from the group's first attempt, and not after")
+    func timeUp() throws {
+        var timed = venue
+        timed.missions[0].timeLimit = 10
+        let started = TaskPhotos(photos: [], picks: [:], firstAttempts: ["a": noon])
+        func claim(at date: Date) throws(ClaimRules.Refusal) -> ClaimRules.Change {
+            try ClaimRules.change(.claim(task, by: ada), before: [], members: members, photos: started, venue: timed, now: date)
+        }
+        #expect(try claim(at: noon.addingTimeInterval(600)).store != nil)
+        #expect(throws: ClaimRules.Refusal.timeUp(missionId: "a")) { try claim(at: noon.addingTimeInterval(601)) }
+        // Before the group's first attempt, the clock has not started.
+        #expect(
+            try ClaimRules.change(
+                .claim(task, by: ada), before: [], members: members, photos: TaskPhotos(photos: [], picks: [:]), venue: timed,
+                now: noon.addingTimeInterval(86_400)
+            ).store != nil
+        )
     }
 
     @Test("releasing ends one's own claim with task-released; another's claim, or none, stays as it is")

@@ -49,6 +49,31 @@ extension StoreContractTests {
         }
     }
 
+    @Test("A member who leaves gives back their claim for good: it does not come back when they rejoin", arguments: Backend.chosen)
+    func claimGoneAfterRejoin(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (_, bo, group) = try await pair(in: store)
+        _ = try await store.claimTask(groupId: group.id, task: taskA1, by: bo, venue: venue, now: now)
+        try await store.removeMember(groupId: group.id, playerId: bo.id, by: bo.id, now: now.addingTimeInterval(1))
+        _ = try await store.joinGroup(code: group.joinCode, playerId: bo.id, now: now.addingTimeInterval(2)) { _ in 5 }
+        #expect(try await store.groupContents(group).claims.isEmpty, "the claim made before leaving holds no more")
+    }
+
+    @Test("A task of a timed mission whose time ran out for the group cannot be claimed", arguments: Backend.chosen)
+    func claimAfterTimeUp(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, _, group) = try await pair(in: store)
+        var timed = venue
+        timed.missions[0].timeLimit = 1
+        _ = try await store.addPhoto(photo(group, by: ada, "a", "2"), venue: timed, now: now)
+        #expect(try await store.claimTask(groupId: group.id, task: taskA1, by: ada, venue: timed, now: now.addingTimeInterval(59)).map(\.kind) == [.taskClaimed])
+        _ = try await store.releaseTask(groupId: group.id, task: taskA1, playerId: ada.id, now: now.addingTimeInterval(59))
+        await #expect(throws: ClaimRules.Refusal.timeUp(missionId: "a")) {
+            try await store.claimTask(groupId: group.id, task: self.taskA1, by: ada, venue: timed, now: self.now.addingTimeInterval(61))
+        }
+        #expect(try await store.groupContents(group).claims.isEmpty)
+    }
+
     @Test("Two members claiming one task at once: one claim holds, the other is refused", arguments: Backend.chosen)
     func concurrentClaims(_ backend: Backend) async throws {
         let (one, two) = try await backend.openTwo()

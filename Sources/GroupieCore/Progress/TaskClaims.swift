@@ -42,6 +42,8 @@ public enum ClaimRules {
         case taskDone
         /// The venue has no such task, or its mission is locked for the group.
         case notOpen
+        /// The mission's time limit ran out for the group: none of its tasks is open any more.
+        case timeUp(missionId: String)
     }
 
     /// What to write: the claim to store in place of the task's (nil: none), the task whose
@@ -59,17 +61,20 @@ public enum ClaimRules {
 
     /// The change `action` makes to a group whose stored claims are `before` (expired ones and
     /// those of departed members included: they are passed over), whose `members` are active,
-    /// whose tasks with a photo are `done`, at a venue (nil when it is gone).
+    /// whose task photos and answers are `photos` (what is done, and when each mission started),
+    /// at a venue (nil when it is gone).
     public static func change(
-        _ action: Action, before: [TaskClaim], members: Set<String>, done: Set<GroupProgress.TaskKey>, venue: Venue?, now: Date
+        _ action: Action, before: [TaskClaim], members: Set<String>, photos: TaskPhotos, venue: Venue?, now: Date
     ) throws(Refusal) -> Change {
         let holding = holding(before, members: members, now: now)
         switch action {
         case .claim(let task, let player):
-            guard let venue, venue.mission(id: task.missionId)?.task(id: task.taskId) != nil,
+            let done = photos.done
+            guard let venue, let mission = venue.mission(id: task.missionId), mission.task(id: task.taskId) != nil,
                 GroupProgress(venue: venue, doneTasks: done).mission(task.missionId)?.isUnlocked == true
             else { throw .notOpen }
             guard !done.contains(task) else { throw .taskDone }
+            if let deadline = AnswerRules.deadline(of: mission, photos: photos, attempts: []), now > deadline { throw .timeUp(missionId: mission.id) }
             if let other = holding.first(where: { $0.task == task }), other.playerId != player.id {
                 throw .claimedByOther(name: other.name)
             }

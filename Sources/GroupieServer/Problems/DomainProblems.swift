@@ -49,6 +49,7 @@ extension Problem {
                 self.init(.conflict, code: "task-claimed", detail: "\(name) is on this task already.")
             case .taskDone: self.init(.conflict, code: "task-done", detail: "This task has its photo already.")
             case .notOpen: self.init(.conflict, code: "task-not-open", detail: "There is no such task open for the group.")
+            case .timeUp(let missionId): self.init(answerRefusal: .timeUp(missionId: missionId))
             }
         case let error as AnswerRules.Refusal:
             self.init(answerRefusal: error)
