@@ -7,10 +7,12 @@ by the test with openssl:
   - --http-redirect-port answers every plain-HTTP request with a redirect to the same path and
     query at the public URL (301 for GET, 308 for a POST), and serves nothing else;
   - SIGHUP, and a change of the files without one, make new connections get the new
-    certificate, while a connection opened before keeps working with the old one;
+    certificate, while a connection opened before keeps working with the old one, and an
+    event stream opened before keeps its certificate and goes on carrying the group's events;
   - a renewal that fails a check (an expired certificate) is logged and not used;
-  - an expired certificate, a key of another certificate, a certificate for another host than
-    the public URL's, or one file without the other stops `serve` at start with a sentence;
+  - an expired certificate, one not valid yet, one naming no host in its subjectAltName, a key
+    of another certificate or one with a passphrase, a certificate for another host than the
+    public URL's, or one file without the other stops `serve` at start with a sentence;
   - without --public-url, join links use https:// and the certificate's first name;
   - on plain HTTP at a non-loopback address `serve` logs once that offline play and staff
     sign-in need HTTPS; on 127.0.0.1 it does not;
@@ -35,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 from groupie_harness import REPO  # noqa: E402
 from groupie_harness.checks import Failure, check, logger  # noqa: E402
 from groupie_harness.client import Api  # noqa: E402
+from groupie_harness.events import EventStream  # noqa: E402
 from groupie_harness.server import Server, free_port  # noqa: E402
 from groupie_harness.staff import login_form  # noqa: E402
 from groupie_harness.tls import Authority, serial_of  # noqa: E402
@@ -113,13 +116,24 @@ def check_reloads(server, authority, certificate, key):
     kept.request("GET", "/healthz")
     first = serial_of(kept.kept.sock.getpeercert(True))
     check(served_serial(server, authority) == first, "new connections get the first certificate")
+    # A member's event stream, open across the reload: it must keep its connection and its events.
+    ada, bo = server.api.new_player("Ada", "en"), server.api.new_player("Bo", "en")
+    group = server.api.new_group(ada["token"])
+    stream = EventStream(server.api, f"/api/v1/groups/{group['id']}/events", ada["token"], name="Ada's HTTPS")
+    stream.start()
+    check(stream.opened.wait(30) and stream.status == 200, f"the event stream opens over HTTPS ({stream.status})")
+    check(serial_of(stream.connection.sock.getpeercert(True)) == first, "the stream has the first certificate")
 
     second = replace(authority, "second", certificate, key)
     server.process.send_signal(signal.SIGHUP)
     wait_for_serial(server, authority, second, "read again on SIGHUP")
     kept.request("GET", "/healthz")
     check(serial_of(kept.kept.sock.getpeercert(True)) == first, "the connection opened before keeps its certificate and still answers")
-    log("SIGHUP: new connections get the new certificate; an open connection goes on")
+    server.api.join(bo["token"], group["joinCode"])
+    stream.wait_for(lambda e: e[2] == "member-joined" and bo["player"]["id"] in e[3], "Bo's join, after the reload", timeout=60)
+    check(serial_of(stream.connection.sock.getpeercert(True)) == first, "the stream keeps the certificate it opened with")
+    stream.close()
+    log("SIGHUP: new connections get the new certificate; an open connection and an open event stream go on")
 
     third = replace(authority, "third", certificate, key)
     wait_for_serial(server, authority, third, "read again when the files change")
@@ -141,17 +155,25 @@ def check_refusals(binary, work, authority):
     expired = authority.issue("old", NAMES, days=-1)
     other = authority.issue("other", NAMES)
     valid = authority.issue("valid", NAMES)
+    later = authority.issue("later", NAMES, starts_in_days=3)
+    nameless = authority.issue("nameless", NAMES, alternative_names=False)
     cases = [
         ("an expired certificate", ["--tls-certificate", expired[0], "--tls-key", expired[1]], "https://museum.test", "expired on"),
         ("the key of another certificate", ["--tls-certificate", valid[0], "--tls-key", other[1]], "https://museum.test", "does not belong to the certificate"),
         ("a certificate for other names", ["--tls-certificate", valid[0], "--tls-key", valid[1]], "https://groupie.example", "not to groupie.example"),
         ("a certificate without its key", ["--tls-certificate", valid[0]], "https://museum.test", "--tls-certificate and --tls-key go together"),
         ("a file that is no certificate", ["--tls-certificate", valid[1], "--tls-key", valid[1]], "https://museum.test", "holds no certificate in PEM form"),
+        ("a key with a passphrase", ["--tls-certificate", valid[0], "--tls-key", authority.with_passphrase(valid[1])], "https://museum.test",
+         "holds no private key in PEM form (text that begins with -----BEGIN PRIVATE KEY----- (without a passphrase))"),
+        ("a certificate not valid yet", ["--tls-certificate", later[0], "--tls-key", later[1]], "https://museum.test",
+         "is valid only from 20"),
+        ("a certificate naming no host", ["--tls-certificate", nameless[0], "--tls-key", nameless[1]], "https://museum.test",
+         "names no host (browsers read only its subjectAltName)"),
     ]
     for what, options, public_url, sentence in cases:
         status, errors = start_fails(binary, work, options, public_url)
         check(status != 0 and sentence in errors, f"{what} stops serve at start with a sentence ({status}): {errors.strip()[-400:]}")
-    log("an expired or mismatched certificate stops serve at start with one sentence")
+    log("an expired, not yet valid, nameless or mismatched certificate, or a key with a passphrase, stops serve at start with one sentence")
 
 
 def check_default_url(binary, work, authority):

@@ -1,7 +1,7 @@
 import Foundation
 import GroupieCore
 import GroupiePostgres
-import GroupieServer
+@testable import GroupieServer
 @testable import GroupieSQLite
 import GroupieStorage
 import GroupieTestSupport
@@ -159,9 +159,25 @@ struct BackupTests {
             #expect(first.output.contains(": 10 files, 10 copied"), "the database, 2 × 4 photo files and the key: \(first.output)")
             let again = try await CommandLineTests.run(["backup", backup, "--data", data])
             #expect(again.output.contains(": 10 files, 1 copied"), "only the database: \(again.output)")
-            #expect(try await PhotoRouteTests.upload(client, Self.photos[2], as: ada, group: group.id).0.status == .created)
+            let (added, answer) = try await PhotoRouteTests.upload(client, Self.photos[2], as: ada, group: group.id)
+            #expect(added.status == .created)
             let third = try await CommandLineTests.run(["backup", backup, "--data", data])
             #expect(third.output.contains(": 14 files, 5 copied"), "the database and the new photo's 4 files: \(third.output)")
+
+            // A photo deleted goes from the next backup with its four files; the collages, drawn
+            // again when asked for, are never copied.
+            let photo = try #require(answer["photo"] as? [String: Any]), photoId = try #require(photo["id"] as? String)
+            let blobsBefore = Set(FileCopy.files(under: backup + "/blobs"))
+            #expect(try await client.send(.delete, "/api/v1/photos/\(photoId)", headers: ada.auth).0.status == .noContent)
+            try FileManager.default.createDirectory(atPath: data + "/collages", withIntermediateDirectories: true)
+            try Data("a collage".utf8).write(to: URL(fileURLWithPath: data + "/collages/drawn.jpg"))
+            let fourth = try await CommandLineTests.run(["backup", backup, "--data", data])
+            #expect(fourth.output.contains(": 10 files, 1 copied") && fourth.output.hasSuffix("4 removed\n"), "\(fourth.output)")
+            let blobsAfter = Set(FileCopy.files(under: backup + "/blobs"))
+            #expect(blobsBefore.subtracting(blobsAfter).count == 4 && blobsAfter.isSubset(of: blobsBefore))
+            #expect(!FileManager.default.fileExists(atPath: backup + "/collages"), "collages/ is left out")
+            let listed = try #require(FileManager.default.contents(atPath: backup + "/manifest.json"))
+            #expect(!String(decoding: listed, as: UTF8.self).contains("collages/"))
 
             // While the server runs, its data folder is not replaced, even when asked to.
             let inUse = try await CommandLineTests.run(["restore", backup, "--data", data, "--replace"])

@@ -1,5 +1,8 @@
 import Foundation
-import GroupieServer
+import GRDB
+import GroupieCore
+@testable import GroupieServer
+import GroupieSQLite
 import GroupieTestSupport
 import HTTPTypes
 import Testing
@@ -95,5 +98,57 @@ struct DoctorCommandTests {
         #expect(result.errors.contains("failed"), "\(result.errors)")
         let refused = try await CommandLineTests.run(["doctor", "--port", "seven"])
         #expect(refused.status == 1 && refused.output.hasPrefix("FAIL: The settings cannot be read:"), "\(refused.output)")
+    }
+
+    @Test("A folder this user cannot write, a data folder others can read and a database of a newer Groupie are each said; a newer one fails")
+    func folderAndDatabase() async throws {
+        let folder = try ScratchFolder.make("groupie-doctor")
+        let data = folder + "/data", blobs = folder + "/data/blobs"
+        try FileManager.default.createDirectory(atPath: blobs, withIntermediateDirectories: true)
+        chmod(data, 0o755)
+        // Root writes wherever the mode says it may not; an immutable folder it cannot write.
+        let locked = geteuid() == 0 ? try ChildProcess.run("/usr/bin/chattr", ["+i", blobs]).status == 0 : chmod(blobs, 0o500) == 0
+        defer {
+            if geteuid() == 0 { _ = try? ChildProcess.run("/usr/bin/chattr", ["-i", blobs]) } else { chmod(blobs, 0o700) }
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        try #require(locked, "the test could not make \(blobs) unwritable to this user")
+        try #require(access(blobs, W_OK) != 0)
+        // A database of this Groupie, then one migration more, as a newer Groupie would leave it.
+        _ = try GroupieDatabase.open(atPath: data + "/groupie.sqlite")
+        let queue = try DatabaseQueue(path: data + "/groupie.sqlite")
+        try await queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v999-from-a-newer-groupie')") }
+        try queue.close()
+
+        let port = TestPorts.unused()
+        let result = try await CommandLineTests.run([
+            "doctor", "--data", data, "--host", "127.0.0.1", "--port", "\(port)", "--public-url", "http://localhost:\(port)", "--expected-photos", "1",
+        ])
+        #expect(result.status == 1, "\(result.output)")
+        let failures = Self.lines(result.output, "FAIL: "), warnings = Self.lines(result.output, "warning: ")
+        #expect(failures.contains { $0.contains("\(blobs) is not writable by this user (uid \(geteuid())): uploads would fail") }, "\(result.output)")
+        #expect(warnings.contains { $0.contains("The data folder \(data) can be read by other users (mode 755); serve makes it 0700 at start.") }, "\(result.output)")
+        #expect(
+            failures.contains { $0.contains("The database \(data)/groupie.sqlite was written by a newer Groupie than this one, which would refuse it.") },
+            "\(result.output)"
+        )
+        #expect(!result.output.contains("is writable by this user only"), "\(result.output)")
+    }
+
+    @Test("A clock set in the past fails, a time zone the machine does not know fails, and a right clock and zones are ok")
+    func clock() throws {
+        let venue = Venue(
+            id: "harbour", name: .plain("Harbour"), languages: ["en"], description: nil, timeZone: "Atlantis/Poseidonia",
+            theme: Theme(color: "#000000", logo: nil), rules: VenueRules(), missions: []
+        )
+        let past = Doctor(configuration: ServerConfiguration(), expectedPhotos: 1, certificate: nil, now: Date(timeIntervalSince1970: 978_307_200))
+        let found = past.checkClock(venues: [venue])
+        #expect(found.contains(.failure("The clock says 2001-01-01T00:00:00Z: joining times and retention would be wrong; set the clock.")), "\(found)")
+        #expect(found.contains { $0.severity == .failure && $0.sentence.hasPrefix("The time zone 'Atlantis/Poseidonia' of harbour is unknown") }, "\(found)")
+        var known = venue
+        known.timeZone = "Europe/Oslo"
+        let today = Doctor(configuration: ServerConfiguration(), expectedPhotos: 1, certificate: nil).checkClock(venues: [known])
+        #expect(!today.contains { $0.severity == .failure }, "\(today)")
+        #expect(today.contains(.ok("The venues' time zones (Europe/Oslo) are known here.")), "\(today)")
     }
 }

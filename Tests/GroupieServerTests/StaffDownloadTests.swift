@@ -123,6 +123,42 @@ struct StaffDownloadTests {
         }
     }
 
+    @Test("A photo staff hid is in no ZIP; a day's ZIP holds the groups begun between the venue's midnights, not UTC's")
+    func hiddenAndDay() async throws {
+        let server = try Self.server()
+        try await StaffConsoleTests.addStaff(server, "mod@aquarium.example", .moderator, venues: ["aquarium"])
+        let photo = TestServer.repository.appendingPathComponent("Tests/Fixtures/Location/jpeg-exif-gps.jpg").path
+        // The clock starts at 08:00 UTC on 15 January, 09:00 in Stockholm (the aquarium's zone):
+        // 22:59 UTC is 23:59 there, and 23:01 UTC is 00:01 on the 16th, though UTC's 15th still.
+        server.clock.advance(by: 14 * 3600 + 59 * 60)
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada"), bo = try await client.newPlayer("Bo"), cy = try await client.newPlayer("Cy")
+            let late = try await client.newGroup(by: ada)
+            _ = try await client.join(late.code, as: bo)
+            #expect(try await PhotoRouteTests.upload(client, photo, as: ada, group: late.id).0.status == .created)
+            let (added, answer) = try await PhotoRouteTests.upload(client, photo, as: bo, group: late.id)
+            #expect(added.status == .created)
+            let hiddenId = try #require((answer["photo"] as? [String: Any])?["id"] as? String)
+            server.clock.advance(by: 120)
+            let next = try await client.newGroup(by: cy)
+            #expect(try await PhotoRouteTests.upload(client, photo, as: cy, group: next.id).0.status == .created)
+
+            let browser = try #require(try await StaffConsoleTests.signIn(client, "mod@aquarium.example").1)
+            #expect(try await browser.post(client, "/staff/photos/\(hiddenId)/hide", ["reason": "A face"]).status == .seeOther)
+
+            let (status, zip) = try await PhotoRouteTests.bytes(client, "/staff/groups/\(late.id)/photos.zip", headers: browser.headers)
+            #expect(status == .ok)
+            #expect(try Self.entries(zip).map(\.name) == ["Group \(late.code)/Andra foton/photo - Ada.jpg"], "Bo's hidden photo is left out")
+            for (day, names) in [
+                ("2027-01-15", ["Group \(late.code)/Andra foton/photo - Ada.jpg"]), ("2027-01-16", ["Group \(next.code)/Andra foton/photo - Cy.jpg"]),
+            ] {
+                let (dayStatus, dayZip) = try await PhotoRouteTests.bytes(client, "/staff/venues/aquarium/photos.zip?day=\(day)", headers: browser.headers)
+                #expect(dayStatus == .ok)
+                #expect(try Self.entries(dayZip).map(\.name) == names, "\(day)")
+            }
+        }
+    }
+
     @Test("Viewers, staff of another venue and visitors get no ZIP, and no line is written")
     func refused() async throws {
         let server = try Self.server()
