@@ -89,6 +89,33 @@ extension CommandLineTests {
         #expect(lines.allSatisfy { !$0.contains(token) }, "no token in the log")
     }
 
+    @Test("`serve` lowers --max-connections to what the open-file limit allows and says so, after raising its soft limit to the hard one")
+    func connectionsWithinFileLimit() async throws {
+        let server = try TestServer.samples()
+        for (limits, said) in [
+            ("300:300", "serving at most 172 connections, not 4096: the process may open 300 files; raise it with ulimit -n"), ("300:8192", nil),
+        ] {
+            let log = server.root + "/serve-\(limits).log"
+            let port = TestPorts.unused()
+            let process = try ChildProcess("/usr/bin/prlimit", [
+                "--nofile=\(limits)", Self.executable, "serve", "--port", "\(port)", "--host", "127.0.0.1", "--data", server.root + "/data",
+                "--missions", server.missions, "--assets", server.assets, "--log-level", "info", "--max-connections", "4096",
+            ], errors: .file(log))
+            defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+            try await eventually(.seconds(120), "serve listening with the open-file limit \(limits)", every: .milliseconds(100)) {
+                guard process.isRunning else { return true }
+                return (try? String(contentsOfFile: log, encoding: .utf8))?.contains("listening on ") == true
+            }
+            let text = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(process.isRunning, "\(text)")
+            if let said {
+                #expect(text.contains(said), "\(text)")
+            } else {
+                #expect(!text.contains("serving at most"), "the soft limit raised to the hard one leaves room: \(text)")
+            }
+        }
+    }
+
     @Test("`serve` waits for a PostgreSQL that does not answer yet, says so once, and serves once it answers")
     func serveWaitsForPostgres() async throws {
         let cluster = try await TestPostgres.Cluster()

@@ -58,6 +58,59 @@ struct ProblemCodeTests {
         }
     }
 
+    @Test("A photo whose sender stops half-way gets 400 upload-interrupted, and nothing is stored")
+    func uploadInterrupted() async throws {
+        let server = try PhotoRouteTests.server()
+        let image = try Data(contentsOf: URL(fileURLWithPath: try TestImages.jpegWithEXIF(width: 1200, height: 900, orientation: 1)))
+        try await server.test(.live) { client in
+            let port = try #require(client.port)
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let socket = try EventStreamReader.connect(port: port)
+            defer { close(socket) }
+            let head = "POST /api/v1/groups/\(group.id)/photos HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(ada.token)\r\n"
+                + "Content-Type: image/jpeg\r\nContent-Length: \(image.count)\r\n\r\n"
+            let sent = Data(head.utf8) + image.prefix(image.count / 2)
+            _ = sent.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+            // The phone's side of the connection ends (it went out of the Wi-Fi's reach), while
+            // it can still hear the answer.
+            shutdown(socket, Int32(SHUT_WR))
+            let answer = try await within(.seconds(60), "the server's answer to a photo cut off, and its end of the connection") { () -> Data in
+                var answer = Data(), chunk = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let count = recv(socket, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+                    if count == 0 { return answer }
+                    if count > 0 { answer.append(contentsOf: chunk[0..<count]) } else { try await Task.sleep(for: .milliseconds(20)) }
+                }
+            }
+            let text = String(decoding: answer, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 400 ") && text.contains(#""code":"upload-interrupted""#), "\(text)")
+        }
+        #expect(try await server.database().counts().photos == 0)
+    }
+
+    @Test("A part sent while another request holds the upload gets 409 upload-busy with Retry-After; once free, the part is taken")
+    func uploadBusy() async throws {
+        let server = try PhotoRouteTests.server()
+        let image = try Data(contentsOf: URL(fileURLWithPath: try TestImages.jpegWithEXIF(width: 1200, height: 900, orientation: 1)))
+        let half = image.count / 2
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            #expect(try await ResumableUploadTests.put(client, image, 0...(half - 1), key: "k", as: ada, group: group.id).0.status == .ok)
+            // Another request adding to the upload holds its lock, as a part being received does.
+            let root = server.configuration.dataDirectory + "/uploads"
+            let lockPath = try #require(((FileManager.default.enumerator(atPath: root)?.allObjects as? [String]) ?? []).first { $0.hasSuffix("/lock") })
+            let held = open(root + "/" + lockPath, O_RDWR)
+            try #require(held >= 0 && flock(held, LOCK_EX) == 0)
+            let (busy, problem) = try await ResumableUploadTests.put(client, image, half...(image.count - 1), key: "k", as: ada, group: group.id)
+            #expect(busy.status == .conflict && problem["code"] as? String == "upload-busy" && busy.headers[.retryAfter] == "1", "\(problem)")
+            close(held)
+            #expect(try await ResumableUploadTests.offset(client, key: "k", as: ada, group: group.id) == half, "the refused part changed nothing")
+            #expect(try await ResumableUploadTests.put(client, image, half...(image.count - 1), key: "k", as: ada, group: group.id).0.status == .created)
+        }
+    }
+
     @Test("A query that names a parameter twice gets 400 duplicate-parameter and changes nothing, as a JSON field given twice does")
     func duplicateParameters() async throws {
         let server = try PhotoRouteTests.server()

@@ -38,6 +38,78 @@ struct UnreadDownloadTests {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
+    /// The kernel's state of the server's side of the TCP connection from `clientPort` to
+    /// `serverPort` on 127.0.0.1 (`/proc/net/tcp`: 1 established, 4 closing with data unsent),
+    /// or nil once it is gone.
+    static func serverSideState(serverPort: Int, clientPort: Int) throws -> Int? {
+        // Read to its end: the kernel hands the table out a page at a time.
+        let file = try #require(FileHandle(forReadingAtPath: "/proc/net/tcp"))
+        defer { try? file.close() }
+        let table = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+        func address(_ port: Int) -> String {
+            let hex = String(port, radix: 16, uppercase: true)
+            return "0100007F:" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+        let local = address(serverPort), remote = address(clientPort)
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.count > 3, fields[1] == local, fields[2] == remote { return Int(fields[3], radix: 16) }
+        }
+        return nil
+    }
+
+    @Test("A client that stops reading an album.zip is closed by the server after the body timeout, and gets no more of it")
+    func stoppedReaderClosed() async throws {
+        let (process, port) = try CommandLineTests.start(logLevel: "error", settings: ["--body-timeout", "5"])
+        defer { if process.isRunning { process.terminate() } }
+        let session = URLSession(configuration: .ephemeral)
+        try await eventually(.seconds(120), "the server's start", every: .milliseconds(100)) {
+            guard process.isRunning else { throw TestFailure("the server ended as it started") }
+            return (try? await session.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)) != nil
+        }
+        let token = try #require(try await CommandLineTests.post(port: port, "/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
+        let group = try #require(try await CommandLineTests.post(port: port, "/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
+        let groupId = try #require(group["id"] as? String)
+        let photo = try Data(contentsOf: URL(fileURLWithPath: try Self.largePhoto()))
+        for _ in 0..<2 {
+            #expect(try await Self.send("POST", port: port, "/api/v1/groups/\(groupId)/photos", token: token, body: photo, contentType: "image/jpeg").0 == 201)
+        }
+        let (_, tokenBody) = try await Self.send("POST", port: port, "/api/v1/groups/\(groupId)/events/token", token: token)
+        let streamToken = try #require((try JSONSerialization.jsonObject(with: tokenBody) as? [String: Any])?["token"] as? String)
+
+        let socket = try EventStreamReader.connect(port: port)
+        defer { close(socket) }
+        var size: Int32 = 4096
+        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in(), length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        let clientPort = Int(UInt16(bigEndian: address.sin_port))
+        let request = "GET /api/v1/groups/\(groupId)/album.zip?token=\(streamToken) HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        _ = request.withCString { Glibc.send(socket, $0, strlen($0), 0) }
+        try await eventually(.seconds(120), "the answer started", every: .milliseconds(50)) {
+            var waiting: Int32 = 0
+            return withUnsafeMutablePointer(to: &waiting) { ioctl(socket, UInt(FIONREAD), $0) } == 0 && waiting > 0
+        }
+        let first = try Self.serverSideState(serverPort: port, clientPort: clientPort)
+        #expect(first == 1, "open while the client has read nothing for less than 5 s: \(String(describing: first)), ports \(port) and \(clientPort)")
+        // The server's side of the connection leaves ESTABLISHED once the server closes it.
+        try await eventually(.seconds(120), "the server closing the connection", every: .milliseconds(50)) {
+            try Self.serverSideState(serverPort: port, clientPort: clientPort) != 1
+        }
+        // What the kernels held is all that comes: far less than the ZIP of two 8 MB photos.
+        let received = try await within(.seconds(120), "the rest of what was sent, to the connection's end") { () -> Int in
+            var total = 0, chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = recv(socket, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+                if count > 0 { total += count } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) { return total } else {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+            }
+        }
+        #expect(received < 2 * photo.count, "\(received) bytes of a ZIP of \(2 * photo.count) bytes of photos")
+        #expect(process.isRunning)
+    }
+
     @Test("Fifty album.zip and fifty original requests that never read hold what was read ahead of their sockets, not their files")
     func unreadDownloads() async throws {
         let (process, port) = try CommandLineTests.start(logLevel: "error")
