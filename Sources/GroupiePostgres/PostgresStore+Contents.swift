@@ -34,12 +34,12 @@ extension PostgresStore {
          WHERE photo.group_id = $1 AND photo.task_id IS NOT NULL)
         """
     /// The photos members picked, the tasks answered right or found, without a photo, and when
-    /// the group first answered a question or code of each mission (no task, no photo).
+    /// the group started each mission, as its numbers stored it (no task, no photo).
     static let choicesJSON = """
         (SELECT COALESCE(json_agg(json_build_object('missionId', mission_id, 'taskId', task_id, 'photoId', photo_id, 'at', at)), '[]')
          FROM (SELECT mission_id, task_id, photo_id, NULL::float8 AS at FROM task_choice WHERE group_id = $1
                UNION ALL SELECT DISTINCT mission_id, task_id, NULL, NULL::float8 FROM task_answer WHERE group_id = $1 AND correct
-               UNION ALL SELECT mission_id, NULL, NULL, MIN(answered_at) FROM task_answer WHERE group_id = $1 GROUP BY mission_id) AS decided)
+               UNION ALL SELECT mission_id, NULL, NULL, started_at FROM visit_mission WHERE group_id = $1 AND started_at IS NOT NULL) AS decided)
         """
     static let collagesJSON = """
         (SELECT COALESCE(json_agg(json_build_object('missionId', mission_id, 'photoIds', photo_ids, 'key', key, 'width', width,
@@ -195,16 +195,16 @@ enum ContentsJSON {
     static func taskPhotos(photos: String, choices: String) throws -> TaskPhotos {
         var picks: [GroupProgress.TaskKey: String] = [:]
         var answered = Set<GroupProgress.TaskKey>()
-        var firstAttempts: [String: Date] = [:]
+        var missionStarts: [String: Date] = [:]
         for choice in try decode([ChoiceJSON].self, choices) {
             guard let taskId = choice.taskId else {
-                if let at = choice.at { firstAttempts[choice.missionId] = Date(timeIntervalSince1970: at) }
+                if let at = choice.at { missionStarts[choice.missionId] = Date(timeIntervalSince1970: at) }
                 continue
             }
             let task = GroupProgress.TaskKey(missionId: choice.missionId, taskId: taskId)
             if let photoId = choice.photoId { picks[task] = photoId } else { answered.insert(task) }
         }
-        return TaskPhotos(photos: try decode([PhotoJSON].self, photos).map(\.photo), picks: picks, answered: answered, firstAttempts: firstAttempts)
+        return TaskPhotos(photos: try decode([PhotoJSON].self, photos).map(\.photo), picks: picks, answered: answered, missionStarts: missionStarts)
     }
 
     static func claims(_ text: String) throws -> [TaskClaim] {

@@ -83,13 +83,14 @@ extension GroupieDatabase {
             .allRows(arguments: [groupId]) { answer(from: $0) }
     }
 
-    /// The group's tasks answered right or found.
-    /// When the group first answered, right or wrong, a question or code of each mission.
-    static func firstAttempts(_ db: Database, groupId: String) throws -> [String: Date] {
-        Dictionary(uniqueKeysWithValues: try db.cachedStatement(sql: "SELECT mission_id, MIN(answered_at) FROM task_answer WHERE group_id = ? GROUP BY mission_id")
+    /// When the group started each mission: the start its numbers stored with the mission's first
+    /// photo or attempt, which no deletion moves.
+    static func missionStarts(_ db: Database, groupId: String) throws -> [String: Date] {
+        Dictionary(uniqueKeysWithValues: try db.cachedStatement(sql: "SELECT mission_id, started_at FROM visit_mission WHERE group_id = ? AND started_at IS NOT NULL")
             .allRows(arguments: [groupId]) { row -> (String, Date) in (row.value(0), Date(timeIntervalSince1970: row.value(1))) })
     }
 
+    /// The group's tasks answered right or found.
     static func answered(_ db: Database, groupId: String) throws -> Set<GroupProgress.TaskKey> {
         Set(try db.cachedStatement(sql: "SELECT DISTINCT mission_id, task_id FROM task_answer WHERE group_id = ? AND correct = 1")
             .allRows(arguments: [groupId]) { row in GroupProgress.TaskKey(missionId: row.value(0), taskId: row.value(1)) })

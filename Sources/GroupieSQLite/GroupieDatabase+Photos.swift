@@ -231,6 +231,6 @@ extension GroupieDatabase {
                 (GroupProgress.TaskKey(missionId: row.value(0), taskId: row.value(1)), row.value(2))
             }
         let picks = Dictionary(choices, uniquingKeysWith: { _, last in last })
-        return TaskPhotos(photos: photos, picks: picks, answered: try answered(db, groupId: groupId), firstAttempts: try firstAttempts(db, groupId: groupId))
+        return TaskPhotos(photos: photos, picks: picks, answered: try answered(db, groupId: groupId), missionStarts: try missionStarts(db, groupId: groupId))
     }
 }

@@ -34,9 +34,9 @@ struct AnswerRulesTests {
     func answer(_ given: AnswerRules.Given, _ task: GroupProgress.TaskKey, answered: Set<GroupProgress.TaskKey> = [], photos: [Photo] = [],
                 attempts: [TaskAnswer] = [], at date: Date? = nil) throws(AnswerRules.Refusal) -> AnswerRules.Change {
         // The earlier attempts reach the rule as the task photos carry them: each mission's first.
-        let firstAttempts = Dictionary(attempts.map { ($0.task.missionId, $0.answeredAt) }, uniquingKeysWith: min)
+        let missionStarts = Dictionary(attempts.map { ($0.task.missionId, $0.answeredAt) }, uniquingKeysWith: min)
         return try AnswerRules.answer(
-            given, to: task, by: ada, before: TaskPhotos(photos: photos, picks: [:], answered: answered, firstAttempts: firstAttempts), venue: venue, now: date ?? noon
+            given, to: task, by: ada, before: TaskPhotos(photos: photos, picks: [:], answered: answered, missionStarts: missionStarts), venue: venue, now: date ?? noon
         )
     }
 
@@ -116,7 +116,7 @@ struct AnswerRulesTests {
 
     @Test("a photo for a timed mission's task is refused once the group's time for the mission is over, from its first attempt or photo; untimed and locked missions as before")
     func photoInTime() throws {
-        let started = TaskPhotos(photos: [], picks: [:], firstAttempts: ["q": noon])
+        let started = TaskPhotos(photos: [], picks: [:], missionStarts: ["q": noon])
         try PhotoRules.requireAdmissible("q", now: noon.addingTimeInterval(600), before: started, venue: venue)
         try PhotoRules.requireAdmissible("q", now: noon.addingTimeInterval(6000), before: TaskPhotos(photos: [], picks: [:]), venue: venue)
         #expect(throws: AnswerRules.Refusal.timeUp(missionId: "q")) {
@@ -128,7 +128,7 @@ struct AnswerRulesTests {
             blob: "x", format: "jpeg", width: 10, height: 10, createdAt: noon.addingTimeInterval(-300)
         )
         #expect(throws: AnswerRules.Refusal.timeUp(missionId: "q")) {
-            try PhotoRules.requireAdmissible("q", now: noon.addingTimeInterval(301), before: TaskPhotos(photos: [photo], picks: [:], firstAttempts: ["q": noon]), venue: venue)
+            try PhotoRules.requireAdmissible("q", now: noon.addingTimeInterval(301), before: TaskPhotos(photos: [photo], picks: [:], missionStarts: ["q": noon]), venue: venue)
         }
         try PhotoRules.requireAdmissible(nil, now: noon.addingTimeInterval(6000), before: started, venue: venue)
         #expect(throws: PhotoRules.Refusal.missionLocked(missionId: "r")) {

@@ -62,7 +62,7 @@ struct ClaimRulesTests {
     func timeUp() throws {
         var timed = venue
         timed.missions[0].timeLimit = 10
-        let started = TaskPhotos(photos: [], picks: [:], firstAttempts: ["a": noon])
+        let started = TaskPhotos(photos: [], picks: [:], missionStarts: ["a": noon])
         func claim(at date: Date) throws(ClaimRules.Refusal) -> ClaimRules.Change {
             try ClaimRules.change(.claim(task, by: ada), before: [], members: members, photos: started, venue: timed, now: date)
         }

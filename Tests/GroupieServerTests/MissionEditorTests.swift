@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import GroupieCore
 @testable import GroupieServer
 import GroupieTestSupport
@@ -36,6 +37,30 @@ struct MissionEditorTests {
         let (status, html) = try await browser.page(client, "/staff/venues/\(venue)/missions/edit")
         #expect(status == .ok)
         return try #require(hidden("base", in: html))
+    }
+
+    @Test("The audit line of a save is written before the file: a save whose line cannot be written changes nothing")
+    func auditFirst() async throws {
+        let server = try await Self.server()
+        let before = try Self.file(server)
+        let edited = TestServer.aquarium(title: "Hajarna")
+        try await server.test { client in
+            let browser = try #require(try await StaffConsoleTests.signIn(client, "editor@aquarium.example").1)
+            let base = try await Self.open(browser, client)
+            // The database refuses every audit line, as a full or broken one would.
+            let queue = try DatabaseQueue(path: server.configuration.dataDirectory + "/groupie.sqlite")
+            try await queue.write { try $0.execute(sql: "CREATE TRIGGER refuse_audit BEFORE INSERT ON staff_audit BEGIN SELECT RAISE(ABORT, 'no audit'); END") }
+            let refused = try await browser.post(client, "/staff/venues/aquarium/missions/save", ["text": edited, "base": base])
+            #expect(refused.status.code >= 500)
+            #expect(try Self.file(server) == before, "the file is as it was")
+            #expect(!FileManager.default.fileExists(atPath: server.configuration.dataDirectory + "/mission-history/aquarium/000002.yaml"))
+            try await queue.write { try $0.execute(sql: "DROP TRIGGER refuse_audit") }
+            let saved = try await browser.post(client, "/staff/venues/aquarium/missions/save", ["text": edited, "base": base])
+            #expect(saved.headers[.location] == "/staff/venues/aquarium/missions/edit?saved=2")
+            #expect(try Self.file(server) == edited)
+            let lines = try await queue.read { try String.fetchAll($0, sql: "SELECT action || ': ' || subject FROM staff_audit WHERE action LIKE 'missions%'") }
+            #expect(lines == ["missions saved: version 2"])
+        }
     }
 
     @Test("A save writes the file by renaming a synced copy, puts it live and keeps both versions with who saved it")

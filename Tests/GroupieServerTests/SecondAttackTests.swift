@@ -328,6 +328,55 @@ extension SecondAttackVisitorTests {
     }
 }
 
+extension SecondAttackVisitorTests {
+    @Test("Streams opened all at once keep their bounds: a player's newest four stay and the rest end; a group never holds more than its bound")
+    func streamsAtOnce() async throws {
+        var configured = try EventTests.server()
+        configured.configuration.maxConnections = 512
+        configured.configuration.streamsPerPlayer = 4
+        configured.configuration.streamsPerGroup = 10
+        let server = configured
+        try await server.test(.live) { client in
+            let port = try #require(client.port)
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            var members = [ada]
+            for name in ["Bo", "Cy", "Di"] {
+                let member = try await client.newPlayer(name)
+                _ = try await client.join(group.code, as: member)
+                members.append(member)
+            }
+            // Sixty streams asked at once, fifteen by each member, before any answer is read.
+            let readers = try members.flatMap { member in
+                try (0..<15).map { _ in
+                    (member.token, try EventStreamReader(port: port, path: "/api/v1/groups/\(group.id)/events", headers: ["Authorization": "Bearer \(member.token)"]))
+                }
+            }
+            var served: [(token: String, reader: EventStreamReader)] = []
+            for (token, reader) in readers {
+                let status = await Self.status(reader)
+                if status == "HTTP/1.1 200 OK" {
+                    served.append((token, reader))
+                } else {
+                    #expect(status == "HTTP/1.1 429 Too Many Requests", "\(status)")
+                }
+            }
+            #expect(served.count >= 4)
+            // Every stream past a player's newest four ends; what stays open keeps both bounds.
+            var open: [String] = []
+            try await eventually(.seconds(120), "every stream past the bounds ended") {
+                open = []
+                for (token, reader) in served {
+                    let text = await reader.read(for: 0) { $0.hasSuffix("0\r\n\r\n") }
+                    if !text.hasSuffix("0\r\n\r\n") { open.append(token) }
+                }
+                return open.count <= 10 && Dictionary(grouping: open) { $0 }.values.allSatisfy { $0.count <= 4 }
+            }
+            #expect(open.count <= 10 && !open.isEmpty, "\(open.count) streams open")
+        }
+    }
+}
+
 /// What one address may make.
 @Suite("Second attack: creation limits")
 struct SecondAttackCreationTests {

@@ -74,6 +74,25 @@ extension StoreContractTests {
         #expect(try await store.groupContents(group).claims.isEmpty)
     }
 
+    @Test("A timed mission's time runs from its first photo as stored: deleting that photo moves no deadline", arguments: Backend.chosen)
+    func deletionKeepsStart(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, bo, group) = try await pair(in: store)
+        var timed = venue
+        timed.missions[0].timeLimit = 1
+        let first = try await store.addPhoto(photo(group, by: ada, "a", "1"), venue: timed, now: now).photo
+        _ = try await store.deletePhoto(id: first.id, by: ada.id, venue: timed, now: now.addingTimeInterval(30))
+        #expect(try await store.groupContents(group).taskPhotos.missionStarts["a"] == now)
+        // A minute after the first photo, with none of the mission's photos left, the time is up all the same.
+        await #expect(throws: AnswerRules.Refusal.timeUp(missionId: "a")) {
+            try await store.addPhoto(self.photo(group, by: bo, "a", "2"), venue: timed, now: self.now.addingTimeInterval(61))
+        }
+        await #expect(throws: ClaimRules.Refusal.timeUp(missionId: "a")) {
+            try await store.claimTask(groupId: group.id, task: self.taskA1, by: bo, venue: timed, now: self.now.addingTimeInterval(61))
+        }
+        #expect(try await store.groupContents(group).taskPhotos.photos.isEmpty)
+    }
+
     @Test("Two members claiming one task at once: one claim holds, the other is refused", arguments: Backend.chosen)
     func concurrentClaims(_ backend: Backend) async throws {
         let (one, two) = try await backend.openTwo()

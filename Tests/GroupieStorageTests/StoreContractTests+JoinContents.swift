@@ -9,7 +9,7 @@ extension StoreContractTests {
     struct SeenContents: Equatable {
         var members: [Member], claims: [TaskClaim], collages: [CollageRecord]
         var photos: [GroupProgress.TaskKey: [Photo]], chosen: [GroupProgress.TaskKey: Photo]
-        var answered: Set<GroupProgress.TaskKey>, firstAttempts: [String: Date]
+        var answered: Set<GroupProgress.TaskKey>, missionStarts: [String: Date]
 
         init(_ contents: GroupContents) {
             members = contents.members
@@ -18,7 +18,7 @@ extension StoreContractTests {
             photos = contents.taskPhotos.photos
             chosen = contents.taskPhotos.chosen
             answered = contents.taskPhotos.answered
-            firstAttempts = contents.taskPhotos.firstAttempts
+            missionStarts = contents.taskPhotos.missionStarts
         }
     }
 

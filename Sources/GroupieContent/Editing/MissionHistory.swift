@@ -137,6 +137,18 @@ public struct MissionHistory: Sendable {
         return try body()
     }
 
+    /// The number `record` gives the version of `text` saved over the file on disk `onDisk`
+    /// (recording the file as found first when the newest version is not it). Blocking.
+    public func numberOfSave(venueId: String, text: String, onDisk: String?) throws -> Int {
+        let newest = try versions(venueId: venueId).first
+        var number = newest?.number ?? 0, last = newest?.hash
+        if let onDisk, last != MissionFileReader.hash(Data(onDisk.utf8)) {
+            number += 1
+            last = MissionFileReader.hash(Data(onDisk.utf8))
+        }
+        return last == MissionFileReader.hash(Data(text.utf8)) ? number : number + 1
+    }
+
     static func name(_ number: Int) -> String {
         String(format: "%06d", number)
     }

@@ -130,11 +130,11 @@ public enum AnswerRules {
         return start.addingTimeInterval(TimeInterval(limit * 60))
     }
 
-    /// The group's first photo or attempt for a task of the mission: `attempts`, and the first
-    /// attempt the task photos carry (`TaskPhotos.firstAttempts`).
+    /// The group's first photo or attempt for a task of the mission: the start stored with it
+    /// (`TaskPhotos.missionStarts`), or the earliest of the photos and `attempts` when none was.
     public static func start(of missionId: String, photos: TaskPhotos, attempts: [TaskAnswer]) -> Date? {
         let photoTimes = photos.photos.filter { $0.key.missionId == missionId }.flatMap(\.value).map(\.createdAt)
-        let answerTimes = attempts.filter { $0.task.missionId == missionId }.map(\.answeredAt) + [photos.firstAttempts[missionId]].compactMap { $0 }
+        let answerTimes = attempts.filter { $0.task.missionId == missionId }.map(\.answeredAt) + [photos.missionStarts[missionId]].compactMap { $0 }
         return (photoTimes + answerTimes).min()
     }
 }

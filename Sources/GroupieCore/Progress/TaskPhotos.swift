@@ -12,16 +12,17 @@ public struct TaskPhotos: Sendable {
     public private(set) var chosen: [GroupProgress.TaskKey: Photo] = [:]
     /// The tasks done without a photo: questions answered right, codes found.
     public var answered: Set<GroupProgress.TaskKey>
-    /// When the group first answered (right or wrong) a question or code of each mission: with
-    /// its first photo, where a mission's time limit starts.
-    public var firstAttempts: [String: Date]
+    /// When the group started each mission, as stored once with its first photo or attempt (right
+    /// or wrong) for one of its tasks, and never moved since: where its time limit runs from,
+    /// however many of its photos were deleted.
+    public var missionStarts: [String: Date]
 
     /// `photos` in any order; those of no task are left out, and picks of photos not among them.
     public init(
-        photos: [Photo], picks: [GroupProgress.TaskKey: String], answered: Set<GroupProgress.TaskKey> = [], firstAttempts: [String: Date] = [:]
+        photos: [Photo], picks: [GroupProgress.TaskKey: String], answered: Set<GroupProgress.TaskKey> = [], missionStarts: [String: Date] = [:]
     ) {
         self.answered = answered
-        self.firstAttempts = firstAttempts
+        self.missionStarts = missionStarts
         var byTask: [GroupProgress.TaskKey: [Photo]] = [:]
         for photo in photos {
             if let task = photo.task { byTask[task, default: []].append(photo) }

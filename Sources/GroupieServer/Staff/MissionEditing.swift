@@ -71,6 +71,21 @@ struct MissionEditing: Sendable {
             } }
             if let unchanged { return .saved(unchanged) }
         }
+        // The audit line first: a save whose line cannot be written is never made. It names the
+        // version the save makes; a save that meets another (the file changed since) is refused
+        // when it writes, and only a file changed by hand in between can make the two differ.
+        let number = try await fileIO.run { try history.exclusively { () -> Int? in
+            let onDisk = try MissionFileWriter.current(path)
+            guard (onDisk?.hash ?? "") == base else { return nil }
+            return try history.numberOfSave(venueId: venueId, text: text, onDisk: onDisk?.text)
+        } }
+        guard let number else {
+            let now = try await fileIO.run { try MissionFileWriter.current(path) }
+            return .changedOnDisk(current: now?.text ?? "", hash: now?.hash ?? "")
+        }
+        try await database.audit(AuditEntry(
+            at: date, staffEmail: email, venueId: venueId, action: "missions saved", subject: "version \(number)", reason: note
+        ))
         let written: (MissionFileWriter.Outcome, MissionHistory.Version?) = try await fileIO.run { try history.exclusively {
             var version: MissionHistory.Version?
             let outcome = try MissionFileWriter().write(text, to: path, over: base) { old in
@@ -85,13 +100,18 @@ struct MissionEditing: Sendable {
             return (outcome, version)
         } }
         guard case .saved = written.0, let version = written.1 else {
+            // Changed since the line was written: a second line says the save was not made.
+            logger.warning("mission file changed on disk during a save", metadata: ["venue": "\(venueId)", "version": "\(number)"])
+            try await database.audit(AuditEntry(
+                at: date, staffEmail: email, venueId: venueId, action: "missions save refused", subject: "version \(number)", reason: "the file changed meanwhile"
+            ))
             if case .changedOnDisk(let current, let hash) = written.0 { return .changedOnDisk(current: current, hash: hash) }
             return .problems([])
         }
+        if version.number != number {
+            logger.warning("mission version numbered apart from its audit line", metadata: ["venue": "\(venueId)", "version": "\(version.number)", "audit": "\(number)"])
+        }
         logger.info("mission file saved from the console", metadata: ["venue": "\(venueId)", "staff": "\(member.id)", "version": "\(version.number)"])
-        try await database.audit(AuditEntry(
-            at: date, staffEmail: email, venueId: venueId, action: "missions saved", subject: "version \(version.number)", reason: note
-        ))
         try await reloadNow()
         return .saved(version)
     }
