@@ -5,10 +5,11 @@ never read; a completed mission's collage asked at many sizes; players made from
 past its limit; and wrong staff passwords in a burst. Every refusal the server owes is expected
 (429, 503); anything else is an error.
 
-Then three provocations whose bounds the server may not have yet: found-it codes guessed (many
-wrong codes from one player, in a new group each round), tiny resumable uploads (`Content-Range:
-bytes */1` under many new keys) and a recap flood (16 recaps asked at once by one member). Any
-refusal (4xx) is expected of them, a 5xx is an error; the report says what the server did.
+Then the third attack's floods, each bounded by the server: found-it codes guessed (many wrong
+codes from one player, in a new group each round: 429 too-many-guesses), tiny resumable uploads
+(`Content-Range: bytes */1` under many new keys: 429 too-many-uploads past the player's eight) and
+a recap flood (16 recaps asked at once by one member: 429 recap-busy). Any refusal (4xx) is
+expected of them, a 5xx is an error; the report says what the server did.
 
 The game's own requests are timed apart, so that the report can set their p99 under attack
 beside the quiet one."""

@@ -1,4 +1,5 @@
 import Foundation
+import FoundationNetworking
 import GroupieServer
 import GroupieTestSupport
 import HTTPTypes
@@ -228,6 +229,70 @@ struct ResumableUploadTests {
             #expect(try await Self.offset(client, key: "a", as: ada, group: group.id) == nil)
             #expect(try await Self.put(client, bytes, 0...99, total: 1_400, key: "c", as: ada, group: group.id).0.status == .ok)
             #expect(Self.partialFiles(server).count == 1)
+        }
+    }
+
+    @Test("Uploads in progress are bounded by number, from one index: a player's ninth upload of one byte waits for one of the eight to go")
+    func boundByNumber() async throws {
+        let server = try PhotoRouteTests.server()
+        let index = server.configuration.dataDirectory + "/uploads/.index.json"
+        @Sendable func listed() throws -> Int { (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: index))) as? [String: Any])?.count ?? -1 }
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            for key in 0..<8 {
+                #expect(try await Self.put(client, Data(), nil, total: 1, key: "k\(key)", as: ada, group: group.id).0.status == .ok)
+            }
+            #expect(try listed() == 8)
+            let (refused, problem) = try await Self.put(client, Data(), nil, total: 1, key: "k8", as: ada, group: group.id)
+            #expect(refused.status == .tooManyRequests && problem["code"] as? String == "too-many-uploads" && refused.headers[.retryAfter] == "30", "\(problem)")
+            #expect(try listed() == 8 && Self.partialFiles(server).count == 8, "the refused start kept nothing")
+            // The first one's byte arrives: it is no photo, so the upload goes and leaves room for the ninth.
+            let (done, _) = try await Self.put(client, Data([0xFF]), 0...0, key: "k0", as: ada, group: group.id)
+            #expect((400..<500).contains(done.status.code))
+            #expect(try listed() == 7)
+            #expect(try await Self.put(client, Data(), nil, total: 1, key: "k8", as: ada, group: group.id).0.status == .ok)
+            #expect(try listed() == 8 && Self.partialFiles(server).count == 8)
+        }
+    }
+
+    @Test("No upload holds a thread that serves photos: while another instance holds the uploads' lock, starts wait, and a thumbnail is served")
+    func startsWaitOffTheFileThreads() async throws {
+        let server = try { () throws -> TestServer in
+            var server = try PhotoRouteTests.server()
+            server.configuration.fileWorkers = 1
+            return server
+        }()
+        let image = try TestImages.solid(width: 400, height: 300, rgb: (10, 120, 200), ext: "jpg")
+        try await server.test(.live) { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let (_, body) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id)
+            let thumb = try #require((body["photo"] as? [String: Any]).flatMap { $0["urls"] as? [String: String] }?["thumb"])
+            // Another instance on the data folder holds the lock every start takes.
+            let lock = open(server.configuration.dataDirectory + "/uploads/.lock", O_RDWR | O_CREAT, 0o600)
+            try #require(lock >= 0 && flock(lock, LOCK_EX) == 0)
+            // Each request on a connection of its own, as phones send them.
+            let port = try #require(client.port), session = URLSession(configuration: .ephemeral)
+            let starts = (0..<3).map { number in
+                Task { () throws -> Int in
+                    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/v1/groups/\(group.id)/uploads/wait\(number)")!)
+                    request.httpMethod = "PUT"
+                    request.setValue("Bearer \(ada.token)", forHTTPHeaderField: "Authorization")
+                    request.setValue("bytes */1000", forHTTPHeaderField: "Content-Range")
+                    request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+                    request.httpBody = Data()
+                    request.timeoutInterval = 300
+                    return (try await session.data(for: request).1 as? HTTPURLResponse)?.statusCode ?? 0
+                }
+            }
+            let served = try await within(.seconds(60), "a thumbnail served while uploads wait for their lock") { () -> Int in
+                (try await session.data(from: URL(string: "http://127.0.0.1:\(port)" + thumb)!).1 as? HTTPURLResponse)?.statusCode ?? 0
+            }
+            #expect(served == 200)
+            close(lock)
+            for start in starts { #expect(try await start.value == 200) }
+            #expect(Self.partialFiles(server).count == 3)
         }
     }
 

@@ -62,6 +62,7 @@ public func buildApplication(
         // from outside (the traces' exporter) outlive everything.
         services: outside + [dependencies.database].compactMap { $0 as? any Service } + [
             dependencies.fileIO,
+            dependencies.uploadIO,
             dependencies.passwords,
             dependencies.background,
             reloadService,
@@ -87,6 +88,9 @@ struct ServerDependencies: Sendable {
     var blobs: BlobStore
     var imageWork: ImageWorkQueue
     var fileIO: FileIO
+    /// The parts of resumable uploads are written on threads of their own: no amount of upload
+    /// work keeps `fileIO` from reading photos.
+    var uploadIO: FileIO
     var passwords = PasswordChecks()
     var background: BackgroundWork
     var processor: PhotoProcessor
@@ -138,6 +142,7 @@ struct ServerDependencies: Sendable {
             throw error
         }
         VenueMetrics.update(catalog: catalog)
+        let uploadIO = FileIO(threads: max(2, configuration.fileWorkers / 2))
         logger.info("serving \(catalog.count) venue(s) from \(StartupCheck.absolute(configuration.missionsDirectory))")
         let imageWork = ImageWorkQueue(width: configuration.imageWorkers)
         let background = BackgroundWork()
@@ -156,7 +161,7 @@ struct ServerDependencies: Sendable {
         }
         return ServerDependencies(
             database: database, catalog: catalog, reloader: reloader, blobs: blobs,
-            imageWork: imageWork, fileIO: fileIO, background: background, processor: try PhotoProcessor(),
+            imageWork: imageWork, fileIO: fileIO, uploadIO: uploadIO, background: background, processor: try PhotoProcessor(),
             hub: hub, events: events, collages: collages, signingKey: signingKey, logger: logger
         )
     }
@@ -216,7 +221,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
             perGroup: configuration.partialUploadBytesPerGroup, perAddress: configuration.partialUploadBytesPerAddress, total: configuration.partialUploadBytes,
             lifetime: configuration.partialUploadLifetime
         ),
-        fileIO: dependencies.fileIO, clock: clock
+        fileIO: dependencies.uploadIO, clock: clock
     )
     let membership = MembershipService(
         database: dependencies.database, hub: events.hub, catalog: dependencies.catalog, files: dependencies.files,
@@ -372,6 +377,7 @@ public enum GroupieRoutes {
         let dependencies = try await ServerDependencies.open(configuration, logger: Logger(label: "groupie-routes"))
         let routes = Result { try buildRouter(dependencies, configuration: configuration, maxConnections: configuration.maxConnections).routes.map { ($0.method, $0.path.description) } }
         try await dependencies.fileIO.shutdown()
+        try await dependencies.uploadIO.shutdown()
         try await dependencies.passwords.shutdown()
         return try routes.get()
     }

@@ -13,20 +13,36 @@ import HTTPTypes
 /// (`flock`, so instances sharing the data folder take turns), written to disk (`fsync`) and
 /// only then counted in `state.json`, itself replaced atomically: an offset the server
 /// acknowledges is never lost, and a part that stopped half-way is never counted.
-/// What the uploads in progress may announce is bounded per group, per client address and in
-/// total (by their declared totals, reserved when they start), and an upload untouched for
-/// `lifetime` goes. The bound per address keeps one machine's uploads that never go on (a byte
-/// of a 25 MiB photo each) from taking the whole server's room: it takes several. It counts
-/// only uploads that moved in the last `addressWindow`: a phone that went away with its upload
-/// half sent does not hold back the others behind the museum's one address all day.
 ///
-/// `addressWindow` is an hour.
+/// The uploads in progress are bounded by number (per player, per group, per client address and
+/// in all: `Counts.bounds`) and by what they announce (their declared totals, reserved when they
+/// start): a byte of a 25 MiB photo each, or uploads that reserve one byte each, cannot take the
+/// server's room. The bounds per address count only uploads that moved in the last
+/// `addressWindow` (an hour): a phone that went away with its upload half sent does not hold back
+/// the others behind the museum's one address all day. An upload untouched for `lifetime` goes.
+///
+/// The uploads in progress are listed in `uploads/.index.json`, read and replaced under the
+/// folder's lock (`.lock`) as an upload starts or goes: a start reads one file, never every
+/// upload's state. The file work runs on threads of the uploads' own (`fileIO`), apart from
+/// those that read photos, and none of them ever waits for a lock: while another request (or
+/// instance) holds one, the request waits a moment off the threads and tries again.
 struct PartialUploads: Sendable {
     struct Limits: Sendable {
         var perGroup: Int
         var perAddress: Int
         var total: Int
         var lifetime: TimeInterval
+    }
+
+    /// How many uploads may be in progress at once.
+    struct Counts: Sendable {
+        var perPlayer: Int
+        var perGroup: Int
+        var perAddress: Int
+        var total: Int
+
+        /// A phone sends its queue one photo at a time; a class behind one address sends a few each.
+        static let bounds = Counts(perPlayer: 8, perGroup: 64, perAddress: 200, total: 4000)
     }
 
     /// Where one upload stands.
@@ -49,14 +65,28 @@ struct PartialUploads: Sendable {
         var key: String
     }
 
+    /// An upload in progress as the index lists it: what its bounds count.
+    struct Entry: Codable, Equatable, Sendable {
+        /// The hashed part of the player's name in the upload's folder.
+        var player: String
+        var address: String?
+        var total: Int
+        var startedAt: Double
+    }
+
+    /// The uploads in progress by their folder under the root (`<group>/<upload>`).
+    typealias Index = [String: Entry]
+
     let directory: String
     let limits: Limits
+    let counts: Counts
     let fileIO: FileIO
     let clock: @Sendable () -> Date
 
-    init(directory: String, limits: Limits, fileIO: FileIO, clock: @escaping @Sendable () -> Date) throws {
+    init(directory: String, limits: Limits, counts: Counts = .bounds, fileIO: FileIO, clock: @escaping @Sendable () -> Date) throws {
         self.directory = directory
         self.limits = limits
+        self.counts = counts
         self.fileIO = fileIO
         self.clock = clock
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -64,10 +94,15 @@ struct PartialUploads: Sendable {
 
     func folder(of groupId: String) -> String { directory + "/" + Self.hash(groupId) }
     /// The player's part of the name first, so that erasing the player finds their uploads.
-    func folder(of name: Name) -> String {
-        folder(of: name.groupId) + "/" + Self.hash(name.playerId).prefix(16) + "-" + Self.hash(name.playerId + "\n" + name.key)
-    }
+    func folder(of name: Name) -> String { directory + "/" + Self.relative(name) }
     func dataPath(of name: Name) -> String { folder(of: name) + "/data" }
+
+    /// The upload's folder under the root, as the index names it.
+    static func relative(_ name: Name) -> String {
+        hash(name.groupId) + "/" + playerPart(name.playerId) + "-" + hash(name.playerId + "\n" + name.key)
+    }
+
+    static func playerPart(_ playerId: String) -> String { String(hash(playerId).prefix(16)) }
 
     static func hash(_ text: String) -> String { String(Hex.string(SHA256.hash(data: Data(text.utf8))).prefix(32)) }
 
@@ -87,36 +122,44 @@ struct PartialUploads: Sendable {
 
     /// Checks that a part may be taken before any of its bytes is read: the same total and
     /// task as the upload's first part, and starting where the stored bytes end. The first
-    /// part of an upload reserves its total within the bounds, under the folder's lock.
+    /// part of an upload takes its place within the bounds, under the folder's lock.
     func prepare(_ name: Name, range: ContentRange, task: GroupProgress.TaskKey?, choose: Bool, address: String) async throws -> State {
-        let root = directory, groupFolder = folder(of: name.groupId), path = folder(of: name), address = Self.hash("address\n" + address)
-        let limits = limits, now = clock().timeIntervalSince1970
-        return try await fileIO.run {
-            let lock = try FileLock(path: root + "/.lock", wait: true)
-            defer { lock.release() }
+        let path = folder(of: name), limits = limits, lifetime = limits.lifetime, now = clock().timeIntervalSince1970
+        // A part of an upload under way reads its own state alone, with no lock but its own.
+        let going = try await fileIO.run { () -> State? in
+            guard let state = Self.readState(path), now - state.updatedAt <= lifetime else { return nil }
+            try Self.check(range, task: task, against: state)
+            return state
+        }
+        if let going { return going }
+        if let bytes = range.bytes, bytes.lowerBound != 0 { throw Problem.offsetMismatch(0) }
+        let root = directory, relative = Self.relative(name), counts = counts
+        let entry = Entry(player: Self.playerPart(name.playerId), address: Self.hash("address\n" + address), total: range.total, startedAt: now)
+        return try await exclusively {
+            // Started by another request since, or expired and started again.
             if let state = Self.readState(path) {
-                if now - state.updatedAt <= limits.lifetime {
+                if now - state.updatedAt <= lifetime {
                     try Self.check(range, task: task, against: state)
                     return state
                 }
                 try? FileManager.default.removeItem(atPath: path)
             }
-            // Only an upload that starts looks at every other: a later part reads its own state alone.
-            Self.removeExpired(root: root, now: now, lifetime: limits.lifetime)
-            if let bytes = range.bytes, bytes.lowerBound != 0 { throw Problem.offsetMismatch(0) }
-            let (inGroup, everywhere, fromAddress) = Self.reserved(root: root, group: groupFolder, address: address, since: now - Self.addressWindow)
-            guard inGroup + range.total <= limits.perGroup, everywhere + range.total <= limits.total, fromAddress + range.total <= limits.perAddress else {
-                throw Problem.uploadSpaceFull
-            }
+            var index = Self.readIndex(root: root)
+            Self.removeExpired(&index, root: root, now: now, lifetime: lifetime)
+            index[relative] = nil
+            try Self.admit(entry, as: relative, to: &index, root: root, limits: limits, counts: counts, now: now)
+            // Listed before it exists: a crash in between leaves an entry that goes with its lifetime.
+            index[relative] = entry
+            try Self.writeIndex(index, root: root)
             let state = State(
-                total: range.total, received: 0, missionId: task?.missionId, taskId: task?.taskId, choose: choose, updatedAt: now, address: address
+                total: range.total, received: 0, missionId: task?.missionId, taskId: task?.taskId, choose: choose, updatedAt: now, address: entry.address
             )
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             guard FileManager.default.createFile(atPath: path + "/data", contents: nil, attributes: [.posixPermissions: 0o600]) else {
                 throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
             }
             try Self.writeState(state, to: path)
-            try BlobStore.fsync(path: groupFolder)
+            try BlobStore.fsync(path: (path as NSString).deletingLastPathComponent)
             return state
         }
     }
@@ -126,7 +169,7 @@ struct PartialUploads: Sendable {
     func append(_ partFile: String, to name: Name, range: ContentRange, task: GroupProgress.TaskKey?) async throws -> State {
         let path = folder(of: name), now = clock().timeIntervalSince1970
         return try await fileIO.run {
-            let lock = try FileLock(path: path + "/lock", wait: false)
+            guard let lock = try FileLock.take(path + "/lock") else { throw Problem.uploadBusy }
             defer { lock.release() }
             guard var state = Self.readState(path) else { throw Problem.offsetMismatch(0) }
             try Self.check(range, task: task, against: state)
@@ -153,12 +196,7 @@ struct PartialUploads: Sendable {
     /// request holds the lock. The upload's folder goes when `body` says so.
     func completing<T: Sendable>(_ name: Name, _ body: (State, String) async throws -> (T, remove: Bool)) async throws -> T? {
         let path = folder(of: name)
-        let lock: FileLock
-        do {
-            lock = try await fileIO.run { try FileLock(path: path + "/lock", wait: false) }
-        } catch let problem as Problem where problem.code == Problem.uploadBusy.code {
-            return nil
-        }
+        guard let lock = try await fileIO.run({ try FileLock.take(path + "/lock") }) else { return nil }
         defer { lock.release() }
         guard let state = try await fileIO.run({ Self.readState(path) }), state.received == state.total else { return nil }
         let (value, remove) = try await body(state, path + "/data")
@@ -168,19 +206,48 @@ struct PartialUploads: Sendable {
 
     /// Removes the upload's bytes (done, refused for good).
     func discard(_ name: Name) async throws {
-        let path = folder(of: name)
-        try await fileIO.run { try? FileManager.default.removeItem(atPath: path) }
+        let root = directory, relative = Self.relative(name)
+        try await exclusively {
+            var index = Self.readIndex(root: root)
+            Self.remove(relative, from: &index, root: root)
+            try Self.writeIndex(index, root: root)
+        }
     }
 
-    /// Removes every upload of the player's, in any group (the player is erased).
+    /// Removes every upload of the player's, in any group (the player is erased): the folders
+    /// on disk, listed or not.
     func discard(uploadsOf playerId: String) async throws {
-        let root = directory, prefix = Self.hash(playerId).prefix(16) + "-"
-        try await fileIO.run {
+        let root = directory, prefix = Self.playerPart(playerId) + "-"
+        try await exclusively {
+            var index = Self.readIndex(root: root)
             for group in Self.groups(in: root) {
                 for upload in Self.uploads(in: group) where (upload as NSString).lastPathComponent.hasPrefix(prefix) {
-                    try? FileManager.default.removeItem(atPath: upload)
+                    Self.remove((group as NSString).lastPathComponent + "/" + (upload as NSString).lastPathComponent, from: &index, root: root)
                 }
             }
+            try Self.writeIndex(index, root: root)
+        }
+    }
+
+    /// How long a request tries for the folder's lock before it answers `upload-busy`.
+    static let lockPatience: Duration = .seconds(60)
+
+    /// Runs `body` on the uploads' threads holding the folder's lock, which the instances on the
+    /// data folder share. No thread waits for it: while another holds it, the task sleeps a
+    /// moment and tries again.
+    private func exclusively<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let lockPath = directory + "/.lock", clock = ContinuousClock(), deadline = clock.now + Self.lockPatience
+        var pause = Duration.milliseconds(1)
+        while true {
+            let outcome: T? = try await fileIO.run {
+                guard let lock = try FileLock.take(lockPath) else { return nil }
+                defer { lock.release() }
+                return try body()
+            }
+            if let outcome { return outcome }
+            guard clock.now < deadline else { throw Problem.uploadBusy }
+            try await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(50))
         }
     }
 
@@ -192,6 +259,44 @@ struct PartialUploads: Sendable {
         if let bytes = range.bytes, bytes.lowerBound != state.received { throw Problem.offsetMismatch(state.received) }
     }
 
+    /// Whether `entry` may start beside the uploads of `index`; an entry whose folder went (a
+    /// crash between the two) is struck off before a bound refuses.
+    static func admit(_ entry: Entry, as relative: String, to index: inout Index, root: String, limits: Limits, counts: Counts, now: Double) throws {
+        let group = groupPart(relative)
+        func refusal(_ index: Index) -> Problem? {
+            var number = (player: 0, group: 0, address: 0, total: index.count)
+            var bytes = (group: entry.total, address: entry.total, total: entry.total)
+            for (path, other) in index {
+                bytes.total += other.total
+                if other.player == entry.player { number.player += 1 }
+                if groupPart(path) == group {
+                    number.group += 1
+                    bytes.group += other.total
+                }
+                if other.address == entry.address, movedSince(path, other, root: root, since: now - addressWindow) {
+                    number.address += 1
+                    bytes.address += other.total
+                }
+            }
+            if number.player >= counts.perPlayer || number.group >= counts.perGroup || number.address >= counts.perAddress || number.total >= counts.total {
+                return .tooManyUploads
+            }
+            if bytes.group > limits.perGroup || bytes.address > limits.perAddress || bytes.total > limits.total { return .uploadSpaceFull }
+            return nil
+        }
+        guard refusal(index) != nil else { return }
+        index = index.filter { FileManager.default.fileExists(atPath: root + "/" + $0.key) }
+        if let problem = refusal(index) { throw problem }
+    }
+
+    static func groupPart(_ relative: String) -> Substring { relative.prefix { $0 != "/" } }
+
+    /// Whether the upload moved since `since`: by its start, else by its state.
+    static func movedSince(_ path: String, _ entry: Entry, root: String, since: Double) -> Bool {
+        if entry.startedAt >= since { return true }
+        return (readState(root + "/" + path)?.updatedAt ?? 0) >= since
+    }
+
     static func readState(_ folder: String) -> State? {
         guard let data = FileManager.default.contents(atPath: folder + "/state.json") else { return nil }
         return try? JSONDecoder().decode(State.self, from: data)
@@ -199,11 +304,44 @@ struct PartialUploads: Sendable {
 
     /// Beside, synchronised, renamed into place, the folder synchronised.
     static func writeState(_ state: State, to folder: String) throws {
-        let temporary = folder + "/state.json.new"
-        try JSONEncoder().encode(state).write(to: URL(fileURLWithPath: temporary))
+        try replace(folder + "/state.json", with: try JSONEncoder().encode(state))
+    }
+
+    static func replace(_ path: String, with data: Data) throws {
+        let temporary = path + ".new"
+        try data.write(to: URL(fileURLWithPath: temporary))
         try BlobStore.fsync(path: temporary)
-        guard rename(temporary, folder + "/state.json") == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        try BlobStore.fsync(path: folder)
+        guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        try BlobStore.fsync(path: (path as NSString).deletingLastPathComponent)
+    }
+
+    /// The index, or, where there is none yet (the first start after an upgrade), the uploads on
+    /// disk as their states say.
+    static func readIndex(root: String) -> Index {
+        if let data = FileManager.default.contents(atPath: root + "/.index.json"), let index = try? JSONDecoder().decode(Index.self, from: data) {
+            return index
+        }
+        var index: Index = [:]
+        for group in groups(in: root) {
+            for upload in uploads(in: group) {
+                let relative = (group as NSString).lastPathComponent + "/" + (upload as NSString).lastPathComponent
+                let player = String((upload as NSString).lastPathComponent.prefix { $0 != "-" })
+                let state = readState(upload)
+                index[relative] = Entry(player: player, address: state?.address, total: state?.total ?? 0, startedAt: state?.updatedAt ?? 0)
+            }
+        }
+        return index
+    }
+
+    static func writeIndex(_ index: Index, root: String) throws {
+        try replace(root + "/.index.json", with: try JSONEncoder().encode(index))
+    }
+
+    /// Strikes the upload off and removes its folder, and its group's folder when that is empty.
+    static func remove(_ relative: String, from index: inout Index, root: String) {
+        try? FileManager.default.removeItem(atPath: root + "/" + relative)
+        rmdir(root + "/" + groupPart(relative))
+        index[relative] = nil
     }
 
     static func uploads(in groupFolder: String) -> [String] {
@@ -216,31 +354,12 @@ struct PartialUploads: Sendable {
 
     static let addressWindow: TimeInterval = 3600
 
-    /// The totals the uploads in progress announced, each state read once: in the group's
-    /// folder, everywhere, and of those `address` started that moved since `since`.
-    static func reserved(root: String, group groupFolder: String, address: String, since: Double) -> (inGroup: Int, everywhere: Int, fromAddress: Int) {
-        var sums = (inGroup: 0, everywhere: 0, fromAddress: 0)
-        for folder in groups(in: root) {
-            for upload in uploads(in: folder) {
-                guard let state = readState(upload) else { continue }
-                sums.everywhere += state.total
-                if folder == groupFolder { sums.inGroup += state.total }
-                if state.address == address, state.updatedAt >= since { sums.fromAddress += state.total }
-            }
-        }
-        return sums
-    }
-
-    /// Uploads untouched for `lifetime` (and folders without a state, left by a crash as one
-    /// started), then groups without uploads.
-    static func removeExpired(root: String, now: Double, lifetime: TimeInterval) {
-        for group in groups(in: root) {
-            for upload in uploads(in: group) {
-                let updated = readState(upload)?.updatedAt
-                    ?? ((try? FileManager.default.attributesOfItem(atPath: upload)[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
-                if now - updated > lifetime { try? FileManager.default.removeItem(atPath: upload) }
-            }
-            if uploads(in: group).isEmpty { try? FileManager.default.removeItem(atPath: group) }
+    /// The uploads listed as started before `lifetime` ago whose state says they have not moved
+    /// since (or that have no state, left by a crash as one started) go, with their folders.
+    static func removeExpired(_ index: inout Index, root: String, now: Double, lifetime: TimeInterval) {
+        for (relative, entry) in index where now - entry.startedAt > lifetime {
+            let updated = readState(root + "/" + relative)?.updatedAt ?? entry.startedAt
+            if now - updated > lifetime { remove(relative, from: &index, root: root) }
         }
     }
 }
@@ -249,19 +368,23 @@ struct PartialUploads: Sendable {
 final class FileLock: Sendable {
     private let descriptor: Int32
 
-    /// `wait: false` throws `Problem.uploadBusy` when another holds it.
-    init(path: String, wait: Bool) throws {
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// The lock, or nil when another holds it: never waits.
+    static func take(_ path: String) throws -> FileLock? {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             // The upload's folder went (completed, expired) since its state was read.
             if errno == ENOENT { throw Problem.offsetMismatch(0) }
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
-        guard flock(descriptor, wait ? LOCK_EX : LOCK_EX | LOCK_NB) == 0 else {
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
-            throw Problem.uploadBusy
+            return nil
         }
-        self.descriptor = descriptor
+        return FileLock(descriptor: descriptor)
     }
 
     func release() { close(descriptor) }
@@ -283,6 +406,11 @@ extension Problem {
     static let uploadBusy = Problem(
         .conflict, code: "upload-busy", detail: "Another request is adding to this upload; ask where it stands and go on from there.",
         headers: [.retryAfter: "1"]
+    )
+
+    static let tooManyUploads = Problem(
+        .tooManyRequests, code: "too-many-uploads",
+        detail: "Too many photos are half sent from here right now; the next one goes when one of them is done.", headers: [.retryAfter: "30"]
     )
 
     static let uploadSpaceFull = Problem(

@@ -39,7 +39,7 @@ extension PhotoController {
             let part = partials.folder(of: name) + "/part-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: part) }
             do {
-                try await UploadReceiver.receivePart(request.body, to: part, length: range.length, fileIO: photos.ingest.fileIO)
+                try await UploadReceiver.receivePart(request.body, to: part, length: range.length, fileIO: partials.fileIO)
             } catch let error where !(error is Problem) && StorageFull.isOutOfSpace(error) {
                 throw StorageFull("no room for a part of an upload: \(error)")
             }
