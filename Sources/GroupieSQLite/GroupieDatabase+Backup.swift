@@ -65,6 +65,41 @@ public struct SQLiteHealth: Sendable {
 }
 
 extension GroupieDatabase {
+    /// `PRAGMA quick_check` of the file at `path`, read-only: "ok" when the file is sound, else
+    /// what SQLite found; nil when the check took longer than `limit` (a very large file) and
+    /// was stopped.
+    public static func quickCheck(ofFileAt path: String, within limit: Duration) throws -> String? {
+        let file: DatabaseQueue
+        do {
+            file = try readOnly(path)
+        } catch let error as DatabaseError {
+            throw DatabaseFileError.reading(path, error)
+        }
+        defer { try? file.close() }
+        let stop = DispatchWorkItem { file.interrupt() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18, execute: stop)
+        defer { stop.cancel() }
+        do {
+            return try file.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") ?? "?" }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+            return nil
+        } catch let error as DatabaseError {
+            throw DatabaseFileError.reading(path, error)
+        }
+    }
+
+    /// Why this user cannot write the database file at `path` or its companions (`-wal`,
+    /// `-shm`), or nil when it can: SQLite would open a read-only file read-only, and every write
+    /// would then fail.
+    public static func unwritable(_ path: String) -> String? {
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            let descriptor = Glibc.open(file, O_RDWR | O_CLOEXEC)
+            guard descriptor >= 0 else { return "\(file) cannot be opened for writing by this user (uid \(geteuid())): \(String(cString: strerror(errno)))" }
+            close(descriptor)
+        }
+        return nil
+    }
+
     public static func health(ofFileAt path: String) throws -> SQLiteHealth {
         do {
             let file = try readOnly(path)

@@ -18,6 +18,8 @@ public struct GroupieDatabase: GroupieStore {
     let lookups: LookupConnections?
     /// Copies the log back into the file beside the writer; none for a database that is not a file.
     let checkpointer: WALCheckpointer?
+    /// Set once a request finds the file damaged: health answers `damaged` from then on.
+    let damage = DamageMark()
 
     /// Opens (or creates) the database file in WAL mode with `synchronous=FULL` on every
     /// connection (GRDB's pool would set its writer to NORMAL, which in WAL mode may lose the
@@ -127,6 +129,15 @@ public struct GroupieDatabase: GroupieStore {
 
     public func isReachable() async -> Bool {
         (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+    }
+
+    public func health() async -> StoreHealth {
+        if damage.isSet { return .damaged }
+        return await isReachable() ? .ok : .unreachable
+    }
+
+    public func noteFailure(_ error: any Error) -> Bool {
+        Self.isNotADatabase(error) && damage.set()
     }
 
     /// `PRAGMA integrity_check`, "ok" when the file is sound.
@@ -395,5 +406,20 @@ public struct GroupieDatabase: GroupieStore {
         migrator.registerMigration("v17 what erased players typed as answers, blanked") { db in try db.execute(sql: Self.erasedAnswersBlanked) }
         migrator.registerMigration("v18 the venue numbers counted again: a restored photo once, an answer starting its mission") { db in try Self.recountVisits(db) }
         return migrator
+    }
+}
+
+/// Whether the database file was found damaged, shared by every copy of the database's value.
+final class DamageMark: Sendable {
+    private let damaged = Mutex(false)
+
+    var isSet: Bool { damaged.withLock { $0 } }
+
+    /// Sets the mark; true when it was not set before.
+    func set() -> Bool {
+        damaged.withLock { damaged in
+            defer { damaged = true }
+            return !damaged
+        }
     }
 }

@@ -13,8 +13,14 @@ public protocol GroupieStore: PlayerStore, GroupStore, EventStore, PhotoStore, C
 {
     /// Which backend this is, for logs and `/readyz`: "sqlite" or "postgresql".
     var backend: String { get }
-    /// Whether the database answers now; what `/healthz` and `/readyz` ask.
+    /// Whether the database answers now.
     func isReachable() async -> Bool
+    /// What `/healthz` and `/readyz` say of the database: it answers, and no request found it
+    /// damaged (`noteFailure`).
+    func health() async -> StoreHealth
+    /// Learns from an error a request ended with whether the database is damaged (SQLite's
+    /// "database disk image is malformed"); true the first time it finds it so.
+    func noteFailure(_ error: any Error) -> Bool
     /// How many rows of each kind there are: for metrics, and for tests that check that a
     /// refused request changed nothing.
     func counts() async throws -> RowCounts
@@ -303,4 +309,17 @@ extension RateLimitStore {
     public func failures(of key: String, within window: TimeInterval, now: Date) async throws -> [Date] {
         try await failures(of: [key], within: window, now: now)[key] ?? []
     }
+}
+
+/// The database as `/healthz` and `/readyz` report it.
+public enum StoreHealth: String, Sendable {
+    case ok
+    case unreachable
+    /// The file is damaged: only a restore from a backup mends it.
+    case damaged
+}
+
+extension GroupieStore {
+    public func health() async -> StoreHealth { await isReachable() ? .ok : .unreachable }
+    public func noteFailure(_ error: any Error) -> Bool { false }
 }

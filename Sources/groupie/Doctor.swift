@@ -67,7 +67,16 @@ struct Doctor: AsyncParsableCommand {
 
     static func checkSQLite(_ path: String) -> [DoctorFinding] {
         guard FileManager.default.fileExists(atPath: path) else {
+            // The folder, or the nearest one above it that exists (serve makes the rest).
+            var folder = (path as NSString).deletingLastPathComponent
+            while !FileManager.default.fileExists(atPath: folder), folder.count > 1 { folder = (folder as NSString).deletingLastPathComponent }
+            guard access(folder, W_OK) == 0 else {
+                return [.failure("No database yet at \(path), and serve cannot make one: \(folder) is not writable by this user (uid \(geteuid())).")]
+            }
             return [.ok("No database yet at \(path): serve creates it (WAL, synchronous FULL).")]
+        }
+        if let reason = GroupieDatabase.unwritable(path) {
+            return [.failure("The database is read-only to serve: \(reason); give the service's user write access to it.")]
         }
         let health: SQLiteHealth
         do {
@@ -80,7 +89,11 @@ struct Doctor: AsyncParsableCommand {
             return [.failure("The database \(path) cannot be read: \(error)")]
         }
         if health.quickCheck != "ok" { return [.failure("The database \(path) fails SQLite's check (\(health.quickCheck)): restore it from a backup.")] }
-        if health.isNewer { return [.failure("The database \(path) was written by a newer Groupie than this one, which would refuse it.")] }
+        if health.isNewer {
+            return [.failure(
+                "The database \(path) was written by a newer Groupie than this one, which would refuse it: install that Groupie again, or restore the backup made before it."
+            )]
+        }
         var findings: [DoctorFinding] = []
         if health.needsMigration { findings.append(.ok("The database \(path) is of an earlier Groupie; serve migrates it at start (back it up first).")) }
         findings.append(.ok("The database \(path) passes SQLite's check; journal \(health.journalMode), and serve writes it with synchronous FULL, read back at start."))

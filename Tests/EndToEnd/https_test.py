@@ -146,6 +146,9 @@ def check_reloads(server, authority, certificate, key):
         check(time.monotonic() < deadline, "an expired renewal is logged within 20 s")
         time.sleep(0.1)
     check(served_serial(server, authority) == third, "an expired renewal is not used")
+    logged = server.log_path.read_text()
+    check("reads the renewed files as soon as they change" in logged and "start again" not in logged,
+          "an expired renewal asks for a renewal, not a restart, while the server serves on")
     kept.request("GET", "/healthz")
     kept.close()
     log("an expired renewal is logged and the last good certificate stays")

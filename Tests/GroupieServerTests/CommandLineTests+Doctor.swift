@@ -129,7 +129,7 @@ struct DoctorCommandTests {
         #expect(failures.contains { $0.contains("\(blobs) is not writable by this user (uid \(geteuid())): uploads would fail") }, "\(result.output)")
         #expect(warnings.contains { $0.contains("The data folder \(data) can be read by other users (mode 755); serve makes it 0700 at start.") }, "\(result.output)")
         #expect(
-            failures.contains { $0.contains("The database \(data)/groupie.sqlite was written by a newer Groupie than this one, which would refuse it.") },
+            failures.contains { $0.contains("The database \(data)/groupie.sqlite was written by a newer Groupie than this one, which would refuse it: install that Groupie again") },
             "\(result.output)"
         )
         #expect(!result.output.contains("is writable by this user only"), "\(result.output)")

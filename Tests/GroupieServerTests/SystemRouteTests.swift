@@ -23,6 +23,26 @@ struct SystemRouteTests {
         #expect(FileManager.default.fileExists(atPath: server.configuration.dataDirectory + "/groupie.sqlite"))
     }
 
+    @Test("A database found damaged while serving turns /healthz and /readyz to 503 \"damaged\", and the request that found it gets 500")
+    func damagedWhileServing() async throws {
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium())
+        try await server.test { client in
+            _ = try await client.newPlayer("Ada")
+            #expect(try await client.json("/healthz").1["database"] as? String == "ok")
+            // The file is damaged under the running server, as a failing disk or a copy over it
+            // would: a page the file does not have, "database disk image is malformed" at the next read.
+            try await CommandLineTests.movePlayerTable(in: server.configuration.dataDirectory + "/groupie.sqlite", to: "999999")
+            let (refused, problem) = try await client.send(.post, "/api/v1/players", json: #"{"name": "Bo"}"#)
+            #expect(refused.status == .internalServerError && problem["code"] as? String == "internal-error", "\(problem)")
+            for path in ["/healthz", "/readyz"] {
+                let (response, body) = try await client.json(path)
+                #expect(response.status == .serviceUnavailable, "\(path)")
+                #expect(body["database"] as? String == "damaged", "\(path): \(body)")
+            }
+        }
+    }
+
     @Test("/readyz and /healthz answer 503 while PostgreSQL is down, before the connection's timeout, and 200 once it is back")
     func readinessFollowsPostgres() async throws {
         // A cluster of the test's own: the one every other test shares keeps running.

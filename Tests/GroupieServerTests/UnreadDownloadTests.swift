@@ -58,18 +58,32 @@ struct UnreadDownloadTests {
         return nil
     }
 
+    /// A `groupie serve` of the test's own with `settings`, once it answers, and Ada's group at
+    /// the art museum on it.
+    static func serverWithGroup(settings: [String] = []) async throws -> (process: ChildProcess, port: Int, token: String, groupId: String) {
+        let (process, port) = try CommandLineTests.start(logLevel: "error", settings: settings)
+        do {
+            // A session of the test's own: the shared one queues behind every other test's requests.
+            let session = URLSession(configuration: .ephemeral)
+            try await eventually(.seconds(120), "the server's start", every: .milliseconds(100)) {
+                guard process.isRunning else { throw TestFailure("the server ended as it started") }
+                return (try? await session.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)) != nil
+            }
+            let token = try #require(try await CommandLineTests.post(port: port, "/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
+            let group = try #require(
+                try await CommandLineTests.post(port: port, "/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any]
+            )
+            return (process, port, token, try #require(group["id"] as? String))
+        } catch {
+            process.terminate()
+            throw error
+        }
+    }
+
     @Test("A client that stops reading an album.zip is closed by the server after the body timeout, and gets no more of it")
     func stoppedReaderClosed() async throws {
-        let (process, port) = try CommandLineTests.start(logLevel: "error", settings: ["--body-timeout", "5"])
+        let (process, port, token, groupId) = try await Self.serverWithGroup(settings: ["--body-timeout", "5"])
         defer { if process.isRunning { process.terminate() } }
-        let session = URLSession(configuration: .ephemeral)
-        try await eventually(.seconds(120), "the server's start", every: .milliseconds(100)) {
-            guard process.isRunning else { throw TestFailure("the server ended as it started") }
-            return (try? await session.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)) != nil
-        }
-        let token = try #require(try await CommandLineTests.post(port: port, "/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
-        let group = try #require(try await CommandLineTests.post(port: port, "/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
-        let groupId = try #require(group["id"] as? String)
         let photo = try Data(contentsOf: URL(fileURLWithPath: try Self.largePhoto()))
         for _ in 0..<2 {
             #expect(try await Self.send("POST", port: port, "/api/v1/groups/\(groupId)/photos", token: token, body: photo, contentType: "image/jpeg").0 == 201)
@@ -122,17 +136,8 @@ struct UnreadDownloadTests {
 
     @Test("Fifty album.zip and fifty original requests that never read hold what was read ahead of their sockets, not their files")
     func unreadDownloads() async throws {
-        let (process, port) = try CommandLineTests.start(logLevel: "error")
+        let (process, port, token, groupId) = try await Self.serverWithGroup()
         defer { if process.isRunning { process.terminate() } }
-        // A session of the test's own: the shared one queues behind every other test's requests.
-        let session = URLSession(configuration: .ephemeral)
-        try await eventually(.seconds(120), "the server's start", every: .milliseconds(100)) {
-            guard process.isRunning else { throw TestFailure("the server ended as it started") }
-            return (try? await session.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)) != nil
-        }
-        let token = try #require(try await CommandLineTests.post(port: port, "/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
-        let group = try #require(try await CommandLineTests.post(port: port, "/api/v1/groups", #"{"venueId": "art-museum"}"#, token: token)["group"] as? [String: Any])
-        let groupId = try #require(group["id"] as? String)
         let photo = try Data(contentsOf: URL(fileURLWithPath: try Self.largePhoto()))
         #expect(photo.count > 4_000_000, "\(photo.count) bytes")
         var photoIds: [String] = []

@@ -177,7 +177,13 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     router.add(middleware: RequestMetricsMiddleware())
     let templates = try PageTemplates.load()
     let pages = StaffPages(templates: templates)
-    router.add(middleware: ProblemMiddleware(routes: routes, staffPages: StaffErrorPages(pages: pages)))
+    let database = dependencies.database
+    router.add(middleware: ProblemMiddleware(routes: routes, staffPages: StaffErrorPages(pages: pages)) { error, logger in
+        guard database.noteFailure(error) else { return }
+        logger.critical(
+            "the database is damaged (\(error)): stop the server, move data/groupie.sqlite aside and restore the data folder from a backup (groupie restore); /healthz and /readyz answer 503 until then"
+        )
+    })
     router.add(middleware: SingleQueryParameters())
     router.add(middleware: AssetPathMiddleware(
         prefix: "/assets", directory: configuration.assetsDirectory, fileIO: dependencies.fileIO,
@@ -356,6 +362,7 @@ public enum GroupieStores {
             }
         }
         let path = configuration.dataDirectory + "/groupie.sqlite"
+        if FileManager.default.fileExists(atPath: path) { try checkSQLiteFile(path, logger: logger) }
         do {
             let database = try GroupieDatabase.open(atPath: path, logger: logger)
             // All read back from SQLite: `open` refuses a writer that is not FULL or that would
@@ -367,6 +374,38 @@ public enum GroupieStores {
             throw StartupError(description: GroupieDatabase.notADatabase(StartupCheck.absolute(path)) + ".")
         } catch {
             throw StartupError(description: "The database \(StartupCheck.absolute(path)) cannot be opened: \(error)")
+        }
+    }
+}
+
+extension GroupieStores {
+    /// How long `serve` lets SQLite's check of the file run at start: a file of several
+    /// gigabytes is served unchecked rather than kept waiting (`groupie doctor` checks it whole).
+    static let quickCheckLimit: Duration = .seconds(30)
+
+    /// Refuses, in one sentence each, a SQLite file this user cannot write (SQLite would open it
+    /// read-only and fail every write) and one that fails SQLite's `quick_check`.
+    static func checkSQLiteFile(_ path: String, logger: Logger) throws {
+        let shown = StartupCheck.absolute(path)
+        if let reason = GroupieDatabase.unwritable(path) {
+            throw StartupError(description: "The database \(shown) is read-only to the server: \(reason); give the service's user write access to it (and its -wal and -shm files).")
+        }
+        let started = ContinuousClock.now
+        let check: String?
+        do {
+            check = try GroupieDatabase.quickCheck(ofFileAt: path, within: quickCheckLimit)
+        } catch DatabaseFileError.notSQLite {
+            throw StartupError(description: GroupieDatabase.notADatabase(shown) + ".")
+        } catch {
+            throw StartupError(description: "The database \(shown) cannot be read: \(error)")
+        }
+        switch check {
+        case "ok":
+            logger.info("the database \(shown) passes SQLite's quick check (\((ContinuousClock.now - started).formatted(.units(allowed: [.milliseconds]))))")
+        case nil:
+            logger.warning("SQLite's quick check of \(shown) did not finish within \(quickCheckLimit) and was stopped; serving on. Run groupie doctor to check the whole file.")
+        case let found?:
+            throw StartupError(description: "The database \(shown) is damaged (SQLite's check found: \(found.prefix(200))); stop, move it aside and restore the data folder from a backup (groupie restore).")
         }
     }
 }

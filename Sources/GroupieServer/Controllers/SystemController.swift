@@ -29,8 +29,8 @@ struct SystemController {
     }
 
     func health(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let databaseUp = await database.isReachable()
-        let health = Health(status: databaseUp ? "ok" : "failing", database: databaseUp ? "ok" : "unreachable", venues: catalog.count)
+        let state = await database.health(), databaseUp = state == .ok
+        let health = Health(status: databaseUp ? "ok" : "failing", database: state.rawValue, venues: catalog.count)
         var response = try context.responseEncoder.encode(health, from: request, context: context)
         response.status = databaseUp ? .ok : .serviceUnavailable
         response.headers[.cacheControl] = "no-store"
@@ -45,13 +45,14 @@ struct SystemController {
         var venues: Int
     }
 
-    /// Whether this instance should get visitors: its database answers and it serves venues.
+    /// Whether this instance should get visitors: its database answers, no request found it
+    /// damaged, and it serves venues.
     /// A load balancer sends requests elsewhere while it answers 503.
     func ready(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        let databaseUp = await database.isReachable()
-        let ready = databaseUp && catalog.count > 0
+        let state = await database.health()
+        let ready = state == .ok && catalog.count > 0
         let readiness = Readiness(
-            status: ready ? "ready" : "not ready", backend: database.backend, database: databaseUp ? "ok" : "unreachable", venues: catalog.count
+            status: ready ? "ready" : "not ready", backend: database.backend, database: state.rawValue, venues: catalog.count
         )
         var response = try context.responseEncoder.encode(readiness, from: request, context: context)
         response.status = ready ? .ok : .serviceUnavailable

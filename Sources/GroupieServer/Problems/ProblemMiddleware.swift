@@ -20,6 +20,9 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The console's page for a refused `/staff` address that no route has (the console's
     /// routes answer their own refusals with pages, inside `StaffAuthenticator`).
     var staffPages: StaffErrorPages? = nil
+    /// Told of each error that ends a request, with the request's logger: the store learns from
+    /// it whether its database is damaged.
+    var onFault: (@Sendable (any Error, Logger) -> Void)? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -34,6 +37,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func answer(_ error: any Error, request: Request, context: Context) throws -> Response {
+        onFault?(error, context.logger)
         if let staffPages, StaffErrorPages.answersWithPage(request), let problem = StaffErrorPages.problem(of: error, request: request) {
             log(problem, request: request, context: context)
             return staffPages.page(problem, request: request, session: nil, fields: nil)

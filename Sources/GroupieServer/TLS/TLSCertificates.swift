@@ -126,7 +126,7 @@ final class TLSCertificates: Service, Sendable {
             read = try await fileIO.run { [self] in
                 let stamp = FileStamp(certificatePath, keyPath)
                 guard always || stamp != self.state.withLock({ $0.stamp }) else { return nil }
-                return (stamp, Result { () throws(TLSFileError) in try Self.read(certificate: certificatePath, key: keyPath, host: host, now: now) })
+                return (stamp, Result { () throws(TLSFileError) in try Self.read(certificate: certificatePath, key: keyPath, host: host, now: now, serving: true) })
             }
         } catch {
             return  // the pool has stopped: the server is stopping
@@ -146,8 +146,8 @@ final class TLSCertificates: Service, Sendable {
         }
     }
 
-    private static func read(certificate: String, key: String, host: String?, now: Date) throws(TLSFileError) -> TLSIdentity {
-        let identity = try TLSIdentity.read(certificate: certificate, key: key, now: now)
+    private static func read(certificate: String, key: String, host: String?, now: Date, serving: Bool = false) throws(TLSFileError) -> TLSIdentity {
+        let identity = try TLSIdentity.read(certificate: certificate, key: key, now: now, serving: serving)
         if let host { try identity.requireNamed(host, certificatePath: certificate) }
         return identity
     }

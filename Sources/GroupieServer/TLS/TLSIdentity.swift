@@ -24,7 +24,9 @@ struct TLSIdentity: Sendable {
 
     /// Reads both files and checks the certificate at `now`: in its period of validity, made
     /// out to at least one name, and belonging to the key.
-    static func read(certificate certificatePath: String, key keyPath: String, now: Date) throws(TLSFileError) -> TLSIdentity {
+    /// `serving` when the server runs on an earlier certificate (a reload): the advice is to
+    /// renew, not to start again.
+    static func read(certificate certificatePath: String, key keyPath: String, now: Date, serving: Bool = false) throws(TLSFileError) -> TLSIdentity {
         let chain: [NIOSSLCertificate]
         let leaf: Certificate
         do {
@@ -46,7 +48,7 @@ struct TLSIdentity: Sendable {
             throw TLSFileError("The private key in \(StartupCheck.absolute(keyPath)) does not belong to the certificate in \(StartupCheck.absolute(certificatePath)); give the key the certificate was made for.")
         }
         if now > leaf.notValidAfter {
-            throw TLSFileError("The certificate in \(StartupCheck.absolute(certificatePath)) expired on \(Self.day(leaf.notValidAfter)); browsers refuse it. Renew it and start again.")
+            throw TLSFileError("The certificate in \(StartupCheck.absolute(certificatePath)) expired on \(Self.day(leaf.notValidAfter)); browsers refuse it. \(serving ? "Renew it: the server reads the renewed files as soon as they change." : "Renew it and start again.")")
         }
         if now < leaf.notValidBefore {
             throw TLSFileError("The certificate in \(StartupCheck.absolute(certificatePath)) is valid only from \(Self.day(leaf.notValidBefore)); check this machine's clock, or use one valid now.")
