@@ -7,7 +7,7 @@ past its limit; and wrong staff passwords in a burst. Every refusal the server o
 
 Then the third attack's floods, each bounded by the server: found-it codes guessed (many wrong
 codes from one player, in a new group each round: 429 too-many-guesses), tiny resumable uploads
-(`Content-Range: bytes */1` under many new keys: 429 too-many-uploads past the player's eight) and
+(`Content-Range: bytes */1` under many new keys: each past the player's eight ends their oldest) and
 a recap flood (16 recaps asked at once by one member: 429 recap-busy). Any refusal (4xx) is
 expected of them, a 5xx is an error; the report says what the server did.
 

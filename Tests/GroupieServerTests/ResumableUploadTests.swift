@@ -232,27 +232,48 @@ struct ResumableUploadTests {
         }
     }
 
-    @Test("Uploads in progress are bounded by number, from one index: a player's ninth upload of one byte waits for one of the eight to go")
+    @Test("Uploads in progress are bounded by number, from one index: a player's ninth ends their oldest; an address's 201st waits")
     func boundByNumber() async throws {
-        let server = try PhotoRouteTests.server()
+        let server = try { () throws -> TestServer in
+            var server = try PhotoRouteTests.server()
+            server.configuration.trustForwardedFor = true
+            return server
+        }()
         let index = server.configuration.dataDirectory + "/uploads/.index.json"
         @Sendable func listed() throws -> Int { (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: index))) as? [String: Any])?.count ?? -1 }
         try await server.test { client in
             let ada = try await client.newPlayer("Ada")
             let group = try await client.newGroup(by: ada)
             for key in 0..<8 {
-                #expect(try await Self.put(client, Data(), nil, total: 1, key: "k\(key)", as: ada, group: group.id).0.status == .ok)
+                #expect(try await Self.put(client, Data(), nil, total: 1, key: "k\(key)", as: ada, group: group.id, from: "10.0.0.9").0.status == .ok)
+                server.clock.advance(by: 1)
             }
             #expect(try listed() == 8)
-            let (refused, problem) = try await Self.put(client, Data(), nil, total: 1, key: "k8", as: ada, group: group.id)
-            #expect(refused.status == .tooManyRequests && problem["code"] as? String == "too-many-uploads" && refused.headers[.retryAfter] == "30", "\(problem)")
-            #expect(try listed() == 8 && Self.partialFiles(server).count == 8, "the refused start kept nothing")
-            // The first one's byte arrives: it is no photo, so the upload goes and leaves room for the ninth.
-            let (done, _) = try await Self.put(client, Data([0xFF]), 0...0, key: "k0", as: ada, group: group.id)
-            #expect((400..<500).contains(done.status.code))
-            #expect(try listed() == 7)
-            #expect(try await Self.put(client, Data(), nil, total: 1, key: "k8", as: ada, group: group.id).0.status == .ok)
+            // Her ninth (a phone that lost its keys starts again) ends her oldest.
+            #expect(try await Self.put(client, Data(), nil, total: 1, key: "k8", as: ada, group: group.id, from: "10.0.0.9").0.status == .ok)
+            #expect(try await Self.offset(client, key: "k0", as: ada, group: group.id) == nil)
+            #expect(try await Self.offset(client, key: "k1", as: ada, group: group.id) == 0)
             #expect(try listed() == 8 && Self.partialFiles(server).count == 8)
+            // 24 more players behind the same address, eight uploads each: 200 from the address.
+            for number in 0..<24 {
+                let player = try await client.newPlayer("P\(number)")
+                let own = try await client.newGroup(by: player)
+                for key in 0..<8 {
+                    #expect(try await Self.put(client, Data(), nil, total: 1, key: "k\(key)", as: player, group: own.id, from: "10.0.0.9").0.status == .ok)
+                }
+            }
+            #expect(try listed() == 200)
+            let bo = try await client.newPlayer("Bo")
+            let bosGroup = try await client.newGroup(by: bo)
+            let (refused, problem) = try await Self.put(client, Data(), nil, total: 1, key: "b", as: bo, group: bosGroup.id, from: "10.0.0.9")
+            #expect(refused.status == .tooManyRequests && problem["code"] as? String == "too-many-uploads" && refused.headers[.retryAfter] == "30", "\(problem)")
+            #expect(try listed() == 200, "the refused start kept nothing")
+            // One of them is done (its byte is no photo, so it goes), and the address has room again.
+            let (done, _) = try await Self.put(client, Data([0xFF]), 0...0, key: "k1", as: ada, group: group.id, from: "10.0.0.9")
+            #expect((400..<500).contains(done.status.code))
+            #expect(try listed() == 199)
+            #expect(try await Self.put(client, Data(), nil, total: 1, key: "b", as: bo, group: bosGroup.id, from: "10.0.0.9").0.status == .ok)
+            #expect(try await Self.put(client, Data(), nil, total: 1, key: "c", as: bo, group: bosGroup.id, from: "10.0.0.10").0.status == .ok)
         }
     }
 

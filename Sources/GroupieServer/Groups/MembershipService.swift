@@ -69,7 +69,9 @@ struct MembershipService: Sendable {
         let group = try await database.currentGroup(of: player.id)
         let erasure = try await database.erasePlayer(id: player.id, now: clock()) { [catalog] venueId in catalog.venue(id: venueId)?.venue }
         try await files.removeFiles(of: erasure.unusedBlobs)
-        try await partials.discard(uploadsOf: player.id)
+        // The erasure is committed: uploads that cannot go now go with their lifetime, and the
+        // events and streams below still follow.
+        try? await partials.discard(uploadsOf: player.id)
         hub.publish(erasure.events)
         if let group { hub.endStreams(groupId: group.id, playerId: player.id) }
         for groupId in erasure.groupsWithPhotos { collages.refresh(groupId: groupId) }

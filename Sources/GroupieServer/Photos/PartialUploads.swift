@@ -17,9 +17,11 @@ import HTTPTypes
 /// The uploads in progress are bounded by number (per player, per group, per client address and
 /// in all: `Counts.bounds`) and by what they announce (their declared totals, reserved when they
 /// start): a byte of a 25 MiB photo each, or uploads that reserve one byte each, cannot take the
-/// server's room. The bounds per address count only uploads that moved in the last
-/// `addressWindow` (an hour): a phone that went away with its upload half sent does not hold back
-/// the others behind the museum's one address all day. An upload untouched for `lifetime` goes.
+/// server's room. A player's newest upload wins: past their bound, their oldest goes. The bound
+/// in bytes per address counts only uploads that moved in the last `addressWindow` (an hour): a
+/// phone that went away with its upload half sent does not hold back the others behind the
+/// museum's one address all day. An upload untouched for `lifetime` goes, and one that received
+/// no byte in `addressWindow` (announced, never sent) goes then.
 ///
 /// The uploads in progress are listed in `uploads/.index.json`, read and replaced under the
 /// folder's lock (`.lock`) as an upload starts or goes: a start reads one file, never every
@@ -41,7 +43,8 @@ struct PartialUploads: Sendable {
         var perAddress: Int
         var total: Int
 
-        /// A phone sends its queue one photo at a time; a class behind one address sends a few each.
+        /// A phone sends its queue one photo at a time (past its bound, its oldest goes); a class
+        /// behind one address sends a few each.
         static let bounds = Counts(perPlayer: 8, perGroup: 64, perAddress: 200, total: 4000)
     }
 
@@ -90,6 +93,7 @@ struct PartialUploads: Sendable {
         self.fileIO = fileIO
         self.clock = clock
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Self.reconcile(root: directory)
     }
 
     func folder(of groupId: String) -> String { directory + "/" + Self.hash(groupId) }
@@ -144,10 +148,17 @@ struct PartialUploads: Sendable {
                 }
                 try? FileManager.default.removeItem(atPath: path)
             }
-            var index = Self.readIndex(root: root)
+            let listed = Self.readIndex(root: root)
+            var index = listed
             Self.removeExpired(&index, root: root, now: now, lifetime: lifetime)
             index[relative] = nil
-            try Self.admit(entry, as: relative, to: &index, root: root, limits: limits, counts: counts, now: now)
+            do {
+                try Self.admit(entry, as: relative, to: &index, root: root, limits: limits, counts: counts, now: now)
+            } catch {
+                // What went meanwhile (expired, struck off) stays gone for the next start.
+                if index != listed { try? Self.writeIndex(index, root: root) }
+                throw error
+            }
             // Listed before it exists: a crash in between leaves an entry that goes with its lifetime.
             index[relative] = entry
             try Self.writeIndex(index, root: root)
@@ -200,7 +211,8 @@ struct PartialUploads: Sendable {
         defer { lock.release() }
         guard let state = try await fileIO.run({ Self.readState(path) }), state.received == state.total else { return nil }
         let (value, remove) = try await body(state, path + "/data")
-        if remove { try await discard(name) }
+        // The photo is made: an upload that cannot go now goes with its lifetime.
+        if remove { try? await discard(name) }
         return value
     }
 
@@ -259,34 +271,46 @@ struct PartialUploads: Sendable {
         if let bytes = range.bytes, bytes.lowerBound != state.received { throw Problem.offsetMismatch(state.received) }
     }
 
-    /// Whether `entry` may start beside the uploads of `index`; an entry whose folder went (a
-    /// crash between the two) is struck off before a bound refuses.
+    /// Whether `entry` may start beside the uploads of `index`. A player's newest upload wins:
+    /// past their bound, their oldest that no request is adding to goes (a phone that lost its
+    /// keys starts again). An entry whose folder went (a crash between the two) is struck off
+    /// before another bound refuses.
     static func admit(_ entry: Entry, as relative: String, to index: inout Index, root: String, limits: Limits, counts: Counts, now: Double) throws {
+        let mine = index.filter { $0.value.player == entry.player }.sorted { $0.value.startedAt < $1.value.startedAt }
+        var ending: [String] = []
+        for (path, _) in mine where ending.count < mine.count + 1 - counts.perPlayer {
+            if FileManager.default.fileExists(atPath: root + "/" + path) {
+                guard let lock = try? FileLock.take(root + "/" + path + "/lock") else { continue }
+                lock.release()
+            }
+            ending.append(path)
+        }
+        if mine.count - ending.count >= counts.perPlayer { throw Problem.tooManyUploads }
         let group = groupPart(relative)
         func refusal(_ index: Index) -> Problem? {
-            var number = (player: 0, group: 0, address: 0, total: index.count)
+            var number = (group: 0, address: 0, total: index.count)
             var bytes = (group: entry.total, address: entry.total, total: entry.total)
             for (path, other) in index {
                 bytes.total += other.total
-                if other.player == entry.player { number.player += 1 }
                 if groupPart(path) == group {
                     number.group += 1
                     bytes.group += other.total
                 }
-                if other.address == entry.address, movedSince(path, other, root: root, since: now - addressWindow) {
-                    number.address += 1
-                    bytes.address += other.total
-                }
+                guard other.address == entry.address else { continue }
+                number.address += 1
+                if movedSince(path, other, root: root, since: now - addressWindow) { bytes.address += other.total }
             }
-            if number.player >= counts.perPlayer || number.group >= counts.perGroup || number.address >= counts.perAddress || number.total >= counts.total {
-                return .tooManyUploads
-            }
+            if number.group >= counts.perGroup || number.address >= counts.perAddress || number.total >= counts.total { return .tooManyUploads }
             if bytes.group > limits.perGroup || bytes.address > limits.perAddress || bytes.total > limits.total { return .uploadSpaceFull }
             return nil
         }
-        guard refusal(index) != nil else { return }
-        index = index.filter { FileManager.default.fileExists(atPath: root + "/" + $0.key) }
-        if let problem = refusal(index) { throw problem }
+        // Only a start that is taken ends the player's oldest.
+        let staying = index.filter { !ending.contains($0.key) }
+        if refusal(staying) != nil {
+            index = index.filter { FileManager.default.fileExists(atPath: root + "/" + $0.key) }
+            if let problem = refusal(index.filter { !ending.contains($0.key) }) { throw problem }
+        }
+        for path in ending { remove(path, from: &index, root: root) }
     }
 
     static func groupPart(_ relative: String) -> Substring { relative.prefix { $0 != "/" } }
@@ -324,10 +348,7 @@ struct PartialUploads: Sendable {
         var index: Index = [:]
         for group in groups(in: root) {
             for upload in uploads(in: group) {
-                let relative = (group as NSString).lastPathComponent + "/" + (upload as NSString).lastPathComponent
-                let player = String((upload as NSString).lastPathComponent.prefix { $0 != "-" })
-                let state = readState(upload)
-                index[relative] = Entry(player: player, address: state?.address, total: state?.total ?? 0, startedAt: state?.updatedAt ?? 0)
+                index[(group as NSString).lastPathComponent + "/" + (upload as NSString).lastPathComponent] = entry(of: upload)
             }
         }
         return index
@@ -355,12 +376,44 @@ struct PartialUploads: Sendable {
     static let addressWindow: TimeInterval = 3600
 
     /// The uploads listed as started before `lifetime` ago whose state says they have not moved
-    /// since (or that have no state, left by a crash as one started) go, with their folders.
+    /// since (or that have no state, left by a crash as one started) go, with their folders; so
+    /// do those that have not received a byte in `addressWindow` (announced, never sent).
     static func removeExpired(_ index: inout Index, root: String, now: Double, lifetime: TimeInterval) {
-        for (relative, entry) in index where now - entry.startedAt > lifetime {
-            let updated = readState(root + "/" + relative)?.updatedAt ?? entry.startedAt
-            if now - updated > lifetime { remove(relative, from: &index, root: root) }
+        for (relative, entry) in index where now - entry.startedAt > min(lifetime, addressWindow) {
+            let state = readState(root + "/" + relative), updated = state?.updatedAt ?? entry.startedAt
+            if now - updated > lifetime || (state?.received == 0 && now - updated > addressWindow) { remove(relative, from: &index, root: root) }
         }
+    }
+
+    /// Lists the uploads on disk that the index does not (left by an earlier Groupie, or by an
+    /// instance that stopped between the two), and strikes off entries whose folders went: at
+    /// start, waiting for the folder's lock as starting may.
+    static func reconcile(root: String) throws {
+        let descriptor = open(root + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+        let listed = readIndex(root: root)
+        var index = listed.filter { FileManager.default.fileExists(atPath: root + "/" + $0.key) }
+        for group in groups(in: root) {
+            for upload in uploads(in: group) {
+                let relative = (group as NSString).lastPathComponent + "/" + (upload as NSString).lastPathComponent
+                guard index[relative] == nil else { continue }
+                index[relative] = entry(of: upload)
+            }
+        }
+        if index != listed { try writeIndex(index, root: root) }
+    }
+
+    /// The entry of an upload's folder as its state says (its name holds its player's part).
+    static func entry(of upload: String) -> Entry {
+        let state = readState(upload)
+        return Entry(
+            player: String((upload as NSString).lastPathComponent.prefix { $0 != "-" }), address: state?.address, total: state?.total ?? 0,
+            startedAt: state?.updatedAt ?? 0
+        )
     }
 }
 

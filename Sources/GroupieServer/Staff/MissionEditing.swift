@@ -86,19 +86,28 @@ struct MissionEditing: Sendable {
         try await database.audit(AuditEntry(
             at: date, staffEmail: email, venueId: venueId, action: "missions saved", subject: "version \(number)", reason: note
         ))
-        let written: (MissionFileWriter.Outcome, MissionHistory.Version?) = try await fileIO.run { try history.exclusively {
-            var version: MissionHistory.Version?
-            let outcome = try MissionFileWriter().write(text, to: path, over: base) { old in
-                // The file as found, before its first save here, so that it can be restored too.
-                if let old, try history.versions(venueId: venueId).first?.hash != MissionFileReader.hash(Data(old.utf8)) {
-                    try history.record(venueId: venueId, text: old, staffEmail: nil, at: date, note: "as found on disk")
+        let written: (MissionFileWriter.Outcome, MissionHistory.Version?)
+        do {
+            written = try await fileIO.run { try history.exclusively {
+                var version: MissionHistory.Version?
+                let outcome = try MissionFileWriter().write(text, to: path, over: base) { old in
+                    // The file as found, before its first save here, so that it can be restored too.
+                    if let old, try history.versions(venueId: venueId).first?.hash != MissionFileReader.hash(Data(old.utf8)) {
+                        try history.record(venueId: venueId, text: old, staffEmail: nil, at: date, note: "as found on disk")
+                    }
                 }
-            }
-            if case .saved = outcome {
-                version = try history.record(venueId: venueId, text: text, staffEmail: email, at: date, note: note)
-            }
-            return (outcome, version)
-        } }
+                if case .saved = outcome {
+                    version = try history.record(venueId: venueId, text: text, staffEmail: email, at: date, note: note)
+                }
+                return (outcome, version)
+            } }
+        } catch {
+            // A write that failed (a full disk) has its line too, beside the one written before it.
+            try? await database.audit(AuditEntry(
+                at: date, staffEmail: email, venueId: venueId, action: "missions save failed", subject: "version \(number)", reason: "\(error)".prefix(200).description
+            ))
+            throw error
+        }
         guard case .saved = written.0, let version = written.1 else {
             // Changed since the line was written: a second line says the save was not made.
             logger.warning("mission file changed on disk during a save", metadata: ["venue": "\(venueId)", "version": "\(number)"])
