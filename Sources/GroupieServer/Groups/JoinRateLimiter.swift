@@ -73,8 +73,11 @@ struct JoinRateLimiter: Sendable {
         guard let first = checks.first?.limiter else { return nil }
         precondition(checks.allSatisfy { $0.limiter.window == first.window }, "limits read at once share their window")
         let keys = checks.map { $0.limiter.scope + ":" + $0.key }
+        // The attempts running are read before the failures: one that records its failure and
+        // ends in between is counted by one of the two reads, never by neither.
+        let running = checks.map { $0.limiter.othersRunning($0.key) }
         do {
-            return wait(checks, failures: try await first.store.failures(of: keys, within: first.window, now: now), now: now, allowing: extra)
+            return wait(checks, failures: try await first.store.failures(of: keys, within: first.window, now: now), running: running, now: now, allowing: extra)
         } catch {
             first.logger.error("cannot read the failed attempts of a rate limit: \(error)", metadata: ["scope": "\(first.scope)"])
             return nil
@@ -82,13 +85,14 @@ struct JoinRateLimiter: Sendable {
     }
 
     /// The longest wait of the limits given their keys' failures (as the store keys them,
-    /// `scope:key`), read already.
+    /// `scope:key`) and the attempts of each running beside the one asking, both read already,
+    /// the running ones first.
     static func wait(
-        _ checks: [(limiter: JoinRateLimiter, key: String, since: Date?)], failures: [String: [Date]], now: Date, allowing extra: Int = 0
+        _ checks: [(limiter: JoinRateLimiter, key: String, since: Date?)], failures: [String: [Date]], running: [Int], now: Date, allowing extra: Int = 0
     ) -> Int? {
-        let waits = checks.compactMap { check -> Int? in
+        let waits = zip(checks, running).compactMap { check, others -> Int? in
             let recent = (failures[check.limiter.scope + ":" + check.key] ?? []).filter { failure in check.since.map { failure > $0 } ?? true }
-            guard recent.count + check.limiter.othersRunning(check.key) >= check.limiter.limit + extra else { return nil }
+            guard recent.count + others >= check.limiter.limit + extra else { return nil }
             // Full with attempts still running: a second, by which they have ended and counted.
             guard let oldest = recent.first, recent.count >= check.limiter.limit + extra else { return 1 }
             return max(1, Int((check.limiter.window - now.timeIntervalSince(oldest)).rounded(.up)))
@@ -203,8 +207,10 @@ struct JoinLimits: Sendable {
     func joinGate(_ player: Player, address: String, now: Date) -> FailureGate {
         precondition(byPlayer.window == byAddress.window, "limits read at once share their window")
         let checks: [(limiter: JoinRateLimiter, key: String, since: Date?)] = [(byPlayer, player.id, nil), (byAddress, address, nil)]
+        // Read now, before the store reads the failures in the join's transaction.
+        let running = checks.map { $0.limiter.othersRunning($0.key) }
         return FailureGate(keys: checks.map { $0.limiter.scope + ":" + $0.key }, window: byPlayer.window) { failures in
-            if let seconds = JoinRateLimiter.wait(checks, failures: failures, now: now) { throw Self.tooManyAttempts(seconds) }
+            if let seconds = JoinRateLimiter.wait(checks, failures: failures, running: running, now: now) { throw Self.tooManyAttempts(seconds) }
         }
     }
 
