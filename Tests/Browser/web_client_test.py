@@ -369,8 +369,13 @@ def scenario(binary, work, started):
     told = c.js("return window.toldTexts")
     check(told and not any("photo" in text for text in told), f"a late joiner was told {told!r}")
     log("a late joiner gets the group's history without a burst of messages; a French phone reads English missions")
-    title = c.el(f".mission-card[data-mission={MISSION}] .title")  # no French in a Swedish venue: English
-    check(title.get_attribute("lang") == "en" and "toxic" in title.text.lower(), f"a French phone in a Swedish venue reads {title.text!r}")
+    # No French in a Swedish venue: English. Read in one step, as the card may be drawn again.
+    def english_title(_):
+        found = c.js("const t = document.querySelector(arguments[0]); return t ? [t.getAttribute('lang'), t.textContent] : null",
+                     f".mission-card[data-mission={MISSION}] .title")
+        return bool(found) and found[0] == "en" and "toxic" in found[1].lower()
+
+    c.wait(english_title, "a French phone in a Swedish venue to read the mission's title in English")
 
     # ------------------------------------------------------------ a full group is no dead end
     for n in range(12):
