@@ -339,25 +339,6 @@ struct PartialUploads: Sendable {
         try BlobStore.fsync(path: (path as NSString).deletingLastPathComponent)
     }
 
-    /// The index, or, where there is none yet (the first start after an upgrade), the uploads on
-    /// disk as their states say.
-    static func readIndex(root: String) -> Index {
-        if let data = FileManager.default.contents(atPath: root + "/.index.json"), let index = try? JSONDecoder().decode(Index.self, from: data) {
-            return index
-        }
-        var index: Index = [:]
-        for group in groups(in: root) {
-            for upload in uploads(in: group) {
-                index[(group as NSString).lastPathComponent + "/" + (upload as NSString).lastPathComponent] = entry(of: upload)
-            }
-        }
-        return index
-    }
-
-    static func writeIndex(_ index: Index, root: String) throws {
-        try replace(root + "/.index.json", with: try JSONEncoder().encode(index))
-    }
-
     /// Strikes the upload off and removes its folder, and its group's folder when that is empty.
     static func remove(_ relative: String, from index: inout Index, root: String) {
         try? FileManager.default.removeItem(atPath: root + "/" + relative)
@@ -384,90 +365,4 @@ struct PartialUploads: Sendable {
             if now - updated > lifetime || (state?.received == 0 && now - updated > addressWindow) { remove(relative, from: &index, root: root) }
         }
     }
-
-    /// Lists the uploads on disk that the index does not (left by an earlier Groupie, or by an
-    /// instance that stopped between the two), and strikes off entries whose folders went: at
-    /// start, waiting for the folder's lock as starting may.
-    static func reconcile(root: String) throws {
-        let descriptor = open(root + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        }
-        let listed = readIndex(root: root)
-        var index = listed.filter { FileManager.default.fileExists(atPath: root + "/" + $0.key) }
-        for group in groups(in: root) {
-            for upload in uploads(in: group) {
-                let relative = (group as NSString).lastPathComponent + "/" + (upload as NSString).lastPathComponent
-                guard index[relative] == nil else { continue }
-                index[relative] = entry(of: upload)
-            }
-        }
-        if index != listed { try writeIndex(index, root: root) }
-    }
-
-    /// The entry of an upload's folder as its state says (its name holds its player's part).
-    static func entry(of upload: String) -> Entry {
-        let state = readState(upload)
-        return Entry(
-            player: String((upload as NSString).lastPathComponent.prefix { $0 != "-" }), address: state?.address, total: state?.total ?? 0,
-            startedAt: state?.updatedAt ?? 0
-        )
-    }
-}
-
-/// `flock` on a file, held until released (or its process ends).
-final class FileLock: Sendable {
-    private let descriptor: Int32
-
-    private init(descriptor: Int32) {
-        self.descriptor = descriptor
-    }
-
-    /// The lock, or nil when another holds it: never waits.
-    static func take(_ path: String) throws -> FileLock? {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            // The upload's folder went (completed, expired) since its state was read.
-            if errno == ENOENT { throw Problem.offsetMismatch(0) }
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            return nil
-        }
-        return FileLock(descriptor: descriptor)
-    }
-
-    func release() { close(descriptor) }
-}
-
-extension Problem {
-    static func offsetMismatch(_ offset: Int) -> Problem {
-        Problem(
-            .conflict, code: "upload-offset-mismatch",
-            detail: "The server has the upload's bytes up to \(offset); send the part that starts there.",
-            headers: [.uploadOffset: String(offset)], extensions: ["offset": String(offset)]
-        )
-    }
-
-    static func totalChanged(_ total: Int) -> Problem {
-        Problem(.conflict, code: "upload-total-changed", detail: "This upload was started for a photo of \(total) bytes; a new photo needs a new key.")
-    }
-
-    static let uploadBusy = Problem(
-        .conflict, code: "upload-busy", detail: "Another request is adding to this upload; ask where it stands and go on from there.",
-        headers: [.retryAfter: "1"]
-    )
-
-    static let tooManyUploads = Problem(
-        .tooManyRequests, code: "too-many-uploads",
-        detail: "Too many photos are half sent from here right now; the next one goes when one of them is done.", headers: [.retryAfter: "30"]
-    )
-
-    static let uploadSpaceFull = Problem(
-        HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "uploads-full",
-        detail: "Too many photos are half sent right now; try again in a while.", headers: [.retryAfter: "30"]
-    )
 }
