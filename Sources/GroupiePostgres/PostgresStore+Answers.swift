@@ -14,7 +14,8 @@ extension PostgresStore {
             guard try await Self.activeGroupId(connection, playerId: player.id, logger: logger) == groupId else { throw MembershipError.groupNotFound }
             if let closed = group?.closed { throw MembershipError.groupClosed(closed) }
             let change = try AnswerRules.answer(
-                given, to: task, by: player, before: try await Self.taskPhotos(connection, groupId: groupId, logger: logger), venue: venue, now: now
+                given, to: task, by: player, before: try await Self.taskPhotos(connection, groupId: groupId, logger: logger),
+                attempts: try await Self.attemptCount(connection, groupId: groupId, task: task, logger: logger), venue: venue, now: now
             )
             let answer = change.answer
             try await connection.run("""
@@ -39,6 +40,15 @@ extension PostgresStore {
                 WHERE play_group.venue_id = \(venueId) ORDER BY task_answer.answered_at, task_answer.id
                 """, logger: logger).map { row in (try row.get(7, as: String.self), try Self.answer(from: row)) }
         }
+    }
+
+    /// How many attempts the group has stored at `task`; read with the group's row locked, so
+    /// that attempts sent at once are counted one after the other.
+    static func attemptCount(_ connection: PostgresConnection, groupId: String, task: GroupProgress.TaskKey, logger: Logger) async throws -> Int {
+        try await connection.value(
+            "SELECT COUNT(*) FROM task_answer WHERE group_id = \(groupId) AND mission_id = \(task.missionId) AND task_id = \(task.taskId)",
+            as: Int.self, logger: logger
+        ) ?? 0
     }
 
     /// The group's attempts, oldest first.

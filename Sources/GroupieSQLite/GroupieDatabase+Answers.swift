@@ -37,7 +37,8 @@ extension GroupieDatabase {
             guard try Self.activeGroupId(db, playerId: player.id) == groupId else { throw MembershipError.groupNotFound }
             if let closed = try Self.group(db, where: "id = ?", groupId)?.closed { throw MembershipError.groupClosed(closed) }
             let change = try AnswerRules.answer(
-                given, to: task, by: player, before: try Self.taskPhotos(db, groupId: groupId), venue: venue, now: now
+                given, to: task, by: player, before: try Self.taskPhotos(db, groupId: groupId),
+                attempts: try Self.attemptCount(db, groupId: groupId, task: task), venue: venue, now: now
             )
             let answer = change.answer
             try db.executeCached(
@@ -81,6 +82,14 @@ extension GroupieDatabase {
     static func answers(_ db: Database, groupId: String) throws -> [TaskAnswer] {
         try db.cachedStatement(sql: answerSelect + " WHERE task_answer.group_id = ? ORDER BY task_answer.answered_at, task_answer.rowid")
             .allRows(arguments: [groupId]) { answer(from: $0) }
+    }
+
+    /// How many attempts the group has stored at `task`.
+    static func attemptCount(_ db: Database, groupId: String, task: GroupProgress.TaskKey) throws -> Int {
+        try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT COUNT(*) FROM task_answer WHERE group_id = ? AND mission_id = ? AND task_id = ?"),
+            arguments: [groupId, task.missionId, task.taskId]
+        ) ?? 0
     }
 
     /// When the group started each mission: the start its numbers stored with the mission's first

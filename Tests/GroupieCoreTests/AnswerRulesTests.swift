@@ -32,12 +32,24 @@ struct AnswerRulesTests {
     func key(_ mission: String, _ task: String) -> GroupProgress.TaskKey { .init(missionId: mission, taskId: task) }
 
     func answer(_ given: AnswerRules.Given, _ task: GroupProgress.TaskKey, answered: Set<GroupProgress.TaskKey> = [], photos: [Photo] = [],
-                attempts: [TaskAnswer] = [], at date: Date? = nil) throws(AnswerRules.Refusal) -> AnswerRules.Change {
+                attempts: [TaskAnswer] = [], stored: Int = 0, at date: Date? = nil) throws(AnswerRules.Refusal) -> AnswerRules.Change {
         // The earlier attempts reach the rule as the task photos carry them: each mission's first.
         let missionStarts = Dictionary(attempts.map { ($0.task.missionId, $0.answeredAt) }, uniquingKeysWith: min)
         return try AnswerRules.answer(
-            given, to: task, by: ada, before: TaskPhotos(photos: photos, picks: [:], answered: answered, missionStarts: missionStarts), venue: venue, now: date ?? noon
+            given, to: task, by: ada, before: TaskPhotos(photos: photos, picks: [:], answered: answered, missionStarts: missionStarts), attempts: stored, venue: venue,
+            now: date ?? noon
         )
+    }
+
+    @Test("a group's attempts at one task stop at the cap, the right one too; another task still takes them")
+    func attemptCap() throws {
+        let last = try answer(.choice(1), key("q", "colour"), stored: AnswerRules.maxAttempts - 1)
+        #expect(last.answer.answer == "2")
+        #expect(throws: AnswerRules.Refusal.attemptsUsedUp) { try answer(.choice(1), key("q", "colour"), stored: AnswerRules.maxAttempts) }
+        #expect(throws: AnswerRules.Refusal.attemptsUsedUp) { try answer(.choice(0), key("q", "colour"), stored: AnswerRules.maxAttempts) }
+        #expect(throws: AnswerRules.Refusal.alreadyDone, "a done task says so, whatever its count") {
+            try answer(.choice(0), key("q", "colour"), answered: [key("q", "colour")], stored: AnswerRules.maxAttempts)
+        }
     }
 
     @Test("a wrong choice is stored and told, and the task stays open; the right one makes it done")

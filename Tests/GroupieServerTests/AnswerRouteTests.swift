@@ -1,4 +1,5 @@
 import Foundation
+import GroupieCore
 @testable import GroupieServer
 import GroupieTestSupport
 import HTTPTypes
@@ -175,6 +176,29 @@ struct AnswerRouteTests {
             #expect(try #require(late.headers[.retryAfter].flatMap { Int($0) }) > 60)
             server.clock.advance(by: 900)
             #expect(try await guess("LION-42", as: cy).1["right"] as? Bool == true, "after the wait, the right code is taken")
+        }
+    }
+
+    @Test("A group's attempts at a task stop at the cap: the next, right or wrong, is 409 attempts-used-up and is neither stored nor told")
+    func attemptCap() async throws {
+        // No time limit, so that the clock may move past the guess limits' windows.
+        let server = try TestServer()
+        try server.write("aquarium.yaml", TestServer.aquarium(extraMission: Self.quiz.replacingOccurrences(of: "    time_limit: 15\n", with: "")))
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada)
+            let sticker = "/api/v1/groups/\(group.id)/missions/quiz/tasks/sticker/answer"
+            for index in 0..<AnswerRules.maxAttempts {
+                if index.isMultiple(of: GuessLimits.perPlayerPerMinute) { server.clock.advance(by: 901) }
+                let (response, _) = try await client.send(.post, sticker, json: #"{"text": "\#(index)"}"#, headers: ada.auth)
+                #expect(response.status == .ok, "attempt \(index + 1)")
+            }
+            server.clock.advance(by: 901)
+            let (refused, problem) = try await client.send(.post, sticker, json: #"{"text": "LION-42"}"#, headers: ada.auth)
+            #expect(refused.status == .conflict && problem["code"] as? String == "attempts-used-up", "\(problem)")
+            let database = try server.database()
+            #expect(try await database.taskAnswers(groupId: group.id).count == AnswerRules.maxAttempts)
+            #expect(try await database.events(groupId: group.id, after: 0, limit: 500).filter { $0.kind == .taskAnswered }.count == AnswerRules.maxAttempts)
         }
     }
 

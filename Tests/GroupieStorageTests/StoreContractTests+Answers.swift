@@ -101,4 +101,44 @@ extension StoreContractTests {
         let inTime = try await store.addPhoto(photo(group, by: ada, "q", "photo"), venue: venue, now: now.addingTimeInterval(600))
         #expect(inTime.created)
     }
+
+    @Test("A group keeps at most the cap of attempts at one task, also when the last ones are sent at once; the rest are refused and stored nowhere", arguments: Backend.chosen)
+    func attemptCap(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, bo, group) = try await pair(in: store)
+        let venue = quizVenue
+        let code = GroupProgress.TaskKey(missionId: "q", taskId: "sticker")
+        for index in 0..<(AnswerRules.maxAttempts - 4) {
+            _ = try await store.answerTask(groupId: group.id, task: code, given: .text("guess \(index)"), by: ada, venue: venue, now: now)
+        }
+        // Twelve more at once, from both members: four fit, whoever sends them.
+        let outcomes = await withTaskGroup(of: Bool.self) { tasks in
+            for index in 0..<12 {
+                tasks.addTask {
+                    do {
+                        _ = try await store.answerTask(
+                            groupId: group.id, task: code, given: .text("race \(index)"), by: index.isMultiple(of: 2) ? ada : bo, venue: venue, now: self.now
+                        )
+                        return true
+                    } catch AnswerRules.Refusal.attemptsUsedUp {
+                        return false
+                    } catch {
+                        Issue.record("unexpected \(error)")
+                        return false
+                    }
+                }
+            }
+            return await tasks.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 }.count == 4)
+        await #expect(throws: AnswerRules.Refusal.attemptsUsedUp, "the right code too") {
+            try await store.answerTask(groupId: group.id, task: code, given: .text("LION-42"), by: bo, venue: venue, now: self.now)
+        }
+        #expect(try await store.taskAnswers(groupId: group.id).count == AnswerRules.maxAttempts)
+        #expect(try await store.events(groupId: group.id, after: 0, limit: 500).filter { $0.kind == .taskAnswered }.count == AnswerRules.maxAttempts)
+        #expect(try await store.taskPhotos(groupId: group.id).done.isEmpty)
+        // The question beside it is its own count.
+        #expect(try await store.answerTask(groupId: group.id, task: .init(missionId: "q", taskId: "colour"), given: .choice(0), by: bo, venue: venue, now: now)
+            .map(\.kind) == [.taskAnswered, .taskDone])
+    }
 }

@@ -110,7 +110,7 @@ const D = {
     'answer.label': 'Your answer', 'answer.send': 'Answer', 'answer.codeLabel': 'The code on the sticker', 'answer.check': 'Check the code',
     'answer.scan': 'Scan the code', 'answer.camera': 'Camera view for scanning the code', 'answer.noCamera': 'The camera is not available. Type the code instead.',
     'live.answered': '{name} tried an answer: {task}', 'live.answeredRight': '{name} got it right: {task}',
-    'err.too-many-guesses.one': 'That is a lot of guesses! Think it over, then try again in 1 minute.', 'err.too-many-guesses.other': 'That is a lot of guesses! Think it over, then try again in {n} minutes.', 'err.time-up': 'The time for this mission is up.', 'err.task-answered-already': 'Your group has already got this one.',
+    'err.too-many-guesses.one': 'That is a lot of guesses! Think it over, then try again in 1 minute.', 'err.too-many-guesses.other': 'That is a lot of guesses! Think it over, then try again in {n} minutes.', 'err.time-up': 'The time for this mission is up.', 'err.attempts-used-up': 'Your group has used all its tries for this one. Go on with the other tasks!', 'err.task-answered-already': 'Your group has already got this one.',
   },
 };
 

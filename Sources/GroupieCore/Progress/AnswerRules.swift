@@ -27,7 +27,9 @@ public struct TaskAnswer: Sendable, Hashable {
 /// The rule: any member may answer a question or type a code of an unlocked mission, as often
 /// as they like until one attempt is right; every attempt is stored and told to the group
 /// (`task-answered`), and the first right one makes the task done (`task-done`, then
-/// `mission-completed` when it was the mission's last). A done task takes no more attempts.
+/// `mission-completed` when it was the mission's last). A done task takes no more attempts,
+/// and a group keeps at most `maxAttempts` of one task: the guess limits make a class wait
+/// long before that, and the cap bounds what a group's answers and events can grow to.
 /// In a mission with a `time_limit:`, the time runs from the group's first photo or attempt
 /// for one of its tasks; after it, attempts are refused.
 public enum AnswerRules {
@@ -54,10 +56,17 @@ public enum AnswerRules {
         case noSuchChoice
         /// An empty text, or one longer than `maxLength`.
         case unusableText
+        /// The group has stored `maxAttempts` attempts at the task.
+        case attemptsUsedUp
     }
 
     /// The longest text an attempt may be.
     public static let maxLength = 200
+
+    /// The most attempts a group keeps of one task. At the guess limits (24 wrong attempts a
+    /// quarter of an hour per group) a group reaches it after half an hour of guessing; a class
+    /// that thinks never does.
+    public static let maxAttempts = 50
 
     public struct Change: Sendable {
         /// The attempt to store.
@@ -67,9 +76,10 @@ public enum AnswerRules {
     }
 
     /// The change `given` by `player` makes to `task` of a group whose task photos (tasks
-    /// answered right, and when the group first answered each mission) are `before`.
+    /// answered right, and when the group first answered each mission) are `before`, and which
+    /// has stored `attempts` attempts at the task so far.
     public static func answer(
-        _ given: Given, to task: GroupProgress.TaskKey, by player: Player, before: TaskPhotos, venue: Venue?, now: Date
+        _ given: Given, to task: GroupProgress.TaskKey, by player: Player, before: TaskPhotos, attempts: Int, venue: Venue?, now: Date
     ) throws(Refusal) -> Change {
         guard let venue, let mission = venue.mission(id: task.missionId), let missionTask = mission.task(id: task.taskId) else {
             throw .unknownTask
@@ -81,6 +91,7 @@ public enum AnswerRules {
         guard !before.done.contains(task) else { throw .alreadyDone }
         if let deadline = deadline(of: mission, photos: before, attempts: []), now > deadline { throw .timeUp(missionId: mission.id) }
         let (answer, right) = try judge(given, kind: missionTask.kind)
+        guard attempts < maxAttempts else { throw .attemptsUsedUp }
         var events: [GroupEventPayload] = [.taskAnswered(task, playerId: player.id, name: player.name, answer: answer, right: right)]
         if right {
             var after = before

@@ -130,6 +130,11 @@ extension Problem {
             self = .missionLocked(missionId)
         case .alreadyDone: self.init(.conflict, code: "task-answered-already", detail: "Your group has already answered this task right.")
         case .timeUp(let missionId): self.init(.conflict, code: "time-up", detail: "The time for mission '\(missionId)' is over.")
+        case .attemptsUsedUp:
+            self.init(
+                .conflict, code: "attempts-used-up",
+                detail: "Your group has tried this task \(AnswerRules.maxAttempts) times, which is all it may; go on with the other tasks."
+            )
         case .wrongKindOfAnswer:
             self.init(
                 .unprocessableContent, code: "wrong-kind-of-answer",

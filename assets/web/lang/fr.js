@@ -95,5 +95,5 @@ export default {
     'answer.label': 'Votre réponse', 'answer.send': 'Répondre', 'answer.codeLabel': 'Le code de l’autocollant', 'answer.check': 'Vérifier le code',
     'answer.scan': 'Scanner le code', 'answer.camera': 'Vue de la caméra pour scanner le code', 'answer.noCamera': 'La caméra n’est pas disponible. Tapez plutôt le code.',
     'live.answered': '{name} a proposé une réponse : {task}', 'live.answeredRight': '{name} a trouvé : {task}',
-    'err.too-many-guesses.one': 'Beaucoup d’essais ! Réfléchissez, puis réessayez dans 1 minute.', 'err.too-many-guesses.other': 'Beaucoup d’essais ! Réfléchissez, puis réessayez dans {n} minutes.', 'err.time-up': 'Le temps de cette mission est écoulé.', 'err.task-answered-already': 'Votre groupe a déjà trouvé celle-ci.',
+    'err.too-many-guesses.one': 'Beaucoup d’essais ! Réfléchissez, puis réessayez dans 1 minute.', 'err.too-many-guesses.other': 'Beaucoup d’essais ! Réfléchissez, puis réessayez dans {n} minutes.', 'err.time-up': 'Le temps de cette mission est écoulé.', 'err.attempts-used-up': 'Votre groupe a utilisé tous ses essais pour celle-ci. Passez aux autres tâches !', 'err.task-answered-already': 'Votre groupe a déjà trouvé celle-ci.',
 };

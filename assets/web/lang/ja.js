@@ -104,5 +104,5 @@ export default {
     'answer.label': 'あなたの答え', 'answer.send': '答える', 'answer.codeLabel': 'ステッカーのコード', 'answer.check': 'コードを確かめる',
     'answer.scan': 'コードを読み取る', 'answer.camera': 'コード読み取り用のカメラ画面', 'answer.noCamera': 'カメラが使えません。コードを入力してください。',
     'live.answered': '{name}さんが答えました：{task}', 'live.answeredRight': '{name}さんが正解しました：{task}',
-    'err.too-many-guesses.other': 'こたえを たくさん ためしました。よく考えて、{n} 分後に もう一度 ためしてください。', 'err.time-up': 'このミッションの時間は終わりました。', 'err.task-answered-already': 'グループはもうこの問題に正解しています。',
+    'err.too-many-guesses.other': 'こたえを たくさん ためしました。よく考えて、{n} 分後に もう一度 ためしてください。', 'err.time-up': 'このミッションの時間は終わりました。', 'err.attempts-used-up': 'このタスクに挑戦できる回数を使い切りました。ほかのタスクに進みましょう！', 'err.task-answered-already': 'グループはもうこの問題に正解しています。',
 };

@@ -95,5 +95,5 @@ export default {
     'answer.label': 'Ditt svar', 'answer.send': 'Svara', 'answer.codeLabel': 'Koden på klistermärket', 'answer.check': 'Kolla koden',
     'answer.scan': 'Skanna koden', 'answer.camera': 'Kameravy för att skanna koden', 'answer.noCamera': 'Kameran går inte att använda. Skriv koden i stället.',
     'live.answered': '{name} gissade: {task}', 'live.answeredRight': '{name} svarade rätt: {task}',
-    'err.too-many-guesses.one': 'Många gissningar! Fundera lite och försök igen om 1 minut.', 'err.too-many-guesses.other': 'Många gissningar! Fundera lite och försök igen om {n} minuter.', 'err.time-up': 'Tiden för uppdraget är slut.', 'err.task-answered-already': 'Gruppen har redan klarat den här.',
+    'err.too-many-guesses.one': 'Många gissningar! Fundera lite och försök igen om 1 minut.', 'err.too-many-guesses.other': 'Många gissningar! Fundera lite och försök igen om {n} minuter.', 'err.time-up': 'Tiden för uppdraget är slut.', 'err.attempts-used-up': 'Er grupp har använt alla försök på den här. Fortsätt med de andra uppgifterna!', 'err.task-answered-already': 'Gruppen har redan klarat den här.',
 };
