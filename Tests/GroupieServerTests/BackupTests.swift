@@ -27,6 +27,9 @@ struct BackupTests {
         func add(_ id: String) { ids.withLock { $0.append((id, .now)) } }
         var count: Int { ids.withLock { $0.count } }
         func before(_ moment: ContinuousClock.Instant) -> [String] { ids.withLock { $0.filter { $0.at < moment }.map(\.id) } }
+        func between(_ start: ContinuousClock.Instant, _ end: ContinuousClock.Instant) -> Int {
+            ids.withLock { $0.filter { $0.at > start && $0.at < end }.count }
+        }
     }
 
     /// Uploads the fixture photos one after another until told to stop, recording each one
@@ -56,10 +59,12 @@ struct BackupTests {
     }
 
     /// Serves `server`, uploads photos one after another, and runs `backup` once three are
-    /// answered, while the uploads go on. Returns the player, the group, and the photos
-    /// answered 201 before the backup began.
+    /// answered, while the uploads go on: again (into the same folder, which copies what is
+    /// new) until an upload is answered 201 while one runs, so that the backup restored is one
+    /// taken during uploads, at most `tries` times. Returns the player, the group, and the
+    /// photos answered 201 before the last backup began.
     static func uploadWhileBackingUp(
-        _ server: TestServer, backup: @escaping @Sendable () async throws -> Void
+        _ server: TestServer, tries: Int = 30, backup: @escaping @Sendable () async throws -> Void
     ) async throws -> (player: TestPlayer, groupId: String, answered: [String]) {
         let acknowledged = Acknowledged()
         let (ada, groupId, started) = try await server.test { client in
@@ -69,8 +74,14 @@ struct BackupTests {
             async let uploads: Void = Self.uploadUntilStopped(client, as: bo, group: group.id, into: acknowledged)
             do {
                 while acknowledged.count < 3 { try await Task.sleep(for: .milliseconds(20)) }
-                let started = ContinuousClock.now
-                try await backup()
+                var started = ContinuousClock.now, answeredDuring = 0, tried = 0
+                while answeredDuring == 0 && tried < tries {
+                    started = .now
+                    try await backup()
+                    answeredDuring = acknowledged.between(started, .now)
+                    tried += 1
+                }
+                #expect(answeredDuring > 0, "no upload was answered while any of \(tried) backups ran: the uploads were held up, or over")
                 acknowledged.stop()
                 try await uploads
                 return (ada, group.id, started)
