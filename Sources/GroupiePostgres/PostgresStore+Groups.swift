@@ -336,11 +336,6 @@ extension PostgresStore {
         static let sql = "SELECT id, name, language, created_at FROM player WHERE id = $1 FOR NO KEY UPDATE"
     }
 
-    /// The first column of the one row `query` reads, as text; nil when it reads none.
-    static func firstText(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> String? {
-        try await connection.one(query, logger: logger)?.get(0)
-    }
-
     /// The group, its row locked until the transaction ends.
     static func lockGroup(_ connection: PostgresConnection, id: String, logger: Logger) async throws -> Group? {
         try await connection.one(Prepared<LockGroup>(id), logger: logger).map(group(from:))

@@ -3,6 +3,7 @@ import Foundation
 import GroupieCore
 import GroupieServer
 import GroupieSQLite
+import GroupieStorage
 
 /// `groupie backup DEST`: a copy of the data folder that `groupie restore` can put back, made
 /// while the server runs. With PostgreSQL the database is dumped with `pg_dump` first (see
@@ -60,8 +61,7 @@ struct Restore: AsyncParsableCommand {
     var replace = false
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let folder = [data, environment["GROUPIE_DATA"]].compactMap { $0 }.first { !$0.isEmpty } ?? ServerConfiguration().dataDirectory
+        let folder = DataFolder.chosen(data).path
         let summary: DataRestore.Summary
         do {
             summary = try DataRestore.run(from: source, into: folder, replace: replace) { try GroupieDatabase.integrityCheck(ofFileAt: $0) }

@@ -3,6 +3,7 @@ import Foundation
 import GroupiePostgres
 import GroupieServer
 import GroupieSQLite
+import GroupieStorage
 import Logging
 
 /// `groupie doctor`: checks this machine before the day, with the settings `serve` would use,
@@ -43,7 +44,7 @@ struct Doctor: AsyncParsableCommand {
 
     /// Reachable, at a schema this Groupie knows, and durable: commits that survive a power cut.
     static func checkDatabase(_ configuration: ServerConfiguration) async -> [DoctorFinding] {
-        guard let url = configuration.databaseURL else { return checkSQLite(configuration.dataDirectory + "/groupie.sqlite") }
+        guard let url = configuration.databaseURL else { return checkSQLite(configuration.dataFolder.database) }
         let shown = (try? PostgresURL(url).redacted) ?? "postgres://"
         let health: PostgresHealth
         do {

@@ -35,9 +35,7 @@ struct Export: AsyncParsableCommand {
                 defer { store.close() }
                 counts = try await GroupieDatabase.exportVenue(venue, from: store, to: to)
             } else {
-                let environment = ProcessInfo.processInfo.environment
-                let folder = [data, environment["GROUPIE_DATA"]].compactMap { $0 }.first { !$0.isEmpty } ?? ServerConfiguration().dataDirectory
-                counts = try await StoreOptions.openSQLite(folder + "/groupie.sqlite").exportVenue(venue, to: to)
+                counts = try await StoreOptions.openSQLite(DataFolder.chosen(data).database).exportVenue(venue, to: to)
             }
         } catch let error as ExportError {
             throw CommandFailure(error.description)

@@ -49,7 +49,7 @@ struct Import: AsyncParsableCommand {
             }
             (counts, shown) = (try await store.counts(), name)
         } else {
-            let path = configuration.dataDirectory + "/groupie.sqlite"
+            let path = configuration.dataFolder.database
             guard URL(fileURLWithPath: path).standardizedFileURL != URL(fileURLWithPath: from).standardizedFileURL else {
                 throw CommandFailure("\(from) is the data folder's own database: name another data folder with --data, or a PostgreSQL database with --database.")
             }

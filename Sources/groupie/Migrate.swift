@@ -18,12 +18,12 @@ struct Migrate: AsyncParsableCommand {
             let isNew = try StoreOptions.newSQLite(configuration, creating: true)
             try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             do {
-                _ = try GroupieDatabase.open(atPath: configuration.dataDirectory + "/groupie.sqlite")
+                _ = try GroupieDatabase.open(atPath: configuration.dataFolder.database)
             } catch where GroupieDatabase.isNotADatabase(error) {
-                throw CommandFailure(GroupieDatabase.notADatabase(configuration.dataDirectory + "/groupie.sqlite") + ". Nothing was changed.")
+                throw CommandFailure(GroupieDatabase.notADatabase(configuration.dataFolder.database) + ". Nothing was changed.")
             }
             if isNew { StoreOptions.tellMade(configuration) }
-            print("SQLite database \(configuration.dataDirectory)/groupie.sqlite is at the current schema")
+            print("SQLite database \(configuration.dataFolder.database) is at the current schema")
             return
         }
         let (store, shown) = try await StoreOptions.openPostgres(url, doing: "migrated")

@@ -19,7 +19,7 @@ struct StoreOptions: ParsableArguments {
             let environment = ProcessInfo.processInfo.environment
             func given(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
             var configuration = ServerConfiguration()
-            configuration.dataDirectory = given(data) ?? given(environment["GROUPIE_DATA"]) ?? configuration.dataDirectory
+            configuration.dataDirectory = DataFolder.chosen(data, environment: environment).path
             if let url = given(database) ?? given(environment["GROUPIE_DATABASE"]), url != "sqlite" {
                 guard PostgresURL.isPostgres(url) else { throw ValidationError("The database must be 'sqlite' or a postgres:// URL.") }
                 configuration.databaseURL = url
@@ -42,7 +42,7 @@ struct StoreOptions: ParsableArguments {
     /// Whether the command's database is SQLite and has no file yet; throws when it has none and
     /// the command does not make one.
     static func newSQLite(_ configuration: ServerConfiguration, creating: Bool) throws -> Bool {
-        let path = configuration.dataDirectory + "/groupie.sqlite"
+        let path = configuration.dataFolder.database
         guard configuration.databaseURL == nil, !FileManager.default.fileExists(atPath: path) else { return false }
         guard creating else {
             throw CommandFailure(
@@ -55,7 +55,7 @@ struct StoreOptions: ParsableArguments {
     /// Says on standard error that a new SQLite database was made, so that a mistyped `--data`
     /// is seen at once.
     static func tellMade(_ configuration: ServerConfiguration) {
-        let path = configuration.dataDirectory + "/groupie.sqlite"
+        let path = configuration.dataFolder.database
         FileHandle.standardError.write(Data("groupie: there was no database at \(path); a new one was made there. If serve uses another data folder, check --data.\n".utf8))
     }
 

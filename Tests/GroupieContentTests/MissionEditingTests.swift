@@ -35,7 +35,7 @@ struct MissionEditingTests {
     func history() throws {
         let folder = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let history = MissionHistory(dataDirectory: folder)
+        let history = MissionHistory(directory: folder + "/mission-history")
         let first = try history.record(venueId: "zoo", text: "a\n", staffEmail: nil, at: Date(timeIntervalSince1970: 1), note: "as found on disk")
         let second = try history.record(venueId: "zoo", text: "b\n", staffEmail: "eva@zoo.example", at: Date(timeIntervalSince1970: 2), note: nil)
         #expect((first.number, second.number) == (1, 2))
@@ -109,7 +109,7 @@ struct MissionHistoryTests {
     func boundsAndRepeats() throws {
         let data = try Fixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let history = MissionHistory(dataDirectory: data)
+        let history = MissionHistory(directory: data + "/mission-history")
         let at = Date(timeIntervalSince1970: 1_800_000_000)
         let first = try history.record(venueId: "v", text: "a: 1\n", staffEmail: "ada@museum.example", at: at, note: nil)
         let again = try history.record(venueId: "v", text: "a: 1\n", staffEmail: "bo@museum.example", at: at, note: nil)

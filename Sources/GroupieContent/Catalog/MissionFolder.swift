@@ -55,11 +55,6 @@ public struct MissionFolder: Sendable {
         try listing().missionFiles
     }
 
-    /// Reads every mission file; each report says whether the file is valid and why not.
-    public func readAll() throws -> [MissionFileReport] {
-        try missionFiles().map(reader.read(fileAt:))
-    }
-
     static func signature(of path: String) -> Signature? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }

@@ -25,8 +25,9 @@ public struct MissionHistory: Sendable {
     public static let keptVersions = 100
     public static let keptBytes = 20 * 1_048_576
 
-    public init(dataDirectory: String) {
-        directory = dataDirectory + "/mission-history"
+    /// The history kept in `directory`, the data folder's `mission-history`.
+    public init(directory: String) {
+        self.directory = directory
     }
 
     /// The venue's index: every version kept, in one file, so that a listing or a save reads one

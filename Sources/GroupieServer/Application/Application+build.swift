@@ -112,9 +112,9 @@ struct ServerDependencies: Sendable {
         // before it opens (and would migrate) the database.
         let blobs: BlobStore
         do {
-            blobs = try BlobStore(directory: configuration.dataDirectory + "/blobs")
+            blobs = try BlobStore(directory: configuration.dataFolder.blobs)
         } catch {
-            throw StartupError(description: "The photo folder \(StartupCheck.absolute(configuration.dataDirectory + "/blobs")) cannot be prepared: \(error)")
+            throw StartupError(description: "The photo folder \(StartupCheck.absolute(configuration.dataFolder.blobs)) cannot be prepared: \(error)")
         }
         if configuration.databaseURL == nil {
             try StartupCheck.requireAlone(on: configuration.dataDirectory, instance: blobs.temporary.instance)
@@ -153,11 +153,11 @@ struct ServerDependencies: Sendable {
             collages = try CollageService(
                 database: database, catalog: catalog, blobs: blobs, renderer: try CollageRenderer(), work: imageWork,
                 events: events, fileIO: fileIO, background: background,
-                directory: configuration.dataDirectory + "/collages", assetsDirectory: configuration.assetsDirectory,
+                directory: configuration.dataFolder.collages, assetsDirectory: configuration.assetsDirectory,
                 clock: configuration.clock, logger: logger
             )
         } catch {
-            throw StartupError(description: "The collage folder \(StartupCheck.absolute(configuration.dataDirectory + "/collages")) cannot be prepared: \(error)")
+            throw StartupError(description: "The collage folder \(StartupCheck.absolute(configuration.dataFolder.collages)) cannot be prepared: \(error)")
         }
         return ServerDependencies(
             database: database, catalog: catalog, reloader: reloader, blobs: blobs,
@@ -222,7 +222,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let api = router.group("api/v1")
     VenueController(catalog: dependencies.catalog).addRoutes(to: api)
     let partials = try PartialUploads(
-        directory: configuration.dataDirectory + "/uploads",
+        directory: configuration.dataFolder.uploads,
         limits: .init(
             perGroup: configuration.partialUploadBytesPerGroup, perAddress: configuration.partialUploadBytesPerAddress, total: configuration.partialUploadBytes,
             lifetime: configuration.partialUploadLifetime
@@ -321,7 +321,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let editor = StaffEditorController(
         catalog: dependencies.catalog,
         editing: MissionEditing(
-            reloader: dependencies.reloader, history: MissionHistory(dataDirectory: configuration.dataDirectory), database: dependencies.database,
+            reloader: dependencies.reloader, history: MissionHistory(directory: configuration.dataFolder.missionHistory), database: dependencies.database,
             events: events, fileIO: dependencies.fileIO, clock: clock, logger: dependencies.logger
         ),
         drafts: DraftVenues(), work: dependencies.collages.work, assetsDirectory: configuration.assetsDirectory, pages: pages

@@ -32,7 +32,7 @@ public enum GroupieStores {
                 throw StartupError(description: "The PostgreSQL database \(shown) cannot be opened: \(PostgresStore.reason(error))")
             }
         }
-        let path = configuration.dataDirectory + "/groupie.sqlite"
+        let path = configuration.dataFolder.database
         if FileManager.default.fileExists(atPath: path) { try checkSQLiteFile(path, logger: logger) }
         do {
             let database = try GroupieDatabase.open(atPath: path, logger: logger)

@@ -1,4 +1,5 @@
 import Foundation
+import GroupieStorage
 import Logging
 
 /// Everything the server can be told, with the defaults an operator gets from `make run`.
@@ -9,6 +10,8 @@ public struct ServerConfiguration: Sendable {
     /// 0 picks a free port (tests).
     public var port: Int
     public var dataDirectory: String
+    /// The data folder's layout: where its database, photos and other parts are.
+    public var dataFolder: DataFolder { DataFolder(dataDirectory) }
     /// `postgres://…` for PostgreSQL, shared by several instances; nil keeps SQLite in the data
     /// folder (`groupie.sqlite`).
     public var databaseURL: String?
@@ -85,7 +88,7 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "0.0.0.0",
         port: Int = 8080,
-        dataDirectory: String = "./data",
+        dataDirectory: String = DataFolder.defaultPath,
         databaseURL: String? = nil,
         missionsDirectory: String = "./missions",
         assetsDirectory: String = "./assets",

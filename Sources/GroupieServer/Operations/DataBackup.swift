@@ -21,9 +21,9 @@ public enum DataBackup {
     }
 
     /// The files of a data folder that a backup holds, beside the database.
-    static let signingKey = "url-signing.key"
-    static let missionHistory = "mission-history"
-    static let database = "groupie.sqlite"
+    static let signingKey = DataFolder.signingKeyName
+    static let missionHistory = DataFolder.missionHistoryName
+    static let database = DataFolder.databaseName
 
     /// `copyDatabase(source, destination)` makes the SQLite copy and returns its migrations;
     /// nil for a PostgreSQL data folder, whose database is dumped with `pg_dump` instead.
@@ -32,7 +32,7 @@ public enum DataBackup {
         copyDatabase: ((String, String) throws -> [String])?
     ) throws -> Summary {
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dataDirectory + "/blobs", isDirectory: &isFolder), isFolder.boolValue else {
+        guard FileManager.default.fileExists(atPath: DataFolder(dataDirectory).blobs, isDirectory: &isFolder), isFolder.boolValue else {
             throw OperationFailure("\(dataDirectory) is not a Groupie data folder (it has no blobs/ folder). Nothing was written.")
         }
         if copyDatabase != nil, !FileManager.default.fileExists(atPath: dataDirectory + "/" + database) {
@@ -43,7 +43,7 @@ public enum DataBackup {
         }
         if (try? FileManager.default.contentsOfDirectory(atPath: destination))?.contains(where: { !$0.hasPrefix(".") }) == true,
             !FileManager.default.fileExists(atPath: destination + "/" + BackupManifest.name),
-            !FileManager.default.fileExists(atPath: destination + "/blobs")
+            !FileManager.default.fileExists(atPath: DataFolder(destination).blobs)
         {
             throw OperationFailure("\(destination) holds files that are not a Groupie backup; name an empty folder or an earlier backup. Nothing was written.")
         }
@@ -102,9 +102,9 @@ public enum DataBackup {
         }
 
         // The photo files, after the database: every row of the copy names files written before it.
-        let present = Set(FileCopy.files(under: dataDirectory + "/blobs", skipping: ["tmp"]).map { "blobs/" + $0 })
+        let present = Set(FileCopy.files(under: DataFolder(dataDirectory).blobs, skipping: ["tmp"]).map { "blobs/" + $0 })
         for path in present.sorted() { try copy(path) }
-        for path in FileCopy.files(under: destination + "/blobs").map({ "blobs/" + $0 }) where !present.contains(path) {
+        for path in FileCopy.files(under: DataFolder(destination).blobs).map({ "blobs/" + $0 }) where !present.contains(path) {
             unlink(destination + "/" + path)
             summary.removed += 1
         }

@@ -56,7 +56,7 @@ public enum DataRestore {
                 throw OperationFailure("The restored database fails SQLite's integrity check (\(check)). Nothing was changed.")
             }
         }
-        try FileManager.default.createDirectory(atPath: staging + "/blobs", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(atPath: DataFolder(staging).blobs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try BlobStore.fsync(path: staging)
 
         var keptAt: String?

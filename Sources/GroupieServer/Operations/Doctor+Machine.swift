@@ -21,7 +21,7 @@ extension Doctor {
         }
         guard isFolder.boolValue else { return [.failure("The data path \(path) is a file, not a folder.")] }
         var findings: [DoctorFinding] = []
-        for folder in [path, path + "/blobs", path + "/collages"] where FileManager.default.fileExists(atPath: folder) {
+        for folder in [path, DataFolder(path).blobs, DataFolder(path).collages] where FileManager.default.fileExists(atPath: folder) {
             if access(folder, R_OK | W_OK | X_OK) != 0 {
                 findings.append(.failure("\(folder) is not writable by this user (uid \(geteuid())): uploads would fail; fix its owner or permissions."))
             }
@@ -44,7 +44,7 @@ extension Doctor {
         guard let available = StorageFull.availableBytes(at: Self.existingAncestor(of: path)) else {
             return [.warning("The free space of the data folder's disk cannot be read.")]
         }
-        let perPhoto = Self.bytesPerPhoto(in: path + "/blobs") ?? Self.defaultBytesPerPhoto
+        let perPhoto = Self.bytesPerPhoto(in: DataFolder(path).blobs) ?? Self.defaultBytesPerPhoto
         let needed = Int64(expectedPhotos) * perPhoto + Self.reserveBytes
         let said = "The data folder's disk has \(Self.size(available)) free; \(expectedPhotos) photos of about \(Self.size(perPhoto)) each need \(Self.size(needed))"
         if available < needed { return [.failure(said + ": uploads would be refused (507) before the day ends. Make room, or set --expected-photos.")] }

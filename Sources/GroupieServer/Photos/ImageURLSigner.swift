@@ -26,7 +26,7 @@ struct ImageURLSigner: Sendable {
     /// the server whatever the client believes. A key file that exists but cannot be read is an
     /// error, never replaced: the instances already running sign with it.
     static func loadKey(dataDirectory: String, lockPatience: Duration = .seconds(60)) throws -> Data {
-        let path = dataDirectory + "/url-signing.key"
+        let path = DataFolder(dataDirectory).signingKey
         if let existing = try readKey(path), existing.count == 32 {
             return existing
         }

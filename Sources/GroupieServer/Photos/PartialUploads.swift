@@ -99,7 +99,6 @@ struct PartialUploads: Sendable {
     func folder(of groupId: String) -> String { directory + "/" + Self.hash(groupId) }
     /// The player's part of the name first, so that erasing the player finds their uploads.
     func folder(of name: Name) -> String { directory + "/" + Self.relative(name) }
-    func dataPath(of name: Name) -> String { folder(of: name) + "/data" }
 
     /// The upload's folder under the root, as the index names it.
     static func relative(_ name: Name) -> String {
