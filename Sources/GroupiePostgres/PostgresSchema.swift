@@ -182,7 +182,7 @@ enum PostgresSchema {
             CREATE INDEX rate_failure_by_key ON rate_failure(key, at);
             CREATE INDEX rate_failure_by_time ON rate_failure(at);
 
-            -- The venue numbers, kept as events are stored (see GroupieDatabase+Numbers.swift).
+            -- The venue numbers, kept as events are stored (see SQLiteStore+Numbers.swift).
             CREATE TABLE visit_tally (
                 venue_id text NOT NULL,
                 kind text NOT NULL,

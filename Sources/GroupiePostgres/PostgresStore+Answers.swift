@@ -3,16 +3,14 @@ import GroupieCore
 import GroupieStorage
 import PostgresNIO
 
-// Members' answers and found codes, as `GroupieDatabase` keeps them: each attempt with the
+// Members' answers and found codes, as `SQLiteStore` keeps them: each attempt with the
 // group's row locked, so that two members answering at once are decided one after the other.
 extension PostgresStore {
     public func answerTask(
         groupId: String, task: GroupProgress.TaskKey, given: AnswerRules.Given, by player: Player, venue: Venue?, now: Date
     ) async throws -> [GroupEvent] {
         try await write { connection in
-            let group = try await Self.lockGroup(connection, id: groupId, logger: logger)
-            guard try await Self.activeGroupId(connection, playerId: player.id, logger: logger) == groupId else { throw MembershipError.groupNotFound }
-            if let closed = group?.closed { throw MembershipError.groupClosed(closed) }
+            try await Self.lockForMember(connection, of: groupId, playerId: player.id, adding: true, logger: logger)
             let change = try AnswerRules.answer(
                 given, to: task, by: player, before: try await Self.taskPhotos(connection, groupId: groupId, logger: logger),
                 attempts: try await Self.attemptCount(connection, groupId: groupId, task: task, logger: logger), venue: venue, now: now

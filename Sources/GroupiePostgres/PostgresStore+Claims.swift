@@ -3,14 +3,12 @@ import GroupieCore
 import GroupieStorage
 import PostgresNIO
 
-// Members' claims of tasks, as `GroupieDatabase` keeps them: each change with the group's row
+// Members' claims of tasks, as `SQLiteStore` keeps them: each change with the group's row
 // locked, so that two members claiming one task at once are decided one after the other.
 extension PostgresStore {
     public func claimTask(groupId: String, task: GroupProgress.TaskKey, by player: Player, venue: Venue?, now: Date) async throws -> [GroupEvent] {
         try await write { connection in
-            let group = try await Self.lockGroup(connection, id: groupId, logger: logger)
-            guard try await Self.activeGroupId(connection, playerId: player.id, logger: logger) == groupId else { throw MembershipError.groupNotFound }
-            if let closed = group?.closed { throw MembershipError.groupClosed(closed) }
+            try await Self.lockForMember(connection, of: groupId, playerId: player.id, adding: true, logger: logger)
             let photos = try await Self.taskPhotos(connection, groupId: groupId, logger: logger)
             return try await Self.applyClaim(connection, .claim(task, by: player), groupId: groupId, photos: photos, venue: venue, now: now, logger: logger)
         }
@@ -18,8 +16,7 @@ extension PostgresStore {
 
     public func releaseTask(groupId: String, task: GroupProgress.TaskKey, playerId: String, now: Date) async throws -> [GroupEvent] {
         try await write { connection in
-            _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
-            guard try await Self.activeGroupId(connection, playerId: playerId, logger: logger) == groupId else { throw MembershipError.groupNotFound }
+            try await Self.lockForMember(connection, of: groupId, playerId: playerId, adding: false, logger: logger)
             return try await Self.applyClaim(
                 connection, .release(task, playerId: playerId), groupId: groupId, photos: TaskPhotos(photos: [], picks: [:]), venue: nil, now: now, logger: logger
             )

@@ -213,6 +213,6 @@ extension PostgresStore {
         }
     }
 
-    /// 128 random bits, as lowercase hex, as `GroupieDatabase` makes them.
+    /// 128 random bits, as lowercase hex, as `SQLiteStore` makes them.
     static func newId() -> String { StoreIds.newId() }
 }

@@ -3,7 +3,7 @@ import GroupieCore
 import GroupieStorage
 import PostgresNIO
 
-// The staff's photo feed of a venue, as `GroupieDatabase` reads it.
+// The staff's photo feed of a venue, as `SQLiteStore` reads it.
 extension PostgresStore {
     public func photoFeed(_ filter: PhotoFeedFilter) async throws -> [FeedPhoto] {
         try await read { connection in

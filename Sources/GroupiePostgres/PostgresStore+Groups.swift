@@ -312,6 +312,17 @@ extension PostgresStore {
     static let groupColumns = SQLColumns.group
     static let qualifiedGroupColumns = groupColumns.split(separator: ", ").map { "play_group.\($0)" }.joined(separator: ", ")
 
+    /// Locks the group's row, then asks `MembershipRules.requireMember`: every change a member
+    /// makes to their group starts here, so that none forgets the lock. Returns the group.
+    @discardableResult
+    static func lockForMember(_ connection: PostgresConnection, of groupId: String, playerId: String, adding: Bool, logger: Logger) async throws -> Group? {
+        let group = try await lockGroup(connection, id: groupId, logger: logger)
+        try MembershipRules.requireMember(
+            of: groupId, current: try await activeGroupId(connection, playerId: playerId, logger: logger), group: group, adding: adding
+        )
+        return group
+    }
+
     static func activeGroupId(_ connection: PostgresConnection, playerId: String, logger: Logger) async throws -> String? {
         try await connection.one(Prepared<ActiveGroup>(playerId), logger: logger)?.get(0)
     }

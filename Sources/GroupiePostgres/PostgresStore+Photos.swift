@@ -3,7 +3,7 @@ import GroupieCore
 import GroupieStorage
 import PostgresNIO
 
-// Photos, choices and collages, as `GroupieDatabase` keeps them.
+// Photos, choices and collages, as `SQLiteStore` keeps them.
 extension PostgresStore {
     public func addPhoto(_ new: NewPhoto, venue: Venue?, now: Date) async throws -> AddedPhoto {
         try await write { connection in
@@ -14,10 +14,9 @@ extension PostgresStore {
                 guard uploaded.photo.missionId == new.missionId, uploaded.photo.taskId == new.taskId else { throw PhotoError.keyReused }
                 return AddedPhoto(photo: uploaded.photo, created: false, held: uploaded.held, events: [])
             }
-            guard try await Self.activeGroupId(connection, playerId: new.photographerId, logger: logger) == new.groupId else {
-                throw MembershipError.groupNotFound
-            }
-            if let closed = group?.closed { throw MembershipError.groupClosed(closed) }
+            try MembershipRules.requireMember(
+                of: new.groupId, current: try await Self.activeGroupId(connection, playerId: new.photographerId, logger: logger), group: group, adding: true
+            )
             let before = try await Self.taskPhotos(connection, groupId: new.groupId, logger: logger)
             try PhotoRules.requireAdmissible(new.missionId, now: now, before: before, venue: venue)
             let id = Self.newId()

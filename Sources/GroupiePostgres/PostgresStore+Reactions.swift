@@ -3,14 +3,13 @@ import GroupieCore
 import GroupieStorage
 import PostgresNIO
 
-// Reactions to the group feed's entries, as `GroupieDatabase` keeps them: with the group's row
+// Reactions to the group feed's entries, as `SQLiteStore` keeps them: with the group's row
 // locked, the member's check, what the entry is and whether the member's reaction is on it (one
 // statement), Core's rule and the event in one transaction.
 extension PostgresStore {
     public func react(groupId: String, entry: Int, reaction: String, on: Bool, playerId: String, now: Date) async throws -> [GroupEvent] {
         try await write { connection in
-            _ = try await Self.lockGroup(connection, id: groupId, logger: logger)
-            guard try await Self.activeGroupId(connection, playerId: playerId, logger: logger) == groupId else { throw MembershipError.groupNotFound }
+            try await Self.lockForMember(connection, of: groupId, playerId: playerId, adding: false, logger: logger)
             let row = try await connection.one(
                 """
                 SELECT (SELECT type FROM group_event WHERE group_id = \(groupId) AND seq = \(entry)),

@@ -4,7 +4,7 @@ import GroupieStorage
 import PostgresNIO
 
 // Staff accounts, sessions, the audit log, moderation and the venues' numbers, as
-// `GroupieDatabase` keeps them.
+// `SQLiteStore` keeps them.
 extension PostgresStore {
     // MARK: Staff
 

@@ -10,7 +10,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// The game's state in PostgreSQL, shared by several Groupie instances: the same contract as
-/// `GroupieDatabase`, on postgres-nio's connection pool.
+/// `SQLiteStore`, on postgres-nio's connection pool.
 ///
 /// Every change runs in one transaction on one leased connection. A change to a group locks the
 /// group's row first (`FOR UPDATE`), so that joins under the size cap and the group's event

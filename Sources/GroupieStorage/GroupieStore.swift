@@ -1,7 +1,7 @@
 import Foundation
 import GroupieCore
 
-/// Everything the server asks of storage: one contract, kept by `GroupieDatabase` (SQLite, the
+/// Everything the server asks of storage: one contract, kept by `SQLiteStore` (SQLite, the
 /// embedded default) and `PostgresStore` (several instances on one PostgreSQL). The contract
 /// tests in `GroupieStorageTests` run every behaviour against both.
 ///

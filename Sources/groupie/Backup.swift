@@ -28,7 +28,7 @@ struct Backup: AsyncParsableCommand {
         do {
             summary = try DataBackup.run(
                 dataDirectory: configuration.dataDirectory, to: destination,
-                copyDatabase: postgres ? nil : { try GroupieDatabase.backup(from: $0, to: $1) }
+                copyDatabase: postgres ? nil : { try SQLiteStore.backup(from: $0, to: $1) }
             )
         } catch let error as OperationFailure {
             throw CommandFailure(error.description)
@@ -64,7 +64,7 @@ struct Restore: AsyncParsableCommand {
         let folder = DataFolder.chosen(data).path
         let summary: DataRestore.Summary
         do {
-            summary = try DataRestore.run(from: source, into: folder, replace: replace) { try GroupieDatabase.integrityCheck(ofFileAt: $0) }
+            summary = try DataRestore.run(from: source, into: folder, replace: replace) { try SQLiteStore.integrityCheck(ofFileAt: $0) }
         } catch let error as OperationFailure {
             throw CommandFailure(error.description)
         } catch let error as DatabaseFileError {

@@ -76,14 +76,14 @@ struct Doctor: AsyncParsableCommand {
             }
             return [.ok("No database yet at \(path): serve creates it (WAL, synchronous FULL).")]
         }
-        if let reason = GroupieDatabase.unwritable(path) {
+        if let reason = SQLiteStore.unwritable(path) {
             return [.failure("The database is read-only to serve: \(reason); give the service's user write access to it.")]
         }
         let health: SQLiteHealth
         do {
-            health = try GroupieDatabase.health(ofFileAt: path)
+            health = try SQLiteStore.health(ofFileAt: path)
         } catch DatabaseFileError.notSQLite {
-            return [.failure("The database " + GroupieDatabase.notADatabase(path) + ".")]
+            return [.failure("The database " + SQLiteStore.notADatabase(path) + ".")]
         } catch DatabaseFileError.unreadable(_, let reason) {
             return [.failure("The database \(path) cannot be read (\(reason)).")]
         } catch {

@@ -33,7 +33,7 @@ struct Export: AsyncParsableCommand {
                 guard PostgresURL.isPostgres(database) else { throw ValidationError("--database must be a postgres:// URL.") }
                 let (store, _) = try await StoreOptions.openPostgres(database, doing: "read")
                 defer { store.close() }
-                counts = try await GroupieDatabase.exportVenue(venue, from: store, to: to)
+                counts = try await SQLiteStore.exportVenue(venue, from: store, to: to)
             } else {
                 counts = try await StoreOptions.openSQLite(DataFolder.chosen(data).database).exportVenue(venue, to: to)
             }

@@ -54,7 +54,7 @@ struct Import: AsyncParsableCommand {
                 throw CommandFailure("\(from) is the data folder's own database: name another data folder with --data, or a PostgreSQL database with --database.")
             }
             try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-            let store = try GroupieDatabase.open(atPath: path)
+            let store = try SQLiteStore.open(atPath: path)
             do {
                 copied = try await store.importRows(fromFile: from, filter: filter)
             } catch let error as ImportError {

@@ -18,9 +18,9 @@ struct Migrate: AsyncParsableCommand {
             let isNew = try StoreOptions.newSQLite(configuration, creating: true)
             try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             do {
-                _ = try GroupieDatabase.open(atPath: configuration.dataFolder.database)
-            } catch where GroupieDatabase.isNotADatabase(error) {
-                throw CommandFailure(GroupieDatabase.notADatabase(configuration.dataFolder.database) + ". Nothing was changed.")
+                _ = try SQLiteStore.open(atPath: configuration.dataFolder.database)
+            } catch where SQLiteStore.isNotADatabase(error) {
+                throw CommandFailure(SQLiteStore.notADatabase(configuration.dataFolder.database) + ". Nothing was changed.")
             }
             if isNew { StoreOptions.tellMade(configuration) }
             print("SQLite database \(configuration.dataFolder.database) is at the current schema")

@@ -24,7 +24,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         // Before anything opens SQLite: its allocations then take no process-wide lock.
-        GroupieDatabase.turnOffMemoryStatistics()
+        SQLiteStore.turnOffMemoryStatistics()
         MallocArenas.limit()
         Heap.fixMmapThreshold()
         var configuration: ServerConfiguration

@@ -71,10 +71,10 @@ struct StoreOptions: ParsableArguments {
 
     /// The Groupie database in the SQLite file at `path`, to copy from; a missing file, or one
     /// that is not a Groupie database, is said in one sentence and left as it was.
-    static func openSQLite(_ path: String) throws -> GroupieDatabase {
+    static func openSQLite(_ path: String) throws -> SQLiteStore {
         guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("There is no SQLite database at \(path).") }
         do {
-            return try GroupieDatabase.openExisting(atPath: path)
+            return try SQLiteStore.openExisting(atPath: path)
         } catch let error as DatabaseFileError {
             throw CommandFailure(error.description)
         }

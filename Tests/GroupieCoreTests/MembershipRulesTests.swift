@@ -17,6 +17,18 @@ struct MembershipRulesTests {
         Player(id: id, name: name, language: nil, createdAt: now)
     }
 
+    @Test("a member's change asks that the group is theirs; one that adds to it, that it is open; an outsider learns nothing")
+    func memberChanges() throws {
+        let closure = Group.Closure(at: now, reason: "Too loud")
+        let closed = group("t", creator: "c", closed: closure)
+        try MembershipRules.requireMember(of: "t", current: "t", group: group("t", creator: "c"), adding: true)
+        try MembershipRules.requireMember(of: "t", current: "t", group: closed, adding: false)
+        #expect(throws: MembershipError.groupClosed(closure)) { try MembershipRules.requireMember(of: "t", current: "t", group: closed, adding: true) }
+        for current in [nil, "o"] {
+            #expect(throws: MembershipError.groupNotFound) { try MembershipRules.requireMember(of: "t", current: current, group: closed, adding: true) }
+        }
+    }
+
     @Test("a joiner leaves their group first: its member-left, then the member-joined, each in its group")
     func joinMovesOn() throws {
         let target = GroupSeats(group: group("t", creator: "c"), memberIds: ["c"])

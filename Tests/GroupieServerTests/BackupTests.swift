@@ -127,7 +127,7 @@ struct BackupTests {
         let result = try await CommandLineTests.run(["restore", backup, "--data", restored])
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.contains("every checksum as in its manifest"), "\(result.output)")
-        let copy = try GroupieDatabase.open(atPath: restored + "/groupie.sqlite")
+        let copy = try SQLiteStore.open(atPath: restored + "/groupie.sqlite")
         try await Self.expectRestored(copy, data: restored, original: data, player: ada, groupId: groupId, answered: answered)
     }
 
@@ -201,7 +201,7 @@ struct BackupTests {
         #expect(replaced.status == 0, "\(replaced.errors)")
         let kept = try FileManager.default.contentsOfDirectory(atPath: server.root).filter { $0.hasPrefix("data.before-restore-") }
         #expect(kept.count == 1 && FileManager.default.fileExists(atPath: server.root + "/" + (kept.first ?? "") + "/groupie.sqlite"))
-        #expect(try GroupieDatabase.integrityCheck(ofFileAt: data + "/groupie.sqlite") == "ok")
+        #expect(try SQLiteStore.integrityCheck(ofFileAt: data + "/groupie.sqlite") == "ok")
 
         // A folder that holds other files is no place for a backup.
         try FileManager.default.createDirectory(atPath: server.root + "/other", withIntermediateDirectories: true)

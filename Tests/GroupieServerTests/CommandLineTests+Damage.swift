@@ -25,7 +25,7 @@ extension CommandLineTests {
     /// A Groupie database at `path` whose `player` table shares its first page with the groups'
     /// table: its schema reads, and SQLite's check finds the page used twice.
     static func damagedDatabase(at path: String) async throws {
-        _ = try GroupieDatabase.open(atPath: path)
+        _ = try SQLiteStore.open(atPath: path)
         try await movePlayerTable(in: path, to: "(SELECT rootpage FROM sqlite_master WHERE name = 'play_group')")
     }
 
@@ -49,7 +49,7 @@ extension CommandLineTests {
         // not, so the file is made immutable.
         let sound = server.root + "/read-only", soundPath = sound + "/groupie.sqlite"
         try FileManager.default.createDirectory(atPath: sound, withIntermediateDirectories: true)
-        _ = try GroupieDatabase.open(atPath: soundPath)
+        _ = try SQLiteStore.open(atPath: soundPath)
         for file in [soundPath + "-wal", soundPath + "-shm"] { try? FileManager.default.removeItem(atPath: file) }
         let locked = geteuid() == 0 ? try ChildProcess.run("/usr/bin/chattr", ["+i", soundPath]).status == 0 : chmod(soundPath, 0o400) == 0
         defer { if geteuid() == 0 { _ = try? ChildProcess.run("/usr/bin/chattr", ["-i", soundPath]) } }

@@ -115,7 +115,7 @@ struct DoctorCommandTests {
         try #require(locked, "the test could not make \(blobs) unwritable to this user")
         try #require(access(blobs, W_OK) != 0)
         // A database of this Groupie, then one migration more, as a newer Groupie would leave it.
-        _ = try GroupieDatabase.open(atPath: data + "/groupie.sqlite")
+        _ = try SQLiteStore.open(atPath: data + "/groupie.sqlite")
         let queue = try DatabaseQueue(path: data + "/groupie.sqlite")
         try await queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v999-from-a-newer-groupie')") }
         try queue.close()

@@ -82,7 +82,7 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
         let noDatabase = try await Self.run(["export", "--data", folder + "/data", "--venue", "aquarium", "--to", folder + "/a.sqlite"])
         #expect(noDatabase.status != 0 && noDatabase.errors.contains("There is no SQLite database at"))
-        let store = try GroupieDatabase.open(atPath: folder + "/data/groupie.sqlite")
+        let store = try SQLiteStore.open(atPath: folder + "/data/groupie.sqlite")
         let player = try await store.createPlayer(name: "Ada", language: nil, tokenHash: Data("t".utf8), now: Date())
         _ = try await store.createGroup(venueId: "aquarium", name: nil, creatorId: player.id, joinableFor: 3600, now: Date())
         // In the shell of the move, GROUPIE_DATABASE names the PostgreSQL database of the import
@@ -191,7 +191,7 @@ struct CommandLineTests {
         let intoSQLite = try await Self.run(["import", "--from", back, "--data", home], environment: ["GROUPIE_DATABASE": ""])
         #expect(intoSQLite.status == 0, "\(intoSQLite.errors)")
         #expect(intoSQLite.output.split(separator: "\n").last.map(String.init) == "imported into \(home)/groupie.sqlite: 2 players, 1 group, 1 photo")
-        let homeStore = try GroupieDatabase.open(atPath: home + "/groupie.sqlite")
+        let homeStore = try SQLiteStore.open(atPath: home + "/groupie.sqlite")
         #expect(try await homeStore.events(groupId: group.id, after: 0, limit: 100) == events)
         #expect(try await homeStore.photo(id: photoId) == photo)
         let twice = try await Self.run(["import", "--from", back, "--data", home], environment: ["GROUPIE_DATABASE": ""])
@@ -228,7 +228,7 @@ struct CommandLineTests {
             try other.close()
         case "newer":
             let older = try DatabaseQueue(path: path)
-            try GroupieDatabase.migrator.migrate(older)
+            try SQLiteStore.migrator.migrate(older)
             try await older.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99 from a later Groupie')") }
             try older.close()
         default:

@@ -115,7 +115,7 @@ struct CrashTests {
         }
         #expect(PhotoRouteTests.temporaryFiles(data: data).isEmpty, "no temporary files remain")
         second.stop()
-        #expect(try await GroupieDatabase.open(atPath: data + "/groupie.sqlite").integrityCheck() == "ok")
+        #expect(try await SQLiteStore.open(atPath: data + "/groupie.sqlite").integrityCheck() == "ok")
     }
 }
 

@@ -109,7 +109,7 @@ struct FullDiskTests {
         defer { try? FileManager.default.removeItem(atPath: small) }
         #expect(try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", small]) == 0)
         defer { _ = try? Self.run("/bin/umount", ["-l", small]) }
-        let database = try GroupieDatabase.open(atPath: small + "/groupie.sqlite")
+        let database = try SQLiteStore.open(atPath: small + "/groupie.sqlite")
         let filler = try Self.fill(small, leaving: 64 << 10)
         var stored: [String] = []
         var full: StorageFull?

@@ -27,7 +27,7 @@ struct PhotoServiceTests {
                 maxUploadBytes: 20 << 20
             ),
             files: dependencies.files, hub: dependencies.hub, collages: dependencies.collages, background: dependencies.background,
-            toggles: ToggleAllowance(counter: JoinRateLimiter(store: database, scope: "toggle-player", limit: 60, window: .seconds(60), logger: logger)),
+            toggles: ToggleAllowance(counter: AttemptLimiter(store: database, scope: "toggle-player", limit: 60, window: .seconds(60), logger: logger)),
             clock: clock
         )
         let ada = try await database.createPlayer(name: "Ada", language: nil, tokenHash: Data(repeating: 7, count: 32), now: clock())

@@ -72,7 +72,9 @@ struct PlainHTTPTests {
 
     @Test("the default public URL follows the scheme, and leaves out the scheme's own port")
     func publicURL() {
-        var configuration = ServerConfiguration(host: "127.0.0.1", port: 8443)
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 8443
         #expect(configuration.resolvedPublicBaseURL == "http://127.0.0.1:8443")
         configuration.tlsCertificate = "chain.pem"
         configuration.tlsKey = "key.pem"

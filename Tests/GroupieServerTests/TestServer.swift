@@ -40,18 +40,21 @@ struct TestServer {
         try fileManager.createDirectory(atPath: root + "/assets/web", withIntermediateDirectories: true)
         try fileManager.copyItem(
             atPath: Self.repository.appendingPathComponent("assets/web/index.html").path, toPath: root + "/assets/web/index.html")
-        configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0,
-            dataDirectory: root + "/data", missionsDirectory: root + "/missions", assetsDirectory: root + "/assets",
-            publicBaseURL: "https://groupie.test", logLevel: .warning,
-            missionReloadInterval: .milliseconds(100)
-        )
+        configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.dataDirectory = root + "/data"
+        configuration.missionsDirectory = root + "/missions"
+        configuration.assetsDirectory = root + "/assets"
+        configuration.publicBaseURL = "https://groupie.test"
+        configuration.logLevel = .warning
+        configuration.missionReloadInterval = .milliseconds(100)
         configuration.clock = { [clock] in clock.now }
     }
 
     /// The server's own database file, opened beside it, to check what a request changed.
-    func database() throws -> GroupieDatabase {
-        try GroupieDatabase.open(atPath: configuration.dataDirectory + "/groupie.sqlite")
+    func database() throws -> SQLiteStore {
+        try SQLiteStore.open(atPath: configuration.dataDirectory + "/groupie.sqlite")
     }
 
     /// Serves the repository's own sample venues and assets.

@@ -27,7 +27,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func open() async throws -> any GroupieStore {
         switch self {
         case .sqlite:
-            return try GroupieDatabase.open(atPath: FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString).sqlite").path)
+            return try SQLiteStore.open(atPath: FileManager.default.temporaryDirectory.appendingPathComponent("groupie-\(UUID().uuidString).sqlite").path)
         case .postgresql:
             return try await PostgresStore.open(url: try await TestPostgres.freshDatabase(), logger: Self.logger)
         }
@@ -69,7 +69,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     static func execute(_ sql: String, on store: any GroupieStore) async throws {
         switch store {
-        case let database as GroupieDatabase:
+        case let database as SQLiteStore:
             try await database.writer.write { try $0.execute(sql: sql) }
         case let postgres as PostgresStore:
             try await postgres.client.query(PostgresQuery(unsafeSQL: sql), logger: logger)

@@ -50,9 +50,9 @@ struct ExportBothWaysTests {
         let source = try #require(try await Backend.postgresql.open() as? PostgresStore)
         let (atV, atW) = try await seed(source)
         let path = try newPath()
-        let counts = try await GroupieDatabase.exportVenue("v", from: source, to: path)
+        let counts = try await SQLiteStore.exportVenue("v", from: source, to: path)
         #expect(counts == RowCounts(players: 2, groups: 1, memberships: 2, photos: 1))
-        let file = try GroupieDatabase.openExisting(atPath: path)
+        let file = try SQLiteStore.openExisting(atPath: path)
         #expect(try await file.storedGroupIds(venue: nil) == [atV.id])
         #expect(try await file.allStaff().map(\.email).sorted() == ["admin@museum.org", "both@museum.org", "v@museum.org"])
         #expect(try await file.allStaff().first { $0.email == "both@museum.org" }?.venueIds == ["v"])
@@ -61,22 +61,22 @@ struct ExportBothWaysTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600, "names and token hashes are readable by the owner only")
 
-        await #expect(throws: ExportError.fileExists(path)) { try await GroupieDatabase.exportVenue("v", from: source, to: path) }
+        await #expect(throws: ExportError.fileExists(path)) { try await SQLiteStore.exportVenue("v", from: source, to: path) }
         let mistyped = try newPath()
-        await #expect(throws: ExportError.noGroups("vv")) { try await GroupieDatabase.exportVenue("vv", from: source, to: mistyped) }
+        await #expect(throws: ExportError.noGroups("vv")) { try await SQLiteStore.exportVenue("vv", from: source, to: mistyped) }
         #expect(!FileManager.default.fileExists(atPath: mistyped), "no half-made export is left")
         _ = atW
     }
 
     @Test("A venue's export imports into a SQLite database that holds another venue, once: a second import changes nothing")
     func importIntoSQLite() async throws {
-        let source = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
+        let source = try #require(try await Backend.sqlite.open() as? SQLiteStore)
         let (atV, atW) = try await seed(source)
         let exportV = try newPath(), exportW = try newPath()
         _ = try await source.exportVenue("v", to: exportV)
         _ = try await source.exportVenue("w", to: exportW)
 
-        let target = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
+        let target = try #require(try await Backend.sqlite.open() as? SQLiteStore)
         // The accounts come only as named, each venue's with its export.
         let first = try await target.importRows(fromFile: exportW, filter: ImportFilter(staff: ["w@museum.org", "both@museum.org", "admin@museum.org"]))
         #expect(first.first { $0.table == "play_group" }?.rows == 1)
@@ -95,15 +95,15 @@ struct ExportBothWaysTests {
 
     @Test("From SQLite to PostgreSQL and back, a venue arrives as it left")
     func roundTrip() async throws {
-        let origin = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
+        let origin = try #require(try await Backend.sqlite.open() as? SQLiteStore)
         let (atV, _) = try await seed(origin)
         let out = try newPath(), back = try newPath()
         _ = try await origin.exportVenue("v", to: out)
         let postgres = try #require(try await Backend.postgresql.open() as? PostgresStore)
         let staff = ImportFilter(staff: ["v@museum.org"])
-        _ = try await postgres.importRows(from: try GroupieDatabase.openExisting(atPath: out), filter: staff)
-        _ = try await GroupieDatabase.exportVenue("v", from: postgres, to: back)
-        let home = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
+        _ = try await postgres.importRows(from: try SQLiteStore.openExisting(atPath: out), filter: staff)
+        _ = try await SQLiteStore.exportVenue("v", from: postgres, to: back)
+        let home = try #require(try await Backend.sqlite.open() as? SQLiteStore)
         _ = try await home.importRows(fromFile: back, filter: staff)
         try await expectSameVenue(atV, home, origin, "back in SQLite")
         #expect(try await home.storedGroupIds(venue: nil) == [atV.id])

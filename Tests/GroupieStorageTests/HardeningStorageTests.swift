@@ -13,32 +13,32 @@ struct HardeningStorageTests {
 
     /// A database written by an older Groupie: migrated up to `migration`, given `seed`, then
     /// opened as the server opens it (which runs the migrations after it).
-    static func upgraded(from migration: String, _ seed: @escaping @Sendable (Database) throws -> Void) async throws -> GroupieDatabase {
+    static func upgraded(from migration: String, _ seed: @escaping @Sendable (Database) throws -> Void) async throws -> SQLiteStore {
         let path = Self.path()
         do {
             let queue = try DatabaseQueue(path: path)
-            try GroupieDatabase.migrator.migrate(queue, upTo: migration)
+            try SQLiteStore.migrator.migrate(queue, upTo: migration)
             try await queue.write(seed)
         }
-        return try GroupieDatabase.open(atPath: path)
+        return try SQLiteStore.open(atPath: path)
     }
 
     @Test("The writer really runs with synchronous=FULL, read back from the writer connection itself")
     func writerIsFull() async throws {
-        let database = try GroupieDatabase.open(atPath: Self.path())
+        let database = try SQLiteStore.open(atPath: Self.path())
         #expect(try await database.writerSynchronous() == 2)
         // GRDB's pool, left alone, would run its writer with NORMAL: the reason for the check.
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         let plain = try DatabasePool(path: Self.path(), configuration: configuration)
         let plainLevel = try await plain.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
-        #expect(plainLevel == 1, "if GRDB changes this, the guard in GroupieDatabase.open may go")
+        #expect(plainLevel == 1, "if GRDB changes this, the guard in SQLiteStore.open may go")
     }
 
     @Test("The writer's commits never checkpoint; a connection of its own copies the log back into the file past 1,000 pages")
     func checkpointsBesideTheWriter() async throws {
         let path = Self.path()
-        let database = try GroupieDatabase.open(atPath: path)
+        let database = try SQLiteStore.open(atPath: path)
         let checkpointer = try #require(database.checkpointer)
         #expect(try await database.writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") } == 0)
         let pages = { (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0) / 4096 }
@@ -58,7 +58,7 @@ struct HardeningStorageTests {
     @Test("Past 4,000 pages the writer's own commit checkpoints, so that the log starts over under writes without a pause")
     func writerCheckpointsALongLog() async throws {
         let path = Self.path()
-        let database = try GroupieDatabase.open(atPath: path)
+        let database = try SQLiteStore.open(atPath: path)
         let checkpointer = try #require(database.checkpointer)
         // About 4,200 pages in one commit: the commit's hook copies them back before it returns.
         try await database.writer.write { db in
@@ -79,7 +79,7 @@ struct HardeningStorageTests {
     @Test("The database file is readable by its owner only")
     func privateFile() throws {
         let path = Self.path()
-        _ = try GroupieDatabase.open(atPath: path)
+        _ = try SQLiteStore.open(atPath: path)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }

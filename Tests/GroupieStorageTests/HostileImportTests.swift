@@ -57,7 +57,7 @@ struct HostileImportTests {
     /// admin), and a target database of `backend` holding venue `w`: Cy's group with a photo,
     /// and its own admin.
     func prepare(_ backend: Backend) async throws -> (file: String, target: any GroupieStore, other: Group) {
-        let origin = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
+        let origin = try #require(try await Backend.sqlite.open() as? SQLiteStore)
         let (ada, bo, group) = try await contract.pair(in: origin)
         _ = try await origin.addPhoto(contract.photo(group, by: bo, "a", "1"), venue: contract.venue, now: now.addingTimeInterval(60))
         _ = try await origin.answerTask(
@@ -89,8 +89,8 @@ struct HostileImportTests {
 
     func importing(_ file: String, into target: any GroupieStore, filter: ImportFilter = ImportFilter()) async throws -> [(table: String, rows: Int)] {
         switch target {
-        case let sqlite as GroupieDatabase: try await sqlite.importRows(fromFile: file, filter: filter)
-        case let postgres as PostgresStore: try await postgres.importRows(from: try GroupieDatabase.openExisting(atPath: file), filter: filter)
+        case let sqlite as SQLiteStore: try await sqlite.importRows(fromFile: file, filter: filter)
+        case let postgres as PostgresStore: try await postgres.importRows(from: try SQLiteStore.openExisting(atPath: file), filter: filter)
         default: throw ImportRefusal.missingStaff(["no import into \(type(of: target))"])
         }
     }

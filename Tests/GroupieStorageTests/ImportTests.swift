@@ -14,7 +14,7 @@ struct ImportTests {
     @Test("Every row of a SQLite database moves to PostgreSQL: groups, photos, events, the staff named, and numbers made again from the events")
     func importEverything() async throws {
         let contract = StoreContractTests()
-        let source = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
+        let source = try #require(try await Backend.sqlite.open() as? SQLiteStore)
         let ada = try await contract.player("Ada", in: source), bo = try await contract.player("Bo", in: source)
         let group = try await source.createGroup(venueId: "v", name: "G", creatorId: ada.id, joinableFor: 3600, now: now).group
         _ = try await source.joinGroup(code: group.joinCode, playerId: bo.id, now: now.addingTimeInterval(5)) { _ in 5 }
@@ -44,7 +44,7 @@ struct ImportTests {
     @Test("A venue at a time: each venue's export imports into one PostgreSQL database, and together they are the whole")
     func venueByVenue() async throws {
         let contract = StoreContractTests()
-        let source = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
+        let source = try #require(try await Backend.sqlite.open() as? SQLiteStore)
         let ada = try await contract.player("Ada", in: source), bo = try await contract.player("Bo", in: source)
         // Ada plays at both venues: first `v`, then `w`.
         let atV = try await source.createGroup(venueId: "v", name: "V", creatorId: ada.id, joinableFor: 3600, now: now).group
@@ -63,14 +63,14 @@ struct ImportTests {
         #expect(exportedV == RowCounts(players: 2, groups: 1, memberships: 2, photos: 1))
         #expect(exportedW == RowCounts(players: 1, groups: 1, memberships: 1, photos: 0))
         await #expect(throws: ExportError.fileExists(folder + "/v.sqlite")) { try await source.exportVenue("v", to: folder + "/v.sqlite") }
-        let onlyW = try GroupieDatabase.open(atPath: folder + "/w.sqlite")
+        let onlyW = try SQLiteStore.open(atPath: folder + "/w.sqlite")
         #expect(try await onlyW.allStaff().map(\.email).sorted() == ["admin@museum.org", "both@museum.org"])
         #expect(try await onlyW.auditLog(venueIds: nil, staffEmail: "", limit: 10).isEmpty)
         #expect(try await onlyW.allStaff().first { $0.email == "both@museum.org" }?.venueIds == ["w"])
 
         let target = try #require(try await Backend.postgresql.open() as? PostgresStore)
         _ = try await target.importRows(
-            from: try GroupieDatabase.open(atPath: folder + "/v.sqlite"), filter: ImportFilter(staff: ["v@museum.org", "both@museum.org", "admin@museum.org"])
+            from: try SQLiteStore.open(atPath: folder + "/v.sqlite"), filter: ImportFilter(staff: ["v@museum.org", "both@museum.org", "admin@museum.org"])
         )
         _ = try await target.importRows(from: onlyW, filter: ImportFilter(staff: ["both@museum.org", "admin@museum.org"]))
         #expect(try await target.counts() == (try await source.counts()))

@@ -8,7 +8,7 @@ import Testing
 struct LookupTests {
     @Test("A lookup never waits for a connection: with every lookup connection taken, many at once still answer, and see the latest commit")
     func lookupsNeverWait() async throws {
-        let database = try GroupieDatabase.open(atPath: HardeningStorageTests.path())
+        let database = try SQLiteStore.open(atPath: HardeningStorageTests.path())
         let hash = Data(repeating: 7, count: 32)
         let player = try await database.createPlayer(name: "Ada", language: nil, tokenHash: hash, now: Date())
         let lookups = try #require(database.lookups)

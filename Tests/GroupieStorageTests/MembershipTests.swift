@@ -293,7 +293,7 @@ struct MembershipTests {
         let join = try await database.joinGroup(code: group.joinCode, playerId: carol.id, now: now.addingTimeInterval(4)) { _ in 5 }
         #expect(join.membership?.group.creatorId == carol.id)
         #expect(join.membership?.group == (try await database.membership(playerId: carol.id, groupId: group.id))?.group)
-        if let sqlite = database as? GroupieDatabase { #expect(try await sqlite.integrityCheck() == "ok") }
+        if let sqlite = database as? SQLiteStore { #expect(try await sqlite.integrityCheck() == "ok") }
     }
 
     @Test("Retention takes players who belong to no group any more, with their names; players of a kept group stay", arguments: Backend.chosen)

@@ -12,14 +12,14 @@ enum SchemaFixtures {
         .appendingPathComponent("Fixtures/Schemas").path
 
     /// The SQLite schema versions before the current one.
-    static var sqliteVersions: [Int] { Array(1..<GroupieDatabase.migrator.migrations.count) }
+    static var sqliteVersions: [Int] { Array(1..<SQLiteStore.migrator.migrations.count) }
 
     static func sqlite(_ version: Int) -> String { folder + "/sqlite-v\(version).sqlite" }
     static func postgres(_ version: Int) -> String { folder + "/postgres-v\(version).sql" }
 
     /// The schema version whose migration dropped the triggers that kept the numbers.
     static var countedByCore: Int {
-        (GroupieDatabase.migrator.migrations.firstIndex { $0.contains("counted by Core") } ?? Int.max - 1) + 1
+        (SQLiteStore.migrator.migrations.firstIndex { $0.contains("counted by Core") } ?? Int.max - 1) + 1
     }
 
     static let start = 1_800_000_000.0
@@ -29,7 +29,7 @@ enum SchemaFixtures {
     static func writeSQLite(version: Int, to path: String) throws {
         let queue = try DatabaseQueue(path: path)
         try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA page_size = 1024") }
-        try GroupieDatabase.migrator.migrate(queue, upTo: GroupieDatabase.migrator.migrations[version - 1])
+        try SQLiteStore.migrator.migrate(queue, upTo: SQLiteStore.migrator.migrations[version - 1])
         try queue.write { db in
             let t = start
             try db.execute(sql: """
@@ -90,7 +90,7 @@ enum SchemaFixtures {
         }
         // From the version that dropped the tally's triggers on, the numbers are counted by Core
         // as events are stored: the rows written above are counted as that version would have.
-        if version >= countedByCore { try queue.write { db in try GroupieDatabase.countCopiedGroups(db, where: "1 = 1") } }
+        if version >= countedByCore { try queue.write { db in try SQLiteStore.countCopiedGroups(db, where: "1 = 1") } }
         try queue.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
         try queue.close()
     }

@@ -36,17 +36,17 @@ extension StoreContractTests {
 
     @Test("A venue's batches travel with its export, from SQLite to PostgreSQL and back")
     func batchesExported() async throws {
-        let origin = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
+        let origin = try #require(try await Backend.sqlite.open() as? SQLiteStore)
         let batch = try await origin.createGroupBatch(venueId: "v", names: ["Table 1", "Table 2"], label: "Class 4B, 09:10", joinableFor: 3600, now: now)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("groupie-batches-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         _ = try await origin.exportVenue("v", to: folder + "/out.sqlite")
         let postgres = try #require(try await Backend.postgresql.open() as? PostgresStore)
-        _ = try await postgres.importRows(from: try GroupieDatabase.openExisting(atPath: folder + "/out.sqlite"))
+        _ = try await postgres.importRows(from: try SQLiteStore.openExisting(atPath: folder + "/out.sqlite"))
         #expect(try await postgres.groupBatch(id: batch.id, venueId: "v") == batch)
-        _ = try await GroupieDatabase.exportVenue("v", from: postgres, to: folder + "/back.sqlite")
-        let home = try #require(try await Backend.sqlite.open() as? GroupieDatabase)
+        _ = try await SQLiteStore.exportVenue("v", from: postgres, to: folder + "/back.sqlite")
+        let home = try #require(try await Backend.sqlite.open() as? SQLiteStore)
         _ = try await home.importRows(fromFile: folder + "/back.sqlite")
         #expect(try await home.groupBatch(id: batch.id, venueId: "v") == batch)
     }

@@ -120,7 +120,7 @@ struct StoreContractTests {
             try await store.addPhoto(photo(group, by: ada, "a", "2", key: "k1"), venue: venue, now: now)
         }
         // A day later the key is forgotten.
-        #expect(try await store.forgetExpiredUploadKeys(now: now.addingTimeInterval(GroupieDatabase.idempotencyKeyLifetime + 1)) == 1)
+        #expect(try await store.forgetExpiredUploadKeys(now: now.addingTimeInterval(SQLiteStore.idempotencyKeyLifetime + 1)) == 1)
         #expect(try await store.uploadedPhoto(playerId: ada.id, groupId: group.id, key: "k1", now: now) == nil)
     }
 

@@ -28,10 +28,10 @@ extension UpgradeTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/groupie.sqlite"
         // The schema before the migration that blanks them.
-        let last = try #require(GroupieDatabase.migrator.migrations.firstIndex { $0.contains("erased players") })
+        let last = try #require(SQLiteStore.migrator.migrations.firstIndex { $0.contains("erased players") })
         try FileManager.default.copyItem(atPath: SchemaFixtures.sqlite(last), toPath: path)
         try await DatabaseQueue(path: path).write { db in try db.execute(sql: Self.erasedAnswers) }
-        let database = try GroupieDatabase.open(atPath: path)
+        let database = try SQLiteStore.open(atPath: path)
         #expect(try await database.integrityCheck() == "ok")
         let (answers, events) = try await DatabaseQueue(path: path).read { db in
             (try String.fetchAll(db, sql: "SELECT answer FROM task_answer ORDER BY answered_at"),

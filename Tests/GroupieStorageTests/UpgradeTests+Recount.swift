@@ -33,7 +33,7 @@ extension UpgradeTests {
         let last = try #require(SchemaFixtures.sqliteVersions.last)
         try FileManager.default.copyItem(atPath: SchemaFixtures.sqlite(last), toPath: path)
         try await DatabaseQueue(path: path).write { db in try db.execute(sql: Self.eventsBeforeRecount) }
-        let database = try GroupieDatabase.open(atPath: path)
+        let database = try SQLiteStore.open(atPath: path)
         #expect(try await database.integrityCheck() == "ok")
         try await Self.expectRecounted(database, backend: "SQLite v\(last)")
 

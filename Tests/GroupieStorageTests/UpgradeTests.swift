@@ -75,7 +75,7 @@ struct UpgradeTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/groupie.sqlite"
         try FileManager.default.copyItem(atPath: SchemaFixtures.sqlite(version), toPath: path)
-        let database = try GroupieDatabase.open(atPath: path)
+        let database = try SQLiteStore.open(atPath: path)
         #expect(try await database.integrityCheck() == "ok")
         try await Self.expectIntact(database, version: version, backend: "SQLite")
         try await Self.expectNewEventsCounted(database, context: "SQLite schema v\(version)")
@@ -113,7 +113,7 @@ struct UpgradeTests {
         let folder = try ScratchFolder.make("groupie-fixture")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.copyItem(atPath: SchemaFixtures.sqlite(newest), toPath: folder + "/source.sqlite")
-        _ = try await store.importRows(from: try GroupieDatabase.open(atPath: folder + "/source.sqlite"))
+        _ = try await store.importRows(from: try SQLiteStore.open(atPath: folder + "/source.sqlite"))
         store.close()
         let dump = try await TestPostgres.tool("pg_dump", ["--no-owner", "--no-privileges", "--inserts", url])
             // `\restrict` guards a dump from an untrusted server; psql before 15.14 would not read it.

@@ -80,6 +80,15 @@ public struct GroupDecision: Sendable, Equatable {
 /// from a snapshot that the backend reads in the change's transaction, and written by it with
 /// the events in the same transaction.
 public enum MembershipRules {
+    /// What every change a member makes to their group asks first: that the player's current
+    /// group (`current`) is `groupId` (an outsider learns nothing: `groupNotFound`), and, for a
+    /// change that adds to the group (`adding`: a photo, a claim, an answer), that the venue's
+    /// staff have not closed `group`.
+    public static func requireMember(of groupId: String, current: String?, group: Group?, adding: Bool) throws(MembershipError) {
+        guard current == groupId else { throw .groupNotFound }
+        if adding, let closed = group?.closed { throw .groupClosed(closed) }
+    }
+
     /// A player leaving `seats`' group (of their own accord, removed, or erased): the group is
     /// told, and a creator who leaves hands the group to its longest-standing member (a group
     /// with no creator passes the same way).

@@ -12,23 +12,23 @@ import Logging
 /// Wrong attempts are counted per player and task, and per group and task, each in a window of
 /// a minute and in one of a quarter of an hour: the wait grows with the guessing. Right
 /// attempts are not counted. The counts are the store's, so instances sharing a database share
-/// them; attempts sent at once count for one another while they run (`JoinRateLimiter`).
+/// them; attempts sent at once count for one another while they run (`AttemptLimiter`).
 struct GuessLimits: Sendable {
     static let perPlayerPerMinute = 4
     static let perGroupPerMinute = 8
     static let perPlayerPerQuarter = 12
     static let perGroupPerQuarter = 24
 
-    private let playerMinute: JoinRateLimiter
-    private let groupMinute: JoinRateLimiter
-    private let playerQuarter: JoinRateLimiter
-    private let groupQuarter: JoinRateLimiter
+    private let playerMinute: AttemptLimiter
+    private let groupMinute: AttemptLimiter
+    private let playerQuarter: AttemptLimiter
+    private let groupQuarter: AttemptLimiter
 
     init(store: any GroupieStore, logger: Logger) {
-        playerMinute = JoinRateLimiter(store: store, scope: "guess-player", limit: Self.perPlayerPerMinute, window: .seconds(60), logger: logger)
-        groupMinute = JoinRateLimiter(store: store, scope: "guess-group", limit: Self.perGroupPerMinute, window: .seconds(60), logger: logger)
-        playerQuarter = JoinRateLimiter(store: store, scope: "guess-player-15", limit: Self.perPlayerPerQuarter, window: .seconds(900), logger: logger)
-        groupQuarter = JoinRateLimiter(store: store, scope: "guess-group-15", limit: Self.perGroupPerQuarter, window: .seconds(900), logger: logger)
+        playerMinute = AttemptLimiter(store: store, scope: "guess-player", limit: Self.perPlayerPerMinute, window: .seconds(60), logger: logger)
+        groupMinute = AttemptLimiter(store: store, scope: "guess-group", limit: Self.perGroupPerMinute, window: .seconds(60), logger: logger)
+        playerQuarter = AttemptLimiter(store: store, scope: "guess-player-15", limit: Self.perPlayerPerQuarter, window: .seconds(900), logger: logger)
+        groupQuarter = AttemptLimiter(store: store, scope: "guess-group-15", limit: Self.perGroupPerQuarter, window: .seconds(900), logger: logger)
     }
 
     /// Runs `answer` (which says whether the attempt was right) unless the task must wait; a
@@ -40,8 +40,8 @@ struct GuessLimits: Sendable {
         let playerKey = "\(group.id):\(player.id):\(taskKey)", groupKey = "\(group.id):\(taskKey)"
         return try await playerMinute.attempting(playerKey) {
             try await groupMinute.attempting(groupKey) {
-                let minute = await JoinRateLimiter.retryAfter([(playerMinute, playerKey), (groupMinute, groupKey)], now: now)
-                let quarter = await JoinRateLimiter.retryAfter([(playerQuarter, playerKey), (groupQuarter, groupKey)], now: now)
+                let minute = await AttemptLimiter.retryAfter([(playerMinute, playerKey), (groupMinute, groupKey)], now: now)
+                let quarter = await AttemptLimiter.retryAfter([(playerQuarter, playerKey), (groupQuarter, groupKey)], now: now)
                 if let seconds = [minute, quarter].compactMap({ $0 }).max() {
                     playerMinute.logger.notice("answer refused: too many wrong attempts", metadata: ["group": "\(group.id)", "task": "\(taskKey)"])
                     throw Problem(

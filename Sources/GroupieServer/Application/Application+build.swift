@@ -121,7 +121,7 @@ struct ServerDependencies: Sendable {
         }
         blobs.removeTemporaryFiles()
 
-        let database = try await GroupieStores.open(configuration, logger: logger, patience: configuration.databaseWait)
+        let database = try await ConfiguredStore.open(configuration, logger: logger, patience: configuration.databaseWait)
 
         let catalog = VenueCatalog()
         let reloader = MissionReloader(
@@ -202,12 +202,12 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let links = JoinLinks(baseURL: configuration.resolvedPublicBaseURL)
     let signer = ImageURLSigner(key: dependencies.signingKey)
     let events = dependencies.events
-    let limiterByAddress = JoinRateLimiter(
+    let limiterByAddress = AttemptLimiter(
         store: dependencies.database, scope: "join-address", limit: configuration.failedJoinsPerAddress, window: configuration.failedJoinWindow,
         logger: dependencies.logger
     )
     let clientAddress = ClientAddress(trustForwardedFor: configuration.trustForwardedFor)
-    let creationsByAddress = JoinRateLimiter(
+    let creationsByAddress = AttemptLimiter(
         store: dependencies.database, scope: "create-address", limit: configuration.creationsPerAddress, window: configuration.creationWindow,
         logger: dependencies.logger
     )
@@ -234,7 +234,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         collages: dependencies.collages, partials: partials, clock: clock
     )
     let limits = JoinLimits(
-        byPlayer: JoinRateLimiter(
+        byPlayer: AttemptLimiter(
             store: dependencies.database, scope: "join-player", limit: configuration.failedJoinsPerPlayer, window: configuration.failedJoinWindow,
             logger: dependencies.logger
         ),
@@ -246,7 +246,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         documents: GroupDocuments(database: dependencies.database, catalog: dependencies.catalog, links: links, signer: signer, clock: clock),
         limits: limits
     ).addRoutes(to: api)
-    let toggles = ToggleAllowance(counter: JoinRateLimiter(
+    let toggles = ToggleAllowance(counter: AttemptLimiter(
         store: dependencies.database, scope: "toggle-player", limit: ToggleAllowance.perMinute, window: .seconds(60), logger: dependencies.logger
     ))
     let photos = PhotoService(

@@ -6,10 +6,10 @@ import Logging
 /// `ServerOptions` lists the ones an operator can set and fills them in from the command line,
 /// environment and config file; it shows the defaults written here, so they are written only here.
 public struct ServerConfiguration: Sendable {
-    public var host: String
+    public var host: String = "0.0.0.0"
     /// 0 picks a free port (tests).
-    public var port: Int
-    public var dataDirectory: String
+    public var port: Int = 8080
+    public var dataDirectory: String = DataFolder.defaultPath
     /// The data folder's layout: where its database, photos and other parts are.
     public var dataFolder: DataFolder { DataFolder(dataDirectory) }
     /// `postgres://…` for PostgreSQL, shared by several instances; nil keeps SQLite in the data
@@ -17,8 +17,8 @@ public struct ServerConfiguration: Sendable {
     public var databaseURL: String?
     /// How long `serve` waits at start for a PostgreSQL that does not answer yet.
     public var databaseWait: Duration = .seconds(30)
-    public var missionsDirectory: String
-    public var assetsDirectory: String
+    public var missionsDirectory: String = "./missions"
+    public var assetsDirectory: String = "./assets"
     /// What QR codes and join links start with; nil means `http://<host>:<port>` (`https://`
     /// with a certificate).
     public var publicBaseURL: String?
@@ -33,18 +33,18 @@ public struct ServerConfiguration: Sendable {
     public var otlpEndpoint: String?
     /// How often the certificate files are looked at for a change (SIGHUP reads them at once).
     public var tlsReloadInterval: Duration = .seconds(2)
-    public var logLevel: Logger.Level
+    public var logLevel: Logger.Level = .info
     /// How often the missions folder is looked at for changed files.
-    public var missionReloadInterval: Duration
+    public var missionReloadInterval: Duration = .milliseconds(500)
     /// Take the client's address from the last `X-Forwarded-For` entry: set it when Groupie
     /// runs behind a reverse proxy, or every visitor looks like the proxy to the rate limits.
-    public var trustForwardedFor: Bool
+    public var trustForwardedFor: Bool = false
     /// Failed joins (unknown or malformed codes) allowed per player and per client address
     /// within `failedJoinWindow`, before further attempts get 429. The address limit is high
     /// enough for a school class behind one address, and counts unknown codes of `/j/{code}`.
-    public var failedJoinsPerPlayer: Int
-    public var failedJoinsPerAddress: Int
-    public var failedJoinWindow: Duration
+    public var failedJoinsPerPlayer: Int = 10
+    public var failedJoinsPerAddress: Int = 300
+    public var failedJoinWindow: Duration = .seconds(600)
     /// Players, and groups, one client address may make in `creationWindow`: a school class
     /// behind one address makes a few dozen of each, a script thousands.
     public var creationsPerAddress: Int = 300
@@ -58,7 +58,7 @@ public struct ServerConfiguration: Sendable {
     /// ahead of its socket, about a megabyte whatever the file's size: together about 128 MB.
     public var streamedDownloads = 128
     /// The largest photo accepted, in bytes.
-    public var maxUploadBytes: Int
+    public var maxUploadBytes: Int = 25 * 1_048_576
     /// Bytes that resumable uploads not yet complete may announce (their totals), in one group,
     /// from one client address and in all; a new upload past any is refused with 507 until
     /// others finish or expire. A class behind one address sends a few photos of some MiB at once.
@@ -68,70 +68,26 @@ public struct ServerConfiguration: Sendable {
     /// How long a resumable upload's bytes stay on disk after its last part.
     public var partialUploadLifetime: TimeInterval = 24 * 3600
     /// Photos processed at once; more wait their turn.
-    public var imageWorkers: Int
+    public var imageWorkers: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Threads for blocking file work (reading images, writing uploads, removing files).
-    public var fileWorkers: Int
+    public var fileWorkers: Int = 8
     /// How often an idle event stream gets a comment, so that proxies keep it open.
-    public var eventHeartbeat: Duration
+    public var eventHeartbeat: Duration = .seconds(15)
     /// Header, body and keep-alive idle timeouts of every connection.
-    public var timeouts: ConnectionTimeouts
+    public var timeouts: ConnectionTimeouts = ConnectionTimeouts()
     /// Connections served at once; more wait to be accepted. Lowered at start to what the
     /// process's file limit allows.
-    public var maxConnections: Int
+    public var maxConnections: Int = 4096
     /// How long groups, their photos and files are kept.
-    public var retention: Duration
+    public var retention: Duration = .seconds(30 * 24 * 3600)
     /// How often the retention sweep runs.
-    public var retentionSweepInterval: Duration
+    public var retentionSweepInterval: Duration = .seconds(3600)
     /// The time; tests move it forward.
-    public var clock: @Sendable () -> Date
+    public var clock: @Sendable () -> Date = { Date() }
 
-    public init(
-        host: String = "0.0.0.0",
-        port: Int = 8080,
-        dataDirectory: String = DataFolder.defaultPath,
-        databaseURL: String? = nil,
-        missionsDirectory: String = "./missions",
-        assetsDirectory: String = "./assets",
-        publicBaseURL: String? = nil,
-        logLevel: Logger.Level = .info,
-        missionReloadInterval: Duration = .milliseconds(500),
-        trustForwardedFor: Bool = false,
-        failedJoinsPerPlayer: Int = 10,
-        failedJoinsPerAddress: Int = 300,
-        failedJoinWindow: Duration = .seconds(600),
-        maxUploadBytes: Int = 25 * 1_048_576,
-        imageWorkers: Int = ProcessInfo.processInfo.activeProcessorCount,
-        fileWorkers: Int = 8,
-        eventHeartbeat: Duration = .seconds(15),
-        timeouts: ConnectionTimeouts = ConnectionTimeouts(),
-        maxConnections: Int = 4096,
-        retention: Duration = .seconds(30 * 24 * 3600),
-        retentionSweepInterval: Duration = .seconds(3600),
-        clock: @escaping @Sendable () -> Date = { Date() }
-    ) {
-        self.host = host
-        self.port = port
-        self.dataDirectory = dataDirectory
-        self.databaseURL = databaseURL
-        self.missionsDirectory = missionsDirectory
-        self.assetsDirectory = assetsDirectory
-        self.publicBaseURL = publicBaseURL
-        self.logLevel = logLevel
-        self.missionReloadInterval = missionReloadInterval
-        self.trustForwardedFor = trustForwardedFor
-        self.failedJoinsPerPlayer = failedJoinsPerPlayer
-        self.failedJoinsPerAddress = failedJoinsPerAddress
-        self.failedJoinWindow = failedJoinWindow
-        self.maxUploadBytes = maxUploadBytes
-        self.imageWorkers = imageWorkers
-        self.fileWorkers = fileWorkers
-        self.eventHeartbeat = eventHeartbeat
-        self.timeouts = timeouts
-        self.maxConnections = maxConnections
-        self.retention = retention
-        self.retentionSweepInterval = retentionSweepInterval
-        self.clock = clock
-    }
+    /// The defaults; set what differs, property by property (`ServerOptions` does, from the
+    /// command line, environment and config file).
+    public init() {}
 
     /// Whether the server speaks HTTPS, with a certificate and its key.
     public var servesTLS: Bool { tlsCertificate != nil && tlsKey != nil }

@@ -90,14 +90,14 @@ public enum ServerOptions {
         },
         ServerOption(
             "database", .text, "url", help: "postgres://user:password@host/database to share PostgreSQL between instances; default: SQLite in the data folder.",
-            value: { $0.databaseURL.map(GroupieStores.shown) ?? "sqlite" }
+            value: { $0.databaseURL.map(ConfiguredStore.shown) ?? "sqlite" }
         ) { text, configuration in
             if text == "sqlite" || text.isEmpty {
                 configuration.databaseURL = nil
                 return
             }
             do {
-                try GroupieStores.check(url: text)
+                try ConfiguredStore.check(url: text)
             } catch {
                 throw SettingError("The database must be 'sqlite' or a URL like postgres://user:password@host:5432/groupie: \(error)")
             }

@@ -17,7 +17,7 @@ struct JoinPageController {
     let pagePath: String
     /// Unknown codes count against the address as wrong codes of joins do, so that the page
     /// cannot be used to find which codes exist faster than joining could.
-    let limiterByAddress: JoinRateLimiter
+    let limiterByAddress: AttemptLimiter
     let clientAddress: ClientAddress
     /// The preview's templates (`join-….mustache`), which escape the group's and the venue's names.
     let templates: PageTemplates

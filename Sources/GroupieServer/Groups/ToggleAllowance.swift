@@ -13,10 +13,10 @@ struct ToggleAllowance: Sendable {
     /// Far more than a child taps in a minute of play.
     static let perMinute = 60
 
-    let counter: JoinRateLimiter
+    let counter: AttemptLimiter
     private let turns = KeyedTurns()
 
-    init(counter: JoinRateLimiter) {
+    init(counter: AttemptLimiter) {
         self.counter = counter
     }
 

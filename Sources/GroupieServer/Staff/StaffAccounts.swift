@@ -38,10 +38,12 @@ public struct StaffAccounts: Sendable {
     /// folder, creating it like `serve` would.
     public static func open(dataDirectory: String, databaseURL: String?, clock: @escaping @Sendable () -> Date = Date.init) async throws -> StaffAccounts {
         try StartupCheck.prepareDataFolder(dataDirectory)
-        let configuration = ServerConfiguration(dataDirectory: dataDirectory, databaseURL: databaseURL)
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = dataDirectory
+        configuration.databaseURL = databaseURL
         var logger = Logger(label: "groupie-staff")
         logger.logLevel = .warning
-        return StaffAccounts(database: try await GroupieStores.open(configuration, logger: logger, ready: false), clock: clock)
+        return StaffAccounts(database: try await ConfiguredStore.open(configuration, logger: logger, ready: false), clock: clock)
     }
 
     init(database: any GroupieStore, clock: @escaping @Sendable () -> Date) {

@@ -25,14 +25,14 @@ struct StaffLoginLimits: Sendable {
     static let perAccount = 200
     static let window: Duration = .seconds(15 * 60)
 
-    private let byAccountAndAddress: JoinRateLimiter
-    private let byAddress: JoinRateLimiter
-    private let byAccount: JoinRateLimiter
+    private let byAccountAndAddress: AttemptLimiter
+    private let byAddress: AttemptLimiter
+    private let byAccount: AttemptLimiter
 
     init(store: any GroupieStore, logger: Logger) {
-        byAccountAndAddress = JoinRateLimiter(store: store, scope: "staff-account-address", limit: Self.perAccountAndAddress, window: Self.window, logger: logger)
-        byAddress = JoinRateLimiter(store: store, scope: "staff-address", limit: Self.perAddress, window: Self.window, logger: logger)
-        byAccount = JoinRateLimiter(store: store, scope: "staff-account", limit: Self.perAccount, window: Self.window, logger: logger)
+        byAccountAndAddress = AttemptLimiter(store: store, scope: "staff-account-address", limit: Self.perAccountAndAddress, window: Self.window, logger: logger)
+        byAddress = AttemptLimiter(store: store, scope: "staff-address", limit: Self.perAddress, window: Self.window, logger: logger)
+        byAccount = AttemptLimiter(store: store, scope: "staff-account", limit: Self.perAccount, window: Self.window, logger: logger)
     }
 
     /// Counts an attempt, then says how many seconds to wait when it is one too many, or nil
@@ -43,13 +43,13 @@ struct StaffLoginLimits: Sendable {
         await byAccountAndAddress.recordFailure(pair, now: now)
         await byAddress.recordFailure(address, now: now)
         // Counted with this attempt: the limit's own attempt may be checked, the next is refused.
-        if let wait = await JoinRateLimiter.retryAfter([(byAccountAndAddress, pair, unlocked), (byAddress, address, nil)], now: now, allowing: 1) {
+        if let wait = await AttemptLimiter.retryAfter([(byAccountAndAddress, pair, unlocked), (byAddress, address, nil)], now: now, allowing: 1) {
             return wait
         }
         // Only an attempt its address may make counts against the account from everywhere: the
         // attempts one address is refused cannot add up to a lock for every other address.
         await byAccount.recordFailure(email, now: now)
-        return await JoinRateLimiter.retryAfter([(byAccount, email, unlocked)], now: now, allowing: 1)
+        return await AttemptLimiter.retryAfter([(byAccount, email, unlocked)], now: now, allowing: 1)
     }
 
     /// A sign-in succeeded: the member's attempts from this address are forgotten.

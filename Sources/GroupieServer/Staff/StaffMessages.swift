@@ -98,12 +98,12 @@ struct StaffMessageLimits: Sendable {
     static let perMinute = 6
     static let perHour = 60
 
-    private let minute: JoinRateLimiter
-    private let hour: JoinRateLimiter
+    private let minute: AttemptLimiter
+    private let hour: AttemptLimiter
 
     init(store: any GroupieStore, logger: Logger) {
-        minute = JoinRateLimiter(store: store, scope: "staff-message", limit: Self.perMinute, window: .seconds(60), logger: logger)
-        hour = JoinRateLimiter(store: store, scope: "staff-message-60", limit: Self.perHour, window: .seconds(3600), logger: logger)
+        minute = AttemptLimiter(store: store, scope: "staff-message", limit: Self.perMinute, window: .seconds(60), logger: logger)
+        hour = AttemptLimiter(store: store, scope: "staff-message-60", limit: Self.perHour, window: .seconds(3600), logger: logger)
     }
 
     func sending<T: Sendable>(by staff: StaffMember, venueId: String, now: Date, _ send: () async throws -> T) async throws -> T {

@@ -4,7 +4,7 @@ import GroupieCore
 import GroupieStorage
 
 // A class's table cards: the batch's id and label on each of its groups' rows.
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Migration v16.
     static let batchSchema = """
         ALTER TABLE play_group ADD COLUMN batch_id TEXT;

@@ -4,7 +4,7 @@ import GroupieCore
 import GroupieStorage
 
 // Members' claims of tasks: read, decided by `ClaimRules`, written with their events.
-extension GroupieDatabase {
+extension SQLiteStore {
     /// One claim per task of a group; the claimer's name is read from `player`, so that erasing
     /// them leaves nothing here.
     static let taskClaimSchema = """
@@ -21,8 +21,7 @@ extension GroupieDatabase {
 
     public func claimTask(groupId: String, task: GroupProgress.TaskKey, by player: Player, venue: Venue?, now: Date) async throws -> [GroupEvent] {
         try await commits.write { db in
-            guard try Self.activeGroupId(db, playerId: player.id) == groupId else { throw MembershipError.groupNotFound }
-            if let closed = try Self.group(db, where: "id = ?", groupId)?.closed { throw MembershipError.groupClosed(closed) }
+            try Self.requireMember(db, of: groupId, playerId: player.id, adding: true)
             let photos = try Self.taskPhotos(db, groupId: groupId)
             return try Self.applyClaim(db, .claim(task, by: player), groupId: groupId, photos: photos, venue: venue, now: now)
         }
@@ -30,7 +29,7 @@ extension GroupieDatabase {
 
     public func releaseTask(groupId: String, task: GroupProgress.TaskKey, playerId: String, now: Date) async throws -> [GroupEvent] {
         try await commits.write { db in
-            guard try Self.activeGroupId(db, playerId: playerId) == groupId else { throw MembershipError.groupNotFound }
+            try Self.requireMember(db, of: groupId, playerId: playerId, adding: false)
             return try Self.applyClaim(db, .release(task, playerId: playerId), groupId: groupId, photos: TaskPhotos(photos: [], picks: [:]), venue: nil, now: now)
         }
     }

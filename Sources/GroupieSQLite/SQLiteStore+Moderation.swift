@@ -4,7 +4,7 @@ import GroupieCore
 import GroupieStorage
 
 /// What the venue's staff see of groups and do to them.
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Groups of a venue with members now, newest first, at most `limit`.
     public func playingGroups(venueId: String, limit: Int) async throws -> [Group] {
         try await writer.read { db in
@@ -253,7 +253,7 @@ extension GroupieDatabase {
     static let hiddenSelect = SQLColumns.hiddenSelect
 }
 
-extension GroupieDatabase {
+extension SQLiteStore {
     /// The history of the groups of a venue still stored, in the order they started: when each
     /// started, and its photo, task and mission events in order. No names: what the research
     /// export reads, `limit` groups after `after` at a time (every group by default).

@@ -3,7 +3,7 @@ import GRDB
 import GroupieCore
 import GroupieStorage
 
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Records a photo whose files are already stored, with the events `PhotoRules` says it causes
     /// at `venue`. With an idempotency key the photographer used in this group within a day, for
     /// the same task, the first photo comes back and nothing is added (`created` is false); the
@@ -18,10 +18,7 @@ extension GroupieDatabase {
                 guard uploaded.photo.missionId == new.missionId, uploaded.photo.taskId == new.taskId else { throw PhotoError.keyReused }
                 return AddedPhoto(photo: uploaded.photo, created: false, held: uploaded.held, events: [])
             }
-            guard try Self.activeGroupId(db, playerId: new.photographerId) == new.groupId else {
-                throw MembershipError.groupNotFound
-            }
-            if let closed = try Self.group(db, where: "id = ?", new.groupId)?.closed { throw MembershipError.groupClosed(closed) }
+            try Self.requireMember(db, of: new.groupId, playerId: new.photographerId, adding: true)
             let before = try Self.taskPhotos(db, groupId: new.groupId)
             try PhotoRules.requireAdmissible(new.missionId, now: now, before: before, venue: venue)
             let id = Self.newId()
@@ -156,7 +153,7 @@ extension GroupieDatabase {
     /// `PhotoRules.Refusal.notOfThisTask`, or `MembershipError.groupNotFound` for an outsider.
     public func choosePhoto(groupId: String, task: GroupProgress.TaskKey, photoId: String, by member: Player, venue: Venue?, now: Date) async throws -> PhotoChoice {
         try await commits.write { db in
-            guard try Self.activeGroupId(db, playerId: member.id) == groupId else { throw MembershipError.groupNotFound }
+            try Self.requireMember(db, of: groupId, playerId: member.id, adding: false)
             guard let photo = try Self.photo(db, id: photoId) else { throw PhotoRules.Refusal.notOfThisTask }
             let change = try PhotoRules.change(.choose(photo, for: task, groupId: groupId, by: member), before: try Self.taskPhotos(db, groupId: groupId), venue: venue)
             try Self.pick(db, groupId: groupId, task: task, photoId: photoId)

@@ -9,9 +9,9 @@ import GroupieStorage
 /// it), per group and task done (`visit_task`: seconds from the mission's start),
 /// `play_group.played` and `photos_added`, and `visit_tally`, the histograms of
 /// `VisitNumbers.Tally`. Core counts them (`VisitTallyRules`, written by
-/// `GroupieDatabase+Tally.swift`); below are the tables as migrations v10 and v12 made them,
+/// `SQLiteStore+Tally.swift`); below are the tables as migrations v10 and v12 made them,
 /// with the counts of what was stored before (their triggers went in v17).
-extension GroupieDatabase {
+extension SQLiteStore {
     /// The tally of a venue's stored groups.
     public func visitTally(venueId: String) async throws -> VisitNumbers.Tally {
         try await writer.read { db in

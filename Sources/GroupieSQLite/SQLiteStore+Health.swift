@@ -2,7 +2,7 @@ import GRDB
 import GroupieStorage
 import Synchronization
 
-extension GroupieDatabase {
+extension SQLiteStore {
     public func isReachable() async -> Bool {
         (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
     }

@@ -4,7 +4,7 @@ import GroupieCore
 import GroupieStorage
 
 /// Staff accounts, their sessions and the audit log of what they did.
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Adds a member of staff with a password hash made by the caller.
     public func addStaff(email: String, passwordHash: String, role: StaffRole, venueIds: Set<String>, now: Date, audit: AuditEntry?) async throws -> StaffMember {
         try await commits.write { db in try Self.audited(db, audit) {
@@ -164,7 +164,7 @@ extension GroupieDatabase {
 }
 
 // Rate limits: counted in this process's memory, which a restart forgets.
-extension GroupieDatabase {
+extension SQLiteStore {
     public func failures(of keys: [String], within window: TimeInterval, now: Date) async throws -> [String: [Date]] {
         Dictionary(keys.map { ($0, failureLog.failures(of: $0, within: window, now: now)) }, uniquingKeysWith: { a, _ in a })
     }

@@ -8,7 +8,7 @@ import Synchronization
 
 /// The game's state in SQLite. Every statement lives behind a method named for what it means,
 /// so that another backend can come later behind the same methods.
-public struct GroupieDatabase: GroupieStore {
+public struct SQLiteStore: GroupieStore {
     let writer: any DatabaseWriter
     /// Concurrent writes share a transaction and its flush to disk.
     let commits: GroupCommit
@@ -26,7 +26,7 @@ public struct GroupieDatabase: GroupieStore {
     /// last commits on a power cut), and migrates it to the current schema. The file and its
     /// `-wal` and `-shm` companions are readable by the service user only. The writer's commits
     /// leave checkpoints to a `WALCheckpointer`.
-    public static func open(atPath path: String, logger: Logger = Logger(label: "groupie")) throws -> GroupieDatabase {
+    public static func open(atPath path: String, logger: Logger = Logger(label: "groupie")) throws -> SQLiteStore {
         let checkpointer = WALCheckpointer(path: path, logger: logger)
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
@@ -55,7 +55,7 @@ public struct GroupieDatabase: GroupieStore {
         for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
             _ = chmod(file, 0o600)
         }
-        return try GroupieDatabase(writer: pool, lookups: LookupConnections(path: path), checkpointer: checkpointer)
+        return try SQLiteStore(writer: pool, lookups: LookupConnections(path: path), checkpointer: checkpointer)
     }
 
     /// Turns SQLite's memory statistics off for the process (see

@@ -5,10 +5,10 @@ import GroupieStorage
 
 // Reactions to the group feed's entries: the member's check, what the entry is and whether the
 // member's reaction is on it, Core's rule and the event in one transaction.
-extension GroupieDatabase {
+extension SQLiteStore {
     public func react(groupId: String, entry: Int, reaction: String, on: Bool, playerId: String, now: Date) async throws -> [GroupEvent] {
         try await commits.write { db in
-            guard try Self.activeGroupId(db, playerId: playerId) == groupId else { throw MembershipError.groupNotFound }
+            try Self.requireMember(db, of: groupId, playerId: playerId, adding: false)
             let kind = try String.fetchOne(
                 db.cachedStatement(sql: "SELECT type FROM group_event WHERE group_id = ? AND seq = ?"), arguments: [groupId, entry]
             ).flatMap(GroupEventKind.init(rawValue:))

@@ -3,7 +3,7 @@ import GRDB
 import GroupieCore
 import GroupieStorage
 
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Stores events of a group with its next sequence numbers; returns them numbered.
     public func appendEvents(groupId: String, _ events: [GroupEventPayload], now: Date) async throws -> [GroupEvent] {
         guard !events.isEmpty else { return [] }

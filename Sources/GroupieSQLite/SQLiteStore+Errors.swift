@@ -1,6 +1,6 @@
 import GRDB
 
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Whether `error` says that the file opened is no SQLite database, or one damaged past
     /// reading: what an operator fixes from a backup, not by trying again.
     public static func isNotADatabase(_ error: any Error) -> Bool {
@@ -20,6 +20,6 @@ extension DatabaseFileError {
     /// damaged), `unreadable` for any other reason.
     static func reading(_ path: String, _ error: DatabaseError) -> DatabaseFileError {
         let reason = error.message ?? "\(error.resultCode)"
-        return GroupieDatabase.isNotADatabase(error) ? .notSQLite(path, reason) : .unreadable(path, reason)
+        return SQLiteStore.isNotADatabase(error) ? .notSQLite(path, reason) : .unreadable(path, reason)
     }
 }

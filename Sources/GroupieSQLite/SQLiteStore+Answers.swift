@@ -5,7 +5,7 @@ import GroupieStorage
 
 // Members' answers to questions and the codes they found: read, decided by `AnswerRules`,
 // written with their events.
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Every attempt, right or wrong; a member's erasure keeps the attempt without its player,
     /// so that a task answered right stays done. The name is read from `player`.
     static let taskAnswerSchema = """
@@ -34,8 +34,7 @@ extension GroupieDatabase {
         groupId: String, task: GroupProgress.TaskKey, given: AnswerRules.Given, by player: Player, venue: Venue?, now: Date
     ) async throws -> [GroupEvent] {
         try await commits.write { db in
-            guard try Self.activeGroupId(db, playerId: player.id) == groupId else { throw MembershipError.groupNotFound }
-            if let closed = try Self.group(db, where: "id = ?", groupId)?.closed { throw MembershipError.groupClosed(closed) }
+            try Self.requireMember(db, of: groupId, playerId: player.id, adding: true)
             let change = try AnswerRules.answer(
                 given, to: task, by: player, before: try Self.taskPhotos(db, groupId: groupId),
                 attempts: try Self.attemptCount(db, groupId: groupId, task: task), venue: venue, now: now

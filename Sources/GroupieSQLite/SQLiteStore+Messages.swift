@@ -3,7 +3,7 @@ import GRDB
 import GroupieCore
 import GroupieStorage
 
-extension GroupieDatabase {
+extension SQLiteStore {
     public func sendStaffMessage(_ text: String, venueId: String, groupId: String?, now: Date, audit: AuditEntry?) async throws -> [GroupEvent] {
         try await commits.write { db in
             try Self.audited(db, audit) {
@@ -33,7 +33,7 @@ extension GroupieDatabase {
     }
 }
 
-extension GroupieDatabase {
+extension SQLiteStore {
     public func groups(venueId: String, createdFrom start: Date, before end: Date, limit: Int) async throws -> [Group] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: """

@@ -3,7 +3,7 @@ import GRDB
 import GroupieCore
 import GroupieStorage
 
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Creates an anonymous player whose token hashes to `tokenHash`.
     public func createPlayer(name: String, language: String?, tokenHash: Data, now: Date) async throws -> Player {
         let player = Player(id: Self.newId(), name: name, language: language, createdAt: now)
@@ -93,7 +93,7 @@ extension GroupieDatabase {
     static func newId() -> String { StoreIds.newId() }
 }
 
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Blanks what an erased player typed as answers, in their attempts and in the events that
     /// told them; an attempt keeps whether it was right, so a task answered right stays done.
     static func forgetAnswers(_ db: Database, playerId: String) throws {

@@ -3,7 +3,7 @@ import GRDB
 import GroupieCore
 import GroupieStorage
 
-extension GroupieDatabase {
+extension SQLiteStore {
     public func createGroup(venueId: String, name: String?, creatorId: String, joinableFor: TimeInterval, now: Date) async throws -> Join {
         try await commits.write { db in
             let current = try Self.activeGroupId(db, playerId: creatorId).flatMap { try Self.seats(db, groupId: $0) }
@@ -162,6 +162,14 @@ extension GroupieDatabase {
 
     // MARK: - Inside transactions
 
+    /// `MembershipRules.requireMember`, read in the writer's transaction: the checks before a
+    /// member's change to their group.
+    static func requireMember(_ db: Database, of groupId: String, playerId: String, adding: Bool) throws {
+        try MembershipRules.requireMember(
+            of: groupId, current: try activeGroupId(db, playerId: playerId), group: adding ? try group(db, where: "id = ?", groupId) : nil, adding: adding
+        )
+    }
+
     static func activeGroupId(_ db: Database, playerId: String) throws -> String? {
         try String.fetchOne(db.cachedStatement(sql: "SELECT group_id FROM membership WHERE player_id = ? AND left_at IS NULL"), arguments: [playerId])
     }
@@ -239,7 +247,7 @@ extension GroupieDatabase {
     }
 }
 
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Deletes groups created before `cutoff` with their memberships, photos, events and counts;
     /// returns how many went and the blobs no photo uses any more, whose files the caller removes.
     public func deleteGroups(createdBefore cutoff: Date) async throws -> RetentionSweep {

@@ -4,7 +4,7 @@ import GroupieCore
 import GroupieStorage
 
 /// The staff's photo feed of a venue.
-extension GroupieDatabase {
+extension SQLiteStore {
     /// A page of the venue's shown photos, newest first, with their groups, in one read.
     public func photoFeed(_ filter: PhotoFeedFilter) async throws -> [FeedPhoto] {
         try await writer.read { db in

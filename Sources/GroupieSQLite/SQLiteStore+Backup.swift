@@ -3,7 +3,7 @@ import GRDB
 import GroupieStorage
 
 /// Copies of the database for `groupie backup` and `groupie restore`.
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Copies the Groupie database at `source` into a new file at `destination` while a server
     /// may go on writing it: SQLite's online backup (GRDB's `backup(to:)`) in one step, which
     /// reads one snapshot, so the copy holds exactly the transactions committed before it began
@@ -64,7 +64,7 @@ public struct SQLiteHealth: Sendable {
     public var needsMigration: Bool
 }
 
-extension GroupieDatabase {
+extension SQLiteStore {
     /// `PRAGMA quick_check` of the file at `path`, read-only: "ok" when the file is sound, else
     /// what SQLite found; nil when the check took longer than `limit` (a very large file) and
     /// was stopped.

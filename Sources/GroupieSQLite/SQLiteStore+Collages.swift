@@ -3,7 +3,7 @@ import GRDB
 import GroupieCore
 import GroupieStorage
 
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Records a finished collage, replacing the mission's previous one; returns the previous
     /// key, whose files the caller removes. Nothing is stored when the group is gone.
     public func saveCollage(_ record: CollageRecord, now: Date) async throws -> SavedCollage? {
@@ -51,7 +51,7 @@ extension GroupieDatabase {
     }
 }
 
-extension GroupieDatabase {
+extension SQLiteStore {
     public func collageSubject(groupId: String) async throws -> CollageSubject? {
         try await lookup { db in
             guard let group = try Self.group(db, where: "id = ?", groupId) else { return nil }

@@ -6,7 +6,7 @@ import GroupieStorage
 import Logging
 import Synchronization
 
-extension GroupieDatabase {
+extension SQLiteStore {
     public func counts() async throws -> RowCounts {
         try await writer.read { db in
             RowCounts(
@@ -28,7 +28,7 @@ extension Database {
     }
 }
 
-/// The read-only connections of `GroupieDatabase.lookup`, taken and given back without waiting.
+/// The read-only connections of `SQLiteStore.lookup`, taken and given back without waiting.
 /// They are opened as lookups need them, up to `count`.
 final class LookupConnections: Sendable {
     /// As many as the cooperative threads that run requests on this machine.

@@ -8,13 +8,13 @@ import GroupieStorage
 
 /// Moving a venue at a time: one venue's visits as a SQLite database of their own, for
 /// `groupie import` into a PostgreSQL database that other venues may already use.
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Opens a Groupie database that exists already, to copy from (`groupie export` and
     /// `groupie import`), read-only. A file that is not SQLite, SQLite without Groupie's tables
     /// (an empty file among them), or the database of a newer Groupie is refused with its name
     /// and left as it was; a file this version would have to migrate is brought to its schema
     /// first, as `serve` would at start, and is the only kind that is written.
-    public static func openExisting(atPath path: String) throws -> GroupieDatabase {
+    public static func openExisting(atPath path: String) throws -> SQLiteStore {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw DatabaseFileError.unreadable(path, "it cannot be opened for reading") }
         let head = (try? handle.read(upToCount: 16)) ?? Data()
         try? handle.close()
@@ -48,7 +48,7 @@ extension GroupieDatabase {
             try? file.close()
             throw refuse(.newer(path))
         }
-        if Set(known).isSubset(of: applied) { return try GroupieDatabase(writer: file, migrates: false) }
+        if Set(known).isSubset(of: applied) { return try SQLiteStore(writer: file, migrates: false) }
         try file.close()
         return try open(atPath: path)
     }
@@ -62,7 +62,7 @@ extension GroupieDatabase {
     public func exportVenue(_ venueId: String, to path: String) async throws -> RowCounts {
         try await Self.newExport(at: path, venueId: venueId) {
             try await writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
-            let copy = try GroupieDatabase(writer: DatabaseQueue(path: path))
+            let copy = try SQLiteStore(writer: DatabaseQueue(path: path))
             try await copy.writer.write { db in
                 // Each other venue's group takes its counts out of the tally, and foreign keys the
                 // rest of it.
@@ -84,7 +84,7 @@ extension GroupieDatabase {
     /// from the events once they are all there.
     public static func exportVenue(_ venueId: String, from source: some RowSource, to path: String) async throws -> RowCounts {
         try await newExport(at: path, venueId: venueId) {
-            let copy = try GroupieDatabase(writer: DatabaseQueue(path: path))
+            let copy = try SQLiteStore(writer: DatabaseQueue(path: path))
             try await source.copyRows(venue: venueId, page: 1000) { table, rows in
                 try await copy.writer.write { db in _ = try insert(rows, into: table, db: db) }
             }
@@ -96,7 +96,7 @@ extension GroupieDatabase {
     /// Makes `path` empty and private, runs `fill`, and leaves the file only when it holds a
     /// group of the venue; a half-made export is never left to be imported, or to stand in the
     /// way of the next try.
-    private static func newExport(at path: String, venueId: String, fill: () async throws -> GroupieDatabase) async throws -> RowCounts {
+    private static func newExport(at path: String, venueId: String, fill: () async throws -> SQLiteStore) async throws -> RowCounts {
         // Names and token hashes are never readable by others, and two exports cannot write the same file.
         let file = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard file >= 0 else {
@@ -220,7 +220,7 @@ public enum DatabaseFileError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-extension GroupieDatabase: RowSource {
+extension SQLiteStore: RowSource {
     public func storedGroupIds(venue: String?) async throws -> [String] {
         try await writer.read { db in
             guard let venue else { return try String.fetchAll(db, sql: "SELECT id FROM play_group") }

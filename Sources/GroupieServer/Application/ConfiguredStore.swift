@@ -7,7 +7,7 @@ import Logging
 /// Opens the store the configuration names: PostgreSQL for a `postgres://` URL, else SQLite in
 /// the data folder. `serve`, `migrate` and `staff` open it the same way. The one place in the
 /// server that names a backend's type.
-public enum GroupieStores {
+public enum ConfiguredStore {
     /// A database URL as logs and `/readyz` may show it: the password replaced by `***`.
     static func shown(_ url: String) -> String {
         (try? PostgresURL(url).redacted) ?? "postgres://"
@@ -35,21 +35,21 @@ public enum GroupieStores {
         let path = configuration.dataFolder.database
         if FileManager.default.fileExists(atPath: path) { try checkSQLiteFile(path, logger: logger) }
         do {
-            let database = try GroupieDatabase.open(atPath: path, logger: logger)
+            let database = try SQLiteStore.open(atPath: path, logger: logger)
             // All read back from SQLite: `open` refuses a writer that is not FULL or that would
             // checkpoint in its commits.
-            let statistics = GroupieDatabase.keepsMemoryStatistics ? "on" : "off"
+            let statistics = SQLiteStore.keepsMemoryStatistics ? "on" : "off"
             logger.info("storing in SQLite at \(StartupCheck.absolute(path)) (synchronous FULL, checkpoints beside the writer, memory statistics \(statistics))")
             return database
-        } catch where GroupieDatabase.isNotADatabase(error) {
-            throw StartupError(description: GroupieDatabase.notADatabase(StartupCheck.absolute(path)) + ".")
+        } catch where SQLiteStore.isNotADatabase(error) {
+            throw StartupError(description: SQLiteStore.notADatabase(StartupCheck.absolute(path)) + ".")
         } catch {
             throw StartupError(description: "The database \(StartupCheck.absolute(path)) cannot be opened: \(error)")
         }
     }
 }
 
-extension GroupieStores {
+extension ConfiguredStore {
     /// How long `serve` lets SQLite's check of the file run at start: a file of several
     /// gigabytes is served unchecked rather than kept waiting (`groupie doctor` checks it whole).
     static let quickCheckLimit: Duration = .seconds(30)
@@ -58,15 +58,15 @@ extension GroupieStores {
     /// read-only and fail every write) and one that fails SQLite's `quick_check`.
     static func checkSQLiteFile(_ path: String, logger: Logger) throws {
         let shown = StartupCheck.absolute(path)
-        if let reason = GroupieDatabase.unwritable(path) {
+        if let reason = SQLiteStore.unwritable(path) {
             throw StartupError(description: "The database \(shown) is read-only to the server: \(reason); give the service's user write access to it (and its -wal and -shm files).")
         }
         let started = ContinuousClock.now
         let check: String?
         do {
-            check = try GroupieDatabase.quickCheck(ofFileAt: path, within: quickCheckLimit)
+            check = try SQLiteStore.quickCheck(ofFileAt: path, within: quickCheckLimit)
         } catch DatabaseFileError.notSQLite {
-            throw StartupError(description: GroupieDatabase.notADatabase(shown) + ".")
+            throw StartupError(description: SQLiteStore.notADatabase(shown) + ".")
         } catch {
             throw StartupError(description: "The database \(shown) cannot be read: \(error)")
         }

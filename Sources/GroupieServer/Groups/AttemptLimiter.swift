@@ -24,7 +24,7 @@ import Synchronization
 /// same count before any is recorded. Attempts made through `attempting` count as failures for
 /// the others of their key on this instance until they end: a burst of wrong codes gets no more
 /// tries than the limit on each instance.
-struct JoinRateLimiter: Sendable {
+struct AttemptLimiter: Sendable {
     let store: any GroupieStore
     /// What the keys count: "join-player", "join-address", "staff-account"…
     let scope: String
@@ -64,12 +64,12 @@ struct JoinRateLimiter: Sendable {
 
     /// The longest wait of several limits of one store and one window, each for its key, read
     /// from the store at once.
-    static func retryAfter(_ checks: [(limiter: JoinRateLimiter, key: String)], now: Date, allowing extra: Int = 0) async -> Int? {
+    static func retryAfter(_ checks: [(limiter: AttemptLimiter, key: String)], now: Date, allowing extra: Int = 0) async -> Int? {
         await retryAfter(checks.map { ($0.limiter, $0.key, nil) }, now: now, allowing: extra)
     }
 
     /// The same, each key's failures counted only from its `since` (when its lock was lifted).
-    static func retryAfter(_ checks: [(limiter: JoinRateLimiter, key: String, since: Date?)], now: Date, allowing extra: Int = 0) async -> Int? {
+    static func retryAfter(_ checks: [(limiter: AttemptLimiter, key: String, since: Date?)], now: Date, allowing extra: Int = 0) async -> Int? {
         guard let first = checks.first?.limiter else { return nil }
         precondition(checks.allSatisfy { $0.limiter.window == first.window }, "limits read at once share their window")
         let keys = checks.map { $0.limiter.scope + ":" + $0.key }
@@ -88,7 +88,7 @@ struct JoinRateLimiter: Sendable {
     /// `scope:key`) and the attempts of each running beside the one asking, both read already,
     /// the running ones first.
     static func wait(
-        _ checks: [(limiter: JoinRateLimiter, key: String, since: Date?)], failures: [String: [Date]], running: [Int], now: Date, allowing extra: Int = 0
+        _ checks: [(limiter: AttemptLimiter, key: String, since: Date?)], failures: [String: [Date]], running: [Int], now: Date, allowing extra: Int = 0
     ) -> Int? {
         let waits = zip(checks, running).compactMap { check, others -> Int? in
             let recent = (failures[check.limiter.scope + ":" + check.key] ?? []).filter { failure in check.since.map { failure > $0 } ?? true }
@@ -191,14 +191,14 @@ extension HTTPField.Name {
 /// What the group and player routes hold joining and making things to: wrong codes per player
 /// and per address, and what one address makes.
 struct JoinLimits: Sendable {
-    let byPlayer: JoinRateLimiter
-    let byAddress: JoinRateLimiter
-    let creationsByAddress: JoinRateLimiter
+    let byPlayer: AttemptLimiter
+    let byAddress: AttemptLimiter
+    let creationsByAddress: AttemptLimiter
     let clientAddress: ClientAddress
 
     /// 429 while the player or their address has had too many wrong codes.
     func requireJoinAllowed(_ player: Player, address: String, now: Date) async throws {
-        if let seconds = await JoinRateLimiter.retryAfter([(byPlayer, player.id), (byAddress, address)], now: now) {
+        if let seconds = await AttemptLimiter.retryAfter([(byPlayer, player.id), (byAddress, address)], now: now) {
             throw Self.tooManyAttempts(seconds)
         }
     }
@@ -206,11 +206,11 @@ struct JoinLimits: Sendable {
     /// The same limits, for the store to read in the join's own transaction and refuse it by.
     func joinGate(_ player: Player, address: String, now: Date) -> FailureGate {
         precondition(byPlayer.window == byAddress.window, "limits read at once share their window")
-        let checks: [(limiter: JoinRateLimiter, key: String, since: Date?)] = [(byPlayer, player.id, nil), (byAddress, address, nil)]
+        let checks: [(limiter: AttemptLimiter, key: String, since: Date?)] = [(byPlayer, player.id, nil), (byAddress, address, nil)]
         // Read now, before the store reads the failures in the join's transaction.
         let running = checks.map { $0.limiter.othersRunning($0.key) }
         return FailureGate(keys: checks.map { $0.limiter.scope + ":" + $0.key }, window: byPlayer.window) { failures in
-            if let seconds = JoinRateLimiter.wait(checks, failures: failures, running: running, now: now) { throw Self.tooManyAttempts(seconds) }
+            if let seconds = AttemptLimiter.wait(checks, failures: failures, running: running, now: now) { throw Self.tooManyAttempts(seconds) }
         }
     }
 

@@ -6,7 +6,7 @@ import GroupieStorage
 /// The venue numbers kept as events are stored, by `VisitTallyRules`: in the transaction that
 /// stores a command's events (or a membership), the group's visit rows are read, Core says what
 /// they become and what the tally gains and loses, and both are written here.
-extension GroupieDatabase {
+extension SQLiteStore {
     /// Migration v17: the triggers of v10 and v12 that kept the numbers go; their tables and
     /// counts stay, and Core goes on counting the same way.
     static let tallyTriggersDropped = """
