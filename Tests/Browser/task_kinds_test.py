@@ -15,6 +15,10 @@ multiple-choice question, a code and a 30-minute limit):
     She picks the right one: the fact shows on both phones, and the question is done.
   - Bo types the sticker's code in lower case with a space: it is found, and the mission
     completes on both phones.
+  - On the Arabic phone, the venue's only mission has a one-minute limit: a wrong code starts
+    it, the time left counts down in seconds, and at zero the phone opens the finale by itself
+    ("time is up", in Arabic) with no one touching it; back on the mission, the form is gone
+    and the line says the time is up, and the server refuses a late code (409 time-up).
 
 Screenshots go to .build/browser-screenshots/ (prefixed "kinds-").
 
@@ -46,6 +50,7 @@ missions:
       en: Sticker hunt
       ar: البحث عن الملصق
     icon: icons/magnifier.svg
+    time_limit: 1
     tasks:
       - id: door-code
         kind: code
@@ -81,6 +86,37 @@ def code_form(p, task=CODE):
           f"{p.name}: the code's label and button are in the page's type ({seen['body']}), not {seen['labelFont']} / {seen['buttonFont']} "
           f"(letter spacing {seen['spacing']})")
     p.shot("code-task")
+
+
+AR_TIME_UP = "انتهى وقت هذه المهمة."
+AR_LEAD_TIME_UP = "انتهى الوقت! هذا ما صنعتموه معًا، لتحتفظوا به."
+
+
+def countdown(ar, server):
+    """The Arabic phone's one-minute mission: see the module's docstring."""
+    timer = f"#time-{ARABIC_MISSION}"
+    ar.type(f"#code-{ARABIC_CODE}", "XYZ-1")
+    ar.click(f".task[data-task={ARABIC_CODE}] button[type=submit]")
+    ar.wait(lambda d: ar.js("return !!document.querySelector(arguments[0] + '[data-end]')", timer), "the clock running once the mission started")
+    first = shown(ar, timer)
+    check("ثاني" in first or "ثوان" in first, f"the last minute is counted in seconds, in Arabic: {first!r}")
+    ar.wait(lambda d: shown(ar, timer) not in ("", first), f"the time left ticking on from {first!r}")
+    ar.shot("countdown")
+    # Nobody touches the phone: at zero it opens the finale by itself (the minute, and the server's second).
+    ar.wait(lambda d: ar.js("return location.hash") == "#/recap", "the finale opening by itself when the time is up", timeout=150)
+    ar.wait(lambda d: AR_LEAD_TIME_UP in plain(ar.js("return document.body.innerText")), "the finale saying that the time is up, in Arabic")
+    ar.shot("finale-time-up")
+    group_id = server.api.get("/api/v1/me", ar.token())["group"]["id"]
+    check(server.api.get(f"/api/v1/groups/{group_id}", ar.token())["group"].get("visitEnd") == "missions-over",
+          "the server says the visit is over: every mission done or out of time")
+    ar.d.get(server.base + f"/#/m/{ARABIC_MISSION}")
+    ar.wait(lambda d: AR_TIME_UP in shown(ar, timer), "the mission's line says the time is up")
+    check(not ar.js("return !!document.querySelector('form[data-answer]')"), "the code's form is closed at zero")
+    late = server.api.request("POST", f"/api/v1/groups/{group_id}/missions/{ARABIC_MISSION}/tasks/{ARABIC_CODE}/answer",
+                              {"text": "OWL-7"}, token=ar.token(), expect=None)
+    check(late.status == 409 and (late.data or {}).get("code") == "time-up", f"a late code is refused: {late.status} {late.body[:200]!r}")
+    ar.shot("mission-time-up")
+    log("a one-minute mission counts down in seconds, closes its form at zero and opens the finale by itself, in Arabic")
 
 
 def mission_of(server, token, group_id):
@@ -122,9 +158,10 @@ def scenario(binary, work, started):
     ar.d.get(server.base + f"/#/m/{ARABIC_MISSION}")
     ar.wait(lambda d: ar.js("return document.documentElement.dir") == "rtl", "the Arabic phone right to left")
     code_form(ar, ARABIC_CODE)
+    log("the code's form is a label, a field and a button, in English and in Arabic")
+    countdown(ar, server)
     ar.check_console("on the Arabic phone")
     ar.quit()
-    log("the code's form is a label, a field and a button, in English and in Arabic")
 
     # ------------------------------------------------------------ a wrong answer, then the right one
     a.click(f".task[data-task={QUESTION}] .choice[data-choice='2']")

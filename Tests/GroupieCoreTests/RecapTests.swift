@@ -60,6 +60,25 @@ struct RecapTests {
         #expect(VisitEnd.of(group(), progress: GroupProgress(venue: empty, doneTasks: []), now: now) == nil)
     }
 
+    @Test("a mission whose time ran out is over: the visit ends when every mission is done or over, and a mission waiting for one that is over is over too")
+    func timedOut() throws {
+        var timed = venue
+        timed.missions[1].timeLimit = 10
+        timed.missions[2].after = [timed.missions[1].id]
+        // Mission `a` done; `b` started at second 3 and not finished; `c` waits for `b`.
+        let photos = TaskPhotos(photos: Array(all.prefix(2)), picks: [:], missionStarts: [timed.missions[1].id: Date(timeIntervalSince1970: 3)])
+        let progress = GroupProgress(venue: timed, doneTasks: photos.done)
+        let inTime = Date(timeIntervalSince1970: 3 + 600), late = Date(timeIntervalSince1970: 3 + 601)
+        #expect(VisitEnd.over(in: timed, photos: photos, now: inTime).isEmpty)
+        #expect(VisitEnd.of(group(), progress: progress, over: VisitEnd.over(in: timed, photos: photos, now: inTime), now: Date(timeIntervalSince1970: 500)) == nil)
+        let over = VisitEnd.over(in: timed, photos: photos, now: late)
+        #expect(over == [timed.missions[1].id, timed.missions[2].id])
+        #expect(VisitEnd.of(group(), progress: progress, over: over, now: Date(timeIntervalSince1970: 500)) == .missionsOver)
+        // A mission done in time is done, not over, whatever the clock says.
+        let allPhotos = TaskPhotos(photos: all, picks: [:], missionStarts: [timed.missions[1].id: Date(timeIntervalSince1970: 3)])
+        #expect(VisitEnd.over(in: timed, photos: allPhotos, now: late).isEmpty)
+    }
+
     @Test("chapters are the completed missions in the venue's order, with their facts in the language asked for")
     func chapters() {
         // `c` is done, `b` is not: the chapters skip `b` and keep the venue's order.

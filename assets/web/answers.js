@@ -3,7 +3,7 @@
 // the fact shown once it is right, and a time-limited mission's time left.
 
 import { api } from './api.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 import { h, icon, append } from './ui.js';
 import { state, update, memberName } from './store.js';
 import { render } from './router.js';
@@ -31,13 +31,42 @@ export function deadlineOf(m) {
   return d ? Date.parse(d.endsAt) : null;
 }
 
-// "12 minutes left", "Time is up", or the limit before the mission starts.
+// The time left as it goes: whole minutes, then seconds in the last minute, then "time is up".
+function timeLeftText(end) {
+  const ms = end - Date.now();
+  if (ms <= 0) return t('time.up');
+  if (ms <= 60000) return tn('time.seconds', Math.ceil(ms / 1000));
+  return t('time.left', { minutes: Math.ceil(ms / 60000) });
+}
+
+// What runs when a timer on the screen reaches zero (the missions screen draws itself again, so
+// that its forms close, and reads the group again: the visit may be over).
+let timeUp = () => {};
+export function onTimeUp(f) { timeUp = f; }
+
+// Every second, each running timer on the screen says the time left; the first tick that finds
+// one at zero runs `timeUp` once. Stops by itself when no timer is left on the screen.
+let ticking = null;
+function tick() {
+  const timers = document.querySelectorAll('.time-left[data-end]');
+  if (!timers.length) { clearInterval(ticking); ticking = null; return; }
+  let reached = false;
+  for (const el of timers) {
+    const end = Number(el.dataset.end), text = timeLeftText(end), span = el.querySelector('.time-text');
+    if (span && span.textContent !== text) span.textContent = text;
+    if (end <= Date.now() && !el.classList.contains('over')) { el.classList.add('over'); reached = true; }
+  }
+  if (reached) timeUp();
+}
+
+// "12 min left" counting down, "Time is up", or the limit before the mission starts.
 export function timeLine(m) {
   if (!m.timeLimit) return null;
   const end = deadlineOf(m);
-  const left = end === null ? null : Math.ceil((end - Date.now()) / 60000);
-  const text = end === null ? t('time.limit', { minutes: m.timeLimit }) : left > 0 ? t('time.left', { minutes: left }) : t('time.up');
-  return h('p', { class: 'time-left' + (left !== null && left <= 0 ? ' over' : ''), id: 'time-' + m.id, role: 'timer' }, icon('clock'), text);
+  if (end === null) return h('p', { class: 'time-left', id: 'time-' + m.id }, icon('clock'), h('span', { class: 'time-text' }, t('time.limit', { minutes: m.timeLimit })));
+  if (!ticking) ticking = setInterval(tick, 1000);
+  return h('p', { class: 'time-left' + (end <= Date.now() ? ' over' : ''), id: 'time-' + m.id, role: 'timer', 'data-end': String(end) },
+    icon('clock'), h('span', { class: 'time-text' }, timeLeftText(end)));
 }
 
 // What an attempt said, as the group reads it: the choice's text, or what was typed.

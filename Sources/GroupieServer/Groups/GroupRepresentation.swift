@@ -113,7 +113,7 @@ struct GroupDocument: Encodable, Sendable {
         joinable = group.isJoinable(at: now)
         closedReason = group.closed?.reason
         let progress = venue.map { GroupProgress(venue: $0, doneTasks: taskPhotos.done) }
-        visitEnd = VisitEnd.of(group, progress: progress, now: now)?.rawValue
+        visitEnd = VisitEnd.of(group, progress: progress, over: venue.map { VisitEnd.over(in: $0, photos: taskPhotos, now: now) } ?? [], now: now)?.rawValue
         standing = venue.flatMap { venue in venue.points.map { StandingDocument(Standing(rules: $0, venue: venue, taskPhotos: taskPhotos)) } }
         // A member's standing: the tasks of the venue whose chosen photo is theirs.
         var completed: [String: Int] = [:]

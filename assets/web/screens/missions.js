@@ -4,11 +4,15 @@
 import { t, tn } from '../i18n.js';
 import { h, icon } from '../ui.js';
 import { state, setHintOpen, mission, progressOf, missionState, memberName } from '../store.js';
-import { go } from '../router.js';
+import { go, render } from '../router.js';
 import { groupTitle, uploadRow, avatar, fileButton, rewardWords, standingLine } from '../widgets.js';
-import { setClaim, claimOf } from '../session.js';
+import { setClaim, claimOf, scheduleRefresh } from '../session.js';
 import { toast, errorText } from '../messages.js';
-import { answerPart, timeLine, deadlineOf } from '../answers.js';
+import { answerPart, timeLine, deadlineOf, onTimeUp } from '../answers.js';
+
+// A mission's time running out closes its forms, and may end the visit: the group is read
+// again a moment later, once the server's clock is past the end too.
+onTimeUp(() => { render(false); setTimeout(scheduleRefresh, 1000); });
 
 function lockText(m) {
   const names = (m.after || []).filter((id) => { const p = progressOf(id); return !p || !p.complete; })

@@ -9,7 +9,7 @@ import { state } from '../store.js';
 import { errorText, toast } from '../messages.js';
 import { groupTitle, standingLine } from '../widgets.js';
 
-const LEADS = { 'missions-done': 'recap.leadDone', 'closed': 'recap.leadClosed', 'joining-time-over': 'recap.leadOver' };
+const LEADS = { 'missions-done': 'recap.leadDone', 'missions-over': 'recap.leadTimeUp', 'closed': 'recap.leadClosed', 'joining-time-over': 'recap.leadOver' };
 
 // The completed missions whose collage is ready, in the venue's order, with who took each task's photo.
 function chapters() {
