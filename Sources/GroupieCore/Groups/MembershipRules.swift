@@ -86,7 +86,12 @@ public enum MembershipRules {
     /// staff have not closed `group`.
     public static func requireMember(of groupId: String, current: String?, group: Group?, adding: Bool) throws(MembershipError) {
         guard current == groupId else { throw .groupNotFound }
-        if adding, let closed = group?.closed { throw .groupClosed(closed) }
+        if adding { try requireOpen(group) }
+    }
+
+    /// A change that adds to `group` needs it open: refused once the venue's staff closed it.
+    public static func requireOpen(_ group: Group?) throws(MembershipError) {
+        if let closed = group?.closed { throw .groupClosed(closed) }
     }
 
     /// A player leaving `seats`' group (of their own accord, removed, or erased): the group is

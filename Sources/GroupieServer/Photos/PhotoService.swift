@@ -98,7 +98,7 @@ struct PhotoService: Sendable {
     /// The group takes photos, and the task's mission is unlocked; the group's venue.
     @discardableResult
     func admit(_ task: GroupProgress.TaskKey?, to group: Group) async throws -> Venue? {
-        if let closed = group.closed { throw MembershipError.groupClosed(closed) }
+        try MembershipRules.requireOpen(group)
         let venue = catalog.venue(id: group.venueId)?.venue
         if let task { try await requireOpen(task, venue: venue, groupId: group.id) }
         return venue
