@@ -164,6 +164,29 @@ class Group:
     def all_complete(self):
         return all(self.complete(m) for m in self.missions)
 
+    def visit_ends(self, sent, answered):
+        """The `visitEnd` values the group document may carry, read between `sent` and `answered`:
+        every mission complete, or every mission complete or over (its time ran out before it was,
+        or it waits for such a mission); both None and missions-over when a deadline is too near."""
+        if self.all_complete():
+            return {"missions-done"}
+
+        def over(surely):
+            ended = {m for m, timer in self.timers.items() if timer.started and not self.complete(m)
+                     and (sent > timer.end_hi if surely else answered >= timer.end_lo)}
+            grew = True
+            while grew:
+                grew = False
+                for m, mission in self.missions.items():
+                    if m not in ended and not self.complete(m) and set(mission.get("after") or []) & ended:
+                        ended.add(m)
+                        grew = True
+            return all(self.complete(m) or m in ended for m in self.missions)
+
+        if over(surely=True):
+            return {"missions-over"}
+        return {None, "missions-over"} if over(surely=False) else {None}
+
     def late_tasks(self):
         """The open tasks of timed missions whose time is surely over, that the group tries once
         more (each such mission once): the server must refuse them with 409 time-up."""

@@ -312,8 +312,10 @@ extension PostgresStore {
     static let groupColumns = SQLColumns.group
     static let qualifiedGroupColumns = groupColumns.split(separator: ", ").map { "play_group.\($0)" }.joined(separator: ", ")
 
-    /// Locks the group's row, then asks `MembershipRules.requireMember`: every change a member
-    /// makes to their group starts here, so that none forgets the lock. Returns the group.
+    /// Locks the group's row, then asks `MembershipRules.requireMember`: a member's claim,
+    /// release, answer and reaction start here, so that none forgets the lock. (A photo takes
+    /// the group's lock with its visit's, `lockGroupVisit`, and a choice reads its snapshot
+    /// under the lock in one statement, `ChoiceSnapshot`.) Returns the group.
     @discardableResult
     static func lockForMember(_ connection: PostgresConnection, of groupId: String, playerId: String, adding: Bool, logger: Logger) async throws -> Group? {
         let group = try await lockGroup(connection, id: groupId, logger: logger)

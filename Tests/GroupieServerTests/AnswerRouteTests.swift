@@ -179,6 +179,37 @@ struct AnswerRouteTests {
         }
     }
 
+    @Test("A group whose timed mission runs out is over: the group document, read before the end, says missions-over once the clock passes it")
+    func timedOutVisitEnds() async throws {
+        let server = try TestServer()
+        try server.write("quizroom.yaml", """
+            id: quizroom
+            name: Quiz room
+            languages: [en]
+            timezone: Europe/Stockholm
+            theme:
+              color: "#0b6e4f"
+            missions:
+            \(Self.quiz)
+            """)
+        try await server.test { client in
+            let ada = try await client.newPlayer("Ada")
+            let group = try await client.newGroup(by: ada, venue: "quizroom")
+            let sticker = "/api/v1/groups/\(group.id)/missions/quiz/tasks/sticker/answer"
+            #expect(try await client.send(.post, sticker, json: #"{"text": "0000"}"#, headers: ada.auth).0.status == .ok)
+            func visitEnd() async throws -> String? {
+                let (response, body) = try await client.send(.get, "/api/v1/groups/\(group.id)", headers: ada.auth)
+                #expect(response.status == .ok)
+                return (body["group"] as? [String: Any])?["visitEnd"] as? String
+            }
+            #expect(try await visitEnd() == nil, "the quiz runs for 15 minutes")
+            server.clock.advance(by: 15 * 60)
+            #expect(try await visitEnd() == nil, "at its last second")
+            server.clock.advance(by: 1)
+            #expect(try await visitEnd() == "missions-over", "with no event since, the document read before the end is not served again")
+        }
+    }
+
     @Test("A group's attempts at a task stop at the cap: the next, right or wrong, is 409 attempts-used-up and is neither stored nor told")
     func attemptCap() async throws {
         // No time limit, so that the clock may move past the guess limits' windows.

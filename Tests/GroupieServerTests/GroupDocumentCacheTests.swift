@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Testing
 
@@ -21,13 +22,13 @@ struct GroupDocumentCacheTests {
         cache.store(document(1024), for: key("g", 1, language: "sv"))
         #expect(cache.storedBytes == 2048)
         cache.store(document(512), for: key("g", 2))
-        #expect(cache.document(for: key("g", 1)) == nil)
-        #expect(cache.document(for: key("g", 1, language: "sv")) == nil)
-        #expect(cache.document(for: key("g", 2))?.readableBytes == 512)
+        #expect(cache.document(for: key("g", 1), now: Date()) == nil)
+        #expect(cache.document(for: key("g", 1, language: "sv"), now: Date()) == nil)
+        #expect(cache.document(for: key("g", 2), now: Date())?.readableBytes == 512)
         #expect(cache.storedBytes == 512)
         // A late writer of an older version does not bring it back.
         cache.store(document(1024), for: key("g", 1))
-        #expect(cache.document(for: key("g", 1)) == nil)
+        #expect(cache.document(for: key("g", 1), now: Date()) == nil)
         #expect(cache.storedBytes == 512)
     }
 
@@ -38,13 +39,13 @@ struct GroupDocumentCacheTests {
             cache.store(document(1024), for: key("g\(group)", 1))
             #expect(cache.storedBytes <= 10 * 1024)
         }
-        #expect(cache.document(for: key("g29", 1)) != nil)
-        #expect(cache.document(for: key("g20", 1)) != nil)
-        #expect(cache.document(for: key("g0", 1)) == nil)
-        #expect(cache.document(for: key("g19", 1)) == nil)
+        #expect(cache.document(for: key("g29", 1), now: Date()) != nil)
+        #expect(cache.document(for: key("g20", 1), now: Date()) != nil)
+        #expect(cache.document(for: key("g0", 1), now: Date()) == nil)
+        #expect(cache.document(for: key("g19", 1), now: Date()) == nil)
         // A document larger than the bound is not kept.
         cache.store(document(20_000), for: key("big", 1))
-        #expect(cache.document(for: key("big", 1)) == nil)
+        #expect(cache.document(for: key("big", 1), now: Date()) == nil)
         #expect(cache.storedBytes == 10 * 1024)
     }
 
@@ -55,6 +56,17 @@ struct GroupDocumentCacheTests {
         buffer.writeString("{\"group\":{}}")
         cache.store(buffer, for: key("g", 1))
         #expect(cache.storedBytes < 1024)
-        #expect(cache.document(for: key("g", 1)).map { String(buffer: $0) } == "{\"group\":{}}")
+        #expect(cache.document(for: key("g", 1), now: Date()).map { String(buffer: $0) } == "{\"group\":{}}")
+    }
+
+    @Test("a document kept until a moment is served before it and not from it on")
+    func keptUntil() {
+        let cache = GroupDocumentCache(byteLimit: 1 << 20)
+        let end = Date(timeIntervalSince1970: 1_000)
+        cache.store(document(256), for: key("g", 1), until: end)
+        #expect(cache.document(for: key("g", 1), now: end.addingTimeInterval(-1)) != nil)
+        #expect(cache.document(for: key("g", 1), now: end) == nil)
+        cache.store(document(256), for: key("g", 1, language: "sv"))
+        #expect(cache.document(for: key("g", 1, language: "sv"), now: .distantFuture) != nil, "without an end, until the group changes")
     }
 }

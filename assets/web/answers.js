@@ -20,6 +20,7 @@ export async function loadAnswers() {
   try {
     update({ answers: await api(`/groups/${state.groupId}/answers`) });
   } catch (e) { /* kept from the last read */ }
+  watchDeadlines();
 }
 
 const answersOf = (m, task) => ((state.answers || EMPTY).answers).filter((a) => a.missionId === m.id && a.taskId === task.id);
@@ -39,24 +40,31 @@ function timeLeftText(end) {
   return t('time.left', { minutes: Math.ceil(ms / 60000) });
 }
 
-// What runs when a timer on the screen reaches zero (the missions screen draws itself again, so
-// that its forms close, and reads the group again: the visit may be over).
+// What runs when a running mission's time ends (the missions screen draws itself again, so that
+// its forms close, and reads the group again: the visit may be over).
 let timeUp = () => {};
 export function onTimeUp(f) { timeUp = f; }
 
-// Every second, each running timer on the screen says the time left; the first tick that finds
-// one at zero runs `timeUp` once. Stops by itself when no timer is left on the screen.
+// When the next running mission's time ends, `timeUp` runs, whatever screen is open.
+let deadlineTimer = null;
+function watchDeadlines() {
+  clearTimeout(deadlineTimer);
+  const now = Date.now();
+  const next = Math.min(...((state.answers || EMPTY).deadlines).map((d) => Date.parse(d.endsAt)).filter((end) => end > now));
+  if (Number.isFinite(next)) deadlineTimer = setTimeout(() => { timeUp(); watchDeadlines(); }, next - now + 50);
+}
+
+// Every second, each running timer on the screen says the time left, and turns to "time is up"
+// at zero. Stops by itself when no timer is left on the screen.
 let ticking = null;
 function tick() {
   const timers = document.querySelectorAll('.time-left[data-end]');
   if (!timers.length) { clearInterval(ticking); ticking = null; return; }
-  let reached = false;
   for (const el of timers) {
     const end = Number(el.dataset.end), text = timeLeftText(end), span = el.querySelector('.time-text');
     if (span && span.textContent !== text) span.textContent = text;
-    if (end <= Date.now() && !el.classList.contains('over')) { el.classList.add('over'); reached = true; }
+    if (end <= Date.now()) el.classList.add('over');
   }
-  if (reached) timeUp();
 }
 
 // "12 min left" counting down, "Time is up", or the limit before the mission starts.

@@ -26,6 +26,16 @@ public enum VisitEnd: String, Sendable, Hashable, CaseIterable {
         return nil
     }
 
+    /// The next moment after `now` at which a mission of `venue` that the group started and has
+    /// not completed runs out of time: until then, nothing the clock alone decides about the
+    /// group's missions changes. Nil when no such mission is running.
+    public static func nextDeadline(in venue: Venue, photos: TaskPhotos, after now: Date) -> Date? {
+        let complete = Set(GroupProgress(venue: venue, doneTasks: photos.done).missions.filter(\.isComplete).map(\.missionId))
+        return venue.missions.filter { !complete.contains($0.id) }
+            .compactMap { AnswerRules.deadline(of: $0, photos: photos, attempts: []) }
+            .filter { $0 >= now }.min()
+    }
+
     /// The missions of `venue` that are over for a group at `now` without being complete: those
     /// whose time limit ran out (from the group's start, `photos.missionStarts`), and those that
     /// wait (`after:`) for a mission that is over, which can never open.

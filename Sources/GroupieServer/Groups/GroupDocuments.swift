@@ -41,7 +41,7 @@ struct GroupDocuments: Sendable {
             groupId: group.id, version: version, language: language, venueHash: entry?.contentHash,
             joinable: group.isJoinable(at: now), urlHour: signer.expiryHour(now: now)
         )
-        if let cached = cache.document(for: key) { return GroupEnvelope(json: cached) }
+        if let cached = cache.document(for: key, now: now) { return GroupEnvelope(json: cached) }
         let contents: GroupContents
         if let known { contents = known } else { contents = try await database.groupContents(group) }
         let document = GroupDocument(
@@ -49,7 +49,10 @@ struct GroupDocuments: Sendable {
             collages: contents.collages, claims: contents.claims, links: links, signer: signer, now: now
         )
         let bytes = ByteBuffer(data: try GroupieRequestContext.jsonEncoder().encode(["group": document]))
-        cache.store(bytes, for: key)
+        // Served until the clock alone changes it: a claim ends, or a timed mission does.
+        let claimEnds = contents.claims.map(\.expiresAt).filter { $0 > now }
+        let missionEnd = venue.flatMap { VisitEnd.nextDeadline(in: $0, photos: contents.taskPhotos, after: now) }
+        cache.store(bytes, for: key, until: (claimEnds + [missionEnd].compactMap { $0 }).min())
         return GroupEnvelope(json: bytes)
     }
 }

@@ -76,7 +76,7 @@ struct GroupDocument: Encodable, Sendable {
     var joinable: Bool
     /// Why the venue's staff closed the group, when they did: no more joins or photos.
     var closedReason: String?
-    /// Why the group's visit is over (`VisitEnd`: `missions-done`, `closed`, `joining-time-over`),
+    /// Why the group's visit is over (`VisitEnd`: `missions-done`, `missions-over`, `closed`, `joining-time-over`),
     /// when it is: the phones then show the recap. Nil while the visit goes on.
     var visitEnd: String?
     /// The group's own points and badges; absent when the venue has no points.
@@ -175,8 +175,9 @@ struct GroupEnvelope: ResponseGenerator, Sendable {
 }
 
 /// The group documents last written, by what they depend on. A change of the group comes
-/// with an event, whose sequence number is part of the key, so a kept document is never
-/// stale. Storing a group's new version drops its older ones (no one can ask for them
+/// with an event, whose sequence number is part of the key; what the clock alone changes (a
+/// claim's end, a timed mission's end, which may end the visit) is when a kept document stops
+/// being served (`until`), so a kept document is never stale. Storing a group's new version drops its older ones (no one can ask for them
 /// again), and the documents together stay under a byte bound: past it, the groups written
 /// least recently go first.
 final class GroupDocumentCache: Sendable {
@@ -192,8 +193,14 @@ final class GroupDocumentCache: Sendable {
     private struct Group {
         var version: Int
         var lastStored: UInt64
-        var documents: [Key: ByteBuffer] = [:]
-        var bytes: Int { documents.values.reduce(0) { $0 + $1.capacity } }
+        var documents: [Key: Kept] = [:]
+        var bytes: Int { documents.values.reduce(0) { $0 + $1.json.capacity } }
+    }
+
+    private struct Kept {
+        var json: ByteBuffer
+        /// When the clock alone changes the document; nil for never.
+        var until: Date?
     }
 
     private struct State {
@@ -210,14 +217,20 @@ final class GroupDocumentCache: Sendable {
         self.byteLimit = byteLimit
     }
 
-    func document(for key: Key) -> ByteBuffer? {
-        state.withLock { $0.groups[key.groupId]?.documents[key] }
+    /// The document kept for `key`, unless the clock has changed it by `now`.
+    func document(for key: Key, now: Date) -> ByteBuffer? {
+        state.withLock { state in
+            guard let kept = state.groups[key.groupId]?.documents[key] else { return nil }
+            if let until = kept.until, now >= until { return nil }
+            return kept.json
+        }
     }
 
     /// The bytes the kept documents take.
     var storedBytes: Int { state.withLock { $0.bytes } }
 
-    func store(_ json: ByteBuffer, for key: Key) {
+    /// Keeps `json` for `key`, to be served until `until` (nil: until the group changes).
+    func store(_ json: ByteBuffer, for key: Key, until: Date? = nil) {
         // Counted by capacity; a buffer with spare room is copied down to what it holds.
         var document = ByteBufferAllocator().buffer(capacity: json.readableBytes)
         document.writeImmutableBuffer(json)
@@ -230,8 +243,8 @@ final class GroupDocumentCache: Sendable {
                 state.bytes -= group.bytes
                 group = Group(version: key.version, lastStored: 0)
             }
-            state.bytes -= group.documents[key]?.capacity ?? 0
-            group.documents[key] = document
+            state.bytes -= group.documents[key]?.json.capacity ?? 0
+            group.documents[key] = Kept(json: document, until: until)
             group.lastStored = state.clock
             state.bytes += document.capacity
             state.groups[key.groupId] = group

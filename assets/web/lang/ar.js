@@ -119,7 +119,7 @@ export default {
     'points.total.zero': '{n} نقطة', 'points.total.one': 'نقطة واحدة', 'points.total.two': 'نقطتان', 'points.total.few': '{n} نقاط', 'points.total.many': '{n} نقطة', 'points.total.other': '{n} نقطة',
     'badge.first-photo': 'الصورة الأولى', 'badge.all-missions': 'كل المهمات', 'badge.different-members': 'الجميع ساعد',
     'up.elsewhere': 'تُرسل من نافذة أخرى على هذا الهاتف.',
-    'time.limit': 'لديكم {minutes} دقيقة بعد أن تبدؤوا.', 'time.left': 'بقي {minutes} دقيقة', 'time.up': 'انتهى وقت هذه المهمة.', 'time.seconds.one': 'بقيت ثانية واحدة', 'time.seconds.two': 'بقيت ثانيتان', 'time.seconds.few': 'بقيت {n} ثوانٍ', 'time.seconds.many': 'بقيت {n} ثانية', 'time.seconds.other': 'بقيت {n} ثانية',
+    'time.limit': 'لديكم {minutes} دقيقة بعد أن تبدؤوا.', 'time.left': 'بقي {minutes} دقيقة', 'time.up': 'انتهى وقت هذه المهمة.', 'time.seconds.zero': 'بقيت {n} ثانية', 'time.seconds.one': 'بقيت ثانية واحدة', 'time.seconds.two': 'بقيت ثانيتان', 'time.seconds.few': 'بقيت {n} ثوانٍ', 'time.seconds.many': 'بقيت {n} ثانية', 'time.seconds.other': 'بقيت {n} ثانية',
     'answer.right': 'صحيح!', 'answer.wrong': 'ليس تمامًا. حاول مرة أخرى!', 'answer.found': 'وجدتم الرمز!', 'answer.wrongCode': 'هذا ليس الرمز. انظروا مرة أخرى!',
     'answer.group': 'إجابات مجموعتكم', 'answer.byRight': '{name}: {answer}', 'answer.byWrong': '{name}: {answer} (غير صحيحة)',
     'answer.label': 'إجابتك', 'answer.send': 'أجب', 'answer.codeLabel': 'الرمز المكتوب على الملصق', 'answer.check': 'تحقّق من الرمز',

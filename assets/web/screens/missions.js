@@ -11,8 +11,12 @@ import { toast, errorText } from '../messages.js';
 import { answerPart, timeLine, deadlineOf, onTimeUp } from '../answers.js';
 
 // A mission's time running out closes its forms, and may end the visit: the group is read
-// again a moment later, once the server's clock is past the end too.
-onTimeUp(() => { render(false); setTimeout(scheduleRefresh, 1000); });
+// again a moment later, once the server's clock is past the end too, and again while the
+// visit is not over, in case the phone's clock runs ahead of the server's.
+onTimeUp(() => {
+  render(false);
+  for (const wait of [1000, 4000, 10000]) setTimeout(() => { if (state.group && !state.group.visitEnd) scheduleRefresh(); }, wait);
+});
 
 function lockText(m) {
   const names = (m.after || []).filter((id) => { const p = progressOf(id); return !p || !p.complete; })
