@@ -11,7 +11,10 @@ extension CommandLineTests {
     /// SQL expression), as a damaged file would: a server with the file open reads the new schema
     /// at its next statement.
     static func movePlayerTable(in path: String, to rootPage: String) async throws {
-        let queue = try DatabaseQueue(path: path)
+        // A server may be writing the file meanwhile: wait for its write as it waits for ours.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(60)
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
         try await queue.writeWithoutTransaction { db in
             let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
             try db.execute(sql: "PRAGMA writable_schema = ON")
