@@ -14,7 +14,7 @@ TIMED_TESTS = ReloadTimingTests|SlowBodyTests|HardeningTests/timeouts
 # server that answers in milliseconds took over ten seconds. Eight keep both cores busy.
 TEST_WIDTH ?= 8
 
-.PHONY: run test test-loaded test-fast build release bench validate bootstrap clean fuzz
+.PHONY: run test test-servers test-browsers test-loaded test-fast build release bench validate bootstrap clean fuzz
 
 bootstrap:
 	@scripts/bootstrap
@@ -35,12 +35,21 @@ test: bootstrap
 	scripts/with-postgres $(SWIFT) test --skip-build --skip '$(TIMED_TESTS)' --experimental-maximum-parallelization-width $(TEST_WIDTH)
 	$(SWIFT) test --skip-build --filter '$(TIMED_TESTS)'
 	python3 Tests/harness/harness_test.py .build/debug/groupie
+	$(MAKE) --no-print-directory -j2 --output-sync=line test-servers test-browsers
+
+# The two lanes `make test` runs side by side once built, each test's output printed whole when
+# it ends: the servers' tests (end to end, then the attack on the API) and the browser tests.
+# Every test takes free ports and folders of its own, so the lanes share nothing.
+test-servers:
 	scripts/with-postgres python3 Tests/EndToEnd/two_instances_test.py .build/debug/groupie
 	scripts/with-postgres python3 Tests/EndToEnd/reverse_proxy_test.py .build/debug/groupie
 	python3 Tests/EndToEnd/https_test.py .build/debug/groupie
 	python3 Tests/EndToEnd/deploy_test.py .build/debug/groupie
 	python3 Tests/EndToEnd/caddy_test.py .build/debug/groupie
 	python3 Tests/EndToEnd/traces_test.py .build/debug/groupie
+	python3 Tests/API/schemathesis_test.py .build/debug/groupie
+
+test-browsers:
 	python3 Tests/Browser/web_client_test.py .build/debug/groupie
 	python3 Tests/Browser/visitor_path_test.py .build/debug/groupie
 	python3 Tests/Browser/offline_test.py .build/debug/groupie
@@ -53,7 +62,6 @@ test: bootstrap
 	python3 Tests/Browser/finale_test.py .build/debug/groupie
 	python3 Tests/Browser/languages_test.py .build/debug/groupie
 	python3 Tests/Browser/task_kinds_test.py .build/debug/groupie
-	python3 Tests/API/schemathesis_test.py .build/debug/groupie
 
 # `make test` on a busy machine: one CPU burner per core runs beside the whole suite, which must
 # pass all the same (its tests wait on events, never on the clock).
