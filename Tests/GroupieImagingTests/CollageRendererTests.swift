@@ -236,7 +236,7 @@ extension CollageRendererTests {
     func focus() throws {
         // A dark photo with a busy patch near its bottom-right corner.
         let base = TestImages.folder + "/focus-\(UUID().uuidString)"
-        try TestImages.vips(["gaussnoise", base + "-noise.v", "160", "160", "--sigma", "90", "--mean", "128"])
+        try TestImages.vips(["gaussnoise", base + "-noise.v", "160", "160", "--sigma", "90", "--mean", "128", "--seed", "7"])
         try TestImages.vips(["embed", base + "-noise.v", base + "-grey.v", "600", "380", "800", "600"])
         try TestImages.vips(["colourspace", base + "-grey.v", base + ".jpg", "srgb"])
         let focus = try PhotoProcessor().focus(of: base + ".jpg")
@@ -254,8 +254,9 @@ extension CollageRendererTests {
         )
         let tile = try #require(layout.tiles.first { $0.photoIndex == 0 })
         try #require(tile.crop.width < 600, "the tile shows only part of the photo's width")
-        let pixel = try TestImages.pixel(out, x: tile.frame.x + tile.frame.width / 2, y: tile.frame.y + tile.frame.height * 3 / 4)
-        #expect(!TestImages.close(pixel, (0, 0, 0), tolerance: 20), "the crop keeps the patch in view: \(pixel)")
+        // The patch is noise around mid-grey: one of its pixels may be dark, a square of them is not.
+        let shown = try TestImages.average(out, x: tile.frame.x + tile.frame.width / 2, y: tile.frame.y + tile.frame.height * 3 / 4, size: 24)
+        #expect(shown > 60, "the crop keeps the patch in view: a mean of \(shown)")
         // Without the focus the centred crop shows the dark middle there.
         let centred = Self.output("jpg")
         _ = try renderer.render(

@@ -61,6 +61,15 @@ public enum TestImages {
         try output("/usr/bin/vips", ["getpoint", path, "\(x)", "\(y)"]).split(separator: " ").compactMap { Double($0) }
     }
 
+    /// The mean of every band over the `size` × `size` square centred on (`x`, `y`): what a
+    /// region shows, where one pixel of a noisy image may be anything.
+    public static func average(_ path: String, x: Int, y: Int, size: Int) throws -> Double {
+        let area = folder + "/area-\(UUID().uuidString).v"
+        defer { try? FileManager.default.removeItem(atPath: area) }
+        try vips(["extract_area", path, area, "\(x - size / 2)", "\(y - size / 2)", "\(size)", "\(size)"])
+        return Double(try output("/usr/bin/vips", ["avg", area])) ?? -1
+    }
+
     /// What a command printed, trimmed; throws when it fails.
     static func output(_ tool: String, _ arguments: [String]) throws -> String {
         let result = try ChildProcess.run(tool, arguments)
