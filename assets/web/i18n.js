@@ -47,7 +47,7 @@ const D = {
     'notice.label': 'Messages from the staff', 'notice.from': 'From the staff:', 'notice.close': 'Close message',
     'live.photoBy': '{name} added a photo: {task}', 'live.chose': '{name} chose another photo for: {task}', 'live.joined': '{name} joined the group.',
     'missions.summary.one': '{done} of {n} mission complete', 'missions.summary.other': '{done} of {n} missions complete',
-    'mission.progress.one': '{done} of {n} photo', 'mission.progress.other': '{done} of {n} photos', 'mission.complete': 'Complete',
+    'mission.progress.one': '{done} of {n} photo', 'mission.progress.other': '{done} of {n} photos', 'mission.tasks.one': '{done} of {n} task', 'mission.tasks.other': '{done} of {n} tasks', 'mission.complete': 'Complete',
     'mission.locked': 'Unlocks after: {missions}', 'mission.all': 'All missions', 'mission.where': 'Where:',
     'mission.seeCollage': 'Mission complete! See your collage', 'mission.seeSticker': 'Mission complete! See your photo with its sticker', 'mission.pending.one': '{n} photo uploading', 'mission.pending.other': '{n} photos uploading',
     'map.show': 'Map', 'map.alt': 'Floor plan of {venue}', 'map.pin': '{mission} ({state})', 'map.done': 'complete', 'map.open': 'open', 'map.locked': 'locked',

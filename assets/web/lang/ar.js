@@ -40,7 +40,7 @@ export default {
     'missions.summary.two': 'أُنجزت {done} من أصل مهمتين', 'missions.summary.few': 'أُنجزت {done} من أصل {n} مهام',
     'missions.summary.many': 'أُنجزت {done} من أصل {n} مهمة', 'missions.summary.other': 'أُنجزت {done} من أصل {n} مهمة',
     'mission.progress.zero': '{done} من {n} صورة', 'mission.progress.one': '{done} من صورة واحدة', 'mission.progress.two': '{done} من صورتين',
-    'mission.progress.few': '{done} من {n} صور', 'mission.progress.many': '{done} من {n} صورة', 'mission.progress.other': '{done} من {n} صورة',
+    'mission.progress.few': '{done} من {n} صور', 'mission.progress.many': '{done} من {n} صورة', 'mission.progress.other': '{done} من {n} صورة', 'mission.tasks.zero': '{done} من {n} مهمة', 'mission.tasks.one': '{done} من مهمة واحدة', 'mission.tasks.two': '{done} من مهمتين', 'mission.tasks.few': '{done} من {n} مهام', 'mission.tasks.many': '{done} من {n} مهمة', 'mission.tasks.other': '{done} من {n} مهمة',
     'mission.complete': 'مكتملة',
     'mission.locked': 'تُفتح بعد: {missions}', 'mission.all': 'كل المهام', 'mission.where': 'المكان:',
     'mission.seeCollage': 'اكتملت المهمة! شاهد الكولاج الخاص بكم', 'mission.seeSticker': 'اكتملت المهمة! شاهد صورتك مع ملصقها',

@@ -32,7 +32,7 @@ export default {
     'notice.label': 'Messages de l’équipe', 'notice.from': 'De l’équipe :', 'notice.close': 'Fermer le message',
     'live.chose': '{name} a choisi une autre photo pour : {task}', 'toast.more.one': '(et {n} autre)', 'toast.more.other': '(et {n} autres)', 'live.photoBy': '{name} a ajouté une photo : {task}', 'live.joined': '{name} a rejoint le groupe.',
     'missions.summary.one': '{done} sur {n} mission terminée', 'missions.summary.other': '{done} sur {n} missions terminées',
-    'mission.progress.one': '{done} photo sur {n}', 'mission.progress.other': '{done} photos sur {n}', 'mission.complete': 'Terminée',
+    'mission.progress.one': '{done} photo sur {n}', 'mission.progress.other': '{done} photos sur {n}', 'mission.tasks.one': '{done} tâche sur {n}', 'mission.tasks.other': '{done} tâches sur {n}', 'mission.complete': 'Terminée',
     'mission.locked': 'Débloquée après : {missions}', 'mission.all': 'Toutes les missions', 'mission.where': 'Où :',
     'mission.seeSticker': 'Mission terminée ! Voir votre photo avec son autocollant', 'mission.seeCollage': 'Mission terminée ! Voir votre collage', 'mission.pending.one': '{n} photo en envoi', 'mission.pending.other': '{n} photos en envoi',
     'map.show': 'Plan', 'map.alt': 'Plan de {venue}', 'map.pin': '{mission} ({state})', 'map.done': 'terminée', 'map.open': 'ouverte', 'map.locked': 'verrouillée',

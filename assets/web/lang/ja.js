@@ -34,7 +34,7 @@ export default {
     'notice.label': 'スタッフからのお知らせ', 'notice.from': 'スタッフより：', 'notice.close': 'お知らせを閉じる',
     'live.photoBy': '{name}さんが写真を追加しました：{task}', 'live.chose': '{name}さんが別の写真を選びました：{task}', 'live.joined': '{name}さんがグループに入りました。',
     'missions.summary.other': 'ミッション {n} 個のうち {done} 個クリア',
-    'mission.progress.other': '写真 {n} 枚のうち {done} 枚', 'mission.complete': 'クリア',
+    'mission.progress.other': '写真 {n} 枚のうち {done} 枚', 'mission.tasks.other': 'タスク {n} 個のうち {done} 個', 'mission.complete': 'クリア',
     'mission.locked': 'これをクリアすると開きます：{missions}', 'mission.all': 'すべてのミッション', 'mission.where': '場所：',
     'mission.seeCollage': 'ミッションクリア！コラージュを見る', 'mission.seeSticker': 'ミッションクリア！ステッカー付きの写真を見る', 'mission.pending.other': '写真 {n} 枚を送信中',
     'map.show': '地図', 'map.alt': '{venue}のフロアマップ', 'map.pin': '{mission}（{state}）', 'map.done': 'クリア', 'map.open': '挑戦中', 'map.locked': 'ロック中',

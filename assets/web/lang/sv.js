@@ -32,7 +32,7 @@ export default {
     'notice.label': 'Meddelanden från personalen', 'notice.from': 'Från personalen:', 'notice.close': 'Stäng meddelandet',
     'live.chose': '{name} valde ett annat foto för: {task}', 'toast.more.one': '(och {n} till)', 'toast.more.other': '(och {n} till)', 'live.photoBy': '{name} lade till ett foto: {task}', 'live.joined': '{name} gick med i gruppen.',
     'missions.summary.one': '{done} av {n} uppdrag klart', 'missions.summary.other': '{done} av {n} uppdrag klara',
-    'mission.progress.one': '{done} av {n} foto', 'mission.progress.other': '{done} av {n} foton', 'mission.complete': 'Klart',
+    'mission.progress.one': '{done} av {n} foto', 'mission.progress.other': '{done} av {n} foton', 'mission.tasks.one': '{done} av {n} uppgift', 'mission.tasks.other': '{done} av {n} uppgifter', 'mission.complete': 'Klart',
     'mission.locked': 'Låses upp efter: {missions}', 'mission.all': 'Alla uppdrag', 'mission.where': 'Var:',
     'mission.seeSticker': 'Uppdraget är klart! Se ert foto med klistermärket', 'mission.seeCollage': 'Uppdraget är klart! Se ert collage', 'mission.pending.one': '{n} foto laddas upp', 'mission.pending.other': '{n} foton laddas upp',
     'map.show': 'Karta', 'map.alt': 'Karta över {venue}', 'map.pin': '{mission} ({state})', 'map.done': 'klart', 'map.open': 'öppet', 'map.locked': 'låst',

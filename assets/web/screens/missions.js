@@ -18,6 +18,12 @@ onTimeUp(() => {
   for (const wait of [1000, 4000, 10000]) setTimeout(() => { if (state.group && !state.group.visitEnd) scheduleRefresh(); }, wait);
 });
 
+// "1 of 3 photos" for a mission of photos; "1 of 3 tasks" once it has a question or a code.
+function progressText(m, st) {
+  const photos = m.tasks.every((k) => !k.kind || k.kind === 'photo');
+  return tn(photos ? 'mission.progress' : 'mission.tasks', st.total, { done: st.done });
+}
+
 function lockText(m) {
   const names = (m.after || []).filter((id) => { const p = progressOf(id); return !p || !p.complete; })
     .map((id) => (mission(id) || { title: id }).title);
@@ -72,7 +78,7 @@ export function missionsScreen() {
         h('span', { class: 'title', lang: state.venue.language }, m.title),
         st.complete ? h('span', { class: 'badge done' }, icon('check'), t('mission.complete')) :
           !st.unlocked ? h('span', { class: 'badge lock' }, icon('lock'), lockText(m)) :
-            [h('span', { class: 'count' }, tn('mission.progress', st.total, { done: st.done })), meter(st.done, st.total, tn('mission.progress', st.total, { done: st.done }))],
+            [h('span', { class: 'count' }, progressText(m, st)), meter(st.done, st.total, progressText(m, st))],
         pending ? h('span', { class: 'badge pending' }, tn('mission.pending', pending)) : null));
     })));
 }
@@ -112,7 +118,7 @@ export function missionScreen(id) {
     venueMap(m.id),
     st.complete ? h('a', { class: 'callout done', href: '#/done/' + encodeURIComponent(m.id) }, icon('star'), t(rewardWords(m).see)) :
       !st.unlocked ? h('p', { class: 'callout lock' }, icon('lock'), lockText(m)) :
-        h('p', { class: 'count' }, tn('mission.progress', st.total, { done: st.done })),
+        h('p', { class: 'count' }, progressText(m, st)),
     st.complete ? null : timeLine(m),
     h('ol', { class: 'tasks' }, m.tasks.map((task, i) => {
       const tp = tasks.find((x) => x.id === task.id) || { state: 'open' };
