@@ -101,10 +101,11 @@ struct ProblemCodeTests {
             // Another request adding to the upload holds its lock, as a part being received does.
             let root = server.configuration.dataDirectory + "/uploads"
             let lockPath = try #require(((FileManager.default.enumerator(atPath: root)?.allObjects as? [String]) ?? []).first { $0.hasSuffix("/lock") })
-            let held = open(root + "/" + lockPath, O_RDWR)
+            let held = open(root + "/" + lockPath, O_RDWR | O_CLOEXEC)
             try #require(held >= 0 && flock(held, LOCK_EX) == 0)
             let (busy, problem) = try await ResumableUploadTests.put(client, image, half...(image.count - 1), key: "k", as: ada, group: group.id)
             #expect(busy.status == .conflict && problem["code"] as? String == "upload-busy" && busy.headers[.retryAfter] == "1", "\(problem)")
+            flock(held, LOCK_UN)
             close(held)
             #expect(try await ResumableUploadTests.offset(client, key: "k", as: ada, group: group.id) == half, "the refused part changed nothing")
             let (taken, body) = try await ResumableUploadTests.put(client, image, half...(image.count - 1), key: "k", as: ada, group: group.id)

@@ -291,7 +291,7 @@ struct ResumableUploadTests {
             let (_, body) = try await PhotoRouteTests.upload(client, image, as: ada, group: group.id)
             let thumb = try #require((body["photo"] as? [String: Any]).flatMap { $0["urls"] as? [String: String] }?["thumb"])
             // Another instance on the data folder holds the lock every start takes.
-            let lock = open(server.configuration.dataDirectory + "/uploads/.lock", O_RDWR | O_CREAT, 0o600)
+            let lock = open(server.configuration.dataDirectory + "/uploads/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             try #require(lock >= 0 && flock(lock, LOCK_EX) == 0)
             // Each request on a connection of its own, as phones send them.
             let port = try #require(client.port), session = URLSession(configuration: .ephemeral)
@@ -311,6 +311,7 @@ struct ResumableUploadTests {
                 (try await session.data(from: URL(string: "http://127.0.0.1:\(port)" + thumb)!).1 as? HTTPURLResponse)?.statusCode ?? 0
             }
             #expect(served == 200)
+            flock(lock, LOCK_UN)
             close(lock)
             for start in starts { #expect(try await start.value == 200) }
             #expect(Self.partialFiles(server).count == 3)

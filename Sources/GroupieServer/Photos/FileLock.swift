@@ -24,7 +24,12 @@ final class FileLock: Sendable {
         return FileLock(descriptor: descriptor)
     }
 
-    func release() { close(descriptor) }
+    /// Unlocks before closing: a process started meanwhile holds a copy of the descriptor until
+    /// it runs its program, and closing alone would leave the lock held through that copy.
+    func release() {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
 }
 
 extension Problem {

@@ -178,9 +178,9 @@ struct PartialUploads: Sendable {
     /// lock, durably, and returns the state that counts it.
     func append(_ partFile: String, to name: Name, range: ContentRange, task: GroupProgress.TaskKey?) async throws -> State {
         let path = folder(of: name), now = clock().timeIntervalSince1970
+        guard let lock = try await take(path + "/lock", patience: Self.partPatience) else { throw Problem.uploadBusy }
+        defer { lock.release() }
         return try await fileIO.run {
-            guard let lock = try FileLock.take(path + "/lock") else { throw Problem.uploadBusy }
-            defer { lock.release() }
             guard var state = Self.readState(path) else { throw Problem.offsetMismatch(0) }
             try Self.check(range, task: task, against: state)
             guard let bytes = range.bytes else { return state }
@@ -206,7 +206,13 @@ struct PartialUploads: Sendable {
     /// request holds the lock. The upload's folder goes when `body` says so.
     func completing<T: Sendable>(_ name: Name, _ body: (State, String) async throws -> (T, remove: Bool)) async throws -> T? {
         let path = folder(of: name)
-        guard let lock = try await fileIO.run({ try FileLock.take(path + "/lock") }) else { return nil }
+        let taken: FileLock?
+        do {
+            taken = try await take(path + "/lock", patience: Self.partPatience)
+        } catch let problem as Problem where problem.code == Problem.offsetMismatch(0).code {
+            return nil  // Completed (and removed) by the request that held it.
+        }
+        guard let lock = taken else { return nil }
         defer { lock.release() }
         guard let state = try await fileIO.run({ Self.readState(path) }), state.received == state.total else { return nil }
         let (value, remove) = try await body(state, path + "/data")
@@ -243,20 +249,28 @@ struct PartialUploads: Sendable {
     /// How long a request tries for the folder's lock before it answers `upload-busy`.
     static let lockPatience: Duration = .seconds(60)
 
+    /// How long a part waits for its upload's lock before it answers `upload-busy`. The lock is
+    /// held while another part is appended or the photo is made, and, for an instant, by a
+    /// process being started (it inherits the descriptor until it runs its program): a client
+    /// that sends its parts one after another never meets it.
+    static let partPatience: Duration = .seconds(10)
+
     /// Runs `body` on the uploads' threads holding the folder's lock, which the instances on the
-    /// data folder share. No thread waits for it: while another holds it, the task sleeps a
-    /// moment and tries again.
+    /// data folder share.
     private func exclusively<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        let lockPath = directory + "/.lock", clock = ContinuousClock(), deadline = clock.now + Self.lockPatience
+        guard let lock = try await take(directory + "/.lock", patience: Self.lockPatience) else { throw Problem.uploadBusy }
+        defer { lock.release() }
+        return try await fileIO.run(body)
+    }
+
+    /// The lock at `lockPath`, or nil when others held it all of `patience`. No thread waits for
+    /// it: while another holds it, the task sleeps a moment and tries again.
+    private func take(_ lockPath: String, patience: Duration) async throws -> FileLock? {
+        let clock = ContinuousClock(), deadline = clock.now + patience
         var pause = Duration.milliseconds(1)
         while true {
-            let outcome: T? = try await fileIO.run {
-                guard let lock = try FileLock.take(lockPath) else { return nil }
-                defer { lock.release() }
-                return try body()
-            }
-            if let outcome { return outcome }
-            guard clock.now < deadline else { throw Problem.uploadBusy }
+            if let lock = try await fileIO.run({ try FileLock.take(lockPath) }) { return lock }
+            guard clock.now < deadline else { return nil }
             try await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(50))
         }
