@@ -26,7 +26,7 @@ struct PhotoServiceTests {
                 blobs: dependencies.blobs, processor: dependencies.processor, work: dependencies.imageWork, fileIO: dependencies.fileIO,
                 maxUploadBytes: 20 << 20
             ),
-            files: dependencies.files, hub: dependencies.hub, collages: dependencies.collages, background: dependencies.background,
+            files: dependencies.files, committed: dependencies.committed, collages: dependencies.collages,
             toggles: ToggleAllowance(counter: AttemptLimiter(store: database, scope: "toggle-player", limit: 60, window: .seconds(60), logger: logger)),
             clock: clock
         )

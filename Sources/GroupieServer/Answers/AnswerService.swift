@@ -10,8 +10,7 @@ import Hummingbird
 struct AnswerService: Sendable {
     let database: any GroupieStore
     let catalog: VenueCatalog
-    let hub: EventHub
-    let collages: CollageService
+    let committed: Committed
     let guesses: GuessLimits
     let clock: @Sendable () -> Date
 
@@ -28,8 +27,7 @@ struct AnswerService: Sendable {
             let events = try await database.answerTask(groupId: group.id, task: task, given: given, by: player, venue: venue, now: now)
             return (events, right: events.contains { $0.kind == .taskDone })
         }
-        hub.publish(events)
-        if events.contains(where: { $0.kind == .missionCompleted }) { collages.refresh(groupId: group.id) }
+        committed.publish(events)
         let right = events.contains { $0.kind == .taskDone }
         let fact = right ? venue?.mission(id: task.missionId)?.task(id: task.taskId)?.fact.map { text($0, venue: venue, player: player) } : nil
         return Outcome(right: right, fact: fact)

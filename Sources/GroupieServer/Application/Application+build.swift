@@ -29,7 +29,7 @@ public func buildApplication(
         onChange: { changes in
             VenueMetrics.reloads.increment()
             VenueMetrics.update(catalog: dependencies.catalog)
-            await VenueUpdates.announce(changes, database: dependencies.database, events: dependencies.events)
+            await VenueUpdates.announce(changes, database: dependencies.database, committed: dependencies.committed)
         }
     )
     let timeouts = configuration.timeouts
@@ -95,7 +95,8 @@ struct ServerDependencies: Sendable {
     var background: BackgroundWork
     var processor: PhotoProcessor
     var hub: EventHub
-    var events: GroupEvents
+    /// What follows every commit (`Committed`), collages made again included.
+    var committed: Committed
     var collages: CollageService
     /// The key of signed image URLs and stream tokens, shared by the instances on the data folder.
     var signingKey: Data
@@ -147,12 +148,12 @@ struct ServerDependencies: Sendable {
         let imageWork = ImageWorkQueue(width: configuration.imageWorkers)
         let background = BackgroundWork()
         let hub = EventHub(heartbeat: configuration.eventHeartbeat) { [database] notice in database.announce(notice) }
-        let events = GroupEvents(database: database, hub: hub, clock: configuration.clock, logger: logger)
+        let committed = Committed(hub: hub, database: database, background: background, clock: configuration.clock, logger: logger)
         let collages: CollageService
         do {
             collages = try CollageService(
                 database: database, catalog: catalog, blobs: blobs, renderer: try CollageRenderer(), work: imageWork,
-                events: events, fileIO: fileIO, background: background,
+                committed: committed, fileIO: fileIO, background: background,
                 directory: configuration.dataFolder.collages, assetsDirectory: configuration.assetsDirectory,
                 clock: configuration.clock, logger: logger
             )
@@ -162,7 +163,7 @@ struct ServerDependencies: Sendable {
         return ServerDependencies(
             database: database, catalog: catalog, reloader: reloader, blobs: blobs,
             imageWork: imageWork, fileIO: fileIO, uploadIO: uploadIO, background: background, processor: try PhotoProcessor(),
-            hub: hub, events: events, collages: collages, signingKey: signingKey, logger: logger
+            hub: hub, committed: committed.redrawing(collages), collages: collages, signingKey: signingKey, logger: logger
         )
     }
 }
@@ -201,7 +202,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     let clock = configuration.clock
     let links = JoinLinks(baseURL: configuration.resolvedPublicBaseURL)
     let signer = ImageURLSigner(key: dependencies.signingKey)
-    let events = dependencies.events
+    let committed = dependencies.committed
     let limiterByAddress = AttemptLimiter(
         store: dependencies.database, scope: "join-address", limit: configuration.failedJoinsPerAddress, window: configuration.failedJoinWindow,
         logger: dependencies.logger
@@ -230,8 +231,8 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         fileIO: dependencies.uploadIO, clock: clock
     )
     let membership = MembershipService(
-        database: dependencies.database, hub: events.hub, catalog: dependencies.catalog, files: dependencies.files,
-        collages: dependencies.collages, partials: partials, clock: clock
+        database: dependencies.database, committed: committed, catalog: dependencies.catalog, files: dependencies.files,
+        partials: partials, clock: clock
     )
     let limits = JoinLimits(
         byPlayer: AttemptLimiter(
@@ -255,13 +256,13 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
             blobs: dependencies.blobs, processor: dependencies.processor, work: dependencies.imageWork, fileIO: dependencies.fileIO,
             maxUploadBytes: configuration.maxUploadBytes
         ),
-        files: dependencies.files, hub: events.hub, collages: dependencies.collages, background: dependencies.background, toggles: toggles, clock: clock
+        files: dependencies.files, committed: committed, collages: dependencies.collages, toggles: toggles, clock: clock
     )
     PhotoController(photos: photos, signer: signer, downloads: downloads, partials: partials, clientAddress: clientAddress).addRoutes(to: api)
-    GroupFeedController(feed: GroupFeedService(database: dependencies.database, hub: events.hub, toggles: toggles, clock: clock), signer: signer).addRoutes(to: api)
+    GroupFeedController(feed: GroupFeedService(database: dependencies.database, committed: committed, toggles: toggles, clock: clock), signer: signer).addRoutes(to: api)
     AnswerController(
         answers: AnswerService(
-            database: dependencies.database, catalog: dependencies.catalog, hub: events.hub, collages: dependencies.collages,
+            database: dependencies.database, catalog: dependencies.catalog, committed: committed,
             guesses: GuessLimits(store: dependencies.database, logger: dependencies.logger), clock: clock
         )
     ).addRoutes(to: api)
@@ -286,7 +287,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         clock: clock
     ).addRoutes(to: api)
     let moderation = ModerationService(
-        database: dependencies.database, hub: events.hub, catalog: dependencies.catalog, files: dependencies.files,
+        database: dependencies.database, committed: committed, catalog: dependencies.catalog, files: dependencies.files,
         collages: dependencies.collages, clock: clock
     )
     let staff = router.group("staff").add(
@@ -311,9 +312,9 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
     StaffNumbersController(database: dependencies.database, catalog: dependencies.catalog, pages: pages, clock: clock).addRoutes(to: signedIn)
     StaffPosterController(
         database: dependencies.database, catalog: dependencies.catalog, links: links, assetsDirectory: configuration.assetsDirectory,
-        fileIO: dependencies.fileIO, hub: events.hub, clock: clock
+        fileIO: dependencies.fileIO, committed: committed, clock: clock
     ).addRoutes(to: signedIn)
-    StaffLiveController(database: dependencies.database, catalog: dependencies.catalog, hub: events.hub).addRoutes(to: signedIn)
+    StaffLiveController(database: dependencies.database, catalog: dependencies.catalog, hub: dependencies.hub).addRoutes(to: signedIn)
     StaffMissionsController(
         catalog: dependencies.catalog, reloader: dependencies.reloader, work: dependencies.collages.work,
         assetsDirectory: configuration.assetsDirectory, pages: pages
@@ -322,7 +323,7 @@ func buildRouter(_ dependencies: ServerDependencies, configuration: ServerConfig
         catalog: dependencies.catalog,
         editing: MissionEditing(
             reloader: dependencies.reloader, history: MissionHistory(directory: configuration.dataFolder.missionHistory), database: dependencies.database,
-            events: events, fileIO: dependencies.fileIO, clock: clock, logger: dependencies.logger
+            committed: committed, fileIO: dependencies.fileIO, clock: clock, logger: dependencies.logger
         ),
         drafts: DraftVenues(), work: dependencies.collages.work, assetsDirectory: configuration.assetsDirectory, pages: pages
     )

@@ -35,7 +35,7 @@ actor CollageService {
     let blobs: BlobStore
     let renderer: CollageRenderer
     let work: ImageWorkQueue
-    let events: GroupEvents
+    let committed: Committed
     let fileIO: FileIO
     let background: BackgroundWork
     let directory: String
@@ -52,7 +52,7 @@ actor CollageService {
 
     init(
         database: any GroupieStore, catalog: VenueCatalog, blobs: BlobStore, renderer: CollageRenderer, work: ImageWorkQueue,
-        events: GroupEvents, fileIO: FileIO, background: BackgroundWork, directory: String, assetsDirectory: String,
+        committed: Committed, fileIO: FileIO, background: BackgroundWork, directory: String, assetsDirectory: String,
         clock: @escaping @Sendable () -> Date, logger: Logger
     ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -71,7 +71,7 @@ actor CollageService {
         self.blobs = blobs
         self.renderer = renderer
         self.work = work
-        self.events = events
+        self.committed = committed
         self.fileIO = fileIO
         self.background = background
         self.directory = directory
@@ -322,7 +322,7 @@ actor CollageService {
                 } catch {
                     if record != nil {
                         // Told first: once the files are gone, everything about the withdrawal is done.
-                        events.hub.publish(try await database.deleteCollage(groupId: groupId, missionId: mission.id, now: clock()))
+                        committed.publish(try await database.deleteCollage(groupId: groupId, missionId: mission.id, now: clock()))
                         try await removeFiles(groupId: groupId, missionId: mission.id, except: nil)
                     }
                     continue
@@ -349,7 +349,7 @@ actor CollageService {
                     width: file.width, height: file.height, createdAt: madeAt
                 ), now: madeAt)
                 try await removeFiles(groupId: groupId, missionId: mission.id, except: inputs.key)
-                events.hub.publish(saved?.events ?? [])
+                committed.publish(saved?.events ?? [])
             }
         } catch {
             logger.error("cannot refresh collages: \(error)", metadata: ["group": "\(groupId)"])

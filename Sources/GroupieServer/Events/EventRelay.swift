@@ -99,7 +99,7 @@ struct EventRelay: Service {
         }
         guard !after.isEmpty else { return }
         do {
-            hub.publish(try await database.events(after: after, limit: Self.batch))
+            Committed.relay(try await database.events(after: after, limit: Self.batch), to: hub)
         } catch {
             // Read again by the next announcement of each group, or by the sweep within seconds.
             logger.warning("cannot read the events another instance stored: \(error)", metadata: ["groups": "\(after.count)"])

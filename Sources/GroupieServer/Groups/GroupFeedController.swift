@@ -53,26 +53,21 @@ struct GroupFeedService {
     static let shown = 60
 
     let database: any GroupieStore
-    let hub: EventHub
+    let committed: Committed
     let toggles: ToggleAllowance
     let clock: @Sendable () -> Date
 
     func entries(of group: Group) async throws -> [GroupFeed.Entry] {
         let newest = try await database.newestEvents(of: [group.id])[group.id] ?? 0
         let events = try await database.events(groupId: group.id, after: max(0, newest - Self.window), limit: Self.window)
-        return GroupFeed.entries(events.map { GroupFeed.Source(seq: $0.seq, kind: $0.kind, fields: Self.fields(of: $0.data)) }, limit: Self.shown)
+        return GroupFeed.entries(events.map { GroupFeed.Source(seq: $0.seq, kind: $0.kind, fields: $0.fields) }, limit: Self.shown)
     }
 
     func react(_ entry: Int, _ reaction: String, on: Bool, by player: Player, in group: Group) async throws {
         let now = clock()
-        hub.publish(try await toggles.take(player, now: now, {
+        committed.publish(try await toggles.take(player, now: now, {
             try await database.react(groupId: group.id, entry: entry, reaction: reaction, on: on, playerId: player.id, now: now)
         }, changed: { !$0.isEmpty }))
-    }
-
-    /// A stored event's JSON object of strings (every payload's fields are strings).
-    static func fields(of data: String) -> [String: String] {
-        (try? JSONDecoder().decode([String: String].self, from: Data(data.utf8))) ?? [:]
     }
 }
 

@@ -10,10 +10,9 @@ import GroupieStorage
 /// request, call one method here and answer.
 struct MembershipService: Sendable {
     let database: any GroupieStore
-    let hub: EventHub
+    let committed: Committed
     let catalog: VenueCatalog
     let files: PhotoFiles
-    let collages: CollageService
     /// Erasing a player removes the bytes of their uploads not yet complete too.
     let partials: PartialUploads
     let clock: @Sendable () -> Date
@@ -27,7 +26,7 @@ struct MembershipService: Sendable {
             venueId: venue.id, name: name, creatorId: player.id, joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: now
         )
         publish(created, by: player)
-        hub.groupCreated(groupId: created.group.id)
+        committed.groupCreated(groupId: created.group.id)
         // Every store reads the creator with the creation; the request's player is the fallback.
         let contents = created.contents ?? GroupContents.created(by: player, at: now)
         return Created(membership: Membership(group: created.group, version: 0), contents: contents)
@@ -52,14 +51,14 @@ struct MembershipService: Sendable {
     /// stream of the group hears of it, the member's own last, which then ends.
     func remove(_ memberId: String, from groupId: String, by actor: Player) async throws {
         let left = try await database.removeMember(groupId: groupId, playerId: memberId, by: actor.id, now: clock())
-        hub.publish(left)
-        hub.endStreams(groupId: groupId, playerId: memberId)
+        committed.publish(left)
+        committed.endStreams(groupId: groupId, playerId: memberId)
     }
 
     /// Nil when the player was erased meanwhile.
     func update(_ player: Player, name: String?, language: String??) async throws -> PlayerUpdate? {
         guard let updated = try await database.updatePlayer(id: player.id, name: name, language: language, now: clock()) else { return nil }
-        hub.publish(updated.events)
+        committed.publish(updated.events)
         return updated
     }
 
@@ -72,18 +71,17 @@ struct MembershipService: Sendable {
         // The erasure is committed: uploads that cannot go now go with their lifetime, and the
         // events and streams below still follow.
         try? await partials.discard(uploadsOf: player.id)
-        hub.publish(erasure.events)
-        if let group { hub.endStreams(groupId: group.id, playerId: player.id) }
-        for groupId in erasure.groupsWithPhotos { collages.refresh(groupId: groupId) }
+        committed.publish(erasure.events, also: erasure.groupsWithPhotos)
+        if let group { committed.endStreams(groupId: group.id, playerId: player.id) }
     }
 
     /// Hands a join's events to the streams, then ends the player's streams of the group they
     /// left, which have had their `member-left` by then.
     private func publish(_ join: Join, by player: Player) {
-        hub.publish(join.left)
+        committed.publish(join.left)
         if let previous = join.left.first?.groupId {
-            hub.endStreams(groupId: previous, playerId: player.id)
+            committed.endStreams(groupId: previous, playerId: player.id)
         }
-        hub.publish(join.joined)
+        committed.publish(join.joined)
     }
 }

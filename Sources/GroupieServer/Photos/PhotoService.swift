@@ -17,9 +17,8 @@ struct PhotoService: Sendable {
     let catalog: VenueCatalog
     let ingest: PhotoIngest
     let files: PhotoFiles
-    let hub: EventHub
+    let committed: Committed
     let collages: CollageService
-    let background: BackgroundWork
     let toggles: ToggleAllowance
     let clock: @Sendable () -> Date
 
@@ -79,18 +78,16 @@ struct PhotoService: Sendable {
         )
         withSpan("events publish") { span in
             span.attributes["groupie.events"] = added.events.count
-            hub.publish(added.events)
-            if added.held { hub.reviewChanged(groupId: group.id) }
-        }
-        // After the answer: where the subject is, for collages to crop around (a photo without
-        // it is looked at when its collage is drawn), then the collages it changes.
-        background.enqueue { [ingest, database, collages, held = added.held] in
-            do {
-                try await database.setFocus(photoId: photo.id, try await ingest.focus(ofBlob: blob))
-            } catch {
-                logger.warning("subject of the photo not found: \(error)", metadata: ["photo": "\(photo.id)"])
+            // After the answer: where the subject is, for collages to crop around (a photo
+            // without it is looked at when its collage is drawn), then the collages it changes.
+            committed.publish(added.events) { [ingest, database] in
+                do {
+                    try await database.setFocus(photoId: photo.id, try await ingest.focus(ofBlob: blob))
+                } catch {
+                    logger.warning("subject of the photo not found: \(error)", metadata: ["photo": "\(photo.id)"])
+                }
             }
-            if photo.task != nil, !held { collages.refresh(groupId: photo.groupId) }
+            if added.held { committed.reviewChanged(groupId: group.id) }
         }
         return UploadedPhoto(photo: photo, held: added.held)
     }
@@ -119,11 +116,10 @@ struct PhotoService: Sendable {
         let deleted = try await database.deletePhoto(id: photoId, by: player.id, venue: venue, now: clock())
         if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
         logger.info("photo deleted", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
-        hub.publish(deleted.events)
+        committed.publish(deleted.events)
         // A photo of the group always leaves with its `photo-removed`; one without an event was
         // held for review, and the staff's queue loses it.
-        if deleted.events.isEmpty { hub.reviewChanged(groupId: deleted.photo.groupId) }
-        if deleted.photo.task != nil { collages.refresh(groupId: deleted.photo.groupId) }
+        if deleted.events.isEmpty { committed.reviewChanged(groupId: deleted.photo.groupId) }
     }
 
     /// The group's creator hides a teammate's photo from the group: out of its album, progress
@@ -136,8 +132,7 @@ struct PhotoService: Sendable {
             id: photoId, by: player.id, reason: "Hidden from the group by its creator", venue: catalog.venue(id: group.venueId)?.venue, now: clock()
         )
         logger.info("photo hidden by the group's creator", metadata: ["photo": "\(photoId)", "by": "\(player.id)"])
-        hub.publish(events)
-        if !events.isEmpty { collages.refresh(groupId: group.id) }
+        committed.publish(events)
     }
 
     /// A member makes one of the task's photos its chosen one.
@@ -145,14 +140,13 @@ struct PhotoService: Sendable {
         let stored = try await database.choosePhoto(
             groupId: group.id, task: task, photoId: photoId, by: player, venue: catalog.venue(id: group.venueId)?.venue, now: clock()
         )
-        hub.publish(stored.events)
-        if stored.touchesCollage { collages.refresh(groupId: group.id) }
+        committed.publish(stored.events)
     }
 
     /// A member claims a task ("… is on it"), for the group to see at once.
     func claim(_ task: GroupProgress.TaskKey, by player: Player, in group: Group) async throws {
         let venue = catalog.venue(id: group.venueId)?.venue, now = clock()
-        hub.publish(try await toggles.take(player, now: now, {
+        committed.publish(try await toggles.take(player, now: now, {
             try await database.claimTask(groupId: group.id, task: task, by: player, venue: venue, now: now)
         }, changed: { !$0.isEmpty }))
     }
@@ -160,7 +154,7 @@ struct PhotoService: Sendable {
     /// A member gives back the task they claimed.
     func release(_ task: GroupProgress.TaskKey, by player: Player, in group: Group) async throws {
         let now = clock()
-        hub.publish(try await toggles.take(player, now: now, {
+        committed.publish(try await toggles.take(player, now: now, {
             try await database.releaseTask(groupId: group.id, task: task, playerId: player.id, now: now)
         }, changed: { !$0.isEmpty }))
     }

@@ -11,7 +11,7 @@ struct MissionEditing: Sendable {
     let reloader: MissionReloader
     let history: MissionHistory
     let database: any GroupieStore
-    let events: GroupEvents
+    let committed: Committed
     let fileIO: FileIO
     let clock: @Sendable () -> Date
     let logger: Logger
@@ -130,7 +130,7 @@ struct MissionEditing: Sendable {
     func reloadNow() async throws {
         let changes = try await reloader.reloadChangedFiles(on: fileIO)
         VenueMetrics.update(catalog: reloader.catalog)
-        await VenueUpdates.announce(changes, database: database, events: events)
+        await VenueUpdates.announce(changes, database: database, committed: committed)
     }
 
     /// The venue's groups playing now with photos under tasks `venue` does not have.
@@ -144,11 +144,11 @@ struct MissionEditing: Sendable {
 
 /// Tells the groups of each venue that came or changed to read it again.
 enum VenueUpdates {
-    static func announce(_ changes: [MissionReloader.Change], database: any GroupieStore, events: GroupEvents) async {
+    static func announce(_ changes: [MissionReloader.Change], database: any GroupieStore, committed: Committed) async {
         for change in changes {
             guard case .published(let venueId) = change, let groups = try? await database.activeGroupIds(venueId: venueId) else { continue }
             for groupId in groups {
-                await events.emit(groupId: groupId, [.venueUpdated(venueId: venueId)])
+                await committed.store(groupId: groupId, [.venueUpdated(venueId: venueId)])
             }
         }
     }

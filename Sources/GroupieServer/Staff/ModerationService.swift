@@ -9,7 +9,7 @@ import GroupieStorage
 /// deleted photo's files go unless another photo has them.
 struct ModerationService: Sendable {
     let database: any GroupieStore
-    let hub: EventHub
+    let committed: Committed
     let catalog: VenueCatalog
     let files: PhotoFiles
     let collages: CollageService
@@ -23,8 +23,8 @@ struct ModerationService: Sendable {
         if found.hidden, !found.held { return nil }
         let audit = entry(staff, venueId: found.venueId, action: found.held ? "photo not shared after review" : "photo hidden", subject: found.photo.id, reason: reason)
         let stored = try await database.hidePhoto(id: found.photo.id, reason: reason, venue: venue(found.venueId), now: audit.at, audit: audit)
-        committed(stored, groupId: found.photo.groupId)
-        if found.held { hub.reviewChanged(groupId: found.photo.groupId) }
+        committed.publish(stored)
+        if found.held { committed.reviewChanged(groupId: found.photo.groupId) }
         return audit
     }
 
@@ -33,8 +33,8 @@ struct ModerationService: Sendable {
         if !found.hidden { return nil }
         let audit = entry(staff, venueId: found.venueId, action: found.held ? "photo shared after review" : "photo restored", subject: found.photo.id, reason: nil)
         let stored = try await database.restorePhoto(id: found.photo.id, venue: venue(found.venueId), now: audit.at, audit: audit)
-        committed(stored, groupId: found.photo.groupId)
-        if found.held { hub.reviewChanged(groupId: found.photo.groupId) }
+        committed.publish(stored)
+        if found.held { committed.reviewChanged(groupId: found.photo.groupId) }
         return audit
     }
 
@@ -42,22 +42,22 @@ struct ModerationService: Sendable {
         let audit = entry(staff, venueId: found.venueId, action: "photo deleted", subject: found.photo.id, reason: reason)
         let deleted = try await database.deletePhotoByStaff(id: found.photo.id, venue: venue(found.venueId), now: audit.at, audit: audit)
         if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
-        committed(deleted.events, groupId: found.photo.groupId)
-        if found.held { hub.reviewChanged(groupId: found.photo.groupId) }
+        committed.publish(deleted.events)
+        if found.held { committed.reviewChanged(groupId: found.photo.groupId) }
         return audit
     }
 
     func close(_ group: Group, reason: String, by staff: StaffMember) async throws -> AuditEntry {
         let audit = entry(staff, venueId: group.venueId, action: "group closed", subject: group.id, reason: reason)
         let closed = try await database.closeGroup(id: group.id, reason: reason, now: audit.at, audit: audit)
-        committed(closed.events, groupId: group.id)
+        committed.publish(closed.events)
         return audit
     }
 
     func reopen(_ group: Group, by staff: StaffMember) async throws -> AuditEntry {
         let audit = entry(staff, venueId: group.venueId, action: "group reopened", subject: group.id, reason: nil)
         let reopened = try await database.reopenGroup(id: group.id, now: audit.at, audit: audit)
-        committed(reopened.events, groupId: group.id)
+        committed.publish(reopened.events)
         return audit
     }
 
@@ -67,11 +67,5 @@ struct ModerationService: Sendable {
 
     private func entry(_ staff: StaffMember, venueId: String, action: String, subject: String, reason: String?) -> AuditEntry {
         AuditEntry(at: clock(), staffEmail: staff.email, venueId: venueId, action: action, subject: subject, reason: reason)
-    }
-
-    /// Members' screens learn at once; collages follow.
-    private func committed(_ stored: [GroupEvent], groupId: String) {
-        hub.publish(stored)
-        if !stored.isEmpty { collages.refresh(groupId: groupId) }
     }
 }

@@ -69,7 +69,7 @@ extension ModerationService {
         } catch ModerationError.groupNotFound {
             throw StaffController.groupNotFound
         }
-        hub.publish(events)
+        committed.publish(events)
         return (audit, events)
     }
 }

@@ -12,7 +12,7 @@ struct StaffPosterController {
     let links: JoinLinks
     let assetsDirectory: String
     let fileIO: FileIO
-    let hub: EventHub
+    let committed: Committed
     let clock: @Sendable () -> Date
 
     /// PNG posters are drawn at this resolution: sharp in print, a few MB.
@@ -60,7 +60,7 @@ struct StaffPosterController {
             venueId: venue.id, names: names, label: label, joinableFor: TimeInterval(venue.rules.joinableHours * 3600), now: clock()
         )
         let groups = batch.groups
-        for group in groups { hub.groupCreated(groupId: group.id) }
+        for group in groups { committed.groupCreated(groupId: group.id) }
         let poster = Self.poster(for: venue, url: "", assetsDirectory: assetsDirectory)
         let base = String(language.lowercased().prefix { $0 != "-" })
         let sheet = TableCards(
