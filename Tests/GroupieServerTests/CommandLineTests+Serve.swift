@@ -1,13 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import GRDB
 @testable import GroupiePostgres
 import GroupieServer
 @testable import GroupieSQLite
 @testable import GroupieStorage
 import GroupieTestSupport
+import HTTPTypes
 import Logging
 import Testing
 
@@ -48,9 +46,7 @@ extension CommandLineTests {
         var healthy = false
         // A bound on a hang: a debug build beside the whole suite may take long to start.
         try? await eventually(.seconds(120), "serve healthy", every: .milliseconds(100)) {
-            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!) {
-                healthy = (response as? HTTPURLResponse)?.statusCode == 200
-            }
+            if let status = await LocalHTTP.status(port: port, "/healthz") { healthy = status == 200 }
             return healthy || !process.isRunning
         }
         #expect(healthy)
@@ -58,12 +54,9 @@ extension CommandLineTests {
     }
 
     static func post(port: Int, _ path: String, _ json: String, token: String? = nil) async throws -> [String: Any] {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = "POST"
-        request.httpBody = Data(json.utf8)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        let (data, _) = try await URLSession.shared.data(for: request)
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let data = try await LocalHTTP.request(port: port, .post, path, headers: headers, body: Data(json.utf8)).body
         return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     }
 
@@ -137,9 +130,7 @@ extension CommandLineTests {
         try await cluster.restart()
         var ready = false
         try? await eventually(.seconds(240), "serve ready on PostgreSQL", every: .milliseconds(100)) {
-            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/readyz")!) {
-                ready = (response as? HTTPURLResponse)?.statusCode == 200
-            }
+            if let status = await LocalHTTP.status(port: port, "/readyz") { ready = status == 200 }
             return ready || !process.isRunning
         }
         let text = try String(contentsOf: log, encoding: .utf8)

@@ -2,11 +2,9 @@ import Foundation
 @testable import GroupieSQLite
 import GroupieStorage
 import GroupieTestSupport
+import HTTPTypes
 import Synchronization
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The promise "a photo the server said 201 to survives a crash the next instant", tested
 /// by killing the real server with SIGKILL in the middle of a burst of uploads.
@@ -15,9 +13,6 @@ struct CrashTests {
     final class Server: Sendable {
         let process: ChildProcess
         let port = TestPorts.unused()
-        /// A session of this server's own: the shared one queues behind every other test's
-        /// requests, and a start could seem to take minutes.
-        let session = URLSession(configuration: .ephemeral)
 
         init(data: String, environment: [String: String] = [:]) throws {
             let repository = TestServer.repository
@@ -37,15 +32,11 @@ struct CrashTests {
         }
 
         func request(_ method: String, _ path: String, body: Data? = nil, token: String? = nil, contentType: String = "application/json") async throws -> (Int, Data) {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-            request.httpMethod = method
-            request.httpBody = body
+            var headers: HTTPFields = [.contentType: contentType]
+            if let token { headers[.authorization] = "Bearer \(token)" }
             // A bound on a hang: fifty 12-megapixel photos at once on a busy machine take minutes.
-            request.timeoutInterval = 600
-            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-            if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-            let (data, response) = try await session.data(for: request)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+            let answer = try await LocalHTTP.request(port: port, HTTPRequest.Method(method)!, path, headers: headers, body: body, timeout: .seconds(600))
+            return (answer.status, answer.body)
         }
 
         func json(_ method: String, _ path: String, _ object: [String: String], token: String? = nil) async throws -> [String: Any] {

@@ -1,5 +1,4 @@
 import Foundation
-import FoundationNetworking
 import GroupieServer
 import GroupieTestSupport
 import HTTPTypes
@@ -294,21 +293,19 @@ struct ResumableUploadTests {
             let lock = open(server.configuration.dataDirectory + "/uploads/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             try #require(lock >= 0 && flock(lock, LOCK_EX) == 0)
             // Each request on a connection of its own, as phones send them.
-            let port = try #require(client.port), session = URLSession(configuration: .ephemeral)
+            let port = try #require(client.port)
             let starts = (0..<3).map { number in
                 Task { () throws -> Int in
-                    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/v1/groups/\(group.id)/uploads/wait\(number)")!)
-                    request.httpMethod = "PUT"
-                    request.setValue("Bearer \(ada.token)", forHTTPHeaderField: "Authorization")
-                    request.setValue("bytes */1000", forHTTPHeaderField: "Content-Range")
-                    request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-                    request.httpBody = Data()
-                    request.timeoutInterval = 300
-                    return (try await session.data(for: request).1 as? HTTPURLResponse)?.statusCode ?? 0
+                    let headers: HTTPFields = [
+                        .authorization: "Bearer \(ada.token)", .contentRange: "bytes */1000", .contentType: "application/octet-stream",
+                    ]
+                    return try await LocalHTTP.request(
+                        port: port, .put, "/api/v1/groups/\(group.id)/uploads/wait\(number)", headers: headers, body: Data(), timeout: .seconds(300)
+                    ).status
                 }
             }
             let served = try await within(.seconds(60), "a thumbnail served while uploads wait for their lock") { () -> Int in
-                (try await session.data(from: URL(string: "http://127.0.0.1:\(port)" + thumb)!).1 as? HTTPURLResponse)?.statusCode ?? 0
+                try await LocalHTTP.request(port: port, .get, thumb).status
             }
             #expect(served == 200)
             flock(lock, LOCK_UN)

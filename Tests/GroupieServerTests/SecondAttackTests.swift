@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import GroupieTestSupport
 import HTTPTypes
 import Hummingbird
@@ -40,7 +37,7 @@ struct SecondAttackFileTests {
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
         try await eventually(.seconds(120), "the server's start", every: .milliseconds(100)) {
             if !process.isRunning { return true }
-            return (try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)) != nil
+            return await LocalHTTP.status(port: port, "/healthz") != nil
         }
         #expect(process.isRunning)
         let text = try String(contentsOfFile: log, encoding: .utf8)

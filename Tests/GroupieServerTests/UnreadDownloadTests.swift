@@ -1,6 +1,6 @@
 import Foundation
-import FoundationNetworking
 import GroupieTestSupport
+import HTTPTypes
 import Testing
 
 @testable import GroupieServer
@@ -28,14 +28,10 @@ struct UnreadDownloadTests {
     }
 
     static func send(_ method: String, port: Int, _ path: String, token: String, body: Data? = nil, contentType: String? = nil) async throws -> (Int, Data) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
-        request.httpBody = body
-        request.timeoutInterval = 120
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        var headers: HTTPFields = [.authorization: "Bearer \(token)"]
+        if let contentType { headers[.contentType] = contentType }
+        let answer = try await LocalHTTP.request(port: port, HTTPRequest.Method(method)!, path, headers: headers, body: body)
+        return (answer.status, answer.body)
     }
 
     /// The kernel's state of the server's side of the TCP connection from `clientPort` to
@@ -63,11 +59,9 @@ struct UnreadDownloadTests {
     static func serverWithGroup(settings: [String] = []) async throws -> (process: ChildProcess, port: Int, token: String, groupId: String) {
         let (process, port) = try CommandLineTests.start(logLevel: "error", settings: settings)
         do {
-            // A session of the test's own: the shared one queues behind every other test's requests.
-            let session = URLSession(configuration: .ephemeral)
             try await eventually(.seconds(120), "the server's start", every: .milliseconds(100)) {
                 guard process.isRunning else { throw TestFailure("the server ended as it started") }
-                return (try? await session.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)) != nil
+                return await LocalHTTP.status(port: port, "/healthz") != nil
             }
             let token = try #require(try await CommandLineTests.post(port: port, "/api/v1/players", #"{"name": "Ada"}"#)["token"] as? String)
             let group = try #require(
