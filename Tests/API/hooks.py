@@ -288,14 +288,14 @@ def staff_account_to_add(context, case, kwargs):
     address" and "not taken"), a password the server takes, and venues as its role needs them."""
     if _staff_positive(case) and isinstance(case.body, dict):
         case.body = {**case.body, "email": _unique("added-") + "@example.org", "password": _password(case.body.get("password")),
-                     "venue": _venues_for(case.body.get("role"))}
+                     "venue[]": _venues_for(case.body.get("role"))}
 
 
 @schemathesis.hook("before_call").apply_to(operation_id="staffChangeRole")
 def staff_role_venues(context, case, kwargs):
     """A valid role comes with the venues it needs."""
     if _staff_positive(case) and isinstance(case.body, dict):
-        case.body = {**case.body, "venue": _venues_for(case.body.get("role"))}
+        case.body = {**case.body, "venue[]": _venues_for(case.body.get("role"))}
 
 
 @schemathesis.hook("before_call").apply_to(operation_id="staffRemoveAccount")

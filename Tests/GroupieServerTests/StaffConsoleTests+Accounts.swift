@@ -149,15 +149,15 @@ extension StaffConsoleTests {
 
             let admin = try #require(try await Self.signIn(client, "admin@groupie.example").1)
             let (status, page) = try await admin.page(client, "/staff/accounts")
-            #expect(status == .ok && page.contains("mod@aquarium.example") && page.contains("name=\"venue\" value=\"museum\""))
+            #expect(status == .ok && page.contains("mod@aquarium.example") && page.contains("name=\"venue[]\" value=\"museum\""))
             #expect(try await admin.post(
-                client, "/staff/accounts", ["email": "New@Museum.example", "password": Self.password, "role": "viewer", "venue": "museum"]
+                client, "/staff/accounts", ["email": "New@Museum.example", "password": Self.password, "role": "viewer", "venue[]": "museum"]
             ).status == .seeOther)
             var added = try #require(try await accounts.list().first { $0.email == "new@museum.example" })
             #expect(added.role == .viewer && added.venueIds == ["museum"])
             let noVenue = try await admin.post(client, "/staff/accounts", ["email": "b@museum.example", "password": Self.password, "role": "viewer"])
             #expect(noVenue.status == .unprocessableContent && String(buffer: noVenue.body).contains("b@museum.example"))
-            let taken = try await admin.post(client, "/staff/accounts", ["email": "new@museum.example", "password": Self.password, "role": "viewer", "venue": "museum"])
+            let taken = try await admin.post(client, "/staff/accounts", ["email": "new@museum.example", "password": Self.password, "role": "viewer", "venue[]": "museum"])
             #expect(taken.status == .conflict && String(buffer: taken.body).contains("Code for whoever runs the server: email-taken"))
 
             // Two venues ticked: the name twice.
@@ -165,12 +165,12 @@ extension StaffConsoleTests {
             headers[.contentType] = "application/x-www-form-urlencoded"
             let twoVenues = try await client.execute(
                 uri: "/staff/accounts/\(added.id)/role", method: .post, headers: headers,
-                body: ByteBuffer(string: "csrf=\(admin.csrf)&role=moderator&venue=aquarium&venue=museum")
+                body: ByteBuffer(string: "csrf=\(admin.csrf)&role=moderator&venue%5B%5D=aquarium&venue%5B%5D=museum")
             ) { $0.status }
             #expect(twoVenues == .seeOther)
             added = try #require(try await accounts.list().first { $0.email == "new@museum.example" })
             #expect(added.role == .moderator && added.venueIds == ["aquarium", "museum"])
-            #expect(try await admin.post(client, "/staff/accounts/\(added.id)/role", ["role": "admin", "venue": "aquarium"]).status == .unprocessableContent)
+            #expect(try await admin.post(client, "/staff/accounts/\(added.id)/role", ["role": "admin", "venue[]": "aquarium"]).status == .unprocessableContent)
 
             // Everyone changes their own password; their other sessions end, this one goes on.
             let newcomer = try #require(try await Self.signIn(client, "new@museum.example").1)

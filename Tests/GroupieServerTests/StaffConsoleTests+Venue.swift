@@ -243,13 +243,16 @@ extension StaffConsoleTests {
         }
     }
 
-    @Test("Form bodies: plus signs, escapes and repeated names decode; broken escapes and bytes that are not UTF-8 are refused")
-    func formDecoding() {
-        #expect(StaffForm.decode("a=b+c&a=x&d&e=&n=%C3%A5%2B") == ["a": "b c", "d": "", "e": "", "n": "å+"])
-        for broken in ["a=%zz", "a=%", "a=%4", "%=1", "a=%E2%82", "a=%FF"] {
-            #expect(StaffForm.decode(broken) == nil, "\(broken)")
+    @Test("Form bodies: plus signs, escapes and lists decode; a name given twice, a nested name, broken escapes and bytes that are not UTF-8 are refused")
+    func formDecoding() throws {
+        #expect(
+            try StaffFormFields.decode("a=b+c&e=&n=%C3%A5%2B&venue%5B%5D=x&venue[]=y")
+                == StaffFormFields(text: ["a": "b c", "e": "", "n": "å+"], lists: ["venue": ["x", "y"]])
+        )
+        for broken in ["a=%zz", "a=%", "a=%4", "%=1", "a=%E2%82", "a=%FF", "a=1&a=2", "a[b]=1", "a=1&a[]=2"] {
+            #expect(throws: (any Error).self, "\(broken)") { try StaffFormFields.decode(broken) }
         }
-        #expect(StaffForm.decode("") == [:])
+        #expect(try StaffFormFields.decode("") == StaffFormFields())
     }
 
     @Test("A hostile form body is a 400 and the server goes on")

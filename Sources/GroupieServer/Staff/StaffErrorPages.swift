@@ -8,13 +8,13 @@ import Synchronization
 /// What a staff form sent, kept for the error page of its request: `StaffForm` writes its fields
 /// here as it reads them, so that a refused form can be offered again with what was typed.
 final class StaffFormMemory: Sendable {
-    private let stored = Mutex<[String: String]?>(nil)
+    private let stored = Mutex<StaffFormFields?>(nil)
 
     @TaskLocal static var current: StaffFormMemory?
 
-    var fields: [String: String]? { stored.withLock { $0 } }
+    var fields: StaffFormFields? { stored.withLock { $0 } }
 
-    func keep(_ fields: [String: String]) { stored.withLock { $0 = fields } }
+    func keep(_ fields: StaffFormFields) { stored.withLock { $0 = fields } }
 }
 
 /// The console's answer to a refusal (a stale form, a refused reason, a page that does not exist,
@@ -65,10 +65,15 @@ struct StaffErrorPages: Sendable {
         return problem
     }
 
-    func page(_ problem: Problem, request: Request, session: StaffSession?, fields: [String: String]?) -> Response {
-        let kept = (fields ?? [:]).filter { !Self.neverShown.contains($0.key) && $0.key != "confirm" }.sorted { $0.key < $1.key }.map { name, value in
+    func page(_ problem: Problem, request: Request, session: StaffSession?, fields: StaffFormFields?) -> Response {
+        let text = (fields?.text ?? [:]).filter { !Self.neverShown.contains($0.key) && $0.key != "confirm" }.sorted { $0.key < $1.key }.map { name, value in
             View.Field(name: name, label: Self.label(name), value: value, visible: Self.labels[name] != nil)
         }
+        // The boxes ticked of a list go again as they came.
+        let lists = (fields?.lists ?? [:]).sorted { $0.key < $1.key }.flatMap { name, values in
+            values.map { View.Field(name: name + "[]", label: Self.label(name), value: $0, visible: false) }
+        }
+        let kept = text + lists
         let isForm = request.method == .post && fields != nil
         let back = Self.back(request)
         let view = View(
@@ -130,7 +135,7 @@ extension StaffAuthenticator {
         var fields = memory.fields
         if fields == nil, request.method == .post, problem.code == StaffRequired.signInRequired.code {
             // Signed out before the form was read: read it now, to show what was typed.
-            fields = (try? await request.body.collect(upTo: StaffForm.maximumBytes)).flatMap { StaffForm.decode(String(buffer: $0)) }
+            fields = (try? await request.body.collect(upTo: StaffForm.maximumBytes)).flatMap { try? StaffFormFields.decode(String(buffer: $0)) }
         }
         return errorPages.page(problem, request: request, session: context.staffSession, fields: fields)
     }

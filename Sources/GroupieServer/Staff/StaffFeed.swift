@@ -17,21 +17,17 @@ struct StaffFeedQuery: Sendable, Hashable {
         [("mission", mission), ("group", group), ("from", from), ("to", to), ("before", before)].filter { !$0.1.isEmpty }
     }
 
-    /// The query of a GET form: `+` is a space there, and `%2B` a plus.
-    init(query: String) {
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            let value = (parts.count > 1 ? String(parts[1]) : "").replacingOccurrences(of: "+", with: " ")
-            let text = String((value.removingPercentEncoding ?? "").trimmingCharacters(in: .whitespaces).prefix(100))
-            switch parts.first.map(String.init) {
-            case "mission": mission = text
-            case "group": group = text
-            case "from": from = text
-            case "to": to = text
-            case "before": before = text
-            default: break
-            }
+    /// The query of a GET form, read as a form is (`+` is a space there, and `%2B` a plus); a
+    /// query that cannot be read is refused.
+    init(query: String) throws {
+        let fields: StaffFormFields
+        do {
+            fields = try StaffFormFields.decode(query)
+        } catch {
+            throw Problem(.badRequest, code: "malformed-query", detail: "The query cannot be read: \(error).")
         }
+        func text(_ name: String) -> String { String((fields.text[name] ?? "").trimmingCharacters(in: .whitespaces).prefix(100)) }
+        (mission, group, from, to, before) = (text("mission"), text("group"), text("from"), text("to"), text("before"))
     }
 
     init(mission: String = "", group: String = "", from: String = "", to: String = "", before: String = "") {
@@ -51,7 +47,7 @@ extension StaffController {
     /// from and to; groups that have ended are in it until the retention period removes them.
     func feed(_ request: Request, context: StaffContext) async throws -> Response {
         let (session, venue) = try context.venue(in: moderation.catalog)
-        let query = StaffFeedQuery(query: request.uri.query ?? "")
+        let query = try StaffFeedQuery(query: request.uri.query ?? "")
         var filter = PhotoFeedFilter(venueId: venue.id, limit: Self.feedPageSize)
         filter.missionId = query.mission.isEmpty ? nil : query.mission
         filter.group = query.group.isEmpty ? nil : query.group

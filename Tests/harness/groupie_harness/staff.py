@@ -59,7 +59,7 @@ def sign_in(api, email, password):
 def add_account(api, session, csrf, email, password, role="viewer", venues=()):
     """An account added through the console's form by a signed-in admin (`session`, `csrf` as
     `sign_in` returns them); returns its id."""
-    form = [("csrf", csrf), ("email", email), ("password", password), ("role", role), *(("venue", v) for v in venues)]
+    form = [("csrf", csrf), ("email", email), ("password", password), ("role", role), *(("venue[]", v) for v in venues)]
     api.request("POST", "/staff/accounts", form=form, headers={"Cookie": session}, expect=(303,))
     return account_id(api, session, email)
 
