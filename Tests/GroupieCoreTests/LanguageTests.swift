@@ -108,3 +108,19 @@ struct JoinCodeWordTests {
         }
     }
 }
+
+@Suite("Text direction")
+struct BidiTests {
+    @Test("Right-to-left languages by code and by script")
+    func rightToLeft() {
+        for tag in ["ar", "he", "fa", "ur", "ar-EG", "az-Arab", "AR"] { #expect(LanguageCode.isRightToLeft(tag), "\(tag)") }
+        for tag in ["en", "sv", "ja", "fr-CA", "ku-Latn", "zh-Hant", ""] { #expect(!LanguageCode.isRightToLeft(tag), "\(tag)") }
+    }
+
+    @Test("Every line opens with its language's mark; an isolate wraps its text")
+    func marks() {
+        #expect(Bidi.lines("ليلى: 4\nOliver: 2", language: "ar") == "\u{200F}ليلى: 4\n\u{200F}Oliver: 2")
+        #expect(Bidi.lines("ليلى: 4", language: "en") == "\u{200E}ليلى: 4")
+        #expect(Bidi.isolate("ليلى") == "\u{2068}ليلى\u{2069}")
+    }
+}

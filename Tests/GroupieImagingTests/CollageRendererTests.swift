@@ -177,7 +177,10 @@ struct CollageRendererTests {
 
     @Test("The caption fits whole at every length of names: a long one is set smaller, never cut; the date never breaks")
     func captionFits() throws {
-        #expect(CaptionMarkup.unbroken("The Sharks · Akvariet · 23 november 2026") == "The\u{00A0}Sharks · Akvariet · 23\u{00A0}november\u{00A0}2026")
+        #expect(
+            CaptionMarkup.unbroken("The Sharks · Akvariet · 23 november 2026")
+                == ["The\u{00A0}Sharks", "Akvariet", "23\u{00A0}november\u{00A0}2026"].map { "\u{2068}\($0)\u{2069}" }.joined(separator: " · ")
+        )
         let renderer = try CollageRenderer()
         let (paths, sizes) = try Self.photos(3)
         for style in [VisualStyle.strip, .grid] {
@@ -223,7 +226,40 @@ struct CollageRendererTests {
         }
         #expect(RGB(hex: "#12345") == nil)
         #expect(CaptionMarkup.escape("<b>&\"'") == "&lt;b&gt;&amp;&quot;&#39;")
-        #expect(CaptionMarkup.shortened(["Ada", "Bo", "Cy", "Di"], budget: 16) == "\u{2068}Ada\u{2069}, \u{2068}Bo\u{2069} +2", "each name isolated for bidi")
+    }
+
+    @Test("Every member is named on the caption: long names are cut with an ellipsis, none is left out, and each is isolated for bidi")
+    func everyMemberNamed() {
+        let isolated = { (name: String) in "\u{2068}\(name)\u{2069}" }
+        #expect(CaptionMarkup.shortened(["Ada", "Bo", "Cy", "Di"], budget: 16) == ["Ada", "Bo", "Cy", "Di"].map(isolated).joined(separator: ", "))
+        // A 32-character name beside short ones: it is cut, and Sven is still there.
+        let names = ["Oliver Maximilian Alexander Berg", "Sven", "ليلى", "Zoë"]
+        let shown = CaptionMarkup.shortened(names, budget: 30)
+        #expect(shown == [isolated("Oliver Maxim…"), isolated("Sven"), isolated("ليلى"), isolated("Zoë")].joined(separator: ", "), "\(shown)")
+        #expect(shown.filter { $0 != "\u{2068}" && $0 != "\u{2069}" }.count == 30, "the longest cut just to the budget")
+        // Far past the budget: every name at its shortest, and still every one.
+        let many = (1...12).map { "Wilhelmina Augusta \($0)" }
+        let crowded = CaptionMarkup.shortened(many, budget: 40)
+        #expect(crowded.components(separatedBy: ", ").count == 12 && crowded.components(separatedBy: ", ").allSatisfy { $0 == isolated("Wilhelmi…") }, "\(crowded)")
+    }
+
+    @Test("Each caption line runs in the direction of the caption's language, whatever name or date comes first")
+    func captionDirection() {
+        let ink = RGB(hex: "#ffffff")!
+        let arabic = CaptionMarkup.markup(
+            CollageContent.Caption(title: "القروش", subtitle: "المتحف · 7 ديسمبر 2026", names: ["Oliver", "ليلى"], language: "ar"), baseSize: 20, width: 800, ink: ink
+        )
+        let english = CaptionMarkup.markup(
+            CollageContent.Caption(title: "Sharks", subtitle: "The Aquarium · 7 December 2026", names: ["ليلى", "Oliver"], language: "en"), baseSize: 20, width: 800, ink: ink
+        )
+        func lines(_ markup: String) -> [String] {
+            markup.replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression).components(separatedBy: "\n")
+        }
+        #expect(lines(arabic).count == 3 && lines(arabic).allSatisfy { $0.hasPrefix("\u{200F}") }, "\(lines(arabic))")
+        #expect(lines(english).count == 3 && lines(english).allSatisfy { $0.hasPrefix("\u{200E}") }, "\(lines(english))")
+        // The subtitle's parts keep their order: each is isolated.
+        #expect(lines(arabic)[1] == "\u{200F}\u{2068}المتحف\u{2069} · \u{2068}7\u{00A0}ديسمبر\u{00A0}2026\u{2069}")
+        #expect(lines(english)[2] == "\u{200E}\u{2068}ليلى\u{2069}, \u{2068}Oliver\u{2069}")
     }
 }
 

@@ -9,11 +9,14 @@ public struct CollageContent: Sendable, Hashable {
         public var title: String
         public var subtitle: String
         public var names: [String]
+        /// BCP 47 tag of the texts: each line runs in its direction.
+        public var language: String
 
-        public init(title: String, subtitle: String, names: [String]) {
+        public init(title: String, subtitle: String, names: [String], language: String = "en") {
             self.title = title
             self.subtitle = subtitle
             self.names = names
+            self.language = language
         }
     }
 
@@ -312,7 +315,9 @@ private extension String {
     }
 }
 
-/// The caption's Pango markup: sizes follow the band's height; long lists of names are shortened.
+/// The caption's Pango markup: sizes follow the band's height; long names are shortened so that
+/// every member is named. Each line runs in the direction of the caption's language, with each
+/// name and each part of the subtitle isolated within it.
 enum CaptionMarkup {
     /// Pixels of the subtitle's letters: three lines fill the band; a narrow band makes them smaller.
     static func baseSize(bandHeight: Int, width: Int) -> Int { max(8, min(bandHeight / 7, width / 26)) }
@@ -321,34 +326,34 @@ enum CaptionMarkup {
         let titleSize = base * 3 / 2
         // Pango sizes are in 1024ths of a point; at 72 dpi a point is a pixel.
         let names = shortened(caption.names, budget: max(20, width / (base * 6 / 10)))
+        func line(_ text: String) -> String { escape(Bidi.lines(text, language: caption.language)) }
         return "<span foreground=\"\(ink.hex)\">"
-            + "<span size=\"\(titleSize * 1024)\" weight=\"bold\">\(escape(caption.title))</span>\n"
-            + "<span size=\"\(base * 1024)\">\(escape(unbroken(caption.subtitle)))</span>\n"
-            + "<span size=\"\(base * 1024)\" style=\"italic\">\(escape(names))</span>"
+            + "<span size=\"\(titleSize * 1024)\" weight=\"bold\">\(line(caption.title))</span>\n"
+            + "<span size=\"\(base * 1024)\">\(line(unbroken(caption.subtitle)))</span>\n"
+            + "<span size=\"\(base * 1024)\" style=\"italic\">\(line(names))</span>"
             + "</span>"
     }
 
-    /// The names joined, with "+N" for those that do not fit in `budget` characters. Each name
-    /// is isolated for bidi (FSI ... PDI), so that a right-to-left name cannot reorder the list.
+    /// The shortest a long name is cut to, before its ellipsis.
+    static let shortestName = 8
+
+    /// Every name, joined and each isolated for bidi. When they do not fit in `budget`
+    /// characters, the longest are cut, with an ellipsis, to the one length that makes them fit
+    /// (never below `shortestName`); what still does not fit is set smaller, never left out.
     static func shortened(_ names: [String], budget: Int) -> String {
-        let names = names.map { "\u{2068}\($0)\u{2069}" }
-        var shown: [String] = []
-        var length = 0
-        for (index, name) in names.enumerated() {
-            let rest = names.count - index - 1
-            let extra = (shown.isEmpty ? 0 : 2) + name.count - 2 + (rest > 0 ? 4 : 0)
-            if length + extra > budget, !shown.isEmpty {
-                return shown.joined(separator: ", ") + " +\(names.count - index)"
-            }
-            shown.append(name)
-            length += extra
+        func length(cut: Int) -> Int {
+            names.reduce(max(0, names.count - 1) * 2) { $0 + min($1.count, cut + 1) }
         }
-        return shown.joined(separator: ", ")
+        let longest = names.map(\.count).max() ?? 0
+        var cut = longest
+        while cut > shortestName, length(cut: cut) > budget { cut -= 1 }
+        return names.map { Bidi.isolate($0.count > cut + 1 ? $0.prefix(cut) + "…" : $0) }.joined(separator: ", ")
     }
 
-    /// The subtitle (group · venue · day) breaks only between its parts, never inside a date.
+    /// The subtitle (group · venue · day) breaks only between its parts, never inside a date,
+    /// and its parts keep their order in either direction.
     static func unbroken(_ subtitle: String) -> String {
-        subtitle.components(separatedBy: " · ").map { $0.replacingOccurrences(of: " ", with: "\u{00A0}") }.joined(separator: " · ")
+        subtitle.components(separatedBy: " · ").map { Bidi.isolate($0.replacingOccurrences(of: " ", with: "\u{00A0}")) }.joined(separator: " · ")
     }
 
     static func escape(_ text: String) -> String { Markup.escape(text) }

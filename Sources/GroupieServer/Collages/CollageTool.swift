@@ -17,7 +17,7 @@ public enum CollageTool {
         return CollageContent.Caption(
             title: mission.title.resolved(language: language, fallback: venue.defaultLanguage),
             subtitle: [groupName, venueName, Self.day(day, venue: venue, language: language)].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " · "),
-            names: names
+            names: names, language: language
         )
     }
 

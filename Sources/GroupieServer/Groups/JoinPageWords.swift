@@ -6,10 +6,9 @@ import GroupieCore
 struct JoinPageWords: Sendable {
     /// The web client's interface languages (`assets/web/i18n.js`'s `LANGS`).
     static let languages = ["en", "sv", "fr", "ar", "ja"]
-    static let rightToLeft: Set<String> = ["ar"]
 
     let language: String
-    var direction: String { Self.rightToLeft.contains(language) ? "rtl" : "ltr" }
+    var direction: String { LanguageCode.isRightToLeft(language) ? "rtl" : "ltr" }
 
     var group: String
     var code: String

@@ -47,20 +47,27 @@ enum RecapWords {
 
     /// The page: the group's name, the venue and the day of the last photo (else of the group's
     /// start) in the venue's time zone, the chapters with their collages at `images`, who did what.
+    /// Each text runs in the direction of the page's language, with every name, title and date
+    /// isolated within it, so that an Arabic name cannot turn an English line around, nor an
+    /// English one an Arabic line.
     static func page(_ recap: Recap, images: [String], group: Group, venue: Venue, language: String, logoPath: String?) -> RecapPage {
         let words = words(for: language)
         let venueName = venue.name.resolved(language: language, fallback: venue.defaultLanguage)
+        func line(_ text: String) -> String { Bidi.lines(text, language: language) }
         let chapters = zip(recap.chapters, images).map { chapter, image in
             RecapPage.Chapter(
-                title: chapter.title, imagePath: image, fact: chapter.fact,
-                credits: chapter.credits.map { "\($0.prompt): \($0.name)" }.joined(separator: " · ")
+                title: line(chapter.title), imagePath: image, fact: chapter.fact.map(line),
+                credits: line(chapter.credits.map { "\(Bidi.isolate($0.prompt)): \(Bidi.isolate($0.name))" }.joined(separator: " · "))
             )
         }
+        let day = CollageTool.day(recap.lastPhotoAt ?? group.createdAt, venue: venue, language: language)
         return RecapPage(
-            title: group.name ?? venueName, subtitle: "\(venueName) · \(CollageTool.day(recap.lastPhotoAt ?? group.createdAt, venue: venue, language: language))",
-            language: language, colour: venue.theme.color, logoPath: logoPath, factLabel: words.fact, peopleLabel: words.people,
-            people: recap.contributions.map { words.share($0.name, $0.tasks, $0.missions.joined(separator: ", ")) },
-            chapters: chapters, footer: words.footer
+            title: line(group.name ?? venueName), subtitle: line("\(Bidi.isolate(venueName)) · \(Bidi.isolate(day))"),
+            language: language, colour: venue.theme.color, logoPath: logoPath, factLabel: line(words.fact), peopleLabel: line(words.people),
+            people: recap.contributions.map {
+                line(words.share(Bidi.isolate($0.name), $0.tasks, $0.missions.map(Bidi.isolate).joined(separator: ", ")))
+            },
+            chapters: chapters, footer: line(words.footer)
         )
     }
 }
