@@ -243,7 +243,7 @@ struct CollageRendererTests {
         #expect(crowded.components(separatedBy: ", ").count == 12 && crowded.components(separatedBy: ", ").allSatisfy { $0 == isolated("Wilhelmi…") }, "\(crowded)")
     }
 
-    @Test("Each caption line runs in the direction of the caption's language, whatever name or date comes first")
+    @Test("The caption's lines of names and places run in the direction of its language, whatever name or date comes first")
     func captionDirection() {
         let ink = RGB(hex: "#ffffff")!
         let arabic = CaptionMarkup.markup(
@@ -255,8 +255,9 @@ struct CollageRendererTests {
         func lines(_ markup: String) -> [String] {
             markup.replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression).components(separatedBy: "\n")
         }
-        #expect(lines(arabic).count == 3 && lines(arabic).allSatisfy { $0.hasPrefix("\u{200F}") }, "\(lines(arabic))")
-        #expect(lines(english).count == 3 && lines(english).allSatisfy { $0.hasPrefix("\u{200E}") }, "\(lines(english))")
+        #expect(lines(arabic).count == 3 && lines(arabic).dropFirst().allSatisfy { $0.hasPrefix("\u{200F}") }, "\(lines(arabic))")
+        #expect(lines(english).count == 3 && lines(english).dropFirst().allSatisfy { $0.hasPrefix("\u{200E}") }, "\(lines(english))")
+        #expect(lines(arabic)[0] == "القروش" && lines(english)[0] == "Sharks", "a title takes its own direction")
         // The subtitle's parts keep their order: each is isolated.
         #expect(lines(arabic)[1] == "\u{200F}\u{2068}المتحف\u{2069} · \u{2068}7\u{00A0}ديسمبر\u{00A0}2026\u{2069}")
         #expect(lines(english)[2] == "\u{200E}\u{2068}ليلى\u{2069}, \u{2068}Oliver\u{2069}")

@@ -316,8 +316,9 @@ private extension String {
 }
 
 /// The caption's Pango markup: sizes follow the band's height; long names are shortened so that
-/// every member is named. Each line runs in the direction of the caption's language, with each
-/// name and each part of the subtitle isolated within it.
+/// every member is named. The lines of names and of the subtitle run in the direction of the
+/// caption's language, with each name and each part isolated within them; the title takes the
+/// direction of its own first letter.
 enum CaptionMarkup {
     /// Pixels of the subtitle's letters: three lines fill the band; a narrow band makes them smaller.
     static func baseSize(bandHeight: Int, width: Int) -> Int { max(8, min(bandHeight / 7, width / 26)) }
@@ -328,7 +329,7 @@ enum CaptionMarkup {
         let names = shortened(caption.names, budget: max(20, width / (base * 6 / 10)))
         func line(_ text: String) -> String { escape(Bidi.lines(text, language: caption.language)) }
         return "<span foreground=\"\(ink.hex)\">"
-            + "<span size=\"\(titleSize * 1024)\" weight=\"bold\">\(line(caption.title))</span>\n"
+            + "<span size=\"\(titleSize * 1024)\" weight=\"bold\">\(escape(caption.title))</span>\n"
             + "<span size=\"\(base * 1024)\">\(line(unbroken(caption.subtitle)))</span>\n"
             + "<span size=\"\(base * 1024)\" style=\"italic\">\(line(names))</span>"
             + "</span>"

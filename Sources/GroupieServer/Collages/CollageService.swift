@@ -28,7 +28,7 @@ actor CollageService {
         drawnSizes.first { $0 >= requested } ?? drawnSizes[drawnSizes.count - 1]
     }
     /// Bumped when the renderer draws differently, so that cached pictures are made again.
-    static let rendererVersion = "2"
+    static let rendererVersion = "3"
 
     let database: any GroupieStore
     let catalog: VenueCatalog

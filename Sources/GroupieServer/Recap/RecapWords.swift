@@ -47,22 +47,23 @@ enum RecapWords {
 
     /// The page: the group's name, the venue and the day of the last photo (else of the group's
     /// start) in the venue's time zone, the chapters with their collages at `images`, who did what.
-    /// Each text runs in the direction of the page's language, with every name, title and date
-    /// isolated within it, so that an Arabic name cannot turn an English line around, nor an
-    /// English one an Arabic line.
+    /// Each line that mixes Groupie's words with names, titles or dates runs in the direction of
+    /// the page's language, with each of them isolated within it, so that an Arabic name cannot
+    /// turn an English line around, nor an English one an Arabic line. A text of one piece (a
+    /// title, a fact) takes the direction of its own first letter.
     static func page(_ recap: Recap, images: [String], group: Group, venue: Venue, language: String, logoPath: String?) -> RecapPage {
         let words = words(for: language)
         let venueName = venue.name.resolved(language: language, fallback: venue.defaultLanguage)
         func line(_ text: String) -> String { Bidi.lines(text, language: language) }
         let chapters = zip(recap.chapters, images).map { chapter, image in
             RecapPage.Chapter(
-                title: line(chapter.title), imagePath: image, fact: chapter.fact.map(line),
+                title: chapter.title, imagePath: image, fact: chapter.fact,
                 credits: line(chapter.credits.map { "\(Bidi.isolate($0.prompt)): \(Bidi.isolate($0.name))" }.joined(separator: " · "))
             )
         }
         let day = CollageTool.day(recap.lastPhotoAt ?? group.createdAt, venue: venue, language: language)
         return RecapPage(
-            title: line(group.name ?? venueName), subtitle: line("\(Bidi.isolate(venueName)) · \(Bidi.isolate(day))"),
+            title: group.name ?? venueName, subtitle: line("\(Bidi.isolate(venueName)) · \(Bidi.isolate(day))"),
             language: language, colour: venue.theme.color, logoPath: logoPath, factLabel: line(words.fact), peopleLabel: line(words.people),
             people: recap.contributions.map {
                 line(words.share(Bidi.isolate($0.name), $0.tasks, $0.missions.map(Bidi.isolate).joined(separator: ", ")))
