@@ -228,6 +228,34 @@ public enum StaffError: Error, Sendable, Equatable {
     case unknownStaff
 }
 
+/// What a member of staff did, as the audit log names it. Groupie writes every line with one
+/// of these; a line is read back as the text it was written with.
+public enum AuditAction: String, CaseIterable, Sendable {
+    case signedIn = "signed in"
+    case photoHidden = "photo hidden"
+    case photoNotShared = "photo not shared after review"
+    case photoRestored = "photo restored"
+    case photoShared = "photo shared after review"
+    case photoDeleted = "photo deleted"
+    case groupClosed = "group closed"
+    case groupReopened = "group reopened"
+    case messageToGroup = "message sent to a group"
+    case messageToEveryGroup = "message sent to every group"
+    case numbersExported = "numbers exported"
+    case tableCardsMade = "table cards made"
+    case posterMade = "poster made"
+    case photosDownloaded = "photos downloaded"
+    case pictureUploaded = "picture uploaded"
+    case missionsSaved = "missions saved"
+    case missionsSaveFailed = "missions save failed"
+    case missionsSaveRefused = "missions save refused"
+    case staffAdded = "staff added"
+    case staffRemoved = "staff removed"
+    case passwordReset = "password reset"
+    case staffRoleChanged = "staff role changed"
+    case signInLockLifted = "sign-in lock lifted"
+}
+
 /// One line of the audit log.
 public struct AuditEntry: Sendable, Equatable {
     public var at: Date
@@ -244,6 +272,11 @@ public struct AuditEntry: Sendable, Equatable {
         self.action = action
         self.subject = subject
         self.reason = reason
+    }
+
+    /// A line Groupie writes: its action is one of `AuditAction`.
+    public init(at: Date, staffEmail: String, venueId: String?, action: AuditAction, subject: String?, reason: String?) {
+        self.init(at: at, staffEmail: staffEmail, venueId: venueId, action: action.rawValue, subject: subject, reason: reason)
     }
 }
 

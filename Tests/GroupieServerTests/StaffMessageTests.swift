@@ -95,7 +95,7 @@ struct StaffMessageTests {
             let (_, messages) = try await browser.page(client, "/staff/venues/aquarium/messages")
             #expect(messages.contains("The shark tunnel is &lt;b&gt;closed&lt;/b&gt; today") && !messages.contains("<b>closed</b>"))
             // The time as the venue's clocks show it.
-            let at = try #require(try await server.database().auditLog(venueIds: nil, staffEmail: "", limit: 100).first { $0.action == StaffMessageController.toGroup }?.at)
+            let at = try #require(try await server.database().auditLog(venueIds: nil, staffEmail: "", limit: 100).first { $0.action == AuditAction.messageToGroup.rawValue }?.at)
             var stockholm = Calendar(identifier: .gregorian)
             stockholm.timeZone = try #require(TimeZone(identifier: "Europe/Stockholm"))
             let clock = stockholm.dateComponents([.hour, .minute], from: at)

@@ -84,7 +84,7 @@ struct MissionEditing: Sendable {
             return .changedOnDisk(current: now?.text ?? "", hash: now?.hash ?? "")
         }
         try await database.audit(AuditEntry(
-            at: date, staffEmail: email, venueId: venueId, action: "missions saved", subject: "version \(number)", reason: note
+            at: date, staffEmail: email, venueId: venueId, action: .missionsSaved, subject: "version \(number)", reason: note
         ))
         let written: (MissionFileWriter.Outcome, MissionHistory.Version?)
         do {
@@ -104,7 +104,7 @@ struct MissionEditing: Sendable {
         } catch {
             // A write that failed (a full disk) has its line too, beside the one written before it.
             try? await database.audit(AuditEntry(
-                at: date, staffEmail: email, venueId: venueId, action: "missions save failed", subject: "version \(number)", reason: "\(error)".prefix(200).description
+                at: date, staffEmail: email, venueId: venueId, action: .missionsSaveFailed, subject: "version \(number)", reason: "\(error)".prefix(200).description
             ))
             throw error
         }
@@ -112,7 +112,7 @@ struct MissionEditing: Sendable {
             // Changed since the line was written: a second line says the save was not made.
             logger.warning("mission file changed on disk during a save", metadata: ["venue": "\(venueId)", "version": "\(number)"])
             try await database.audit(AuditEntry(
-                at: date, staffEmail: email, venueId: venueId, action: "missions save refused", subject: "version \(number)", reason: "the file changed meanwhile"
+                at: date, staffEmail: email, venueId: venueId, action: .missionsSaveRefused, subject: "version \(number)", reason: "the file changed meanwhile"
             ))
             if case .changedOnDisk(let current, let hash) = written.0 { return .changedOnDisk(current: current, hash: hash) }
             return .problems([])

@@ -21,7 +21,7 @@ struct ModerationService: Sendable {
     /// Nil when the photo was hidden already: nothing changes, and no line is written.
     func hide(_ found: Found, reason: String, by staff: StaffMember) async throws -> AuditEntry? {
         if found.hidden, !found.held { return nil }
-        let audit = entry(staff, venueId: found.venueId, action: found.held ? "photo not shared after review" : "photo hidden", subject: found.photo.id, reason: reason)
+        let audit = entry(staff, venueId: found.venueId, action: found.held ? .photoNotShared : .photoHidden, subject: found.photo.id, reason: reason)
         let stored = try await database.hidePhoto(id: found.photo.id, reason: reason, venue: venue(found.venueId), now: audit.at, audit: audit)
         committed.publish(stored)
         if found.held { committed.reviewChanged(groupId: found.photo.groupId) }
@@ -31,7 +31,7 @@ struct ModerationService: Sendable {
     /// Nil when the photo was shown already: nothing changes, and no line is written.
     func restore(_ found: Found, by staff: StaffMember) async throws -> AuditEntry? {
         if !found.hidden { return nil }
-        let audit = entry(staff, venueId: found.venueId, action: found.held ? "photo shared after review" : "photo restored", subject: found.photo.id, reason: nil)
+        let audit = entry(staff, venueId: found.venueId, action: found.held ? .photoShared : .photoRestored, subject: found.photo.id, reason: nil)
         let stored = try await database.restorePhoto(id: found.photo.id, venue: venue(found.venueId), now: audit.at, audit: audit)
         committed.publish(stored)
         if found.held { committed.reviewChanged(groupId: found.photo.groupId) }
@@ -39,7 +39,7 @@ struct ModerationService: Sendable {
     }
 
     func delete(_ found: Found, reason: String, by staff: StaffMember) async throws -> AuditEntry {
-        let audit = entry(staff, venueId: found.venueId, action: "photo deleted", subject: found.photo.id, reason: reason)
+        let audit = entry(staff, venueId: found.venueId, action: .photoDeleted, subject: found.photo.id, reason: reason)
         let deleted = try await database.deletePhotoByStaff(id: found.photo.id, venue: venue(found.venueId), now: audit.at, audit: audit)
         if deleted.blobUnused { try await files.removeFiles(of: [deleted.photo.blob]) }
         committed.publish(deleted.events)
@@ -48,14 +48,14 @@ struct ModerationService: Sendable {
     }
 
     func close(_ group: Group, reason: String, by staff: StaffMember) async throws -> AuditEntry {
-        let audit = entry(staff, venueId: group.venueId, action: "group closed", subject: group.id, reason: reason)
+        let audit = entry(staff, venueId: group.venueId, action: .groupClosed, subject: group.id, reason: reason)
         let closed = try await database.closeGroup(id: group.id, reason: reason, now: audit.at, audit: audit)
         committed.publish(closed.events)
         return audit
     }
 
     func reopen(_ group: Group, by staff: StaffMember) async throws -> AuditEntry {
-        let audit = entry(staff, venueId: group.venueId, action: "group reopened", subject: group.id, reason: nil)
+        let audit = entry(staff, venueId: group.venueId, action: .groupReopened, subject: group.id, reason: nil)
         let reopened = try await database.reopenGroup(id: group.id, now: audit.at, audit: audit)
         committed.publish(reopened.events)
         return audit
@@ -65,7 +65,7 @@ struct ModerationService: Sendable {
         catalog.venue(id: id)?.venue
     }
 
-    private func entry(_ staff: StaffMember, venueId: String, action: String, subject: String, reason: String?) -> AuditEntry {
+    private func entry(_ staff: StaffMember, venueId: String, action: AuditAction, subject: String, reason: String?) -> AuditEntry {
         AuditEntry(at: clock(), staffEmail: staff.email, venueId: venueId, action: action, subject: subject, reason: reason)
     }
 }

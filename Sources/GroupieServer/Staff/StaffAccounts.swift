@@ -64,7 +64,7 @@ public struct StaffAccounts: Sendable {
         do {
             return try await database.addStaff(
                 email: email, passwordHash: hash, role: role, venueIds: venueIds, now: clock(),
-                audit: entry(by, "staff added", "\(email) (\(role.rawValue))")
+                audit: entry(by, .staffAdded, "\(email) (\(role.rawValue))")
             )
         } catch {
             throw .emailTaken(email)
@@ -78,7 +78,7 @@ public struct StaffAccounts: Sendable {
     public func remove(email text: String, by: String = "command line") async throws(Failure) {
         guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
         do {
-            try await database.removeStaff(email: email, audit: entry(by, "staff removed", email))
+            try await database.removeStaff(email: email, audit: entry(by, .staffRemoved, email))
         } catch {
             throw .unknownStaff(email)
         }
@@ -94,7 +94,7 @@ public struct StaffAccounts: Sendable {
         guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
         do {
             // A new password also lifts the lock that wrong ones put on the account.
-            try await database.setStaffPassword(email: email, passwordHash: hash, now: clock(), audit: entry(by, "password reset", email))
+            try await database.setStaffPassword(email: email, passwordHash: hash, now: clock(), audit: entry(by, .passwordReset, email))
         } catch {
             throw .unknownStaff(email)
         }
@@ -109,7 +109,7 @@ public struct StaffAccounts: Sendable {
         do {
             member = try await database.setStaffRole(
                 email: email, role: role, venueIds: venueIds,
-                audit: entry(by, "staff role changed", "\(email) (\(role.rawValue)\(role == .admin ? "" : ": " + venueIds.sorted().joined(separator: ", ")))")
+                audit: entry(by, .staffRoleChanged, "\(email) (\(role.rawValue)\(role == .admin ? "" : ": " + venueIds.sorted().joined(separator: ", ")))")
             )
         } catch {
             throw .unknownStaff(email)
@@ -121,14 +121,14 @@ public struct StaffAccounts: Sendable {
     public func unlock(email text: String, by: String = "command line") async throws(Failure) {
         guard let email = StaffMember.normalisedEmail(text) else { throw .invalidEmail(text) }
         do {
-            try await database.unlockStaff(email: email, now: clock(), audit: entry(by, "sign-in lock lifted", email))
+            try await database.unlockStaff(email: email, now: clock(), audit: entry(by, .signInLockLifted, email))
         } catch {
             throw .unknownStaff(email)
         }
     }
 
     /// The audit log's line of an account change, written in the change's own transaction.
-    private func entry(_ by: String, _ action: String, _ subject: String) -> AuditEntry {
+    private func entry(_ by: String, _ action: AuditAction, _ subject: String) -> AuditEntry {
         AuditEntry(at: clock(), staffEmail: by, venueId: nil, action: action, subject: subject, reason: nil)
     }
 

@@ -91,7 +91,7 @@ struct StaffDownloadController {
         }
         let place = try downloads.take()
         try await database.audit(AuditEntry(
-            at: moderation.clock(), staffEmail: session.member.email, venueId: venueId, action: "photos downloaded", subject: subject,
+            at: moderation.clock(), staffEmail: session.member.email, venueId: venueId, action: .photosDownloaded, subject: subject,
             reason: EnglishCount.of(albums.count, "group") + ", " + EnglishCount.of(photoCount, "photo")
         ))
         context.logger.info("staff photos downloaded", metadata: ["staff": "\(session.member.id)", "venue": "\(venueId)", "groups": "\(albums.count)"])

@@ -50,9 +50,7 @@ struct StaffMessageController {
     }
 
     /// The audit log's actions of messages.
-    static let toGroup = "message sent to a group"
-    static let toEveryGroup = "message sent to every group"
-    static let actions: Set<String> = [toGroup, toEveryGroup]
+    static let actions: Set<String> = [AuditAction.messageToGroup.rawValue, AuditAction.messageToEveryGroup.rawValue]
 }
 
 extension ModerationService {
@@ -61,7 +59,7 @@ extension ModerationService {
     func message(_ text: String, venueId: String, groupId: String?, by staff: StaffMember) async throws -> (audit: AuditEntry, events: [GroupEvent]) {
         let audit = AuditEntry(
             at: clock(), staffEmail: staff.email, venueId: venueId,
-            action: groupId == nil ? StaffMessageController.toEveryGroup : StaffMessageController.toGroup, subject: groupId, reason: text
+            action: groupId == nil ? AuditAction.messageToEveryGroup : .messageToGroup, subject: groupId, reason: text
         )
         let events: [GroupEvent]
         do {

@@ -46,7 +46,7 @@ struct StaffNumbersController {
             .contentType: "text/csv; charset=utf-8; header=present",
             .contentDisposition: "attachment; filename=\"\(venue.id)-\(table.rawValue).csv\"",
         ]
-        try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "numbers exported", subject: name, reason: nil))
+        try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: .numbersExported, subject: name, reason: nil))
         guard table == .research else {
             let rows = Self.rows(table, try await numbers(of: venue))
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: Self.csv(rows))))

@@ -72,7 +72,7 @@ struct StaffPicturesController {
             try MissionFileWriter.writeAtomically(stored, to: assets + "/" + path, mode: 0o644)
         }
         try await editor.editing.database.audit(.init(
-            at: editor.editing.clock(), staffEmail: context.session.member.email, venueId: venueId, action: "picture uploaded", subject: path, reason: nil
+            at: editor.editing.clock(), staffEmail: context.session.member.email, venueId: venueId, action: .pictureUploaded, subject: path, reason: nil
         ))
         // A file that waited for this picture goes live now.
         try await editor.editing.reloadNow()

@@ -70,7 +70,7 @@ struct StaffPosterController {
         )
         let bytes = try await fileIO.drawn("cards", fileExtension: "pdf") { path in try sheet.render(to: path) }
         try await database.audit(.init(
-            at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "table cards made",
+            at: clock(), staffEmail: session.member.email, venueId: venue.id, action: .tableCardsMade,
             subject: (label.map { "\($0): " } ?? "") + "\(EnglishCount.of(count, "group")): \(names.first ?? "") to \(names.last ?? "") (\(language))", reason: nil
         ))
         return Response(
@@ -115,7 +115,7 @@ struct StaffPosterController {
         }
         let poster = Self.poster(for: venue, url: links.baseURL + "/?venue=" + venue.id, assetsDirectory: assetsDirectory)
         let bytes = try await fileIO.drawn("poster", fileExtension: fileExtension) { path in try poster.render(paper: paper, format: format, to: path) }
-        try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: "poster made", subject: "\(paper.rawValue) \(fileExtension)", reason: nil))
+        try await database.audit(.init(at: clock(), staffEmail: session.member.email, venueId: venue.id, action: .posterMade, subject: "\(paper.rawValue) \(fileExtension)", reason: nil))
         return Response(
             status: .ok,
             headers: [.contentType: mediaType, .contentDisposition: "inline; filename=\"\(venue.id)-poster-\(paper.rawValue).\(fileExtension)\""],

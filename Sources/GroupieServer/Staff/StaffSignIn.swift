@@ -76,7 +76,7 @@ struct StaffSignInController {
         try await database.startStaffSession(
             staffId: member.id, tokenHash: StaffSession.hash(token), csrfToken: StaffSession.newToken(), now: clock(), lifetime: StaffSession.lifetime
         )
-        try await database.audit(.init(at: clock(), staffEmail: member.email, venueId: nil, action: "signed in", subject: nil, reason: nil))
+        try await database.audit(.init(at: clock(), staffEmail: member.email, venueId: nil, action: .signedIn, subject: nil, reason: nil))
         var response = StaffController.redirect(to: .home)
         response.setCookie(StaffSession.cookie(token, maxAge: Int(StaffSession.lifetime)))
         response.setCookie(Cookie(name: Self.loginCookie, value: "", maxAge: 0, path: "/staff", secure: true, httpOnly: true, sameSite: .strict))
