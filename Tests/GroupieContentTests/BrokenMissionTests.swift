@@ -74,6 +74,21 @@ struct BrokenMissionTests {
         #expect(try venue("review: [before_sharing]\n") == nil)
     }
 
+    @Test("The paper a venue prints on is A4 unless the file says letter; anything else is refused with its line")
+    func paperSetting() throws {
+        func read(_ extra: String) -> MissionFileReport {
+            let yaml = "id: p\nname: P\nlanguages: [en]\ntimezone: UTC\ntheme: { color: \"#123456\" }\n\(extra)"
+                + "missions: [{ id: m, title: M, icon: icons/fish.svg, tasks: [{ id: t, prompt: P }] }]\n"
+            return MissionFileReader(assetsDirectory: Fixtures.brokenAssets).read(bytes: Data(yaml.utf8), path: "p.yaml")
+        }
+        #expect(read("").venue?.paper == .a4)
+        #expect(read("paper: letter\n").venue?.paper == .letter)
+        #expect(read("paper: a4\n").venue?.paper == .a4)
+        let refused = read("paper: A5\n")
+        #expect(refused.venue == nil)
+        #expect(refused.errors.first.map { $0.line == 6 && $0.message.contains("a4, letter") } == true, "\(refused.errors)")
+    }
+
     @Test("Colours are ASCII hex digits only")
     func fullwidthColour() throws {
         let yaml = "id: c\nname: C\nlanguages: [en]\ntimezone: UTC\ntheme: { color: \"#ＡＢＣ123\" }\nmissions: [{ id: m, title: M, icon: icons/fish.svg, tasks: [{ id: t, prompt: P }] }]\n"

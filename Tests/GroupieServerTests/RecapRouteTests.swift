@@ -26,7 +26,7 @@ struct RecapRouteTests {
         try await CollageRouteTests.document(client, group: group, as: player)["visitEnd"] as? String
     }
 
-    @Test("The recap PDF is one page holding every collage once, with the facts and who did what; the PNG decodes; the visit ends when every mission is done")
+    @Test("The recap PDF is printed pages holding every collage once, each chapter from the top of a page, with the facts, who did what and page numbers; the PNG decodes; the visit ends when every mission is done")
     func recap() async throws {
         let server = try CollageRouteTests.server()
         try await server.test { client in
@@ -54,11 +54,18 @@ struct RecapRouteTests {
             #expect(body.starts(with: Array("%PDF".utf8)))
             let pdf = TestImages.folder + "/recap-\(UUID().uuidString).pdf"
             try body.write(to: URL(fileURLWithPath: pdf))
-            #expect(try Self.poppler("pdfinfo", [pdf]).split(separator: "\n").contains { $0.hasPrefix("Pages:") && $0.hasSuffix(" 1") })
-            // The two completed missions' collages (sharks, then the reef); the rays have none.
+            // Printed pages of the venue's paper (A4 by default), each chapter from the top of one.
+            let info = try Self.poppler("pdfinfo", [pdf]).split(separator: "\n")
+            let pages = try #require(info.first { $0.hasPrefix("Pages:") }.flatMap { Int($0.split(separator: " ").last ?? "") })
+            #expect(pages >= 2, "\(info)")
+            #expect(info.contains { $0.hasPrefix("Page size:") && $0.contains("595.276 x 841.89") }, "\(info)")
+            // The two completed missions' collages (sharks, then the reef), each once and on a
+            // page of its own; the rays have none.
             let images = try Self.images(inPDF: pdf)
             #expect(images.count == 2, "\(images)")
+            #expect(images.compactMap { Int($0.split(separator: " ").first ?? "") } == [1, 2], "\(images)")
             let text = try Self.poppler("pdftotext", ["-layout", pdf, "-"])
+            for page in 1...pages { #expect(text.replacingOccurrences(of: " ", with: "").contains("\(page)/\(pages)"), "page \(page)'s number") }
             for expected in ["Sharks", "The reef", "Sharks have no bones.", "Photograph a shark: Ada", "Something red: Bo", "Who did what", "The Aquarium"] {
                 #expect(text.contains(expected), "\(expected) in \(text)")
             }
@@ -117,6 +124,40 @@ struct RecapRouteTests {
             server.clock.advance(by: 8 * 3600)
             #expect(try await Self.visitEnd(client, group: open.id, as: bo) == "joining-time-over")
         }
+    }
+}
+
+extension RecapRouteTests {
+    @Test("A venue on Letter paper prints on Letter pages: every chapter from the top of a page, each collage whole on one, the names under it and a number on every page; the PNG stays one tall page")
+    func letterPages() throws {
+        let tall = try TestImages.solid(width: 800, height: 1600, rgb: (200, 60, 30), ext: "png")
+        let wide = try TestImages.solid(width: 1600, height: 900, rgb: (30, 60, 200), ext: "png")
+        let fact = String(repeating: "Sharks have been around for more than 400 million years. ", count: 6)
+        let chapters = [tall, wide, tall].enumerated().map { index, image in
+            RecapPage.Chapter(title: "Mission \(index + 1)", imagePath: image, fact: fact, credits: "Photograph a shark: Ada · Something red: Bo")
+        }
+        let page = RecapPage(
+            title: "Team Shark", subtitle: "The Aquarium · 7 December 2026", language: "en", colour: "#1a6b8a", logoPath: nil,
+            factLabel: "Did you know?", peopleLabel: "Who did what", people: (1...30).map { "Member \($0): 1 photo (Mission 1)" },
+            chapters: chapters, footer: "Made with Groupie", paper: .letter
+        )
+        let pdf = TestImages.folder + "/recap-letter-\(UUID().uuidString).pdf"
+        try page.render(format: .pdf, to: pdf)
+        let info = try Self.poppler("pdfinfo", [pdf]).split(separator: "\n")
+        #expect(info.contains { $0.hasPrefix("Page size:") && $0.contains("612 x 792") }, "\(info)")
+        let pages = try #require(info.first { $0.hasPrefix("Pages:") }.flatMap { Int($0.split(separator: " ").last ?? "") })
+        #expect(pages >= 4, "three chapters, then thirty members: \(info)")
+        #expect(try Self.images(inPDF: pdf).compactMap { Int($0.split(separator: " ").first ?? "") } == [1, 2, 3], "each chapter's collage on its own page")
+        // Each page's text: its number, and a chapter's title at the top of pages 1 to 3.
+        for number in 1...pages {
+            let text = try Self.poppler("pdftotext", ["-f", "\(number)", "-l", "\(number)", "-layout", pdf, "-"])
+            #expect(text.replacingOccurrences(of: " ", with: "").contains("\(number)/\(pages)"), "page \(number): \(text)")
+            if number <= 3 { #expect(text.contains("Mission \(number)") && text.contains("Something red: Bo"), "page \(number): \(text)") }
+        }
+        let png = TestImages.folder + "/recap-letter-\(UUID().uuidString).png"
+        try page.render(format: .png(dpi: 72), to: png)
+        let size = try Self.poppler("file", [png])
+        #expect(size.contains("PNG image data, 595 x"), "one page as wide as the phone's: \(size)")
     }
 }
 

@@ -67,10 +67,13 @@ typedef struct {
     const char *credits;
 } groupie_recap_chapter;
 
-/// A group's recap, one page to keep: a band with the group's name and the venue and day, each
-/// chapter in order, then who did what. Texts are UTF-8 in `language` (a BCP 47 tag); a
-/// right-to-left text is laid out right to left.
+/// A group's recap to keep: a band with the group's name and the venue and day, each chapter in
+/// order, then who did what. Texts are UTF-8 in `language` (a BCP 47 tag); a right-to-left text
+/// is laid out right to left.
 typedef struct {
+    /// The printed page in points (A4: 595.276 x 841.890); zero for one page as tall as the
+    /// recap (the PNG for phones).
+    double page_width, page_height;
     const char *title;
     const char *subtitle;
     const char *language;
@@ -87,9 +90,11 @@ typedef struct {
     const char *footer;
 } groupie_recap;
 
-/// Draws the recap to `path` as a one-page PDF as tall as its content (each collage embedded
-/// once), or as PNG at `png_dpi` when it is positive (less for a page so tall that it would pass
-/// 16000 pixels). Returns 0, or -1 with a message in `error`.
+/// Draws the recap to `path` as a PDF of printed pages of `page_width` x `page_height`, with
+/// margins and page numbers, each chapter from the top of a page and no collage across a page
+/// break (each collage embedded once); or, with no page size, as one page as tall as its
+/// content. As PNG at `png_dpi` when it is positive, always one page (less for a page so tall
+/// that it would pass 16000 pixels). Returns 0, or -1 with a message in `error`.
 int groupie_recap_render(const groupie_recap *recap, const char *path, int png_dpi, char *error, size_t error_size);
 
 #endif

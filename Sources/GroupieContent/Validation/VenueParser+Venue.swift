@@ -4,7 +4,7 @@ import Yams
 
 /// The venue: the top of the file, its languages, time zone, theme and rules.
 extension VenueParser {
-    static let venueKeys = ["id", "name", "languages", "description", "timezone", "theme", "rules", "review", "map", "points", "missions"]
+    static let venueKeys = ["id", "name", "languages", "description", "timezone", "theme", "rules", "review", "paper", "map", "points", "missions"]
     static let venueRequired = ["id", "name", "languages", "timezone", "theme", "missions"]
     static let themeKeys = ["color", "logo"]
     static let rulesKeys = ["max_group_size", "joinable_hours"]
@@ -26,17 +26,19 @@ extension VenueParser {
         let theme = try fields["theme"].flatMap(theme)
         let rules = try fields["rules"].map(rules) ?? VenueRules()
         let review: PhotoReview? = fields["review"].map { choice($0, key: "review", describedAs: "review setting") } ?? PhotoReview.none
+        let paper: PaperSize? = fields["paper"].map { choice($0, key: "paper", describedAs: "paper size") } ?? PaperSize.a4
         hasMap = fields["map"] != nil
         let map = fields["map"].flatMap { asset($0, key: "map") }
         let scoring = try fields["points"].map(points)
         let missions = try fields["missions"].flatMap(missions)
 
-        guard let id, let name, !languages.isEmpty, let timeZone, let theme, let rules, let review, let missions else { return nil }
+        guard let id, let name, !languages.isEmpty, let timeZone, let theme, let rules, let review, let paper, let missions else { return nil }
         if fields["map"] != nil, map == nil { return nil }
         if let scoring, scoring == nil { return nil }
         return Venue(
             id: id, name: name, languages: languages, description: description,
-            timeZone: timeZone, theme: theme, rules: rules, missions: missions, map: map, review: review, points: scoring ?? nil
+            timeZone: timeZone, theme: theme, rules: rules, missions: missions, map: map, review: review, points: scoring ?? nil,
+            paper: paper
         )
     }
 

@@ -17,11 +17,13 @@ public struct Venue: Sendable, Hashable, Identifiable {
     public var review: PhotoReview
     /// Points and badges for the venue's groups (`points:`); nil, the default, for none.
     public var points: PointsRules?
+    /// The paper the venue prints on: the pages of a group's printed recap.
+    public var paper: PaperSize
 
     public init(
         id: String, name: LocalizedText, languages: [String], description: LocalizedText?,
         timeZone: String, theme: Theme, rules: VenueRules, missions: [Mission], map: String? = nil, review: PhotoReview = .none,
-        points: PointsRules? = nil
+        points: PointsRules? = nil, paper: PaperSize = .a4
     ) {
         self.id = id
         self.name = name
@@ -34,6 +36,7 @@ public struct Venue: Sendable, Hashable, Identifiable {
         self.map = map
         self.review = review
         self.points = points
+        self.paper = paper
     }
 
     public var defaultLanguage: String { languages.first ?? "en" }
@@ -66,6 +69,20 @@ public struct VenueRules: Sendable, Hashable {
     public init(maxGroupSize: Int = VenueRules.defaultMaxGroupSize, joinableHours: Int = VenueRules.defaultJoinableHours) {
         self.maxGroupSize = maxGroupSize
         self.joinableHours = joinableHours
+    }
+}
+
+/// The paper a venue prints on.
+public enum PaperSize: String, Sendable, Hashable, CaseIterable {
+    case a4
+    case letter
+
+    /// Width and height in points (1/72 inch).
+    public var points: (width: Double, height: Double) {
+        switch self {
+        case .a4: (595.276, 841.890)
+        case .letter: (612, 792)
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import CPoster
+import GroupieCore
 import Foundation
 
 /// A group's recap as one page to keep, drawn with cairo and Pango (through the `CPoster` shim)
@@ -34,10 +35,12 @@ public struct RecapPage: Sendable {
     public var people: [String]
     public var chapters: [Chapter]
     public var footer: String
+    /// The printed PDF's pages; none for one page as tall as the recap. A PNG is always one page.
+    public var paper: PaperSize?
 
     public init(
         title: String, subtitle: String, language: String, colour: String, logoPath: String?, factLabel: String, peopleLabel: String,
-        people: [String], chapters: [Chapter], footer: String
+        people: [String], chapters: [Chapter], footer: String, paper: PaperSize? = nil
     ) {
         self.title = title
         self.subtitle = subtitle
@@ -49,6 +52,7 @@ public struct RecapPage: Sendable {
         self.people = people
         self.chapters = chapters
         self.footer = footer
+        self.paper = paper
     }
 
     /// Draws the page to `path`.
@@ -73,7 +77,7 @@ public struct RecapPage: Sendable {
             return peopleLines.withUnsafeBufferPointer { peopleLines in
                 drawn.withUnsafeBufferPointer { drawn in
                     var recap = groupie_recap(
-                        title: strings[0], subtitle: strings[1], language: strings[2], red: rgb.0, green: rgb.1, blue: rgb.2,
+                        page_width: paper?.points.width ?? 0, page_height: paper?.points.height ?? 0, title: strings[0], subtitle: strings[1], language: strings[2], red: rgb.0, green: rgb.1, blue: rgb.2,
                         logo_path: logoPath == nil ? nil : strings[3], fact_label: strings[4], people_label: strings[5],
                         people: peopleLines.baseAddress, people_count: Int32(people.count),
                         chapters: drawn.baseAddress, chapter_count: Int32(chapters.count), footer: strings[6]

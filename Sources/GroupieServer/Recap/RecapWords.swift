@@ -68,7 +68,7 @@ enum RecapWords {
             people: recap.contributions.map {
                 line(words.share(Bidi.isolate($0.name), $0.tasks, $0.missions.map(Bidi.isolate).joined(separator: ", ")))
             },
-            chapters: chapters, footer: line(words.footer)
+            chapters: chapters, footer: line(words.footer), paper: venue.paper
         )
     }
 }
