@@ -125,16 +125,19 @@ static double lay_out(pager *p, const groupie_recap *r, cairo_surface_t *const *
             ? 8 + text_block(cr, 0, r->fact_label, lang, 1, 11, m + 12, y, inner - 12, PANGO_ALIGN_LEFT) + 2
                 + text_block(cr, 0, c->fact, lang, 0, 12, m + 12, y, inner - 12, PANGO_ALIGN_LEFT)
             : 0;
-        room(p, &y, title_h2 + 8 + (images[i] ? dh + 6 : 0) + credits_h);
-        // On a printed page, a collage a little smaller keeps its fact on the chapter's page.
+        // On a printed page, a collage a little smaller (down to 45 % of the page) keeps the
+        // chapter on the page it starts on, its fact included; past that, the next page.
         if (paged(p) && images[i] && dh > 0) {
-            double left = p->bottom - y - title_h2 - 8 - 6 - credits_h - fact_block;
-            if (left < dh && left >= (p->bottom - p->top) * 0.45) {
+            double fixed = title_h2 + 8 + 6 + credits_h + fact_block, smallest = (p->bottom - p->top) * 0.45;
+            if (p->bottom - y - fixed < (dh < smallest ? dh : smallest) && y > p->top + 0.5) next_page(p, &y);
+            double left = p->bottom - y - fixed;
+            if (left < dh && left >= smallest) {
                 scale *= left / dh;
                 dw *= left / dh;
                 dh = left;
             }
         }
+        room(p, &y, title_h2 + 8 + (images[i] ? dh + 6 : 0) + credits_h);
         if (draw) cairo_set_source_rgb(cr, r->red * 0.8, r->green * 0.8, r->blue * 0.8);
         text(p, &y, c->title, 1, 17, m, inner, PANGO_ALIGN_LEFT, 8);
         if (images[i]) {
