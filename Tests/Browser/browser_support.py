@@ -101,9 +101,20 @@ for (const [where, text] of texts) {
     words.push(`${JSON.stringify(m[0])} in ${where}: ${JSON.stringify(text.slice(Math.max(0, m.index - 40), m.index + m[0].length + 40))}`);
   }
 }
+// The visitors' pages are tapped by children's fingers: every control at least 44 px tall and
+// wide (a box or a round button by the label around it). The staff console is a desk's.
+const small = [];
+if (!location.pathname.startsWith('/staff')) {
+  for (const e of document.querySelectorAll('button, summary, a.button, [role=button], select, input:not([type=hidden])')) {
+    if (!shown(e) || e.closest('[inert], [aria-hidden=true]')) continue;
+    const target = (['checkbox', 'radio', 'file'].includes(e.type) && e.closest('label')) || e;
+    const box = target.getBoundingClientRect();
+    if (box.height < 43.5 || box.width < 43.5) small.push(`${name(e)} ${Math.round(box.width)}x${Math.round(box.height)}: ${JSON.stringify((target.innerText || e.value || '').trim().slice(0, 40))}`);
+  }
+}
 const h1 = document.querySelector('main h1, h1');
 return { where: location.pathname + location.search + location.hash + (h1 ? ` "${h1.innerText.trim().slice(0, 60)}"` : ''),
-         words, fonts, named: [...named].sort(), unread };
+         words, fonts, small, named: [...named].sort(), unread };
 """
 
 
@@ -256,7 +267,7 @@ class Browser:
         as a word, or `[object Object]`, in its visible text (form fields' values and
         placeholders too), or visible text in a font family the page's own style sheets do not
         name (a generic family, such as monospace, stands for the machine's own fonts and
-        passes). The failure names the screen (`screen`, the address and the heading) and the
+        passes); and, on the visitors' pages, a control smaller than 44 x 44 px. The failure names the screen (`screen`, the address and the heading) and the
         text. A document that is not a page (a picture, a PDF) passes."""
         # Read once the page has its style sheets: before that, its text is in the browser's fonts.
         self.wait(lambda d: self.js("return document.readyState === 'complete' && "
@@ -269,6 +280,7 @@ class Browser:
         check(not found["words"], f"{where}: the page shows a program's value as text: {found['words'][:5]}")
         check(not found["fonts"], f"{where}: text in a font family the page's style sheets do not name: {found['fonts'][:5]} "
                                   f"(they name {found['named']}{'; unreadable: ' + str(found['unread']) if found['unread'] else ''})")
+        check(not found["small"], f"{where}: a control smaller than 44 x 44 px, too small for a child's finger: {found['small'][:5]}")
 
     def token(self):
         return json.loads(self.js("return localStorage.getItem('groupie.player')"))["token"]

@@ -130,10 +130,16 @@ def main():
         request = [span for span in collector.spans if span["spanId"] == commit.get("parentSpanId")]
         check(len(request) == 1 and "photos" in request[0]["name"], f"the commit's parent is the upload's request: {request}")
         request = request[0]
-        for name in ("photo ingest", "events publish", "collages refresh"):
+        for name in ("photo ingest", "collages refresh"):
             ours = [span for span in collector.named(name) if span["traceId"] == trace]
             check(len(ours) == 1 and ours[0].get("parentSpanId") == request["spanId"], f"'{name}' is a child of the upload's request")
         refresh = next(span for span in collector.named("collages refresh") if span["traceId"] == trace)
+        # The photo's events are published in the request; the collage's `collage-ready` in the refresh.
+        published = [span for span in collector.named("events publish") if span["traceId"] == trace]
+        by_request = [span for span in published if span.get("parentSpanId") == request["spanId"]]
+        check(len(by_request) == 1, f"'events publish' is a child of the upload's request once: {len(by_request)}")
+        check(all(span.get("parentSpanId") in (request["spanId"], refresh["spanId"]) for span in published),
+              "every other publication of the trace is the refresh's (its collage-ready)")
         render = [span for span in collector.named("collage render") if span["traceId"] == trace]
         check(len(render) >= 1 and all(span.get("parentSpanId") == refresh["spanId"] for span in render),
               "the collage's drawing is a child of the refresh, in the upload's trace")

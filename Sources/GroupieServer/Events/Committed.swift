@@ -2,6 +2,7 @@ import Foundation
 import GroupieCore
 import GroupieStorage
 import Logging
+import Tracing
 
 /// What follows a commit, written once. Every change of what is stored commits its events in
 /// its own transaction and hands them here, and nothing else publishes:
@@ -42,7 +43,11 @@ struct Committed: Sendable {
     /// beyond what their events say (an erased player's photos in groups they left). `first`:
     /// work the collages wait for (a new photo's subject), run before them after the answer.
     func publish(_ events: [GroupEvent], also: some Sequence<String> = [String](), first: (@Sendable () async -> Void)? = nil) {
-        hub.publish(events)
+        // The work after the answer is queued in the request's trace, beside this span, not in it.
+        withSpan("events publish") { span in
+            span.attributes["groupie.events"] = events.count
+            hub.publish(events)
+        }
         let groups = Set(also).union(events.filter(Self.changesCollages).map(\.groupId)).sorted()
         guard first != nil || !groups.isEmpty else { return }
         background.enqueue { [redraw] in

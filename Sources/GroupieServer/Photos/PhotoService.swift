@@ -76,19 +76,16 @@ struct PhotoService: Sendable {
             added.held ? "photo held for review" : "photo added",
             metadata: ["photo": "\(photo.id)", "group": "\(group.id)", "pixels": "\(header.width)x\(header.height)"]
         )
-        withSpan("events publish") { span in
-            span.attributes["groupie.events"] = added.events.count
-            // After the answer: where the subject is, for collages to crop around (a photo
-            // without it is looked at when its collage is drawn), then the collages it changes.
-            committed.publish(added.events) { [ingest, database] in
-                do {
-                    try await database.setFocus(photoId: photo.id, try await ingest.focus(ofBlob: blob))
-                } catch {
-                    logger.warning("subject of the photo not found: \(error)", metadata: ["photo": "\(photo.id)"])
-                }
+        // After the answer: where the subject is, for collages to crop around (a photo without
+        // it is looked at when its collage is drawn), then the collages it changes.
+        committed.publish(added.events) { [ingest, database] in
+            do {
+                try await database.setFocus(photoId: photo.id, try await ingest.focus(ofBlob: blob))
+            } catch {
+                logger.warning("subject of the photo not found: \(error)", metadata: ["photo": "\(photo.id)"])
             }
-            if added.held { committed.reviewChanged(groupId: group.id) }
         }
+        if added.held { committed.reviewChanged(groupId: group.id) }
         return UploadedPhoto(photo: photo, held: added.held)
     }
 

@@ -93,7 +93,7 @@ function claimLine(m, task, tp) {
     avatar({ id: claim.playerId, name: claim.name }, true),
     mine ? t('task.youAreOn') : t('task.isOn', { name: memberName({ id: claim.playerId, name: claim.name }) })) : null;
   if (tp.state === 'done' || (claim && !mine) || state.previewing) return who;
-  const button = h('button', { type: 'button', class: 'quiet claim-button', id: `claim-${m.id}-${task.id}`, onclick: async () => {
+  const button = h('button', { type: 'button', class: 'small claim-button', id: `claim-${m.id}-${task.id}`, onclick: async () => {
     button.disabled = true;
     try { await setClaim(m.id, task.id, !mine); } catch (e) { button.disabled = false; toast(errorText(e)); }
   } }, mine ? t('task.release') : t('task.claim'));
