@@ -19,6 +19,7 @@ science centre speaks Swedish and English. In headless Chromium:
 Usage:  python3 Tests/Browser/languages_test.py .build/debug/groupie
 """
 
+import re
 import shutil
 import sys
 
@@ -121,6 +122,15 @@ def scenario(binary, work, started):
     problems = accessibility_problems(ar)
     check(not problems, f"axe on the Arabic start screen: {problems}")
     ar.shot("start-rtl")
+    # A name with a hidden direction sign is refused in the phone's language, in a child's words.
+    ar.type("#name", "ليلى\u202e")
+    ar.click("#create")
+    ar.wait(lambda d: "رموز خاصة مخفية" in (ar.js("const e = document.querySelector('form .error:not([hidden])'); return e ? e.innerText : ''") or ""),
+            "the refusal of a hidden sign in the name, in Arabic")
+    check("must not" not in ar.js("return document.body.innerText"), "the server's English text on the Arabic screen")
+    ar.shot("name-refused-rtl")
+    ar.check_console("refusing the name", expected=[re.escape(server.base + "/api/v1/players")
+                                                    + r" - Failed to load resource: the server responded with a status of 422 \(Unprocessable Entity\)"])
     ar.type("#name", "ليلى")
     ar.click("#create")
     ar.click("#create-group")  # the poster's venue: no choice to make

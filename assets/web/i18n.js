@@ -94,6 +94,7 @@ const D = {
     'err.offlineTitle': 'No connection',
     'err.unknown-code': 'No group has this code. Check it with the person who made the group.',
     'err.invalid-code': 'That does not look like a group code. It has 6 letters and digits.',
+    'err.invalid-name': 'A name can have letters, numbers and spaces, but no special hidden signs. Try again!',
     'err.group-full': 'This group is full: ask someone in it to leave to make room, or start your own group!',
     'err.group-closed': 'This group can no longer be joined. Start a new group instead.',
     'err.joining-time-over': 'The time for joining this group is over. Start a new group instead.',

@@ -79,6 +79,7 @@ export default {
     'err.offlineTitle': 'Pas de connexion',
     'err.unknown-code': 'Aucun groupe n’a ce code. Vérifiez-le avec la personne qui a créé le groupe.',
     'err.invalid-code': 'Ce n’est pas un code de groupe. Il a 6 lettres et chiffres.',
+    'err.invalid-name': 'Un nom peut avoir des lettres, des chiffres et des espaces, mais pas de signes spéciaux cachés. Essaie encore !',
     'err.group-full': 'Ce groupe est complet : demandez à quelqu’un de le quitter pour faire de la place, ou créez votre propre groupe !',
     'err.group-closed': 'Ce groupe ne peut plus être rejoint. Créez plutôt un nouveau groupe.',
     'err.joining-time-over': 'Le temps pour rejoindre ce groupe est passé. Créez plutôt un nouveau groupe.',

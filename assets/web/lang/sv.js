@@ -79,6 +79,7 @@ export default {
     'err.offlineTitle': 'Ingen anslutning',
     'err.unknown-code': 'Ingen grupp har den koden. Kolla med den som skapade gruppen.',
     'err.invalid-code': 'Det ser inte ut som en gruppkod. Den har 6 bokstäver och siffror.',
+    'err.invalid-name': 'Ett namn kan ha bokstäver, siffror och mellanslag, men inga dolda specialtecken. Försök igen!',
     'err.group-full': 'Gruppen är full: be någon i den att lämna för att göra plats, eller starta en egen grupp!',
     'err.group-closed': 'Det går inte längre att gå med i gruppen. Starta en ny grupp i stället.',
     'err.joining-time-over': 'Tiden för att gå med i gruppen är slut. Starta en ny grupp i stället.',
