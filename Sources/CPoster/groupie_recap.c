@@ -45,8 +45,11 @@ static void end_page(pager *p) {
     if (!paged(p) || !p->draw) return;
     char number[32];
     snprintf(number, sizeof number, "%d / %d", p->page, p->pages);
+    // In its own grey, leaving the colour of the text that moved to the next page as it was.
+    cairo_save(p->cr);
     cairo_set_source_rgb(p->cr, 0.45, 0.45, 0.45);
     text_block(p->cr, 1, number, "en", 0, 9, p->margin, p->page_height - p->margin * 0.7, p->width - 2 * p->margin, PANGO_ALIGN_CENTER);
+    cairo_restore(p->cr);
 }
 
 static void next_page(pager *p, double *y) {
@@ -234,7 +237,9 @@ int groupie_recap_render(const groupie_recap *r, const char *path, int png_dpi, 
         .draw = 0, .width = printed ? r->page_width : RECAP_WIDTH, .margin = margin, .page_height = printed ? r->page_height : 0,
         .top = margin, .bottom = printed ? r->page_height - margin * 1.4 : 0, .page = 1, .pages = 1, .language = r->language,
     };
-    cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    // Printed pages are measured on a PDF surface (that writes nothing), as they are drawn: the
+    // same font metrics put every block on the same page both times.
+    cairo_surface_t *scratch = printed ? cairo_pdf_surface_create(NULL, p.width, p.page_height) : cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
     p.cr = cairo_create(scratch);
     double height = lay_out(&p, r, images);
     cairo_destroy(p.cr);

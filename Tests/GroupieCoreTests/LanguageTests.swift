@@ -122,5 +122,6 @@ struct BidiTests {
         #expect(Bidi.lines("ليلى: 4\nOliver: 2", language: "ar") == "\u{200F}ليلى: 4\n\u{200F}Oliver: 2")
         #expect(Bidi.lines("ليلى: 4", language: "en") == "\u{200E}ليلى: 4")
         #expect(Bidi.isolate("ليلى") == "\u{2068}ليلى\u{2069}")
+        #expect(Bidi.lines("", language: "ar") == "", "nothing stays nothing")
     }
 }

@@ -13,7 +13,7 @@ enum LocalHTTP {
         var body: Data
     }
 
-    /// `timeout`: the longest silence from the server before the request fails.
+    /// `timeout`: the longest the whole request may take before it fails.
     static func request(
         port: Int, _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], body: Data? = nil, timeout: Duration = .seconds(120)
     ) async throws -> Answer {

@@ -12,6 +12,7 @@ public enum Bidi {
     /// finds a line's direction from its first strong letter (Pango, a browser's `dir=auto`)
     /// finds the language's, not that of a name the line starts with.
     public static func lines(_ text: String, language: String) -> String {
+        guard !text.isEmpty else { return text }
         let mark = LanguageCode.isRightToLeft(language) ? "\u{200F}" : "\u{200E}"
         return text.split(separator: "\n", omittingEmptySubsequences: false).map { mark + $0 }.joined(separator: "\n")
     }
@@ -19,7 +20,7 @@ public enum Bidi {
 
 extension LanguageCode {
     /// Languages written right to left, by their ISO 639-1 code.
-    static let rightToLeft: Set<String> = ["ar", "dv", "fa", "he", "ks", "ku", "ps", "sd", "ug", "ur", "yi"]
+    static let rightToLeft: Set<String> = ["ar", "dv", "fa", "he", "ks", "ps", "sd", "ug", "ur", "yi"]
 
     /// Whether `tag` is written right to left: by its script when it names one (`az-Arab`,
     /// `ku-Latn`), else by its language.

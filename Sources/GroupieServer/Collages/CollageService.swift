@@ -150,7 +150,7 @@ actor CollageService {
     static func key(venue: Venue, mission: Mission, photos: [Photo], caption: CollageContent.Caption) -> String {
         var hasher = SHA256()
         var parts = [Self.rendererVersion, mission.style.rawValue, venue.theme.color, venue.theme.logo ?? "", mission.sticker ?? ""]
-        parts += [caption.title, caption.subtitle] + caption.names
+        parts += [caption.title, caption.subtitle, LanguageCode.isRightToLeft(caption.language) ? "rtl" : "ltr"] + caption.names
         parts += [mission.stickerPlace?.rawValue ?? "", mission.stickerCorner.rawValue] + mission.tasks.filter { $0.kind == .photo }.map(\.framing.rawValue)
         parts += photos.map { "\($0.blob):\($0.width)x\($0.height)" }
         for part in parts {

@@ -43,7 +43,15 @@ extension PhotoController {
             } catch let error where !(error is Problem) && StorageFull.isOutOfSpace(error) {
                 throw StorageFull("no room for a part of an upload: \(error)")
             }
-            state = try await partials.append(part, to: name, range: range, task: task)
+            do {
+                state = try await partials.append(part, to: name, range: range, task: task)
+            } catch let problem as Problem where problem.code == Problem.offsetMismatch(0).code {
+                // Another request completed the photo while this part waited: its photo.
+                if let done = try await photos.uploaded(name.key, for: task, by: context.player, to: context.group) {
+                    return try await created(done.photo, held: done.held).response(from: request, context: context)
+                }
+                throw problem
+            }
         }
         guard state.received == state.total else { return try progress(state, request: request, context: context) }
         return try await complete(name, task: task, request: request, context: context)

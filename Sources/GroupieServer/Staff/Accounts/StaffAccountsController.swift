@@ -107,7 +107,7 @@ struct StaffAccountsController {
         catalog.all.map { ($0.venue.id, StaffPages.name($0.venue)) }.sorted { $0.id < $1.id }
     }
 
-    /// The venues ticked (`venue=<id>`, once for each), of those the catalog has.
+    /// The venues ticked (`venue[]=<id>`, once for each), of those the catalog has.
     func venueIds(_ form: StaffForm) -> Set<String> {
         Set(form.values("venue")).intersection(venueChoices.map(\.id))
     }

@@ -29,3 +29,18 @@ struct StaffTime: Sendable {
         "Times are in \(venue.timeZone) time."
     }
 }
+
+
+/// A moment as the venue's clocks show it: "14:05, 26 Nov".
+struct VenueClock {
+    private let formatter: DateFormatter
+
+    init(_ venue: Venue, format: String = "HH:mm, d MMM yyyy") {
+        formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.timeZone = TimeZone(identifier: venue.timeZone) ?? TimeZone(identifier: "UTC")
+        formatter.dateFormat = format
+    }
+
+    func string(_ date: Date) -> String { formatter.string(from: date) }
+}
