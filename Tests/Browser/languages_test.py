@@ -233,7 +233,10 @@ def scenario(binary, work, started):
     started.append(poster)
     poster.d.get(server.base + "/?venue=science-centre")
     poster.wait(lambda d: poster.text("main h1") == "Welcome to Groupie", "the poster's start screen in English")
-    check(poster.js("return document.querySelector('.venue-mission-list').getAttribute('lang')") == "en", "the poster's missions are not in English")
+    # The start screen is drawn again in English first, and the venue's missions come with
+    # the venue's answer after it: wait for them.
+    poster.wait(lambda d: poster.js("const l = document.querySelector('.venue-mission-list'); return !!l && l.lang === 'en'"),
+                "the poster's missions in English")
     log("a Japanese phone at a venue without Japanese reads English throughout")
 
     for br in started:
