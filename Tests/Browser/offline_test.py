@@ -20,6 +20,18 @@ from browser_support import Browser, check, log, make_photo, run_scenario, start
 
 VENUE, MISSION = "science-centre", "poison-frogs"
 TASKS = ("brightest-frog", "frog-pose")
+# A mission whose album the phone has never opened: nothing of it is kept.
+UNSEEN = "shark-tunnel"
+
+# Before any of the page's scripts: every read of the album the page makes.
+COUNT_ALBUM_READS = """
+window.albumReads = 0;
+const fetched = window.fetch;
+window.fetch = function (input, init) {
+  if (/\\/api\\/v1\\/groups\\/[^/]+\\/photos\\?/.test(String(input && input.url || input))) window.albumReads += 1;
+  return fetched.apply(this, arguments);
+};
+"""
 
 
 def photos_of(server, token, group_id):
@@ -33,6 +45,7 @@ def scenario(binary, work, started):
     log(f"server on {server.base}")
     a = Browser("offline-A", work)
     started.append(a)
+    a.d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_ALBUM_READS})
     a.d.get(server.base + f"/?venue={VENUE}")
     check(a.js("return !!document.querySelector('link[rel=manifest]')"), "the page names its manifest")
     a.type("#name", "Ada")
@@ -70,6 +83,20 @@ def scenario(binary, work, started):
     a.d.get(a.d.current_url.split("#")[0] + "#/album")
     a.wait(lambda d: a.img_loaded(".thumbs img"), "the photo already seen, without network")
     a.shot("album-offline")
+    # An album never seen cannot be shown offline: the phone says so, once, and waits for the
+    # network or the visitor instead of asking again every time the screen is drawn.
+    reads = a.js("return window.albumReads")
+    a.d.get(a.d.current_url.split("#")[0] + f"#/album/{UNSEEN}")
+    a.el("#album-again")
+    check("Wi-Fi" in a.text(".album .unavailable"), f"the album says it needs the network: {a.text('.album .unavailable')!r}")
+    # A failed read that draws the screen again asks again at once, and again: as many reads as
+    # the page's own fetches, one after another, have time to come back. Five of them here.
+    a.d.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        (async () => { for (let i = 0; i < 5; i += 1) await fetch('/api/v1/me').catch(() => {}); })().finally(done);""")
+    unseen_reads = a.js("return window.albumReads") - reads
+    check(1 <= unseen_reads <= 2, f"the unseen album was asked for {unseen_reads} times without network")
+    a.shot("album-unseen-offline")
     a.d.get(a.d.current_url.split("#")[0] + f"#/m/{MISSION}")
     a.wait(lambda d: a.img_loaded(".task figure.chosen img"), "the mission's photo, without network")
     a.send_file(f"#take-{MISSION}-{TASKS[1]}", photos[1])

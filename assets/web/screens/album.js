@@ -13,6 +13,11 @@ import { photoAlt, avatar, uploadPicture, uploadStatus } from '../widgets.js';
 
 let loading = false, failed = null;
 
+// An album that could not be read is asked for again when the phone is back online, or when
+// the visitor asks: never by drawing the screen again, which its own failure does.
+addEventListener('online', () => { if (failed !== null) { failed = null; if (route().name === 'album') render(false); } });
+addEventListener('hashchange', () => { failed = null; });
+
 // A photo of a task that must stay whole (`framing: whole`) is shown uncut in its square.
 function wholePhoto(p) {
   const m = mission(p.missionId);
@@ -22,7 +27,7 @@ function wholePhoto(p) {
 
 export function albumScreen(filter) {
   const a = state.album && state.album.filter === filter ? state.album : null;
-  if ((!a || a.stale) && !loading) {
+  if ((!a || a.stale) && !loading && failed !== filter) {
     // Without an answer (offline, an album never opened before) the screen says so instead of "Loading…".
     loading = true;
     loadAlbum(filter).then(() => { loading = false; failed = null; if (route().name === 'album') render(false); })
@@ -44,7 +49,9 @@ export function albumScreen(filter) {
     h('a', { href: '#/recap', class: 'button', id: 'open-recap' }, icon('star'), t('recap.open')),
     h('div', { class: 'field' }, h('label', { for: 'album-filter' }, t('album.filter')), select),
     waiting,
-    !a ? h('p', { class: failed === filter ? 'empty' : 'busy' }, t(failed === filter ? 'album.unavailable' : 'loading')) : [
+    !a ? (failed === filter ? h('div', { class: 'stack unavailable' }, h('p', { class: 'empty' }, t('album.unavailable')),
+      h('button', { type: 'button', id: 'album-again', onclick: () => { failed = null; render(false); } }, t('up.retry')))
+      : h('p', { class: 'busy' }, t('loading'))) : [
       collages.length ? [h('h2', null, t('album.collages')), h('ul', { class: 'thumbs collages' }, collages.map((c) => {
         const m = mission(c.missionId);
         // Shown whole in a box of its own size, however tall the strip; large on a tap.
