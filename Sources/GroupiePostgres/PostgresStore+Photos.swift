@@ -38,7 +38,9 @@ extension PostgresStore {
                 """, logger: logger)
             try await Self.rememberKey(connection, new, photoId: id, now: now, logger: logger)
             let photo = try await Self.photo(connection, id: id, logger: logger)!
-            let change = try PhotoRules.change(.add(photo, choose: new.choose), before: before, venue: venue)
+            let claims = try await Self.claimState(connection, groupId: new.groupId, logger: logger)
+            let claimed = photo.task.map { ClaimRules.holds($0, by: photo.photographerId, claims: claims.claims, members: claims.members, now: now) } ?? false
+            let change = try PhotoRules.change(.add(photo, choose: new.choose, claimed: claimed), before: before, venue: venue)
             if let task = photo.task, change.after.picks[task] != before.picks[task] {
                 try await Self.pick(connection, groupId: new.groupId, task: task, photoId: photo.id, logger: logger)
             }
@@ -47,7 +49,7 @@ extension PostgresStore {
             )
             // The photographer's claim of the task ends with their photo.
             let released = try await Self.applyClaim(
-                connection, .photographed(photo), groupId: new.groupId, photos: change.after, venue: venue, now: now, logger: logger
+                connection, .photographed(photo), groupId: new.groupId, photos: change.after, venue: venue, now: now, logger: logger, read: claims
             )
             return AddedPhoto(photo: photo, created: true, held: false, events: events + released)
         }

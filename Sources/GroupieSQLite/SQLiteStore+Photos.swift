@@ -50,7 +50,11 @@ extension SQLiteStore {
                 return AddedPhoto(photo: try Self.heldPhoto(db, id: id)!, created: true, held: true, events: [])
             }
             let photo = try Self.photo(db, id: id)!
-            let change = try PhotoRules.change(.add(photo, choose: new.choose), before: before, venue: venue)
+            let claimed = try photo.task.map {
+                ClaimRules.holds($0, by: photo.photographerId, claims: try Self.claims(db, groupId: new.groupId),
+                                 members: try Self.memberIds(db, groupId: new.groupId), now: now)
+            } ?? false
+            let change = try PhotoRules.change(.add(photo, choose: new.choose, claimed: claimed), before: before, venue: venue)
             if let task = photo.task, change.after.picks[task] != before.picks[task] {
                 try Self.pick(db, groupId: new.groupId, task: task, photoId: photo.id)
             }

@@ -180,7 +180,7 @@ def scenario(binary, work, started):
     check(ja.text("#accept-photo") == "この写真を使う", "the button is not in Japanese")
     ja.shot("photo-landscape")
     ja.click("#accept-photo")
-    ja.wait(lambda d: not ja.js("return document.querySelector('#pending:not([hidden])')"), "the Japanese photo uploaded", 20)
+    ja.wait(lambda d: ja.js("return !!document.querySelector('.task.done[data-task=skull] .chosen img')"), "the Japanese photo uploaded", 20)
     ja.d.set_window_size(390, 844)
     log("a Japanese phone reads Japanese; held sideways, 'Use this photo' is in sight")
 

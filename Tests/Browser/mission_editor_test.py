@@ -124,6 +124,7 @@ def scenario(binary, work, started):
 
     # A picture for the file, uploaded through the form into the venue's own folder.
     e.click("a[href$='/missions/pictures']")
+    e.el("#picture-file", visible=False)
     check(not accessibility_problems(e), f"axe on the pictures page: {accessibility_problems(e)}")
     e.send_file("#picture-file", make_photo(work / "Shark_Icon.jpg", (20, 90, 160), size=(128, 128)))
     e.js("document.getElementById('kind').value = 'icons'")

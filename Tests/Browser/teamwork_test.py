@@ -9,7 +9,8 @@ phones at 390 px:
   - Ada and Bo photograph the same open task at the same moment, neither asked to replace
     anything: the first photo to arrive is the task's, and each phone says what happened to
     its own photo (the task's photo, or the album beside a teammate's, with "Use mine instead",
-    which makes it the task's).
+    which makes it the task's). A task Ada said she is on goes to her photo, even when Bo's
+    arrived a moment before: Bo is told kindly that his stays in the album.
   - Cy plays through a relay this test controls (a Wi-Fi dead zone when told: it accepts
     connections and passes nothing on). After a first visit, a reload in the dead zone shows
     the saved group, marked offline, at once: while the reload's reads of the player and the
@@ -189,7 +190,7 @@ def splitting(server, work, started, photos):
     check(claim.get("name") == "Ada", f"the group document names the claimer: {claim}")
     b.shot("ada-is-on-it")
     b.send_file(f"#take-{MISSION}-{CLAIMED}", photos[0])
-    check("Ada is on this task" in shown(b, "#photo-claimed"), "Bo photographing Ada's task is told she is on it")
+    b.wait(lambda d: "Ada is on this task" in shown(b, "#photo-claimed"), "Bo photographing Ada's task told she is on it")
     b.click(".screen.photo a.button.quiet")  # cancel
     log("a claim is shown to the teammate at once, and when they photograph the task")
 
@@ -219,6 +220,14 @@ def splitting(server, work, started, photos):
     loser.shot("photo-went-to-album")
     log(f"two photos at once: {winner_name}'s is the task's, and each phone says where its photo went")
 
+    def collage_version():
+        m = next(m for m in server.api.get(f"/api/v1/groups/{group_id}", a.token())["group"]["missions"] if m["id"] == MISSION)
+        c = m.get("collage") or {}
+        found = c.get("status") == "ready" and re.search(r"[?&]v=([^&]+)", c["urls"]["jpg"])
+        return found and found.group(1)
+    # The mission is complete: its collage, before the swap redraws it.
+    version_before = a.wait(lambda d: collage_version(), "the mission's collage", timeout=60)
+
     # The photographer whose photo went to the album makes it the task's; both cards follow.
     loser.click("#toast button.link")
     loser_name = "Bo" if winner_name == "Ada" else "Ada"
@@ -230,16 +239,23 @@ def splitting(server, work, started, photos):
     log("'Use mine instead' swaps the task's photo")
 
     # ------------------------------------------------------------ the group's feed, with reactions
+    # The swap redraws the collage, whose event draws the group screen (and its feed) anew:
+    # the phones have the new collage before the feed is looked at.
+    version = a.wait(lambda d: (v := collage_version()) and v != version_before and v, "the collage redrawn after the swap", timeout=60)
+    for p in (a, b):
+        p.js(f"location.hash = '#/done/{MISSION}'")
+        p.wait(lambda d, p=p: f"v={version}" in (p.js("const i = document.querySelector('.collage img'); return i ? i.src : ''") or ""),
+               f"{p.name} has the new collage")
     for p in (a, b):
         p.js("location.hash = '#/group'")
         p.el("#feed .feed-entry[data-kind=photo-added]")
-    check("Ada is on" in shown(b, "#feed"), "the feed tells of Ada's claim")
+    b.wait(lambda d: "Ada is on" in shown(b, "#feed"), "the feed tells of Ada's claim")
     heart = "#feed .feed-entry[data-kind=photo-added] .reaction[data-reaction=heart]"
     feed_reads = "return performance.getEntriesByType('resource').filter(e => /\\/feed$/.test(e.name)).length"
     # Emptied first: the browser keeps 250 entries, and Ada's phone has loaded more than that.
     a.js("performance.clearResourceTimings()")
     b.click(heart)
-    b.wait(lambda d: b.js("return document.querySelector(arguments[0]).getAttribute('aria-pressed')", heart) == "true",
+    b.wait(lambda d: b.js("const e = document.querySelector(arguments[0]); return !!e && !e.disabled && e.getAttribute('aria-pressed') === 'true'", heart),
            "Bo's heart shown as his")
     a.wait(lambda d: shown(a, heart + " .count") == "1", "Ada sees Bo's heart live, without a reload")
     b.click(heart)
@@ -256,6 +272,25 @@ def splitting(server, work, started, photos):
     bo_photo = next(x for x in photos_of(server, a.token(), group_id) if x["photographer"]["name"] == "Bo")
     refused = server.api.request("DELETE", f"/api/v1/photos/{bo_photo['id']}", token=a.token(), expect=None)
     check(refused.status == 403 and b"creator-may-only-hide" in refused.body, f"the creator cannot delete Bo's photo: {refused.status}")
+
+    # ------------------------------------------------------------ the claimer's photo wins its race
+    # Ada is on a task of another mission; Bo's photo of it arrives a moment before hers. Hers is
+    # the task's, and Bo is told kindly that his stays in the album.
+    other, task = "shark-tunnel", "ray"
+    server.api.call("PUT", f"/api/v1/groups/{group_id}/missions/{other}/tasks/{task}/claim", token=a.token())
+    b.d.get(server.base + f"/#/m/{other}")
+    photo_bytes = photos[0].read_bytes()
+    server.api.upload(group_id, photo_bytes, b.token(), mission=other, task=task)
+    b.wait(lambda d: "Bo" in shown(b, f".task[data-task={task}] figcaption"), "Bo's photo shown as the task's for now")
+    record_toasts(b)
+    server.api.upload(group_id, photo_bytes, a.token(), mission=other, task=task)
+    chosen = server.api.get(f"/api/v1/groups/{group_id}", a.token())["group"]
+    chosen = next(t for m in chosen["missions"] if m["id"] == other for t in m["tasks"] if t["id"] == task)["chosenPhoto"]
+    check(chosen["photographerName"] == "Ada", f"the claimer's photo is the task's: {chosen}")
+    b.wait(lambda d: any("Ada was on this one" in t and "album" in t for t in told(b)), "Bo told kindly that Ada's photo is the task's")
+    b.wait(lambda d: "Ada" in shown(b, f".task[data-task={task}] figcaption"), "Bo's task card names Ada")
+    b.shot("claimer-won")
+    log("the claimer's photo wins over a teammate's taken at the same time, and the teammate is told kindly")
     a.quit()
     b.quit()
 

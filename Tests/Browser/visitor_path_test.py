@@ -138,6 +138,8 @@ def scenario(binary, work, started):
 
     # ------------------------------------------------------------ a photo survives a reload
     take_photo(a, photos[0])
+    # The photo is written to IndexedDB while its screen opens: kept before the reload.
+    a.wait(lambda d: a.d.execute_async_script(KEPT_PHOTOS) == 1, "the photo kept in IndexedDB for a reload")
     a.d.refresh()
     a.el("#photo-kept")
     check(a.js("return location.hash") == "#/photo", "the kept photo's screen comes back after the reload")
@@ -240,7 +242,7 @@ def scenario(binary, work, started):
     # until the new one is drawn), then its pictures and fonts loaded (lazy ones hold their size
     # in width and height), before the width counts.
     for screen, content in (("#/missions", ".screen.missions .mission-card"), ("#/m/dampf", ".screen.mission .task"),
-                            ("#/group", ".screen.group .members li"), ("#/album", ".screen.album h1")):
+                            ("#/group", ".screen.group .members li"), ("#/album", ".screen.album h2")):
         c.d.get(server.base + "/" + screen)
         c.el("main " + content)
         c.wait(lambda d: c.js("return document.fonts.status === 'loaded'"

@@ -212,9 +212,11 @@ def scenario(binary, work, started):
     a.shot("album-full-view")
     a.click("#viewer-close")
     a.el(f"#album-filter option[value={MISSION}]", visible=False)
+    # The screen drawn before the filter is marked, so that only the filtered one is looked at.
+    a.js("document.querySelector('main .screen').dataset.old = '1'")
     a.js(f"const s = document.getElementById('album-filter'); s.value = '{MISSION}'; s.dispatchEvent(new Event('change'))")
     a.wait(lambda d: d.current_url.endswith(f"#/album/{MISSION}"), "the album filter")
-    a.el(".album .thumbs img")
+    a.el("main .screen.album:not([data-old]) .thumbs img")
     a.shot("album-filtered")
 
     # ------------------------------------------------------------ offline photo

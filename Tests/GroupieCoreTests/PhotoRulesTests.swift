@@ -76,6 +76,24 @@ struct PhotoRulesTests {
         #expect(change.after.picks[key("a", "1")] == "y")
     }
 
+    @Test("the claimer's photo takes the place of a teammate's that came first; a pick, or their own earlier photo, stays")
+    func claimerWins() throws {
+        let first = photo("x", "a", "1", by: "p1", at: 1)
+        var claimer = photo("y", "a", "1", by: "p2", at: 2)
+        claimer.photographerName = "Ada"
+        let change = try PhotoRules.change(.add(claimer, claimed: true), before: TaskPhotos(photos: [first], picks: [:]), venue: venue)
+        #expect(change.events == [.photoAdded(claimer), .choiceChanged(key("a", "1"), photoId: "y", playerId: "p2", name: "Ada")])
+        #expect(change.after.chosen[key("a", "1")] == claimer)
+        let picked = try PhotoRules.change(.add(claimer, claimed: true), before: TaskPhotos(photos: [first], picks: [key("a", "1"): "x"]), venue: venue)
+        #expect(picked.after.chosen[key("a", "1")] == first)
+        #expect(picked.events == [.photoAdded(claimer)])
+        let own = photo("w", "a", "1", by: "p2", at: 1)
+        let again = try PhotoRules.change(.add(claimer, claimed: true), before: TaskPhotos(photos: [own], picks: [:]), venue: venue)
+        #expect(again.after.chosen[key("a", "1")] == own, "a claimer's second photo joins the album as anyone's does")
+        let unclaimed = try PhotoRules.change(.add(claimer), before: TaskPhotos(photos: [first], picks: [:]), venue: venue)
+        #expect(unclaimed.after.chosen[key("a", "1")] == first)
+    }
+
     @Test("a task's first photo is chosen anyway: choosing it adds no pick and no choice event")
     func firstPhotoChosen() throws {
         let added = photo("x", "a", "1")

@@ -88,7 +88,16 @@ struct ResumableUploadTests {
             let (again, againBody) = try await Self.put(client, image, nil, key: "k1", as: ada, group: group.id, query: "?mission=sharks&task=shark")
             #expect(again.status == .created)
             #expect((againBody["photo"] as? [String: Any])?["id"] as? String == resumed["id"] as? String)
-            #expect(try await Self.offset(client, key: "k1", as: ada, group: group.id) == nil)
+            // Asked where the upload stands instead: the photo it made, and no offset.
+            let (asked, askedBody) = try await client.send(.get, "/api/v1/groups/\(group.id)/uploads/k1", headers: ada.auth)
+            #expect(asked.status == .ok && asked.headers[Self.uploadOffset] == nil && askedBody["offset"] == nil)
+            #expect((askedBody["photo"] as? [String: Any])?["id"] as? String == resumed["id"] as? String)
+            #expect(askedBody["placement"] as? String == "task")
+            // Nobody else learns of it by its key.
+            let bo = try await client.newPlayer("Bo")
+            _ = try await client.join(group.code, as: bo)
+            let (stranger, _) = try await client.send(.get, "/api/v1/groups/\(group.id)/uploads/k1", headers: bo.auth)
+            #expect(stranger.status == .notFound)
         }
         #expect(try await server.database().counts().photos == 2)
         #expect(Self.partialFiles(server).isEmpty)

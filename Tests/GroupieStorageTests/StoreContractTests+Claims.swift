@@ -31,6 +31,33 @@ extension StoreContractTests {
         }
     }
 
+    @Test("The claimer's photo wins over a teammate's that came first, unless a member picked that one", arguments: Backend.chosen)
+    func claimerWins(_ backend: Backend) async throws {
+        let store = try await backend.open()
+        let (ada, bo, group) = try await pair(in: store)
+        _ = try await store.claimTask(groupId: group.id, task: taskA1, by: ada, venue: venue, now: now)
+        // Both take the photo at once; Bo's arrives first and is the task's for a moment.
+        let bos = try await store.addPhoto(photo(group, by: bo, "a", "1"), venue: venue, now: now.addingTimeInterval(1)).photo
+        #expect(try await store.groupContents(group).taskPhotos.chosen[taskA1]?.id == bos.id)
+        let adas = try await store.addPhoto(photo(group, by: ada, "a", "1"), venue: venue, now: now.addingTimeInterval(2))
+        #expect(adas.events.map(\.kind) == [.photoAdded, .choiceChanged, .taskReleased])
+        #expect(adas.events[1].data.contains("\"playerId\":\"\(ada.id)\""), "the choice is Ada's: \(adas.events[1].data)")
+        let contents = try await store.groupContents(group)
+        #expect(contents.taskPhotos.chosen[taskA1]?.id == adas.photo.id)
+        #expect(contents.taskPhotos.photos[taskA1]?.count == 2, "Bo's photo stays in the album")
+        #expect(contents.claims.isEmpty)
+
+        // A photo a member picked stays the task's: here Ada's claim of task 2 does not undo Bo's pick.
+        let task2 = GroupProgress.TaskKey(missionId: "a", taskId: "2")
+        _ = try await store.claimTask(groupId: group.id, task: task2, by: ada, venue: venue, now: now.addingTimeInterval(3))
+        let first = try await store.addPhoto(photo(group, by: bo, "a", "2"), venue: venue, now: now.addingTimeInterval(4)).photo
+        let second = try await store.addPhoto(photo(group, by: bo, "a", "2"), venue: venue, now: now.addingTimeInterval(5)).photo
+        _ = try await store.choosePhoto(groupId: group.id, task: task2, photoId: second.id, by: bo, venue: venue, now: now.addingTimeInterval(6))
+        let late = try await store.addPhoto(photo(group, by: ada, "a", "2"), venue: venue, now: now.addingTimeInterval(7))
+        #expect(!late.events.map(\.kind).contains(.choiceChanged))
+        #expect(try await store.groupContents(group).taskPhotos.chosen[task2]?.id == second.id, "not \(first.id) nor Ada's")
+    }
+
     @Test("A claim ends when its member releases it or leaves; an outsider cannot claim", arguments: Backend.chosen)
     func claimEnds(_ backend: Backend) async throws {
         let store = try await backend.open()

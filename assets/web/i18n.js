@@ -61,7 +61,7 @@ const D = {
     'photo.queued': 'Uploading your photo…', 'photo.queuedOffline': 'No connection: your photo is saved and will upload by itself.',
     'photo.uploaded': 'Photo uploaded ✓', 'photo.isTask': 'Photo uploaded ✓ It is the task’s photo.',
     'photo.toAlbum': 'Your photo is in the album: the photo by {name} stays the task’s ({task}).', 'photo.useMine': 'Use mine instead', 'photo.nowTask': 'Your photo is the task’s photo now.',
-    'photo.claimedBy': '{name} is on this task: if their photo arrives first, yours goes to the album.', 'live.claimed': '{name} is on: {task}', 'photo.waitingForReview': 'Photo sent ✓ The museum’s staff look at it before your group sees it.',
+    'photo.claimedBy': '{name} is on this task: if their photo arrives first, yours goes to the album.', 'live.claimed': '{name} is on: {task}', 'live.claimerWon': '{name} was on this one, so their photo is the task’s ({task}). Yours is in the album too – thank you!', 'photo.waitingForReview': 'Photo sent ✓ The museum’s staff look at it before your group sees it.',
     'album.waiting': 'Waiting for the staff’s check', 'album.waitingHelp': 'Only you see these photos until the museum’s staff share them with your group.',
     'up.summaryOnline.one': 'Uploading {n} photo', 'up.summaryOnline.other': 'Uploading {n} photos', 'up.summary.one': '{n} photo waiting to upload', 'up.summary.other': '{n} photos waiting to upload',
     'up.whenOnline': 'they will be sent when you are back online', 'up.failedCount.one': '{n} failed', 'up.failedCount.other': '{n} failed',

@@ -94,6 +94,9 @@ function newKey() {
 // An upload whose bytes have not moved, nor its answer come, for this long is said to be stuck
 // (a dead zone: connected, nothing flows); the visitor may start it again.
 const STALL_MS = 6000;
+// Every byte of the last part is sent and no answer came for this long: the server is asked
+// whether it made the photo (the answer may be lost on the way), and again as long as it waits.
+const ASK_MS = 2000;
 
 // Permanent failures: the server will never take this photo, retrying does not help.
 const PERMANENT = new Set([400, 404, 409, 413, 415, 422]);
@@ -251,9 +254,21 @@ export class UploadQueue {
     return { ok: false, status: r.status, problem: r.body, permanent: PERMANENT.has(r.status), retryAfter: Number(r.header('Retry-After')) || 0 };
   }
 
+  // The upload's photo when the server made it already (the answer to its last part lost on
+  // the way): as the last part's answer would have been, else null.
+  async madeAlready(url) {
+    try {
+      const r = await fetch(url, { headers: { Authorization: 'Bearer ' + this.getToken(), Accept: 'application/json' }, cache: 'no-store' });
+      const body = r.status === 200 ? await r.json() : null;
+      return body && body.photo ? { status: 201, body, header: () => null } : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
   // One request of an upload: { status, body, header(name) }, status 0 when no answer came
   // (offline, timed out, or stopped because nothing moved and the visitor asked to try again).
-  request(item, { method, url, headers, body, sent, total }) {
+  request(item, { method, url, headers, body, sent, total, status }) {
     return new Promise((done) => {
       let resolve = done;
       const xhr = new XMLHttpRequest();
@@ -263,10 +278,15 @@ export class UploadQueue {
       xhr.timeout = 120000;
       this.xhr = xhr;
       // Nothing moved for a while: the visitor is told, and may start it again.
-      let moved = Date.now();
+      let moved = Date.now(), sentAll = !body || body.size === 0, asked = 0;
       const watch = setInterval(() => {
         if (item.state === 'sending' && Date.now() - moved > STALL_MS) { item.state = 'stalled'; this.changed(); }
+        if (status && sentAll && Date.now() - Math.max(moved, asked) > ASK_MS) {
+          asked = Date.now();
+          this.madeAlready(status).then((r) => { if (r) { resolve(r); xhr.abort(); } });
+        }
       }, 1000);
+      xhr.upload.onload = () => { sentAll = true; moved = Date.now(); };
       const move = () => {
         moved = Date.now();
         if (item.state === 'stalled') item.state = 'sending';
@@ -276,7 +296,14 @@ export class UploadQueue {
         if (e.lengthComputable) { this.progress.set(item.id, total ? (sent + e.loaded) / total : e.loaded / e.total); this.changed(); }
       };
       const settle = resolve;
-      resolve = (r) => { clearInterval(watch); this.xhr = null; settle(r); };
+      let settled = false;
+      resolve = (r) => {
+        if (settled) return; // the answer and the server's word that the photo is made may both come
+        settled = true;
+        clearInterval(watch);
+        if (this.xhr === xhr) this.xhr = null;
+        settle(r);
+      };
       const fail = () => resolve({ status: 0, body: null, header: () => null });
       xhr.onerror = fail;
       xhr.ontimeout = fail;

@@ -15,8 +15,10 @@ function taskQuery(item) {
 }
 
 // Sends what the server does not hold yet of `item.blob`. `transport({ method, url, headers,
-// body, sent, total })` makes one request and answers { status, body, header(name) } (status 0:
-// no answer); `save(offset)` keeps the bytes acknowledged. Answers as UploadQueue.send does.
+// body, sent, total, status })` makes one request and answers { status, body, header(name) }
+// (status 0: no answer); `status`, on the last part, is where to ask whether the photo is made
+// while its answer is slow to come. `save(offset)` keeps the bytes acknowledged. Answers as
+// UploadQueue.send does.
 export async function sendParts(item, { transport, save, permanent }) {
   const total = item.blob.size;
   const url = `/api/v1/groups/${enc(item.groupId)}/uploads/${enc(item.id)}`;
@@ -26,8 +28,10 @@ export async function sendParts(item, { transport, save, permanent }) {
     return { ok: false, status: r.status, problem: r.body, permanent: !busy && permanent.has(r.status), retryAfter: Number(r.header('Retry-After')) || 0 };
   };
   if (offset > 0 || item.attempts > 0) {
-    // An earlier attempt stopped somewhere: the server says where.
+    // An earlier attempt stopped somewhere: the server says where, or that the photo is made
+    // (the answer to its last part was lost on the way).
     const r = await transport({ method: 'GET', url });
+    if (r.status === 200 && r.body && r.body.photo) return { ok: true, photo: r.body.photo, answer: r.body };
     if (r.status === 200 && r.body && typeof r.body.offset === 'number') offset = r.body.offset;
     else if (r.status === 404 && r.body && r.body.code === 'upload-not-found') offset = 0;
     else return failure(r);
@@ -37,7 +41,7 @@ export async function sendParts(item, { transport, save, permanent }) {
     const range = offset < total ? `bytes ${offset}-${end - 1}/${total}` : `bytes */${total}`;
     const r = await transport({
       method: 'PUT', url: url + taskQuery(item), headers: { 'Content-Range': range, 'Content-Type': 'application/octet-stream' },
-      body: offset < total ? item.blob.slice(offset, end) : '', sent: offset, total,
+      body: offset < total ? item.blob.slice(offset, end) : '', sent: offset, total, status: end === total ? url : null,
     });
     if (r.status === 201 && r.body) return { ok: true, photo: r.body.photo, answer: r.body };
     if (r.status === 200 && r.body && typeof r.body.offset === 'number') {

@@ -7,7 +7,7 @@ import { t, setLang } from './i18n.js';
 import { accentFor } from './ui.js';
 import { UploadQueue } from './queue.js';
 import { LiveEvents, FEED_EVENTS } from './live.js';
-import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf, memberName, contentLang, playerLang, negotiateLang } from './store.js';
+import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf, progressOf, memberName, contentLang, playerLang, negotiateLang } from './store.js';
 import { route, render, chrome, go } from './router.js';
 import { toast } from './messages.js';
 import { addNotice, drawNotices } from './notices.js';
@@ -249,7 +249,10 @@ function onEvent(type, data, { replayed, id } = {}) {
   if (type === 'photo-added' && data.photographerId && data.photographerId !== state.playerId) {
     toast(t('live.photoBy', { name: memberName({ id: data.photographerId, name: data.photographerName || '?' }), task: where }));
   } else if (type === 'choice-changed' && data.playerId && data.playerId !== state.playerId) {
-    toast(t('live.chose', { name: memberName({ id: data.playerId, name: data.name || '?' }), task: where }));
+    const name = memberName({ id: data.playerId, name: data.name || '?' });
+    // The teammate who was on the task took its photo too: theirs is the task's now, and the
+    // child whose photo it was is told kindly that theirs stays.
+    toast(t(wasMineTakenByClaimer(data) ? 'live.claimerWon' : 'live.chose', { name, task: where }));
   } else if (type === 'task-answered' && data.playerId !== state.playerId) {
     toast(t(data.right === 'true' ? 'live.answeredRight' : 'live.answered', { name: memberName({ id: data.playerId, name: data.name || '?' }), task: where }));
   } else if (type === 'task-claimed' && data.playerId !== state.playerId) {
@@ -257,6 +260,15 @@ function onEvent(type, data, { replayed, id } = {}) {
   } else if (type === 'member-joined' && data.playerId !== state.playerId && data.name) {
     toast(t('live.joined', { name: data.name }));
   }
+}
+
+// Whether a choice by `data.playerId` replaced this visitor's photo of a task that member had
+// claimed, as the group stood before the event.
+function wasMineTakenByClaimer(data) {
+  const m = progressOf(data.missionId);
+  const task = m && m.tasks.find((x) => x.id === data.taskId);
+  if (!task || !task.chosenPhoto || task.chosenPhoto.photographerId !== state.playerId) return false;
+  return Boolean(task.claim && task.claim.playerId === data.playerId);
 }
 
 // ---------------------------------------------------------------- the album

@@ -46,8 +46,8 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   const path = url.pathname;
-  // Live events, album downloads and recaps are never kept.
-  if (path.endsWith('/events') || path.endsWith('.zip') || /\/recap\.(pdf|png)$/.test(path) || path === '/sw.js') return;
+  // Live events, album downloads, recaps and where an upload stands are never kept.
+  if (path.endsWith('/events') || path.endsWith('.zip') || /\/recap\.(pdf|png)$/.test(path) || path.includes('/uploads/') || path === '/sw.js') return;
   if (request.mode === 'navigate') event.respondWith(page(request, event));
   else if (path.startsWith(WEB)) event.respondWith(keptFirst(request, SHELL, event));
   else if (isImage(path)) event.respondWith(cacheFirst(request));

@@ -6,7 +6,9 @@ public enum PhotoRules {
     public enum Action: Sendable {
         /// A member's new photo, free or for a task. With `choose`, the photographer also makes it
         /// the task's chosen photo in place of the one before; without, it only joins the album.
-        case add(Photo, choose: Bool = false)
+        /// With `claimed`, the photographer held the task's claim ("I'm on it") when it arrived:
+        /// it takes the place of a teammate's photo taken meanwhile, unless a member picked that.
+        case add(Photo, choose: Bool = false, claimed: Bool = false)
         /// A photo the venue's staff bring back into the album: one that was in it before and was
         /// hidden (`restored`), or one that never was (held for review, or hidden while held).
         case restore(Photo, restored: Bool)
@@ -21,7 +23,7 @@ public enum PhotoRules {
 
         var photo: Photo {
             switch self {
-            case .add(let photo, _), .restore(let photo, _), .remove(let photo, _, _), .withdraw(let photo), .choose(let photo, _, _, _): photo
+            case .add(let photo, _, _), .restore(let photo, _), .remove(let photo, _, _), .withdraw(let photo), .choose(let photo, _, _, _): photo
             }
         }
     }
@@ -101,11 +103,14 @@ public enum PhotoRules {
         var after: TaskPhotos
         var events: [GroupEventPayload]
         switch action {
-        case .add(let photo, let choose):
+        case .add(let photo, let choose, let claimed):
             after = before.adding(photo)
             events = [.photoAdded(photo)]
-            // A task's first photo is its chosen one anyway; a later one replaces it only when asked to.
-            if choose, let task = photo.task, let current = before.chosen[task], current.id != photo.id {
+            // A task's first photo is its chosen one anyway; a later one replaces it when asked
+            // to, or when its photographer was on the task and a teammate's photo came first.
+            if let task = photo.task, let current = before.chosen[task], current.id != photo.id,
+                choose || (claimed && before.picks[task] == nil && current.photographerId != photo.photographerId)
+            {
                 after = after.picking(photo.id, for: task)
                 events.append(.choiceChanged(task, photoId: photo.id, playerId: photo.photographerId, name: photo.photographerName))
             }

@@ -59,6 +59,12 @@ public enum ClaimRules {
         claims.filter { $0.expiresAt > now && members.contains($0.playerId) }
     }
 
+    /// Whether `playerId`'s claim of `task` holds at `now`: a photo of theirs for it then wins
+    /// over a teammate's taken meanwhile (`PhotoRules.Action.add`).
+    public static func holds(_ task: GroupProgress.TaskKey, by playerId: String, claims: [TaskClaim], members: Set<String>, now: Date) -> Bool {
+        holding(claims, members: members, now: now).contains { $0.task == task && $0.playerId == playerId }
+    }
+
     /// The change `action` makes to a group whose stored claims are `before` (expired ones and
     /// those of departed members included: they are passed over), whose `members` are active,
     /// whose task photos and answers are `photos` (what is done, and when each mission started),

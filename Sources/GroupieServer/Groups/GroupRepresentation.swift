@@ -45,7 +45,8 @@ struct GroupDocument: Encodable, Sendable {
         var state: String
         /// The photo the collage uses: a member's pick, else the first.
         var chosenPhoto: ChosenPhoto?
-        /// The member who is on the task, while their claim holds.
+        /// The member who is on the task, while their claim holds (on a done task too: their
+        /// photo will be its chosen one, unless a member picked another).
         var claim: ClaimDocument?
     }
 
@@ -144,7 +145,9 @@ struct GroupDocument: Encodable, Sendable {
                     let chosen = taskPhotos.chosen[.init(missionId: mission.missionId, taskId: task.taskId)].map {
                         ChosenPhoto(id: $0.id, photographerId: $0.photographerId, photographerName: $0.photographerName, thumbUrl: signer.url(photoId: $0.id, variant: "thumb", now: now))
                     }
-                    let claim = task.isDone ? nil : claimOf[.init(missionId: mission.missionId, taskId: task.taskId)]
+                    // A done task's claim holds too: the claimer's photo takes the place of a
+                    // teammate's that came first (`PhotoRules.Action.add`).
+                    let claim = claimOf[.init(missionId: mission.missionId, taskId: task.taskId)]
                     return TaskProgress(id: task.taskId, state: task.isDone ? "done" : "open", chosenPhoto: chosen, claim: claim)
                 },
                 collage: collage

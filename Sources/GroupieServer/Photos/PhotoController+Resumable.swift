@@ -6,9 +6,10 @@ import Hummingbird
 
 /// Resumable uploads: `PUT /groups/{groupId}/uploads/{uploadKey}` carries one part of the photo
 /// (`Content-Range: bytes first-last/total`), `GET` on the same address says how many bytes the
-/// server holds. The part that completes the photo is answered as a one-shot upload is (201
-/// with the photo), through the same service; the key is the upload's `Idempotency-Key`, so a
-/// retry after the photo was made is answered with it.
+/// server holds, or, once the photo is made, answers it (200): a phone whose last answer was
+/// lost on the way learns that the photo arrived. The part that completes the photo is answered
+/// as a one-shot upload is (201 with the photo), through the same service; the key is the
+/// upload's `Idempotency-Key`, so a retry after the photo was made is answered with it.
 extension PhotoController {
     /// Where an upload stands: the bytes the server holds durably, of the total.
     struct UploadProgress: ResponseEncodable, Sendable {
@@ -58,7 +59,12 @@ extension PhotoController {
     }
 
     func uploadStatus(_ request: Request, context: MemberContext) async throws -> Response {
-        guard let state = try await partials.state(of: try Self.uploadName(context)) else {
+        let name = try Self.uploadName(context)
+        // The photo is made: a phone whose last answer was lost learns it here (200, the photo).
+        if let done = try await photos.uploaded(name.key, by: context.player, to: context.group) {
+            return try await created(done.photo, held: done.held, status: .ok).response(from: request, context: context)
+        }
+        guard let state = try await partials.state(of: name) else {
             throw Problem.notFound("upload-not-found", "The server holds no bytes of this upload; start it from the first byte.")
         }
         return try progress(state, request: request, context: context)

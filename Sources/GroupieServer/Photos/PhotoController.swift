@@ -47,10 +47,10 @@ struct PhotoController {
 
     /// The answer to an upload: the photo, and where it went, read after its commit (the
     /// photographer is told when a teammate's photo, uploaded at the same time, stays the task's).
-    func created(_ photo: Photo, held: Bool) async throws -> EditedResponse<PhotoEnvelope> {
+    func created(_ photo: Photo, held: Bool, status: HTTPResponse.Status = .created) async throws -> EditedResponse<PhotoEnvelope> {
         let chosen = held ? nil : try await photos.taskPhoto(of: photo)
         return EditedResponse(
-            status: .created, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock(), held: held), taskPhoto: chosen)
+            status: status, response: PhotoEnvelope(photo: PhotoDocument(photo, signer: signer, now: clock(), held: held), taskPhoto: chosen)
         )
     }
 

@@ -101,9 +101,15 @@ struct PhotoService: Sendable {
     /// The photo an earlier upload with `key` made (within the key's lifetime), if any; an
     /// upload with the key for another task is refused.
     func uploaded(_ key: String, for task: GroupProgress.TaskKey?, by player: Player, to group: Group) async throws -> UploadedPhoto? {
-        guard let first = try await database.uploadedPhoto(playerId: player.id, groupId: group.id, key: key, now: clock()) else { return nil }
+        guard let first = try await uploaded(key, by: player, to: group) else { return nil }
         guard first.photo.missionId == task?.missionId, first.photo.taskId == task?.taskId else { throw PhotoError.keyReused }
         return first
+    }
+
+    /// The photo a player's upload with `key` made in a group, whatever its task: a resumable
+    /// upload whose last answer was lost asks for it.
+    func uploaded(_ key: String, by player: Player, to group: Group) async throws -> UploadedPhoto? {
+        try await database.uploadedPhoto(playerId: player.id, groupId: group.id, key: key, now: clock())
     }
 
     /// The photographer deletes their photo (the group's creator is refused: they may hide it);

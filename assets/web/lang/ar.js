@@ -57,7 +57,7 @@ export default {
     'photo.queued': 'جارٍ رفع صورتك…', 'photo.queuedOffline': 'لا يوجد اتصال: صورتك محفوظة وسيتم رفعها تلقائيًا.',
     'photo.uploaded': 'تم رفع الصورة ✓', 'photo.isTask': 'تم رفع الصورة ✓ إنها صورة التحدي.',
     'photo.toAlbum': 'صورتك في الألبوم: تبقى صورة {name} هي صورة التحدي ({task}).', 'photo.useMine': 'استخدم صورتي بدلًا منها', 'photo.nowTask': 'صورتك الآن هي صورة التحدي.',
-    'photo.claimedBy': '{name} يعمل على هذا التحدي: إذا وصلت صورته أولًا، تذهب صورتك إلى الألبوم.', 'live.claimed': '{name} يعمل على: {task}', 'photo.waitingForReview': 'تم إرسال الصورة ✓ يراجعها موظفو المتحف قبل أن تراها مجموعتك.',
+    'photo.claimedBy': '{name} يعمل على هذا التحدي: إذا وصلت صورته أولًا، تذهب صورتك إلى الألبوم.', 'live.claimed': '{name} يعمل على: {task}', 'live.claimerWon': 'كان {name} يعمل على هذا التحدي، لذا صار تصويره صورة التحدي ({task}). صورتك في الألبوم أيضًا، شكرًا لك!', 'photo.waitingForReview': 'تم إرسال الصورة ✓ يراجعها موظفو المتحف قبل أن تراها مجموعتك.',
     'album.waiting': 'بانتظار مراجعة الموظفين', 'album.waitingHelp': 'أنت وحدك ترى هذه الصور حتى يشاركها موظفو المتحف مع مجموعتك.',
     'up.summaryOnline.zero': 'جارٍ رفع {n} صورة', 'up.summaryOnline.one': 'جارٍ رفع صورة واحدة', 'up.summaryOnline.two': 'جارٍ رفع صورتين',
     'up.summaryOnline.few': 'جارٍ رفع {n} صور', 'up.summaryOnline.many': 'جارٍ رفع {n} صورة', 'up.summaryOnline.other': 'جارٍ رفع {n} صورة',

@@ -46,7 +46,7 @@ export default {
     'photo.queued': 'Envoi de votre photo…', 'photo.queuedOffline': 'Pas de connexion : votre photo est gardée et partira toute seule.',
     'photo.uploaded': 'Photo envoyée ✓', 'photo.isTask': 'Photo envoyée ✓ C’est la photo de la tâche.',
     'photo.toAlbum': 'Votre photo est dans l’album : la photo de {name} reste celle de la tâche ({task}).', 'photo.useMine': 'Prendre la mienne', 'photo.nowTask': 'Votre photo est maintenant celle de la tâche.',
-    'photo.claimedBy': '{name} s’occupe de cette tâche : si sa photo arrive d’abord, la vôtre va dans l’album.', 'live.claimed': '{name} s’occupe de : {task}', 'preview.group': 'Aperçu', 'photo.waitingForReview': 'Photo envoyée ✓ L’équipe du musée la regarde avant que votre groupe la voie.',
+    'photo.claimedBy': '{name} s’occupe de cette tâche : si sa photo arrive d’abord, la vôtre va dans l’album.', 'live.claimed': '{name} s’occupe de : {task}', 'live.claimerWon': '{name} s’en occupait : sa photo devient celle de la tâche ({task}). La vôtre est aussi dans l’album, merci !', 'preview.group': 'Aperçu', 'photo.waitingForReview': 'Photo envoyée ✓ L’équipe du musée la regarde avant que votre groupe la voie.',
     'album.waiting': 'En attente de vérification', 'album.waitingHelp': 'Vous seul voyez ces photos jusqu’à ce que l’équipe du musée les partage avec votre groupe.',
     'up.summaryOnline.one': 'Envoi de {n} photo', 'up.summaryOnline.other': 'Envoi de {n} photos', 'up.summary.one': '{n} photo en attente d’envoi', 'up.summary.other': '{n} photos en attente d’envoi',
     'up.whenOnline': 'elles partiront dès le retour de la connexion', 'up.failedCount.one': '{n} échec', 'up.failedCount.other': '{n} échecs',

@@ -48,7 +48,7 @@ export default {
     'photo.queued': '写真を送信しています…', 'photo.queuedOffline': '接続がありません。写真は保存されていて、あとで自動で送信されます。',
     'photo.uploaded': '写真を送信しました ✓', 'photo.isTask': '写真を送信しました ✓ これがタスクの写真です。',
     'photo.toAlbum': 'あなたの写真はアルバムに入りました。タスク（{task}）の写真は {name}さんのままです。', 'photo.useMine': 'わたしの写真にする', 'photo.nowTask': 'あなたの写真がタスクの写真になりました。',
-    'photo.claimedBy': '{name}さんがこのタスクを担当しています。その人の写真が先に届いたら、あなたの写真はアルバムに入ります。', 'live.claimed': '{name}さんが担当中：{task}', 'photo.waitingForReview': '写真を送りました ✓ グループに見せる前に、博物館のスタッフが確認します。',
+    'photo.claimedBy': '{name}さんがこのタスクを担当しています。その人の写真が先に届いたら、あなたの写真はアルバムに入ります。', 'live.claimed': '{name}さんが担当中：{task}', 'live.claimerWon': 'このタスクは{name}さんが担当していたので、{name}さんの写真がタスク（{task}）の写真になります。あなたの写真もアルバムに入っています。ありがとう！', 'photo.waitingForReview': '写真を送りました ✓ グループに見せる前に、博物館のスタッフが確認します。',
     'album.waiting': 'スタッフの確認待ち', 'album.waitingHelp': '博物館のスタッフがグループに公開するまで、この写真はあなたにしか見えません。',
     'up.summaryOnline.other': '写真 {n} 枚を送信中', 'up.summary.other': '写真 {n} 枚が送信待ち',
     'up.whenOnline': 'オンラインに戻ったら送信されます', 'up.failedCount.other': '{n} 枚失敗',

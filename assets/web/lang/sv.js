@@ -46,7 +46,7 @@ export default {
     'photo.queued': 'Laddar upp ditt foto…', 'photo.queuedOffline': 'Ingen anslutning: fotot är sparat och laddas upp av sig självt.',
     'photo.uploaded': 'Fotot är uppladdat ✓', 'photo.isTask': 'Fotot är uppladdat ✓ Det är uppgiftens foto.',
     'photo.toAlbum': 'Ditt foto finns i albumet: fotot av {name} är kvar som uppgiftens ({task}).', 'photo.useMine': 'Använd mitt i stället', 'photo.nowTask': 'Ditt foto är uppgiftens foto nu.',
-    'photo.claimedBy': '{name} tar den här uppgiften: kommer hens foto först hamnar ditt i albumet.', 'live.claimed': '{name} tar: {task}', 'preview.group': 'Förhandsvisning', 'photo.waitingForReview': 'Fotot är skickat ✓ Museets personal tittar på det innan din grupp ser det.',
+    'photo.claimedBy': '{name} tar den här uppgiften: kommer hens foto först hamnar ditt i albumet.', 'live.claimed': '{name} tar: {task}', 'live.claimerWon': '{name} hade tagit den här, så deras foto blir uppgiftens ({task}). Ditt finns också i albumet – tack!', 'preview.group': 'Förhandsvisning', 'photo.waitingForReview': 'Fotot är skickat ✓ Museets personal tittar på det innan din grupp ser det.',
     'album.waiting': 'Väntar på personalens granskning', 'album.waitingHelp': 'Bara du ser de här fotona tills museets personal delar dem med din grupp.',
     'up.summaryOnline.one': 'Laddar upp {n} foto', 'up.summaryOnline.other': 'Laddar upp {n} foton', 'up.summary.one': '{n} foto väntar på att laddas upp', 'up.summary.other': '{n} foton väntar på att laddas upp',
     'up.whenOnline': 'de skickas när du är online igen', 'up.failedCount.one': '{n} misslyckades', 'up.failedCount.other': '{n} misslyckades',
