@@ -14,7 +14,8 @@ science centre speaks Swedish and English. In headless Chromium:
     sideways (844 x 390) it has "Use this photo" on the first screen, above the tabs;
   - a Swedish phone reads a Swedish interface AND Swedish mission texts;
   - a Japanese phone at the science centre (no Japanese) reads everything in English, the
-    interface included: one language per phone; so does one that opens the venue's poster.
+    interface included: one language per phone; so does one that opens the venue's poster, and one
+    that opens a join link of its group, sent by the server in English with the venue's English name.
 
 Usage:  python3 Tests/Browser/languages_test.py .build/debug/groupie
 """
@@ -22,6 +23,7 @@ Usage:  python3 Tests/Browser/languages_test.py .build/debug/groupie
 import re
 import shutil
 import sys
+import urllib.request
 
 from browser_support import REPO, Browser, accessibility_problems, check, log, make_photo, run_scenario, start_server
 
@@ -237,7 +239,21 @@ def scenario(binary, work, started):
     # the venue's answer after it: wait for them.
     poster.wait(lambda d: poster.js("const l = document.querySelector('.venue-mission-list'); return !!l && l.lang === 'en'"),
                 "the poster's missions in English")
-    log("a Japanese phone at a venue without Japanese reads English throughout")
+    # The join link of that group, opened on another Japanese phone: the page, as the server
+    # sends it and as the client draws it, and the venue's name in it, all in English.
+    code = server.api.get("/api/v1/me", jp.token())["group"]["joinCode"]
+    sent = urllib.request.urlopen(urllib.request.Request(f"{server.base}/j/{code}", headers={"Accept-Language": "ja"})).read().decode()
+    preview = re.search(r'<section class="preview"[^>]*>.*?</section>', sent, re.S).group(0)
+    shown_name = re.search(r'<p class="venue"><bdi>(.*?)</bdi>', preview).group(1)
+    check('lang="en"' in preview and shown_name == "House of Science",
+          f"the join page is sent in English with the venue's English name: {preview}")
+    link = Browser("link", work, lang="ja")
+    started.append(link)
+    link.d.get(f"{server.base}/j/{code}")
+    link.wait(lambda d: link.js("return document.documentElement.lang") == "en" and link.js("const k = document.querySelector('main .kicker'); return k ? k.textContent : ''") == "House of Science",
+              "the join link's screen in English with the venue's English name")
+    check("Join" in link.text("#join-group"), f"the join button is in English: {link.text('#join-group')!r}")
+    log("a Japanese phone at a venue without Japanese reads English throughout, its join link included")
 
     for br in started:
         if isinstance(br, Browser):

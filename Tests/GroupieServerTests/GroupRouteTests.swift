@@ -305,6 +305,20 @@ struct GroupRouteTests {
     @Test("/j/{code} is the web client with a preview of the group; names are escaped; unknown codes are 404")
     func joinPage() async throws {
         let server = try Self.server()
+        try server.write("world.yaml", """
+            id: world
+            name: { en: World Hall, ar: قاعة العالم, ja: ワールドホール }
+            languages: [en, ar, ja]
+            timezone: Europe/Stockholm
+            theme: { color: "#0b6e4f" }
+            missions:
+              - id: bones
+                title: { en: Bones, ar: العظام, ja: 骨 }
+                icon: icons/fish.svg
+                tasks:
+                  - id: skull
+                    prompt: { en: Find a skull, ar: ابحث عن جمجمة, ja: 頭の骨を見つけよう }
+            """)
         try await server.test { client in
             let ada = try await client.newPlayer("Ada")
             let (_, body) = try await client.send(.post, "/api/v1/groups", json: #"{"venueId": "aquarium", "name": "<script>x</script>"}"#, headers: ada.auth)
@@ -323,17 +337,27 @@ struct GroupRouteTests {
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body).contains("<main id=\"app\""))
             }
-            // The phone's language from the first paint: Arabic right to left, Japanese, else English.
-            for (accept, language, direction, words) in [
-                ("ar-EG,ar;q=0.9", "ar", "rtl", "اكتب اسمك"), ("ja-JP", "ja", "ltr", "名前を入力"), ("de-DE", "en", "ltr", "Type your name"),
+            // From the first paint, the page reads in the language the web client will choose at
+            // the group's venue, and names the venue in it: at the Swedish and English aquarium, a
+            // Swedish phone reads Swedish and an Arabic, Japanese or German one English; at a
+            // venue that speaks Arabic and Japanese too, those read their own, right to left in Arabic.
+            let (_, worldBody) = try await client.send(.post, "/api/v1/groups", json: #"{"venueId": "world", "name": "<script>x</script>"}"#, headers: (try await client.newPlayer("Bo")).auth)
+            let worldCode = try #require((worldBody["group"] as? [String: Any])?["joinCode"] as? String, "\(worldBody)")
+            for (groupCode, accept, language, direction, words, venue) in [
+                (code, "sv-SE", "sv", "ltr", "Skriv ditt namn", "Akvariet"), (code, "ar-EG,ar;q=0.9", "en", "ltr", "Type your name", "The Aquarium"),
+                (code, "ja-JP", "en", "ltr", "Type your name", "The Aquarium"), (code, "de-DE", "en", "ltr", "Type your name", "The Aquarium"),
+                (worldCode, "ar-EG,ar;q=0.9", "ar", "rtl", "اكتب اسمك", "قاعة العالم"), (worldCode, "ja-JP", "ja", "ltr", "名前を入力", "ワールドホール"),
+                (worldCode, "sv-SE", "en", "ltr", "Type your name", "World Hall"),
             ] {
-                try await client.execute(uri: "/j/\(code)", method: .get, headers: [.acceptLanguage: accept]) { response in
+                try await client.execute(uri: "/j/\(groupCode)", method: .get, headers: [.acceptLanguage: accept]) { response in
                     let html = String(buffer: response.body)
                     #expect(html.contains("<html lang=\"\(language)\" dir=\"\(direction)\">"), "\(accept)")
                     #expect(html.contains("<section class=\"preview\" lang=\"\(language)\" dir=\"\(direction)\""), "\(accept)")
                     #expect(html.contains(words), "\(accept)")
                     #expect(response.headers[.vary] == "Accept-Language", "a cache keeps each language apart")
                     #expect(html.contains("<bdi>&lt;script&gt;x&lt;/script&gt;</bdi>"), "the group's name apart from the page's words")
+                    #expect(html.contains("<p class=\"venue\"><bdi>\(venue)</bdi></p>"), "\(accept): the venue's name in the page's language")
+                    #expect(html.contains(groupCode == code ? "data-languages=\"sv en\"" : "data-languages=\"en ar ja\""), "the venue's languages, for the client to choose among")
                 }
             }
             try await client.execute(uri: "/j/ZZZZZZ", method: .get) { response in

@@ -22,6 +22,15 @@ struct RecapRouteTests {
         try poppler("pdfimages", ["-list", path]).split(separator: "\n").dropFirst(2).map(String.init)
     }
 
+    /// The images of a PDF, as `pdfimages -png` writes them out, in order.
+    static func extractedImages(_ pdf: String) throws -> [Data] {
+        let prefix = TestImages.folder + "/images-\(UUID().uuidString)"
+        _ = try poppler("pdfimages", ["-png", pdf, prefix])
+        let folder = (prefix as NSString).deletingLastPathComponent, stem = (prefix as NSString).lastPathComponent
+        return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(stem) }.sorted()
+            .map { try Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)) }
+    }
+
     static func visitEnd(_ client: some TestClientProtocol, group: String, as player: TestPlayer) async throws -> String? {
         try await CollageRouteTests.document(client, group: group, as: player)["visitEnd"] as? String
     }
@@ -80,6 +89,10 @@ struct RecapRouteTests {
             try swedish.write(to: URL(fileURLWithPath: svPath))
             let svText = try Self.poppler("pdftotext", [svPath, "-"])
             #expect(svText.contains("Vem gjorde vad") && svText.contains("Hajar") && svText.contains("Akvariet"))
+            // Its collages are drawn in Swedish too, titles and all: not the English recap's pictures.
+            let (englishImages, swedishImages) = (try Self.extractedImages(pdf), try Self.extractedImages(svPath))
+            #expect(englishImages.count == 2 && swedishImages.count == 2)
+            #expect(zip(englishImages, swedishImages).allSatisfy { $0 != $1 }, "the Swedish recap's collages are the English ones")
 
             // The PNG: a picture with nothing but its pixels.
             (status, body) = try await PhotoRouteTests.bytes(client, "/api/v1/groups/\(group.id)/recap.png", headers: ada.auth)

@@ -5,7 +5,7 @@
 import { api } from './api.js';
 import { t, setLang, tn } from './i18n.js';
 import { h, append, icon } from './ui.js';
-import { state, update, subscribe, loadPlayer, savePlayer, contentLang } from './store.js';
+import { state, update, subscribe, loadPlayer, savePlayer, contentLang, negotiateLang } from './store.js';
 import { setView, route, render } from './router.js';
 import { errorText } from './messages.js';
 import { queue, enterGroup, keepForOffline } from './session.js';
@@ -145,14 +145,20 @@ function readJoinLink() {
     // The group's own name is the heading's <bdi>; the word before it is in the phone's language.
     const named = pv.querySelector('h1 bdi');
     const gname = named && pv.dataset.state === 'joinable' ? named.textContent.trim() : '';
-    update({ preview: { state: pv.dataset.state, venue: (pv.querySelector('.venue') || {}).textContent, group: gname } });
+    // The venue decides the phone's one language, as a group's venue does; its name is shown in it.
+    const languages = (pv.dataset.languages || '').split(' ').filter(Boolean);
+    if (languages.length) negotiateLang(languages);
+    let names = {};
+    try { names = JSON.parse(pv.dataset.venueNames || '{}'); } catch (e) { /* the page's own text stands */ }
+    const venue = names[state.lang] || (pv.querySelector('.venue') || {}).textContent;
+    update({ preview: { state: pv.dataset.state, venue, group: gname } });
   }
 }
 
 async function boot() {
   loadPlayer();
-  await setLang(state.lang);
   readJoinLink();
+  await setLang(state.lang);
   if (state.token) {
     try {
       const me = await api('/me');

@@ -357,13 +357,15 @@ actor CollageService {
         return stale
     }
 
-    /// Removes a mission's collage files but those of the inputs `except`.
+    /// Removes a mission's collage files but those of the inputs `except`. A picture still being
+    /// written (`….tmp`: another language's, asked for by a phone or a recap meanwhile) is left
+    /// to its writer, which would fail to finish it otherwise; one a crash left goes at start.
     private func removeFiles(groupId: String, missionId: String, except key: String?) async throws {
         let folder = directory + "/" + groupId
         try await fileIO.run {
             let prefix = missionId + "-"
             let keep = key.map { prefix + $0 + "-" }
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) && !name.hasSuffix(".tmp") {
                 // Mission ids are `[a-z0-9-]+`: the hash after the id tells one mission from another with a longer id.
                 let rest = name.dropFirst(prefix.count)
                 guard rest.count > 24, rest.prefix(24).allSatisfy(\.isHexDigit), rest.dropFirst(24).first == "-" else { continue }

@@ -55,7 +55,7 @@ struct JoinPageController {
         let address = clientAddress.of(request, context: context)
         let now = clock()
         // The page's own words in the phone's language, as the web client will show them.
-        let words = JoinPageWords.negotiated(acceptLanguage: request.headers[.acceptLanguage])
+        var words = JoinPageWords.negotiated(acceptLanguage: request.headers[.acceptLanguage])
         // Counted as an attempt until it ends: unknown codes asked at once cannot all pass the limit.
         let lookup = try await limiterByAddress.attempting(address) { () async throws -> CodeLookup in
             if let seconds = await limiterByAddress.retryAfter(address, now: now) { return .limited(seconds) }
@@ -84,10 +84,13 @@ struct JoinPageController {
             group = found
         }
         let entry = catalog.venue(id: group.venueId)
-        let language = entry.map {
-            LanguageNegotiation.choose(explicit: nil, acceptLanguage: request.headers[.acceptLanguage], offered: $0.venue.languages)
-        } ?? "en"
-        let venueName = entry.map { $0.venue.name.resolved(language: language, fallback: $0.venue.defaultLanguage) } ?? group.venueId
+        // The page and the venue's name in one language, the one the web client will choose
+        // at this venue; the name in each of the venue's languages, for a phone that chose another.
+        if let entry { words = JoinPageWords.negotiated(acceptLanguage: request.headers[.acceptLanguage], venueLanguages: entry.venue.languages) }
+        let venueName = entry.map { $0.venue.name.resolved(language: words.language, fallback: $0.venue.defaultLanguage) } ?? group.venueId
+        let venueNames = entry.map { entry in
+            Dictionary(entry.venue.languages.map { ($0, entry.venue.name.resolved(language: $0, fallback: entry.venue.defaultLanguage)) }, uniquingKeysWith: { a, _ in a })
+        } ?? [:]
         let joinable = group.isJoinable(at: now)
         // A full group says so before a name is typed, not after the tap on Join.
         let maximumSize = entry?.venue.rules.maxGroupSize ?? VenueRules.defaultMaxGroupSize
@@ -97,6 +100,8 @@ struct JoinPageController {
         let preview = GroupView(
             language: words.language, direction: words.direction, groupLabel: words.group, codeLabel: words.code,
             state: full ? "full" : joinable ? "joinable" : "closed", code: group.joinCode.value, venue: venueName,
+            venueLanguages: entry?.venue.languages.joined(separator: " ") ?? "",
+            venueNames: String(decoding: try Self.namesEncoder.encode(venueNames), as: UTF8.self),
             name: group.name.flatMap { $0.isEmpty ? nil : $0 } ?? group.joinCode.value, status: status
         )
         return try await render(
@@ -145,6 +150,12 @@ struct JoinPageController {
         let after: String
     }
 
+    static let namesEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
     struct GroupView: Sendable {
         let language: String
         let direction: String
@@ -153,6 +164,10 @@ struct JoinPageController {
         let state: String
         let code: String
         let venue: String
+        /// The venue's languages, space-separated, and its name in each (a JSON object): the
+        /// web client chooses its language among them and shows the name in it.
+        let venueLanguages: String
+        let venueNames: String
         let name: String
         let status: String
     }

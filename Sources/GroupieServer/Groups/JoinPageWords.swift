@@ -30,6 +30,21 @@ struct JoinPageWords: Sendable {
         return all[language] ?? all["en"]!
     }
 
+    /// The words for a group's page at a venue speaking `venueLanguages`, chosen as the web
+    /// client chooses its one language (`pickLang`): the phone's first language that both the
+    /// client and the venue speak; else English where the venue has it, else the venue's first
+    /// language the client speaks, else English. A Japanese phone at a venue without Japanese
+    /// reads the page, and the venue's name, in English.
+    static func negotiated(acceptLanguage: String?, venueLanguages: [String]) -> JoinPageWords {
+        let base = { (code: String) in String(code.lowercased().split(separator: "-").first ?? "") }
+        var both: [String] = []
+        for code in venueLanguages.map(base) where languages.contains(code) && !both.contains(code) { both.append(code) }
+        guard !both.isEmpty else { return all["en"]! }
+        // English first where the venue has it: the fallback when no range of the phone's matches.
+        if let english = both.firstIndex(of: "en") { both.insert(both.remove(at: english), at: 0) }
+        return all[LanguageNegotiation.choose(explicit: nil, acceptLanguage: acceptLanguage, offered: both)] ?? all["en"]!
+    }
+
     static let all: [String: JoinPageWords] = [
         "en": JoinPageWords(
             language: "en", group: "Group", code: "Group code", typeName: "Type your name to join the group.",

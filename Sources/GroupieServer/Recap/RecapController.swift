@@ -57,7 +57,12 @@ struct RecapController {
                 continue
             }
             do {
-                images.append(try await collages.file(groupId: groupId, missionId: chapter.missionId, longEdge: Self.collageEdge, format: .png).path)
+                // Each collage in the reader's language, as the reward screen shows it.
+                images.append(
+                    try await collages.file(
+                        groupId: groupId, missionId: chapter.missionId, longEdge: Self.collageEdge, format: .png, language: language
+                    ).path
+                )
             } catch {
                 throw CollageController.unavailable(error, groupId: groupId, missionId: chapter.missionId, logger: context.logger)
             }
