@@ -5,8 +5,10 @@ Drives Debian's headless Chromium (chromium-driver, selenium) against `groupie s
 phones at 390 px, on the sample art museum:
 
   - Ada and Bo are a group. Every task but the last is photographed through the API as Ada;
-    Bo waits on the album. Ada photographs the last task on her phone: the mission is
-    celebrated, with a way to the visit's story; Bo's phone goes to the recap by itself.
+    Bo waits on the album. Ada photographs the last task on her phone: both phones open the
+    finale by themselves, the points and a medal for each badge first, in the venue's colours,
+    with one big button to keep the visit; calm (no turning rays) on a phone that asks for
+    reduced motion.
   - The recap tells every completed mission in the venue's order with its collage, the facts
     and who did what, and passes axe-core.
   - Ada downloads the page as PDF: `pdfimages -list` finds one image per collage, and
@@ -88,13 +90,27 @@ def scenario(binary, work, started):
     a.d.get(server.base + f"/#/m/{last_mission}")
     a.send_file(f"#take-{last_mission}-{last_task}", photos[0])
     a.click("#accept-photo")
-    a.wait(lambda d: d.current_url.endswith(f"#/done/{last_mission}"), "the last mission celebrated", timeout=30)
-    a.el("#see-recap")
-    a.shot("last-mission-done")
-    b.wait(lambda d: d.current_url.endswith("#/recap"), "Bo's phone shows the recap by itself", timeout=30)
-    log("the last photo ends the visit: a way to the story on Ada's phone, the story itself on Bo's")
-
-    a.click("#see-recap")
+    # Every phone opens the finale by itself: the one that took the last photo too.
+    for p in (a, b):
+        p.wait(lambda d, p=p: d.current_url.endswith("#/recap") and p.js("return !!document.querySelector('.finale #keep-visit')"),
+               f"{p.name}'s phone opens the finale by itself", timeout=30)
+    standing = server.api.get(f"/api/v1/groups/{group_id}", token)["group"]["standing"]
+    for p in (a, b):
+        finale = p.text(".finale")
+        check("You did it!" in finale and f"{standing['points']} points" in finale, f"{p.name}: the finale's title and points: {finale!r}")
+        medals = p.js("return [...document.querySelectorAll('.finale .badge-medal')].map((b) => b.textContent)")
+        check(len(medals) == len(standing["badges"]) and all(m.strip() for m in medals), f"{p.name}: a medal for each badge: {medals}")
+        check("null" not in p.text("main") and "undefined" not in p.text("main"), f"{p.name}: nothing on the finale says null")
+        # In the venue's colours: the finale's background is drawn from the theme's accent.
+        accent = p.js("return getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()")
+        check(accent and p.js("return getComputedStyle(document.querySelector('.finale')).backgroundImage").startswith("linear-gradient"),
+              f"{p.name}: the finale in the venue's colours ({accent})")
+    # Calm for those who ask for less motion: Bo's phone asks.
+    b.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    check(b.js("return getComputedStyle(document.querySelector('.finale .rays')).animationName") == "none", "no turning rays with reduced motion")
+    check(a.js("return getComputedStyle(document.querySelector('.finale .rays')).animationName") == "turn", "the rays turn for Ada")
+    a.shot("finale")
+    log("the last photo ends the visit: both phones open the finale, points and badges first, in the venue's colours")
     a.el(".screen.recap")
     order = a.js("return [...document.querySelectorAll('.story > li')].map((li) => li.dataset.mission)")
     check(order == [m["id"] for m in missions], f"the story tells every mission in the venue's order: {order}")

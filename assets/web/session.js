@@ -154,9 +154,9 @@ function forgetKeptAnswers() {
 
 // ---------------------------------------------------------------- the finale
 
-// When the visit is over (every mission done, the group closed by staff, its joining time
-// over), the recap is shown once on each phone: at once, or with a link while the visitor is
-// celebrating a mission or taking a photo. Returns whether it went to the recap.
+// When the visit is over (every mission done or over, the group closed by staff, its joining
+// time over), every phone opens the finale once (the recap, celebrating): at once, or with a
+// link while the visitor is taking a photo. Returns whether it went to the finale.
 const FINALE_KEY = 'groupie.finale.';
 function showFinale() {
   if (!state.group || !state.group.visitEnd || state.previewing) return false;
@@ -165,8 +165,8 @@ function showFinale() {
     localStorage.setItem(FINALE_KEY + state.group.id, state.group.visitEnd);
   } catch (e) { /* private browsing: shown again on the next read */ }
   const r = route().name;
-  if (r === 'recap') return false;
-  if (r === 'done' || r === 'photo') { toast(t('recap.ready'), { href: '#/recap', text: t('recap.open') }); return false; }
+  if (r === 'recap') { render(false); return true; }
+  if (r === 'photo') { toast(t('recap.ready'), { href: '#/recap', text: t('recap.open') }); return false; }
   go('#/recap');
   return true;
 }
@@ -213,6 +213,8 @@ export async function refreshGroup() {
     }
   }
   const r = route();
+  // The visit's end outshines its last mission: the finale opens, with that mission's collage in it.
+  if (showFinale()) return;
   for (const id of newly) {
     const m = mission(id);
     if ((r.name === 'm' && r.arg === id) || r.name === 'missions') {
@@ -222,7 +224,6 @@ export async function refreshGroup() {
     }
     toast(t('done.toast', { mission: m ? m.title : id }), { href: '#/done/' + encodeURIComponent(id), text: t('done.see') });
   }
-  if (showFinale()) return;
   if (LIVE_SCREENS.has(r.name) || (!r.name && !state.joinCode)) render(false); else chrome();
 }
 

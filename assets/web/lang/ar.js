@@ -111,7 +111,7 @@ export default {
     'feed.joined': 'انضم {name} إلى المجموعة.', 'feed.photo': 'أضاف {name} صورة.', 'feed.photoFor': 'أضاف {name} صورة: {task}',
     'feed.claimed': '{name} يعمل على: {task}', 'feed.completed': 'اكتملت المهمة: {mission}', 'feed.reactTo': 'تفاعل',
     'feed.reaction.heart': 'أحببتها', 'feed.reaction.laugh': 'مضحكة', 'feed.reaction.wow': 'رائع', 'feed.reaction.clap': 'أحسنت', 'feed.reaction.star': 'نجمة',
-    'recap.title': 'زيارتكم', 'recap.leadDone': 'أنجزتم كل المهمات! هذه زيارتكم كقصة تحتفظون بها.', 'recap.leadClosed': 'أنهى فريق المتحف زيارة مجموعتكم. هذا ما صنعتموه معًا لتحتفظوا به.',
+    'recap.title': 'زيارتكم', 'recap.emptyEnded': 'لم تكتمل أي مهمة هذه المرة. لكنكم استكشفتم معًا – شكرًا لأنكم لعبتم!', 'finale.done': 'لقد نجحتم!', 'finale.timeUp': 'انتهى الوقت – أحسنتم اللعب!', 'finale.over': 'يا لها من زيارة!', 'finale.keep': 'احتفظوا بزيارتكم', 'recap.leadDone': 'أنجزتم كل المهمات! هذه زيارتكم كقصة تحتفظون بها.', 'recap.leadClosed': 'أنهى فريق المتحف زيارة مجموعتكم. هذا ما صنعتموه معًا لتحتفظوا به.',
     'recap.leadOver': 'انتهت زيارتكم. هذا ما صنعتموه معًا لتحتفظوا به.', 'recap.leadTimeUp': 'انتهى الوقت! هذا ما صنعتموه معًا، لتحتفظوا به.', 'recap.leadSoFar': 'زيارتكم حتى الآن، كقصة.',
     'recap.empty': 'لم تكتمل أي مهمة بعد: تبدأ القصة بأول صورة مجمّعة لكم.', 'recap.facts': 'ما الذي اكتشفتموه', 'recap.people': 'من فعل ماذا',
     'recap.share.zero': '{n} صورة', 'recap.share.one': 'صورة واحدة', 'recap.share.two': 'صورتان', 'recap.share.few': '{n} صور', 'recap.share.many': '{n} صورة', 'recap.share.other': '{n} صورة',

@@ -90,7 +90,7 @@ export default {
     'feed.joined': '{name}さんがグループに入りました。', 'feed.photo': '{name}さんが写真を追加しました。', 'feed.photoFor': '{name}さんが写真を追加しました：{task}',
     'feed.claimed': '{name}さんが担当中：{task}', 'feed.completed': 'ミッション達成：{mission}', 'feed.reactTo': 'リアクション',
     'feed.reaction.heart': 'すき', 'feed.reaction.laugh': 'おもしろい', 'feed.reaction.wow': 'すごい', 'feed.reaction.clap': 'よくできました', 'feed.reaction.star': 'スター',
-    'recap.title': 'きょうの見学', 'recap.leadDone': 'すべてのミッションを達成しました！見学の物語をどうぞ。記念にとっておけます。',
+    'recap.title': 'きょうの見学', 'recap.emptyEnded': '今回はミッションを終えられませんでした。でも、みんなで探検できたね。遊んでくれてありがとう！', 'finale.done': 'やったね！', 'finale.timeUp': '時間切れ！よくがんばったね！', 'finale.over': 'すてきな見学でした！', 'finale.keep': '見学の記念を保存', 'recap.leadDone': 'すべてのミッションを達成しました！見学の物語をどうぞ。記念にとっておけます。',
     'recap.leadClosed': '博物館のスタッフがグループの見学を終了しました。みんなで作ったものをとっておこう。',
     'recap.leadOver': '見学はおしまいです。みんなで作ったものをとっておこう。', 'recap.leadTimeUp': '時間になりました！みんなで作ったものを、記念にどうぞ。', 'recap.leadSoFar': 'ここまでの見学の物語。',
     'recap.empty': 'まだ達成したミッションはありません。最初のコラージュから物語が始まります。', 'recap.facts': 'わかったこと', 'recap.people': 'だれが何をしたか',

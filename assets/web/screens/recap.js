@@ -49,22 +49,51 @@ function factSection(facts) {
   return box;
 }
 
+const FINALE_TITLES = { 'missions-done': 'finale.done', 'missions-over': 'finale.timeUp' };
+const celebrated = new Set(); // the groups whose finale burst already on this page
+
+// The visit is over: a celebration in the venue's colours, the points and badges first, then
+// one big button to keep the story (shared where the phone can, else downloaded).
+function finale(end, hasStory) {
+  const s = state.group.standing;
+  if (!celebrated.has(state.group.id)) { celebrated.add(state.group.id); burst(); }
+  return h('section', { class: 'finale', 'aria-labelledby': 'finale-title' },
+    h('div', { class: 'rays', 'aria-hidden': 'true' }),
+    h('p', { class: 'kicker' }, groupTitle()),
+    h('h1', { id: 'finale-title' }, icon('star'), t(FINALE_TITLES[end] || 'finale.over')),
+    s ? h('p', { class: 'points', id: 'standing' }, tn('points.total', s.points)) : null,
+    s && s.badges.length ? h('ul', { class: 'badges' }, s.badges.map((b) => h('li', { class: 'badge-medal' }, icon('star'), t('badge.' + b)))) : null,
+    h('p', { class: 'lead' }, t(LEADS[end])),
+    hasStory ? h('button', { type: 'button', class: 'primary keep', id: 'keep-visit', onclick: () => (navigator.share ? share() : download('pdf')) },
+      icon(navigator.share ? 'share' : 'download'), t('finale.keep')) : null);
+}
+
+// Confetti in the venue's colours; none for those who ask for reduced motion (the stylesheet).
+function burst() {
+  const box = h('div', { class: 'confetti', 'aria-hidden': 'true' },
+    Array.from({ length: 28 }, (_, i) => h('i', { style: { left: (i * 3.6 + 1) + '%', animationDelay: (i % 7) * 0.18 + 's' } })));
+  document.body.append(box);
+  setTimeout(() => box.remove(), 4200);
+}
+
 export function recapScreen() {
   const list = chapters();
   const facts = list.filter((c) => c.m.fact);
   const end = state.group.visitEnd;
-  return h('section', { class: 'screen recap' },
-    h('p', { class: 'kicker' }, groupTitle()),
-    h('h1', null, icon('star'), t('recap.title')),
-    h('p', { class: 'lead' }, t(LEADS[end] || 'recap.leadSoFar')),
-    standingLine(),
+  return h('section', { class: 'screen recap' + (end ? ' ended' : '') },
+    end ? finale(end, list.length > 0) : [
+      h('p', { class: 'kicker' }, groupTitle()),
+      h('h1', null, icon('star'), t('recap.title')),
+      h('p', { class: 'lead' }, t('recap.leadSoFar')),
+      standingLine()],
+    end && list.length ? h('h2', { class: 'story-title' }, t('recap.title')) : null,
     list.length ? h('ol', { class: 'story' }, list.map(({ m, collage, credits }) => h('li', { 'data-mission': m.id },
       h('h2', { lang: state.venue.language }, m.title),
       collage && collage.status === 'ready' ?
         h('img', { src: collage.urls.jpg, alt: t('done.collageAlt', { mission: m.title }), width: collage.width, height: collage.height, loading: 'lazy' }) :
         h('p', { class: 'busy', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), t('done.making')),
       h('p', { class: 'credits' }, credits.map((x) => `${x.prompt}: ${x.name}`).join(' · '))))) :
-      h('p', { class: 'empty' }, t('recap.empty')),
+      h('p', { class: 'empty' }, t(end ? 'recap.emptyEnded' : 'recap.empty')),
     factSection(facts),
     list.length ? h('section', { class: 'people' }, h('h2', null, t('recap.people')),
       h('ul', null, shares(list).map((s) => h('li', null, h('strong', null, s.name), ' – ', tn('recap.share', s.n), ' (', s.missions.join(', '), ')')))) : null,
