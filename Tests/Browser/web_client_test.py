@@ -10,7 +10,7 @@ independent browser profiles, A and B:
   exactly once. Also: the first load of / in a fresh profile must stay under docs/development.md's
   limit of uncompressed bytes (the bodies as the browser has them once unzipped), the
   missions screen must fit a 320 px wide screen, the interface switches to Swedish, and a
-  French phone reads the Swedish venue's missions in English. The QR code on A's screen
+  French phone reads the Swedish venue's join link and missions in English. The QR code on A's screen
   must read (zbarimg) as the join URL, and no browser may log a console error but the
   two the test provokes (an unknown code's page, a wrong code); a full group is said on its page.
 
@@ -69,7 +69,13 @@ def scenario(binary, work, started):
     a.click("#create")
     a.el("#name:invalid, .error:not([hidden])")  # empty name is refused with a message
     a.shot("start-needs-name")
+    # A name longer than 32 letters is cut at 32, and the phone says so instead of dropping the end silently.
+    a.type("#name", "Alexandra Maximiliana Oliviana Bergström")
+    a.wait(lambda d: a.js("return document.getElementById('name').value.length") == 32 and "at most 32" in a.text("#name-help"),
+           "the name cut at 32 letters, and said so")
+    a.shot("name-cut")
     a.type("#name", "Ada")
+    check("at most" not in a.text("#name-help"), "a short name is not said to be cut")
     a.click("#create")
     a.el("#create-group")
     a.shot("create")
@@ -350,9 +356,12 @@ def scenario(binary, work, started):
     c = Browser("C", work, lang="fr-FR")
     started.append(c)
     c.d.get(join_url)
-    c.wait(lambda d: "Rejoindre" in c.el("#join-group").text, "the French interface on a French phone")
+    # The science centre speaks Swedish and English: the French phone reads its join link, as
+    # everything at that venue, in English (one language per phone).
+    c.wait(lambda d: "Join" in c.el("#join-group").text and c.js("return document.documentElement.lang") == "en",
+           "the join link in English on a French phone at a venue without French")
     c.shot("join-link-french")
-    log("a French browser gets the French interface")
+    log("a French phone at a venue without French reads the join link in English")
 
     # ------------------------------------------------------------ a late joiner catches up silently
     # Every message shown is recorded: a later one replaces an earlier one on the screen.

@@ -18,7 +18,7 @@ const D = {
     'lang.label': 'Language', 'skip': 'Skip to content', 'tab.label': 'Main',
     'start.title': 'Welcome to Groupie', 'start.hello': 'Hi {name}!',
     'start.lead': 'Do photo missions in the museum together with your group. Every photo shows up in your shared album at once.',
-    'start.name': 'Your name', 'start.nameHelp': 'Your group sees this name next to your photos.',
+    'start.name': 'Your name', 'start.nameHelp': 'Your group sees this name next to your photos.','start.nameCut': 'A name can have at most {n} letters: the rest was left out.', 
     'start.needName': 'Please type your name first.',
     'start.create': 'Start a new group', 'start.join': 'Join a group', 'start.missionsHere': 'Missions here',
     'join.title': 'Join a group', 'join.titleNamed': 'Join “{group}”',

@@ -49,11 +49,25 @@ export function spaced(code) { return (code || '').split('').join(' '); }
 
 // ---------------------------------------------------------------- forms
 
+// A name is at most NAME_MAX characters; a visitor who reaches it (typing or pasting) is told,
+// rather than see the end of their name vanish.
+const NAME_MAX = 32;
 export function nameField() {
-  return h('div', { class: 'field' },
-    h('label', { for: 'name' }, t('start.name')),
-    h('input', { id: 'name', name: 'name', type: 'text', required: true, maxlength: 32, autocomplete: 'nickname', enterkeyhint: 'go', value: state.name, 'aria-describedby': 'name-help' }),
-    h('p', { id: 'name-help', class: 'help' }, t('start.nameHelp')));
+  const help = h('p', { id: 'name-help', class: 'help', 'aria-live': 'polite' }, t('start.nameHelp'));
+  const said = (value, cut) => { help.textContent = cut || [...value].length >= NAME_MAX ? t('start.nameCut', { n: NAME_MAX }) : t('start.nameHelp'); };
+  const input = h('input', { id: 'name', name: 'name', type: 'text', required: true, maxlength: NAME_MAX, autocomplete: 'nickname', enterkeyhint: 'go', value: state.name, 'aria-describedby': 'name-help',
+    oninput: (e) => {
+      said(e.target.value, false);
+      // "Please type your name first" goes once a name is being typed.
+      const error = e.target.form && e.target.form.querySelector('.error');
+      if (error && e.target.value.trim()) error.hidden = true;
+    },
+    onpaste: (e) => {
+      const pasted = (e.clipboardData && e.clipboardData.getData('text')) || '';
+      const el = e.target;
+      if (el.value.length - (el.selectionEnd - el.selectionStart) + pasted.length > NAME_MAX) setTimeout(() => said(el.value, true));
+    } });
+  return h('div', { class: 'field' }, h('label', { for: 'name' }, t('start.name')), input, help);
 }
 
 function formError(form) { return form.querySelector('.error'); }

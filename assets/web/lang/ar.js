@@ -7,7 +7,7 @@ export default {
     'lang.label': 'اللغة', 'skip': 'انتقل إلى المحتوى', 'tab.label': 'القائمة الرئيسية',
     'start.title': 'أهلًا بك في Groupie', 'start.hello': 'مرحبًا {name}!',
     'start.lead': 'أنجز مهام التصوير في المتحف مع مجموعتك. كل صورة تظهر فورًا في ألبومكم المشترك.',
-    'start.name': 'اسمك', 'start.nameHelp': 'ترى مجموعتك هذا الاسم بجانب صورك.',
+    'start.name': 'اسمك', 'start.nameHelp': 'ترى مجموعتك هذا الاسم بجانب صورك.','start.nameCut': 'يمكن أن يحتوي الاسم على {n} حرفًا على الأكثر: لم يُحفظ الباقي.', 
     'start.needName': 'اكتب اسمك أولًا من فضلك.',
     'start.create': 'ابدأ مجموعة جديدة', 'start.join': 'انضم إلى مجموعة', 'start.missionsHere': 'المهام هنا',
     'join.title': 'انضم إلى مجموعة', 'join.titleNamed': 'انضم إلى «{group}»',

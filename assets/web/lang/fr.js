@@ -4,7 +4,7 @@ export default {
     'lang.label': 'Langue', 'skip': 'Aller au contenu', 'tab.label': 'Menu principal',
     'start.title': 'Bienvenue sur Groupie', 'start.hello': 'Bonjour {name} !',
     'start.lead': 'Relevez des missions photo dans le musée avec votre groupe. Chaque photo apparaît aussitôt dans votre album commun.',
-    'start.name': 'Votre prénom', 'start.nameHelp': 'Votre groupe voit ce nom à côté de vos photos.',
+    'start.name': 'Votre prénom', 'start.nameHelp': 'Votre groupe voit ce nom à côté de vos photos.','start.nameCut': 'Un nom peut avoir au plus {n} lettres : la suite n’a pas été gardée.', 
     'start.needName': 'Écrivez d’abord votre prénom.',
     'start.create': 'Créer un groupe', 'start.join': 'Rejoindre un groupe', 'start.missionsHere': 'Les missions ici',
     'join.title': 'Rejoindre un groupe', 'join.titleNamed': 'Rejoindre « {group} »',

@@ -5,7 +5,7 @@ export default {
     'lang.label': '言語', 'skip': '本文へ移動', 'tab.label': 'メインメニュー',
     'start.title': 'Groupie へようこそ', 'start.hello': 'こんにちは、{name}さん！',
     'start.lead': 'グループのみんなと、博物館で写真ミッションにチャレンジしよう。撮った写真はすぐにみんなのアルバムに入ります。',
-    'start.name': 'あなたの名前', 'start.nameHelp': 'この名前が、あなたの写真の横にグループのみんなに表示されます。',
+    'start.name': 'あなたの名前', 'start.nameHelp': 'この名前が、あなたの写真の横にグループのみんなに表示されます。','start.nameCut': '名前は {n} 文字までです。それより後ろは入りませんでした。', 
     'start.needName': 'まず名前を入力してください。',
     'start.create': '新しいグループを作る', 'start.join': 'グループに入る', 'start.missionsHere': 'ここのミッション',
     'join.title': 'グループに入る', 'join.titleNamed': '「{group}」に入る',

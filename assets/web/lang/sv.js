@@ -4,7 +4,7 @@ export default {
     'lang.label': 'Språk', 'skip': 'Hoppa till innehållet', 'tab.label': 'Huvudmeny',
     'start.title': 'Välkommen till Groupie', 'start.hello': 'Hej {name}!',
     'start.lead': 'Gör fotouppdrag i museet tillsammans med din grupp. Varje foto syns direkt i ert gemensamma album.',
-    'start.name': 'Ditt namn', 'start.nameHelp': 'Din grupp ser namnet bredvid dina foton.',
+    'start.name': 'Ditt namn', 'start.nameHelp': 'Din grupp ser namnet bredvid dina foton.','start.nameCut': 'Ett namn kan ha högst {n} tecken: resten kom inte med.', 
     'start.needName': 'Skriv ditt namn först.',
     'start.create': 'Starta en ny grupp', 'start.join': 'Gå med i en grupp', 'start.missionsHere': 'Uppdrag här',
     'join.title': 'Gå med i en grupp', 'join.titleNamed': 'Gå med i ”{group}”',
