@@ -79,6 +79,10 @@ final class TLSCertificates: Service, Sendable {
 
     var identity: TLSIdentity { state.withLock { $0.identity } }
 
+    /// How long a closing connection waits for the peer's close_notify: a round trip on a
+    /// phone's Wi-Fi, not the seconds a stop would wait for each kept-alive phone.
+    static let closeNotifyPatience: TimeAmount = .milliseconds(750)
+
     /// swift-nio-ssl's server configuration: the first certificate, replaced for each handshake
     /// by the current one.
     var configuration: TLSConfiguration {
@@ -86,6 +90,10 @@ final class TLSCertificates: Service, Sendable {
         var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: first.chainSources, privateKey: .privateKey(first.key))
         // swift-nio-ssl would take TLS 1.0 and 1.1, which browsers have dropped.
         configuration.minimumTLSVersion = .tlsv12
+        // A connection the server closes (its idle time over, or the server stopping) waits this
+        // long for the phone's close_notify before it is dropped: 5 s by default, which a stop
+        // with a kept-alive phone connection then took in full.
+        configuration.shutdownTimeout = Self.closeNotifyPatience
         configuration.sslContextCallback = { [self] _, promise in
             let identity = self.identity
             var override = NIOSSLContextConfigurationOverride()
