@@ -1,10 +1,15 @@
-"""The visitor's first load, and the saved group opened in a Wi-Fi dead zone.
+"""The visitor's first load, the way in by a join link, and the saved group opened in a Wi-Fi
+dead zone.
 
 First load: a headless Chromium with a fresh profile and its cache off loads `/` (the start
 screen, ready for a name) and counts the requests and the bytes they carried over the wire
 (headers and bodies, as Resource Timing's `transferSize` says), with gzip (what every browser
 asks for) and with `Accept-Encoding: identity` (compression off), beside the reference of
 130 KB in 22 requests.
+
+Join: a phone opens a group's join link in a fresh profile (cache off), types a name and taps
+Join; timed to the group's first mission on the screen, on loopback and on Chromium's emulated
+"Regular 3G", with the bytes and requests of the way.
 
 Dead zone: a visitor who has played once opens the saved group again where the Wi-Fi is
 connected but passes nothing (a relay that accepts connections and holds every byte); timed
@@ -41,6 +46,34 @@ def first_load(server, name, encoding=None):
             b.d.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"Accept-Encoding": encoding}})
         load = measure_first_load(b, server.base + "/")
         return load.transferred, len(load.entries)
+    finally:
+        b.quit()
+
+
+# Chromium's "Regular 3G": 100 ms more a round trip, 750 kbit/s down, 250 kbit/s up.
+THREE_G = {"offline": False, "latency": 100, "downloadThroughput": 750 * 1000 // 8, "uploadThroughput": 250 * 1000 // 8}
+
+
+def join_time(server, code, name, network=None):
+    """Milliseconds from opening a join link in a fresh profile (cache off) to the group's first
+    mission on the screen, the name typed at once and Join tapped as soon as it shows; and the
+    bytes and requests the page made on the way."""
+    b = Browser(name, WORK)
+    try:
+        b.d.execute_cdp_cmd("Network.enable", {})
+        b.d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+        if network:
+            b.d.execute_cdp_cmd("Network.emulateNetworkConditions", network)
+        b.d.get("about:blank")
+        start = time.monotonic()
+        b.d.get(f"{server.base}/j/{code}")
+        b.type("#name", "Bo")
+        b.click("#join-group")
+        b.wait(lambda d: b.js("return !!document.querySelector('.mission-card')"), "the first mission", timeout=60)
+        took = (time.monotonic() - start) * 1000
+        entries = b.js("return [performance.getEntriesByType('navigation')[0], ...performance.getEntriesByType('resource')]"
+                       ".map((e) => Math.max(e.transferSize || 0, e.encodedBodySize || 0))")
+        return took, sum(entries), len(entries)
     finally:
         b.quit()
 
@@ -100,6 +133,16 @@ def main():
         print(f"  with gzip:        {gz_bytes / 1000:.1f} KB in {gz_requests} requests")
         print(f"  without (identity): {plain_bytes / 1000:.1f} KB in {plain_requests} requests")
         print("  reference:        130 KB in 22 requests")
+        def new_code():  # a group of its own for each phone: a group holds five
+            return server.api.new_group(server.api.new_player("Ada")["token"], VENUE)["joinCode"]
+
+        for label, network in (("loopback", None), ("Regular 3G", THREE_G)):
+            runs = [join_time(server, new_code(), f"join-{label.split()[-1]}-{i}", network) for i in range(LOADS)]
+            times = [r[0] for r in runs]
+            print(f"join link to the first mission, {label}, {LOADS} phones one after another:"
+                  f" median {statistics.median(times):.0f} ms, slowest {max(times):.0f} ms;"
+                  f" {runs[0][1] / 1000:.1f} KB in {runs[0][2]} requests")
+        print("  targets: under 1,500 ms on loopback, under 4,000 ms on Regular 3G")
         stalled, offline = dead_zone(server)
         print(f"saved group opened, {LOADS} loads each:")
         print(f"  dead zone (connected, nothing flows): median {statistics.median(stalled):.0f} ms, slowest {max(stalled):.0f} ms")

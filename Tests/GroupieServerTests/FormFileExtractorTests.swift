@@ -32,6 +32,30 @@ struct FormFileExtractorTests {
         #expect(try Self.extract(Self.form, chunk: chunk) == Data(Self.photo))
     }
 
+    @Test("The form's text fields (the first of each name) and the file's name come out too, however the body is cut", arguments: [1, 3, 64, 100_000])
+    func fieldsAndName(_ chunk: Int) throws {
+        let body = Array("--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\nt0k3n\r\n--XyZ\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\nsecond\r\n".utf8)
+            + Array("--XyZ\r\nContent-Disposition: form-data; name=\"kind\"\r\n\r\nicons\r\n".utf8)
+            + Array("--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"Haj; bild \u{e5}.png\"\r\n\r\n".utf8) + Self.photo
+            + Array("\r\n--XyZ--\r\n".utf8)
+        let form = try #require(try FormFileExtractor(contentType: "multipart/form-data; boundary=XyZ"))
+        var file = Data()
+        var index = 0
+        while index < body.count {
+            let end = min(body.count, index + chunk)
+            try form.feed(ByteBuffer(bytes: body[index..<end]))
+            file += form.takeFileBytes()
+            index = end
+        }
+        try form.finish()
+        #expect(file == Data(Self.photo))
+        #expect(form.fields == ["csrf": "t0k3n", "kind": "icons"])
+        #expect(form.fileName == "Haj; bild \u{e5}.png")
+        // A text field is a few words: one over 4 KiB is refused, not held.
+        let long = Array("--XyZ\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\n".utf8) + Array(repeating: 0x61, count: 5000) + Array("\r\n--XyZ--\r\n".utf8)
+        #expect(throws: Problem.self) { _ = try Self.extract(long, chunk: chunk) }
+    }
+
     @Test("Hostile forms are a 400, never a trap", arguments: [
         "--XyZ\r\nX-\u{e9}: 1\r\n\r\nbody\r\n--XyZ--\r\n",  // a header name that is not ASCII
         "--XyZ\r\n" + String(repeating: "X-A: 1\r\n", count: 17) + "\r\nbody\r\n--XyZ--\r\n",  // too many header lines

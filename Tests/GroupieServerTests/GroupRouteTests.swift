@@ -337,6 +337,14 @@ struct GroupRouteTests {
                 #expect(response.status == .ok)
                 #expect(String(buffer: response.body).contains("<main id=\"app\""))
             }
+            // Gzipped for a browser that takes it, as the client's files are.
+            for uri in ["/", "/j/\(code)"] {
+                try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip, deflate, br"]) { response in
+                    #expect(response.headers[.contentEncoding] == "gzip", "\(uri)")
+                    #expect(Array(response.body.readableBytesView.prefix(2)) == [0x1F, 0x8B], "\(uri)")
+                    #expect(response.headers[.vary]?.contains("Accept-Encoding") == true)
+                }
+            }
             // From the first paint, the page reads in the language the web client will choose at
             // the group's venue, and names the venue in it: at the Swedish and English aquarium, a
             // Swedish phone reads Swedish and an Arabic, Japanese or German one English; at a
@@ -354,7 +362,7 @@ struct GroupRouteTests {
                     #expect(html.contains("<html lang=\"\(language)\" dir=\"\(direction)\">"), "\(accept)")
                     #expect(html.contains("<section class=\"preview\" lang=\"\(language)\" dir=\"\(direction)\""), "\(accept)")
                     #expect(html.contains(words), "\(accept)")
-                    #expect(response.headers[.vary] == "Accept-Language", "a cache keeps each language apart")
+                    #expect(response.headers[.vary] == "Accept-Language, Accept-Encoding", "a cache keeps each language apart")
                     #expect(html.contains("<bdi>&lt;script&gt;x&lt;/script&gt;</bdi>"), "the group's name apart from the page's words")
                     #expect(html.contains("<p class=\"venue\"><bdi>\(venue)</bdi></p>"), "\(accept): the venue's name in the page's language")
                     #expect(html.contains(groupCode == code ? "data-languages=\"sv en\"" : "data-languages=\"en ar ja\""), "the venue's languages, for the client to choose among")

@@ -4,11 +4,10 @@
 
 import { api } from './api.js';
 import { t, tn } from './i18n.js';
-import { h, icon, append } from './ui.js';
+import { h, icon, append, canScan, scanner } from './ui.js';
 import { state, update, memberName } from './store.js';
 import { render } from './router.js';
 import { toast, errorText } from './messages.js';
-import { canScan, startScan, stopScan } from './scanner.js';
 
 const EMPTY = { answers: [], facts: [], deadlines: [] };
 
@@ -135,6 +134,7 @@ function codeForm(m, task) {
   const video = h('video', { class: 'scanner', playsinline: true, muted: true, hidden: true, 'aria-label': t('answer.camera') });
   const scan = canScan() ? h('button', { type: 'button', class: 'quiet', onclick: async () => {
     try {
+      const { startScan, stopScan } = await scanner();
       await startScan(video, (text) => { stopScan(); send(m, task, { text }, form); return true; });
       scan.hidden = true;
     } catch (e) { scan.hidden = true; toast(t('answer.noCamera')); }

@@ -4,21 +4,16 @@
 
 import { api } from './api.js';
 import { t, setLang, tn } from './i18n.js';
-import { h, append, icon } from './ui.js';
+import { h, append, icon, laterStyles, stopScanning } from './ui.js';
 import { state, update, subscribe, loadPlayer, savePlayer, contentLang, negotiateLang } from './store.js';
 import { setView, route, render } from './router.js';
 import { errorText } from './messages.js';
-import { queue, enterGroup, keepForOffline } from './session.js';
+import { queue, enterGroup, keepForOffline, dropPendingFile, offerTakenPhoto } from './session.js';
 import { uploadRow, uploadStatus } from './widgets.js';
 import { drawNotices } from './notices.js';
 import { startScreen, joinLinkScreen, joinScreen } from './screens/join.js';
-import { stopScan } from './scanner.js';
 import { createScreen, inviteScreen, groupScreen } from './screens/group.js';
 import { missionsScreen, missionScreen } from './screens/missions.js';
-import { photoScreen, dropPendingFile, offerTakenPhoto } from './screens/camera.js';
-import { doneScreen } from './screens/reward.js';
-import { albumScreen } from './screens/album.js';
-import { recapScreen } from './screens/recap.js';
 
 const main = document.getElementById('app');
 
@@ -100,7 +95,27 @@ subscribe((p) => {
 
 // ---------------------------------------------------------------- routing
 
-const GROUP_SCREENS = { missions: missionsScreen, m: missionScreen, done: doneScreen, album: albumScreen, recap: recapScreen, group: groupScreen, invite: inviteScreen, photo: photoScreen };
+// Screens a visitor reaches later in the visit (the photo just taken, a mission's reward, the
+// album, the recap) are
+// loaded the first time one is shown, so that the first load carries only the way in and the
+// missions. The service worker keeps them with the rest of the client, for offline use.
+const later = {};
+function loadedLater(name, load) {
+  return (arg) => {
+    if (later[name]) return later[name](arg);
+    Promise.all([load(), laterStyles()]).then(([screen]) => { later[name] = screen; if (GROUP_SCREENS[route().name] === GROUP_SCREENS[name]) render(true); })
+      .catch(() => { main.replaceChildren(h('section', { class: 'screen' }, h('p', { class: 'empty' }, t('err.offlineTitle')))); });
+    return h('section', { class: 'screen' }, h('p', { class: 'busy', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), t('loading')));
+  };
+}
+
+const GROUP_SCREENS = {
+  missions: missionsScreen, m: missionScreen, group: groupScreen, invite: inviteScreen,
+  photo: loadedLater('photo', () => import('./screens/camera.js').then((m) => m.photoScreen)),
+  done: loadedLater('done', () => import('./screens/reward.js').then((m) => m.doneScreen)),
+  album: loadedLater('album', () => import('./screens/album.js').then((m) => m.albumScreen)),
+  recap: loadedLater('recap', () => import('./screens/recap.js').then((m) => m.recapScreen)),
+};
 
 function renderScreen(moveFocus) {
   const r = route();
@@ -129,7 +144,7 @@ setView({ render: renderScreen, chrome });
 addEventListener('hashchange', () => {
   const r = route();
   if (r.name !== 'photo') dropPendingFile();
-  stopScan();
+  stopScanning();
   render(true);
 });
 

@@ -2,7 +2,10 @@
 // under its key until the server has it (resumable.js), by one tab of the phone at a time.
 // Survives bad Wi-Fi, closed tabs and reloads.
 
-import { sendParts, holding, BUSY, updateLease } from './resumable.js';
+// Sending in parts loads with the first upload: the first load of the client carries only
+// the way in and the missions.
+let resumable = null;
+const parts = () => (resumable = resumable || import('./resumable.js'));
 
 const DB_NAME = 'groupie';
 const STORE = 'uploads';
@@ -57,6 +60,8 @@ async function deleteItem(id) { await tx('readwrite', (s) => (s ? req(s.delete(i
 // Takes (or gives back) the item's lease in one transaction, for browsers without Web Locks;
 // the item in the page carries the lease too, so that saving it keeps it.
 async function lease(item, take) {
+  // Loaded before the transaction: one that waits on a module would close before it is used.
+  const { updateLease } = await parts();
   return tx('readwrite', async (s) => {
     if (!s) return true; // no IndexedDB: the queue lives in this tab alone
     const record = await req(s.get(item.id));
@@ -194,6 +199,7 @@ export class UploadQueue {
         item.state = 'sending';
         this.progress.set(item.id, 0);
         this.changed();
+        const { holding, BUSY } = await parts();
         const r = await holding(item, () => this.send(item), lease);
         this.progress.delete(item.id);
         if (r === BUSY) {
@@ -235,8 +241,9 @@ export class UploadQueue {
 
   // Sends the photo in parts from where the server is; an empty file goes in one request
   // (no range can name it), which the server refuses as any unreadable photo.
-  send(item) {
+  async send(item) {
     if (!item.blob.size) return this.sendWhole(item);
+    const { sendParts } = await parts();
     return sendParts(item, {
       transport: (o) => this.request(item, o),
       save: (offset) => { item.offset = offset; return putItem(item).catch(() => {}); },

@@ -3,7 +3,7 @@
 
 let scan = null;
 
-export const canScan = () => 'BarcodeDetector' in window && !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia);
+// Loaded by ui.js `scanner()`, which also says whether the browser can scan (`canScan`).
 
 export function stopScan() {
   if (!scan) return;

@@ -5,7 +5,7 @@
 import { api, setToken } from './api.js';
 import { t, setLang } from './i18n.js';
 import { accentFor } from './ui.js';
-import { UploadQueue } from './queue.js';
+import { UploadQueue, takenPhoto, forgetTaken } from './queue.js';
 import { LiveEvents, FEED_EVENTS } from './live.js';
 import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf, progressOf, memberName, contentLang, playerLang, negotiateLang } from './store.js';
 import { route, render, chrome, go } from './router.js';
@@ -150,6 +150,30 @@ export function keepForOffline() {
 function forgetKeptAnswers() {
   if (!window.caches) return;
   caches.keys().then((keys) => Promise.all(keys.filter((k) => /-(data|images)$/.test(k)).map((k) => caches.delete(k)))).catch(() => {});
+}
+
+// ---------------------------------------------------------------- the photo taken
+
+// The photo taken is let go when the visitor leaves its screen without using it.
+export function dropPendingFile() {
+  if (!state.pendingFile) return;
+  URL.revokeObjectURL(state.pendingFile.url);
+  update({ pendingFile: null });
+  forgetTaken();
+}
+
+// After a reload: a photo taken for this group and neither used nor dropped is offered again.
+export async function offerTakenPhoto() {
+  if (!state.group || state.pendingFile) return false;
+  const kept = await takenPhoto();
+  if (!kept || kept.groupId !== state.group.id || (kept.missionId && !taskOf(kept.missionId, kept.taskId))) {
+    if (kept) forgetTaken();
+    return false;
+  }
+  const file = new File([kept.blob], kept.name || 'photo.jpg', { type: kept.type || kept.blob.type });
+  update({ pendingFile: { file, missionId: kept.missionId, taskId: kept.taskId, url: URL.createObjectURL(file), restored: true } });
+  go('#/photo');
+  return true;
 }
 
 // ---------------------------------------------------------------- the finale

@@ -25,7 +25,7 @@ const MAX_IMAGES = 500;
 
 const WEB = '/assets/web/';
 const SHELL_FILES = ['/', ...[
-  'app.css', 'app.js', 'api.js', 'i18n.js', 'ui.js', 'queue.js', 'resumable.js', 'live.js', 'store.js', 'router.js', 'messages.js',
+  'app.css', 'later.css', 'app.js', 'api.js', 'i18n.js', 'ui.js', 'queue.js', 'resumable.js', 'live.js', 'store.js', 'router.js', 'messages.js',
   'session.js', 'notices.js', 'feed.js', 'widgets.js', 'answers.js', 'scanner.js', 'screens/join.js', 'screens/group.js', 'screens/missions.js', 'screens/camera.js',
   'screens/reward.js', 'screens/album.js', 'screens/recap.js', 'lang/sv.js', 'lang/fr.js', 'lang/ar.js', 'lang/ja.js', 'manifest.json', 'icon.svg', 'icon-192.png',
 ].map((f) => WEB + f)];

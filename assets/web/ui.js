@@ -79,3 +79,25 @@ export function icon(name) {
   span.innerHTML = '<svg viewBox="0 0 24 24" width="1em" height="1em" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round">' + ICONS[name] + '</svg>';
   return span;
 }
+
+// The styles of the screens a visitor reaches later (later.css), added to the page once and
+// resolved when they apply, so that such a screen is never drawn unstyled.
+let later = null;
+export function laterStyles() {
+  if (!later) {
+    later = new Promise((resolve) => {
+      const link = h('link', { rel: 'stylesheet', href: '/assets/web/later.css' });
+      link.addEventListener('load', resolve);
+      link.addEventListener('error', resolve); // offline and never kept: the screen still works
+      document.head.append(link);
+    });
+  }
+  return later;
+}
+
+// Reading QR codes with the camera where the browser can (BarcodeDetector): scanner.js loads
+// with the first scan; a scan under way stops when the screen changes.
+export const canScan = () => 'BarcodeDetector' in window && !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia);
+let scanning = null;
+export const scanner = () => (scanning = scanning || import('./scanner.js'));
+export function stopScanning() { if (scanning) scanning.then((s) => s.stopScan()).catch(() => {}); }

@@ -1,6 +1,7 @@
 import Foundation
 import GroupieContent
 import GroupieCore
+import GroupieImaging
 import GroupieStorage
 import Hummingbird
 
@@ -47,7 +48,7 @@ struct JoinPageController {
     }
 
     func home(_ request: Request, context: GroupieRequestContext) async throws -> Response {
-        try await render(status: .ok, title: "Groupie", preview: "")
+        try await render(status: .ok, title: "Groupie", preview: "", for: request)
     }
 
     func page(_ request: Request, context: GroupieRequestContext) async throws -> Response {
@@ -70,7 +71,7 @@ struct JoinPageController {
         case .limited(let seconds):
             let view = LimitedView(language: words.language, direction: words.direction, title: words.limitedTitle, text: words.limited((seconds + 59) / 60))
             var response = try await render(
-                status: .tooManyRequests, title: words.limitedTitle, preview: templates.render(view, "join-limited"), words: words
+                status: .tooManyRequests, title: words.limitedTitle, preview: templates.render(view, "join-limited"), words: words, for: request
             )
             response.headers[.retryAfter] = "\(seconds)"
             return response
@@ -79,7 +80,7 @@ struct JoinPageController {
                 language: words.language, direction: words.direction, title: words.unknownTitle, before: words.unknown.before,
                 code: String(typed.prefix(16)), after: words.unknown.after
             )
-            return try await render(status: .notFound, title: words.unknownTitle, preview: templates.render(view, "join-unknown"), words: words)
+            return try await render(status: .notFound, title: words.unknownTitle, preview: templates.render(view, "join-unknown"), words: words, for: request)
         case .found(let found):
             group = found
         }
@@ -105,11 +106,11 @@ struct JoinPageController {
             name: group.name.flatMap { $0.isEmpty ? nil : $0 } ?? group.joinCode.value, status: status
         )
         return try await render(
-            status: .ok, title: words.join(group.joinCode.value), preview: templates.render(preview, "join-group"), words: words
+            status: .ok, title: words.join(group.joinCode.value), preview: templates.render(preview, "join-group"), words: words, for: request
         )
     }
 
-    private func render(status: HTTPResponse.Status, title: String, preview: String, words: JoinPageWords? = nil) async throws -> Response {
+    private func render(status: HTTPResponse.Status, title: String, preview: String, words: JoinPageWords? = nil, for request: Request) async throws -> Response {
         let path = pagePath
         let template = try await fileIO.run { () -> String? in
             FileManager.default.contents(atPath: path).flatMap { String(data: $0, encoding: .utf8) }
@@ -126,7 +127,12 @@ struct JoinPageController {
             page = page.replacingOccurrences(of: Self.htmlStart, with: "<html lang=\"\(words.language)\" dir=\"\(words.direction)\">")
         }
         var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"]
-        if words != nil { headers[.vary] = "Accept-Language" }
+        headers[.vary] = words == nil ? "Accept-Encoding" : "Accept-Language, Accept-Encoding"
+        // Gzipped as the client's own files are: the page is the first thing a phone loads.
+        if CompressedAssets.acceptsGzip(request.headers[.acceptEncoding]), let gzipped = Gzip.compress(Array(page.utf8)) {
+            headers[.contentEncoding] = "gzip"
+            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: gzipped)))
+        }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
     }
 

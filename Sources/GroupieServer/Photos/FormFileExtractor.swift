@@ -1,24 +1,33 @@
 import Foundation
 import NIOCore
 
-/// Picks the first file field out of a `multipart/form-data` body (RFC 7578) as it streams
-/// by, holding no more of it than one buffer and a delimiter's length.
+/// Groupie's one reader of `multipart/form-data` (RFC 7578), for a visitor's photo and for the
+/// staff's picture uploads: the first file field as it streams by, holding no more of it than
+/// one buffer and a delimiter's length, the file's name, and the form's small text fields.
 ///
-/// Written for this one job instead of a general parser: a form is a photo and perhaps a field
-/// or two, so a part's headers are bounded (4 KiB, 16 lines, ASCII names), parts are few, and
-/// anything else is a 400 `invalid-form`, never a trap.
+/// Written for these jobs instead of taking a general parser (MultipartKit 4 keeps a part's
+/// header lines whole, however long, and traps on an empty boundary): a form is a file and a
+/// field or two, so a part's headers are bounded (4 KiB, 16 lines, ASCII names), parts are few,
+/// a text field is at most 4 KiB, and anything else is a 400 `invalid-form`, never a trap.
 final class FormFileExtractor {
     static let maximumHeaderBytes = 4 * 1024
     static let maximumHeaderLines = 16
     static let maximumParts = 16
     static let maximumPreambleBytes = 4 * 1024
+    static let maximumFieldBytes = 4 * 1024
+
+    private enum Part {
+        case file
+        case field(String)
+        case skipped
+    }
 
     private enum State {
         case preamble
         /// Right after a delimiter: `--` ends the form, CRLF starts a part's headers.
         case afterDelimiter
         case headers
-        case body(isFile: Bool)
+        case body(Part)
         case done
     }
 
@@ -32,6 +41,11 @@ final class FormFileExtractor {
     private var fileDone = false
     private var fileBytes = Data()
     private(set) var sawFile = false
+    /// The file field's name for the file, as the browser gave it.
+    private(set) var fileName: String?
+    /// The text fields, the first of each name; their values as UTF-8.
+    private(set) var fields: [String: String] = [:]
+    private var fieldBytes: [UInt8] = []
 
     /// Nil for any content type but `multipart/form-data`; 400 for a missing or malformed boundary.
     init?(contentType: String) throws {
@@ -100,27 +114,40 @@ final class FormFileExtractor {
                     throw Self.invalid("A part of the form has headers over \(Self.maximumHeaderBytes / 1024) KiB; a file name is at most a few hundred characters.")
                 }
                 let block = end > start + 2 ? Array(pending[(start + 2)..<end]) : []
-                let isFile = try Self.isFilePart(headers: block) && !fileDone
+                let disposition = try Self.disposition(headers: block)
                 start = end + 4
-                state = .body(isFile: isFile)
-            case .body(let isFile):
-                if let at = Self.find(delimiter, in: pending, from: start) {
-                    if isFile {
-                        fileBytes.append(contentsOf: pending[start..<at])
-                        sawFile = true
-                        fileDone = true
-                    }
-                    start = at + delimiter.count
-                    state = .afterDelimiter
+                if let file = disposition.fileName {
+                    if !fileDone { fileName = file }
+                    state = .body(fileDone ? .skipped : .file)
+                } else if let name = disposition.name, fields[name] == nil {
+                    fieldBytes.removeAll(keepingCapacity: true)
+                    state = .body(.field(name))
                 } else {
-                    let end = max(start, pending.count - (delimiter.count - 1))
-                    if isFile, end > start {
-                        fileBytes.append(contentsOf: pending[start..<end])
-                        sawFile = true
+                    state = .body(.skipped)
+                }
+            case .body(let part):
+                let found = Self.find(delimiter, in: pending, from: start)
+                let end = found ?? max(start, pending.count - (delimiter.count - 1))
+                switch part {
+                case .file:
+                    if end > start { fileBytes.append(contentsOf: pending[start..<end]) }
+                    sawFile = true
+                    if found != nil { fileDone = true }
+                case .field(let name):
+                    fieldBytes.append(contentsOf: pending[start..<end])
+                    guard fieldBytes.count <= Self.maximumFieldBytes else {
+                        throw Self.invalid("The form's field '\(name.prefix(64))' is over \(Self.maximumFieldBytes / 1024) KiB.")
                     }
+                    if found != nil { fields[name] = String(decoding: fieldBytes, as: UTF8.self) }
+                case .skipped:
+                    break
+                }
+                guard let found else {
                     start = end
                     return
                 }
+                start = found + delimiter.count
+                state = .afterDelimiter
             }
         }
     }
@@ -135,26 +162,50 @@ final class FormFileExtractor {
         return fileBytes
     }
 
-    /// Whether a part's headers make it a file field: a `Content-Disposition` with a file name.
-    /// Header names are ASCII tokens; values are not interpreted beyond that.
-    static func isFilePart(headers block: [UInt8]) throws -> Bool {
-        guard !block.isEmpty else { return false }
+    /// What a part's `Content-Disposition` says: its field's name and, for a file field, the
+    /// file's name (`filename*=` makes a file field too, its name not read). Header names are
+    /// ASCII tokens; other headers are not interpreted.
+    static func disposition(headers block: [UInt8]) throws -> (name: String?, fileName: String?) {
+        guard !block.isEmpty else { return (nil, nil) }
         let lines = block.split(separator: 0x0A, omittingEmptySubsequences: false).map { $0.last == 0x0D ? $0.dropLast() : $0 }
         guard lines.count <= maximumHeaderLines else { throw invalid("A part of the form has more than \(maximumHeaderLines) header lines.") }
-        var isFile = false
+        var result: (name: String?, fileName: String?) = (nil, nil)
         for line in lines {
             guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex else { throw invalid("A header line of the form has no name.") }
             let name = line[line.startIndex..<colon]
             guard name.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw invalid("A header name of the form is not plain ASCII.") }
-            let value = String(decoding: line[(colon + 1)...], as: UTF8.self)
-            let parameters = value.lowercased().split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            if String(decoding: name, as: UTF8.self).lowercased() == "content-disposition",
-                parameters.contains(where: { $0.hasPrefix("filename=") || $0.hasPrefix("filename*=") })
-            {
-                isFile = true
+            guard String(decoding: name, as: UTF8.self).lowercased() == "content-disposition" else { continue }
+            for (key, value) in parameters(String(decoding: line[(colon + 1)...], as: UTF8.self)) {
+                switch key {
+                case "name": result.name = value
+                case "filename": result.fileName = value
+                case "filename*": result.fileName = result.fileName ?? ""
+                default: break
+                }
             }
         }
-        return isFile
+        return result
+    }
+
+    /// The `key=value` parameters after a header value's first `;`, keys lowercased, quoted
+    /// values unquoted (a `;` inside quotes is part of the value).
+    static func parameters(_ value: String) -> [(String, String)] {
+        var pieces: [String] = [], current = "", quoted = false, escaped = false
+        for character in value {
+            if escaped { current.append(character); escaped = false; continue }
+            if quoted, character == "\\" { escaped = true; continue }
+            if character == "\"" { quoted.toggle(); current.append(character); continue }
+            if character == ";", !quoted { pieces.append(current); current = ""; continue }
+            current.append(character)
+        }
+        pieces.append(current)
+        return pieces.dropFirst().compactMap { piece in
+            let pair = piece.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, !pair[0].isEmpty else { return nil }
+            var text = pair[1]
+            if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
+            return (pair[0].lowercased(), text)
+        }
     }
 
     /// Where `needle` first occurs in `haystack` at or after `from`.

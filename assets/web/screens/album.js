@@ -16,7 +16,8 @@ let loading = false, failed = null;
 // An album that could not be read is asked for again when the phone is back online, or when
 // the visitor asks: never by drawing the screen again, which its own failure does.
 addEventListener('online', () => { if (failed !== null) { failed = null; if (route().name === 'album') render(false); } });
-addEventListener('hashchange', () => { failed = null; });
+// Capturing: heard before the app draws the new screen, also when this module loaded after the app.
+addEventListener('hashchange', () => { failed = null; }, true);
 
 // A photo of a task that must stay whole (`framing: whole`) is shown uncut in its square.
 function wholePhoto(p) {

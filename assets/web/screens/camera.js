@@ -4,34 +4,12 @@
 
 import { t } from '../i18n.js';
 import { h, icon } from '../ui.js';
-import { shrink, takenPhoto, forgetTaken } from '../queue.js';
+import { shrink, forgetTaken } from '../queue.js';
 import { state, update, mission, taskOf, progressOf, memberName } from '../store.js';
 import { go } from '../router.js';
 import { toast } from '../messages.js';
 import { queue, claimOf } from '../session.js';
 import { fileButton } from '../widgets.js';
-
-// The photo taken is let go when the visitor leaves its screen without using it.
-export function dropPendingFile() {
-  if (!state.pendingFile) return;
-  URL.revokeObjectURL(state.pendingFile.url);
-  update({ pendingFile: null });
-  forgetTaken();
-}
-
-// After a reload: a photo taken for this group and neither used nor dropped is offered again.
-export async function offerTakenPhoto() {
-  if (!state.group || state.pendingFile) return false;
-  const kept = await takenPhoto();
-  if (!kept || kept.groupId !== state.group.id || (kept.missionId && !taskOf(kept.missionId, kept.taskId))) {
-    if (kept) forgetTaken();
-    return false;
-  }
-  const file = new File([kept.blob], kept.name || 'photo.jpg', { type: kept.type || kept.blob.type });
-  update({ pendingFile: { file, missionId: kept.missionId, taskId: kept.taskId, url: URL.createObjectURL(file), restored: true } });
-  go('#/photo');
-  return true;
-}
 
 export function photoScreen() {
   const pf = state.pendingFile;

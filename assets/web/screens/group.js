@@ -3,13 +3,12 @@
 
 import { api, fetchText } from '../api.js';
 import { t, tn } from '../i18n.js';
-import { h, append } from '../ui.js';
+import { h, append, laterStyles } from '../ui.js';
 import { state, memberName, contentLang } from '../store.js';
 import { go } from '../router.js';
 import { errorText, toast } from '../messages.js';
 import { ensurePlayer, enterGroup, exitGroup, refreshGroup } from '../session.js';
 import { nameField, showError, setBusy, langSelect, groupTitle, spaced, avatar } from '../widgets.js';
-import { feedSection } from '../feed.js';
 
 // ---------------------------------------------------------------- create
 
@@ -115,10 +114,19 @@ export function groupScreen() {
       h('a', { href: '#/invite', class: 'button primary' }, t('group.showQr')),
       h('a', { href: '#/join', class: 'button' }, t('group.change')),
       h('button', { type: 'button', class: 'danger', id: 'leave', onclick: leaveGroup }, t('group.leave'))),
-    feedSection(),
+    feedPlace(),
     h('h2', null, t('group.you2')),
     rename,
     langSelect());
+}
+
+// The group's feed, whose module loads the first time the group screen is shown: the first
+// load of the client carries only the way in and the missions.
+function feedPlace() {
+  const place = h('div', { class: 'feed-place' });
+  Promise.all([import('../feed.js'), laterStyles()])
+    .then(([feed]) => { if (place.isConnected) place.replaceWith(feed.feedSection()); }).catch(() => { /* offline before it was kept */ });
+  return place;
 }
 
 async function leaveGroup() {

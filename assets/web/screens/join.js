@@ -4,13 +4,12 @@
 
 import { api } from '../api.js';
 import { t, setLang } from '../i18n.js';
-import { h, append } from '../ui.js';
+import { h, append, canScan, scanner } from '../ui.js';
 import { state, update, contentLang, negotiateLang } from '../store.js';
 import { go, render } from '../router.js';
 import { errorText, toast } from '../messages.js';
 import { ensurePlayer, enterGroup } from '../session.js';
 import { nameField, showError, setBusy, langSelect, groupTitle, spaced } from '../widgets.js';
-import { canScan, startScan } from '../scanner.js';
 
 // ---------------------------------------------------------------- start
 
@@ -160,6 +159,7 @@ export function joinScreen() {
   const scannable = canScan();
   const scanButton = scannable ? h('button', { type: 'button', class: 'primary', onclick: async () => {
     try {
+      const { startScan } = await scanner();
       await startScan(video, (text) => {
         const found = codeFromText(text);
         if (found) { status.textContent = t('join.found', { code: found }); submit(found); }
