@@ -262,6 +262,24 @@ public final class PostgresStore: GroupieStore {
         }
     }
 
+    /// The migrations this version would apply to the database at `url`, in order ("12 …": its
+    /// number and what it does), read without changing anything.
+    public static func pendingMigrations(url: String, logger: Logger, patience: Duration = .zero) async throws -> [String] {
+        var url = try PostgresURL(url)
+        url.keepingNoneReady()
+        try await probe(url, logger: logger, patience: patience)
+        let store = PostgresStore(url: url, logger: logger)
+        await store.pool.hasStarted()
+        defer { store.close() }
+        let applied = try await store.leased { connection in
+            guard try await connection.column("SELECT to_regclass('groupie_migration') IS NOT NULL", as: Bool.self, logger: logger).first == true else {
+                return Set<Int>()
+            }
+            return Set(try await connection.column("SELECT version FROM groupie_migration", as: Int.self, logger: logger))
+        }
+        return PostgresSchema.migrations.filter { !applied.contains($0.version) }.map { "\($0.version) \($0.name)" }
+    }
+
     /// The migrations applied so far, for `groupie migrate --status` and the tests.
     public func appliedMigrations() async throws -> [Int] {
         try await leased { try await $0.column("SELECT version FROM groupie_migration ORDER BY version", as: Int.self, logger: logger) }

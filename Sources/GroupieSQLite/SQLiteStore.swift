@@ -55,7 +55,7 @@ public struct SQLiteStore: GroupieStore {
         for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
             _ = chmod(file, 0o600)
         }
-        return try SQLiteStore(writer: pool, lookups: LookupConnections(path: path), checkpointer: checkpointer)
+        return try SQLiteStore(writer: pool, lookups: LookupConnections(path: path), checkpointer: checkpointer, logger: logger)
     }
 
     /// Turns SQLite's memory statistics off for the process (see
@@ -77,13 +77,41 @@ public struct SQLiteStore: GroupieStore {
         try await writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
-    /// `migrates` false: a file only read from, already at this version's schema.
-    init(writer: any DatabaseWriter, lookups: LookupConnections? = nil, checkpointer: WALCheckpointer? = nil, migrates: Bool = true) throws {
+    /// `migrates` false: a file only read from, already at this version's schema. Each migration
+    /// applied is logged with its number and what it does.
+    init(
+        writer: any DatabaseWriter, lookups: LookupConnections? = nil, checkpointer: WALCheckpointer? = nil, migrates: Bool = true,
+        logger: Logger = Logger(label: "groupie")
+    ) throws {
         self.writer = writer
         self.commits = GroupCommit(writer: writer)
         self.lookups = lookups
         self.checkpointer = checkpointer
-        if migrates { try Self.migrator.migrate(writer) }
+        if migrates {
+            let pending = try writer.read { db in try Self.pending(db) }
+            try Self.migrator.migrate(writer)
+            for migration in pending { logger.info("applied SQLite migration \(migration)") }
+        }
+    }
+
+    /// The migrations this version would apply to `db`, in order: "v12 …", its number and what it does.
+    static func pending(_ db: Database) throws -> [String] {
+        let applied = try Self.migrator.appliedIdentifiers(db)
+        return Self.migrator.migrations.filter { !applied.contains($0) }
+    }
+
+    /// The migrations this version would apply to the database file at `path` (every one when
+    /// there is no file yet), without changing or creating anything.
+    public static func pendingMigrations(atPath path: String) throws -> [String] {
+        guard FileManager.default.fileExists(atPath: path) else { return migrator.migrations }
+        // SQLite makes these beside a WAL-mode file even to read it: gone again afterwards.
+        let absent = ["-wal", "-shm"].map { path + $0 }.filter { !FileManager.default.fileExists(atPath: $0) }
+        defer { for companion in absent { try? FileManager.default.removeItem(atPath: companion) } }
+        var configuration = Configuration()
+        configuration.readonly = true
+        let file = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? file.close() }
+        return try file.read { db in try pending(db) }
     }
 
     public var backend: String { "sqlite" }

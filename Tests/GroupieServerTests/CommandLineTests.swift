@@ -105,21 +105,44 @@ struct CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: folder + "/b.sqlite"))
     }
 
-    @Test("`migrate` brings a new PostgreSQL database to the current schema and exits 0; run again, it applies nothing")
+    @Test("`migrate` brings a new PostgreSQL database to the current schema, saying each migration, and exits 0; run again, it applies nothing; --dry-run only says")
     func migratePostgres() async throws {
         let url = try await TestPostgres.freshDatabase()
         let versions = PostgresSchema.migrations.map(\.version)
+        let named = PostgresSchema.migrations.map { "\($0.version) \($0.name)" }
+        let dry = try await Self.run(["migrate", "--dry-run", "--database", url])
+        #expect(dry.status == 0, "\(dry.errors)")
+        #expect(dry.output == named.map { "would apply migration \($0)\n" }.joined()
+            + "PostgreSQL database \(url): \(named.count) migration(s) to apply; nothing was changed\n")
+        #expect(try await TestPostgres.psql(url, "SELECT to_regclass('groupie_migration') IS NULL") == "t", "a dry run changes nothing")
         let first = try await Self.run(["migrate", "--database", url])
         #expect(first.status == 0, "\(first.errors)")
-        #expect(first.output == "PostgreSQL database \(url) is at the current schema (migrations \(versions.map(String.init).joined(separator: ", ")))\n")
+        #expect(first.output == named.map { "applied migration \($0)\n" }.joined() + "PostgreSQL database \(url) is at the current schema\n")
         let recorded = try await TestPostgres.psql(url, "SELECT version || ' ' || applied_at FROM groupie_migration ORDER BY version")
         #expect(recorded.split(separator: "\n").map { Int($0.prefix { $0 != " " }) } == versions, "every migration recorded once")
         #expect(try await TestPostgres.psql(url, "SELECT to_regclass('play_group') IS NOT NULL AND to_regclass('photo') IS NOT NULL") == "t")
         // The second time through the environment, as an upgrade script may run it.
         let again = try await Self.run(["migrate"], environment: ["GROUPIE_DATABASE": url])
         #expect(again.status == 0, "\(again.errors)")
-        #expect(again.output == first.output)
+        #expect(again.output == "PostgreSQL database \(url) is at the current schema\n")
+        #expect(try await Self.run(["migrate", "--dry-run", "--database", url]).output == "PostgreSQL database \(url) is at the current schema: nothing to apply\n")
         #expect(try await TestPostgres.psql(url, "SELECT version || ' ' || applied_at FROM groupie_migration ORDER BY version") == recorded, "nothing applied again")
+    }
+
+    @Test("`migrate --dry-run` on SQLite says every migration a new data folder would get and makes no file; after `migrate`, nothing")
+    func migrateDryRunSQLite() async throws {
+        let data = TestImages.folder + "/dry-\(UUID().uuidString)"
+        let dry = try await Self.run(["migrate", "--dry-run", "--data", data])
+        #expect(dry.status == 0, "\(dry.errors)")
+        let lines = dry.output.split(separator: "\n")
+        #expect(lines.first == "would apply migration v1 players, groups and memberships", "\(dry.output)")
+        #expect(lines.last?.hasSuffix("migration(s) to apply; nothing was changed") == true, "\(dry.output)")
+        #expect(!FileManager.default.fileExists(atPath: data + "/groupie.sqlite"), "a dry run makes no database")
+        let migrated = try await Self.run(["migrate", "--data", data])
+        #expect(migrated.status == 0, "\(migrated.errors)")
+        #expect(migrated.output.contains("applied migration v1 players, groups and memberships"), "\(migrated.output)")
+        let again = try await Self.run(["migrate", "--dry-run", "--data", data])
+        #expect(again.output.hasSuffix("is at the current schema: nothing to apply\n"), "\(again.output)")
     }
 
     @Test("`export` of a venue from a data folder, `import` into PostgreSQL, and back into a SQLite data folder: its rows arrive each way; importing again is refused and changes nothing")
