@@ -25,8 +25,8 @@ import sys
 import threading
 import time
 
-from browser_support import Browser, check, log, make_photo, run_scenario, start_server, uploads_answered
-from teamwork_test import DeadZone
+from browser_support import Browser, check, log, make_photo, run_scenario, start_group, start_server, uploads_answered
+from teamwork_test import DeadZone, record_toasts
 
 VENUE, MISSION, TASK = "science-centre", "poison-frogs", "frog-pose"
 PART = 512 * 1024
@@ -81,6 +81,13 @@ class PartRelay(DeadZone):
             time.sleep(0.05)
         return wanted
 
+    def noted(self, client, part):
+        """A part (first, last, total) read from the browser's connection `client`."""
+
+    def passes_back(self, client):
+        """Whether the server's answers go back to the browser's connection `client`."""
+        return True
+
     def pump(self, source, sink, towards_server):
         try:
             while self.running:
@@ -88,11 +95,13 @@ class PartRelay(DeadZone):
                 if not data:
                     break
                 if not towards_server:
-                    sink.sendall(data)
+                    if self.passes_back(sink):
+                        sink.sendall(data)
                     continue
                 self.requests.extend(line.decode() for line in self.REQUEST_LINE.findall(data))
                 for m in RANGE.finditer(data):
                     self.ranges.append(tuple(int(x) for x in m.groups()))
+                    self.noted(source, self.ranges[-1])
                 while data:
                     n = self.allowance(len(data))
                     sink.sendall(data[:n])
@@ -114,42 +123,16 @@ class LostReply(PartRelay):
         self.last_parts = 0
         super().__init__(target_port)
 
-    def connect(self, client):
-        try:
-            upstream = socket.create_connection(("127.0.0.1", self.target_port))
-        except OSError:
-            client.close()
-            return
-        threading.Thread(target=self.answers, args=(upstream, client), daemon=True).start()
-        try:
-            while self.running:
-                data = client.recv(65536)
-                if not data:
-                    break
-                self.requests.extend(line.decode() for line in self.REQUEST_LINE.findall(data))
-                for m in RANGE.finditer(data):
-                    first, last, total = (int(x) for x in m.groups())
-                    self.ranges.append((first, last, total))
-                    if last == total - 1:
-                        with self.lock:
-                            self.swallowing.add(id(client))
-                            self.last_parts += 1
-                upstream.sendall(data)
-        except OSError:
-            pass
+    def noted(self, client, part):
+        first, last, total = part
+        if last == total - 1:
+            with self.lock:
+                self.swallowing.add(id(client))
+                self.last_parts += 1
 
-    def answers(self, upstream, client):
-        try:
-            while self.running:
-                data = upstream.recv(65536)
-                if not data:
-                    break
-                with self.lock:
-                    held = id(client) in self.swallowing
-                if not held:
-                    client.sendall(data)
-        except OSError:
-            pass
+    def passes_back(self, client):
+        with self.lock:
+            return id(client) not in self.swallowing
 
 
 def photos_of(server, token, group_id):
@@ -196,18 +179,11 @@ def lost_reply(server, work, started, photo):
     base = f"http://localhost:{relay.port}"
     a = Browser("resume-lost", work)
     started.append(a)
-    a.d.get(base + f"/?venue={VENUE}")
-    a.type("#name", "Ada")
-    a.click("#create")
-    a.click("#create-group")
-    a.click("#to-missions")
+    start_group(a, base, VENUE, "Ada")
     group_id = server.api.get("/api/v1/me", a.token())["group"]["id"]
     a.d.get(base + f"/#/m/{MISSION}")
     a.el(f".task[data-task={TASK}]")
-    toasts = "window.toldTexts = []; const box = document.getElementById('toast');" \
-             "new MutationObserver(() => { if (box.innerText) window.toldTexts.push(box.innerText); })" \
-             ".observe(box, {childList: true, subtree: true, characterData: true});"
-    a.js(toasts)
+    record_toasts(a)
     a.send_file(f"#take-{MISSION}-{TASK}", photo)
     a.click("#accept-photo")
     a.wait(lambda d: len(photos_of(server, a.token(), group_id)) == 1, "the photo made by the server", timeout=60)

@@ -7,6 +7,11 @@ import Testing
 @Suite("Form uploads")
 struct FormFileExtractorTests {
     static func extract(_ body: [UInt8], contentType: String = "multipart/form-data; boundary=XyZ", chunk: Int) throws -> Data {
+        try read(body, contentType: contentType, chunk: chunk).file
+    }
+
+    /// The form fed `chunk` bytes at a time, and the file's bytes taken as they come.
+    static func read(_ body: [UInt8], contentType: String = "multipart/form-data; boundary=XyZ", chunk: Int) throws -> (file: Data, form: FormFileExtractor) {
         let form = try #require(try FormFileExtractor(contentType: contentType))
         var file = Data()
         var index = 0
@@ -17,7 +22,7 @@ struct FormFileExtractorTests {
             index = end
         }
         try form.finish()
-        return file
+        return (file, form)
     }
 
     static let photo: [UInt8] = (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7919) } + Array("\r\n--Xy".utf8) + [0xFF, 0xD9]
@@ -38,16 +43,7 @@ struct FormFileExtractorTests {
             + Array("--XyZ\r\nContent-Disposition: form-data; name=\"kind\"\r\n\r\nicons\r\n".utf8)
             + Array("--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"Haj; bild \u{e5}.png\"\r\n\r\n".utf8) + Self.photo
             + Array("\r\n--XyZ--\r\n".utf8)
-        let form = try #require(try FormFileExtractor(contentType: "multipart/form-data; boundary=XyZ"))
-        var file = Data()
-        var index = 0
-        while index < body.count {
-            let end = min(body.count, index + chunk)
-            try form.feed(ByteBuffer(bytes: body[index..<end]))
-            file += form.takeFileBytes()
-            index = end
-        }
-        try form.finish()
+        let (file, form) = try Self.read(body, chunk: chunk)
         #expect(file == Data(Self.photo))
         #expect(form.fields == ["csrf": "t0k3n", "kind": "icons"])
         #expect(form.fileName == "Haj; bild \u{e5}.png")
