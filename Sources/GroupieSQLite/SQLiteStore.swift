@@ -101,12 +101,11 @@ public struct SQLiteStore: GroupieStore {
     }
 
     /// The migrations this version would apply to the database file at `path` (every one when
-    /// there is no file yet), without changing or creating anything.
+    /// there is no file yet), without changing its schema or rows, or creating the file.
     public static func pendingMigrations(atPath path: String) throws -> [String] {
         guard FileManager.default.fileExists(atPath: path) else { return migrator.migrations }
-        // SQLite makes these beside a WAL-mode file even to read it: gone again afterwards.
-        let absent = ["-wal", "-shm"].map { path + $0 }.filter { !FileManager.default.fileExists(atPath: $0) }
-        defer { for companion in absent { try? FileManager.default.removeItem(atPath: companion) } }
+        // SQLite may make `-wal` and `-shm` beside a WAL-mode file to read it; they are left, as a
+        // server that opened the file meanwhile may be using them.
         var configuration = Configuration()
         configuration.readonly = true
         let file = try DatabaseQueue(path: path, configuration: configuration)

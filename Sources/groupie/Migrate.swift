@@ -26,8 +26,10 @@ struct Migrate: AsyncParsableCommand {
             let pending: [String]
             do {
                 pending = try SQLiteStore.pendingMigrations(atPath: path)
-            } catch {
+            } catch where SQLiteStore.isNotADatabase(error) {
                 throw CommandFailure(SQLiteStore.notADatabase(path) + ". Nothing was changed.")
+            } catch {
+                throw CommandFailure("The SQLite database \(path) cannot be read: \(error). Nothing was changed.")
             }
             if dryRun {
                 Self.tell(pending, database: "SQLite database \(path)", wouldApply: true)

@@ -236,9 +236,15 @@ class Browser:
         raise Failure(f"browser {self.name}: {css} kept being replaced while choosing a file")
 
     def type(self, css, text):
-        e = self.el(css)
-        e.clear()
-        e.send_keys(text)
+        for attempt in range(5):
+            try:
+                e = self.el(css)
+                e.clear()
+                e.send_keys(text)
+                return
+            except StaleElementReferenceException:
+                continue  # the screen was drawn again (a live update, a module loaded): type anew
+        raise Failure(f"browser {self.name}: {css} kept being replaced while typing in it")
 
     def shot(self, label):
         """A screenshot of the whole page: the window is made as tall as the page for a moment,

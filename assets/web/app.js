@@ -10,10 +10,10 @@ import { setView, route, render } from './router.js';
 import { errorText } from './messages.js';
 import { queue, enterGroup, keepForOffline, dropPendingFile, offerTakenPhoto } from './session.js';
 import { uploadRow, uploadStatus } from './widgets.js';
+import { preloadSending } from './queue.js';
 import { drawNotices } from './notices.js';
 import { startScreen, joinLinkScreen, joinScreen } from './screens/join.js';
 import { createScreen, inviteScreen, groupScreen } from './screens/group.js';
-import { missionsScreen, missionScreen } from './screens/missions.js';
 
 const main = document.getElementById('app');
 
@@ -95,26 +95,55 @@ subscribe((p) => {
 
 // ---------------------------------------------------------------- routing
 
-// Screens a visitor reaches later in the visit (the photo just taken, a mission's reward, the
-// album, the recap) are
-// loaded the first time one is shown, so that the first load carries only the way in and the
-// missions. The service worker keeps them with the rest of the client, for offline use.
-const later = {};
-function loadedLater(name, load) {
+// The screens of a group (its missions, the photo just taken, a mission's reward, the album,
+// the recap) are loaded the first time one is shown, so that the first load carries only the
+// way in. The service worker keeps them with the rest of the client, for offline use.
+const LATER = {
+  missions: () => import('./screens/missions.js').then((m) => m.missionsScreen),
+  m: () => import('./screens/missions.js').then((m) => m.missionScreen),
+  photo: () => import('./screens/camera.js').then((m) => m.photoScreen),
+  done: () => import('./screens/reward.js').then((m) => m.doneScreen),
+  album: () => import('./screens/album.js').then((m) => m.albumScreen),
+  recap: () => import('./screens/recap.js').then((m) => m.recapScreen),
+};
+const later = {}, loading = {};
+
+// The screens drawn with later.css; the missions and the photo need only app.css.
+const STYLED = new Set(['done', 'album', 'recap']);
+
+// The screen `name` (and its styles), loaded once however often they are asked for meanwhile.
+function fetchLater(name) {
+  if (!loading[name]) {
+    loading[name] = Promise.all([LATER[name](), STYLED.has(name) ? laterStyles() : null]).then(([screen]) => { later[name] = screen; })
+      .finally(() => { if (!later[name]) loading[name] = null; }); // failed: tried again next time
+  }
+  return loading[name];
+}
+
+function loadedLater(name) {
+  // Still waiting on the screen: what `main` shows is this screen's placeholder.
+  const shown = () => !!main.querySelector(`[data-later="${name}"]`);
   return (arg) => {
     if (later[name]) return later[name](arg);
-    Promise.all([load(), laterStyles()]).then(([screen]) => { later[name] = screen; if (GROUP_SCREENS[route().name] === GROUP_SCREENS[name]) render(true); })
-      .catch(() => { main.replaceChildren(h('section', { class: 'screen' }, h('p', { class: 'empty' }, t('err.offlineTitle')))); });
-    return h('section', { class: 'screen' }, h('p', { class: 'busy', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), t('loading')));
+    fetchLater(name).then(() => { if (shown()) render(true); })
+      .catch(() => { if (shown()) main.replaceChildren(h('section', { class: 'screen' }, h('p', { class: 'empty' }, t('err.offlineTitle')))); });
+    return h('section', { class: 'screen', 'data-later': name }, h('p', { class: 'busy', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), t('loading')));
   };
 }
 
+// In a group, what taking a photo needs is fetched in idle time, so that the first photo taken
+// in a Wi-Fi dead zone finds it (the service worker keeps it too, where there is one).
+let preloaded = false;
+subscribe((p) => {
+  if (preloaded || !p.group || state.previewing) return;
+  preloaded = true;
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 2000));
+  idle(() => { fetchLater('photo').catch(() => { preloaded = false; }); fetchLater('missions').catch(() => {}); preloadSending(); });
+});
+
 const GROUP_SCREENS = {
-  missions: missionsScreen, m: missionScreen, group: groupScreen, invite: inviteScreen,
-  photo: loadedLater('photo', () => import('./screens/camera.js').then((m) => m.photoScreen)),
-  done: loadedLater('done', () => import('./screens/reward.js').then((m) => m.doneScreen)),
-  album: loadedLater('album', () => import('./screens/album.js').then((m) => m.albumScreen)),
-  recap: loadedLater('recap', () => import('./screens/recap.js').then((m) => m.recapScreen)),
+  missions: loadedLater('missions'), m: loadedLater('m'), group: groupScreen, invite: inviteScreen,
+  photo: loadedLater('photo'), done: loadedLater('done'), album: loadedLater('album'), recap: loadedLater('recap'),
 };
 
 function renderScreen(moveFocus) {
@@ -124,7 +153,7 @@ function renderScreen(moveFocus) {
   else if (r.name === 'join') screen = state.token ? joinScreen : startScreen;
   else if (GROUP_SCREENS[r.name]) screen = state.group ? GROUP_SCREENS[r.name] : startScreen;
   else if (state.joinCode) screen = joinLinkScreen;
-  else screen = state.group ? missionsScreen : startScreen;
+  else screen = state.group ? GROUP_SCREENS.missions : startScreen;
   const active = document.activeElement && document.activeElement.id;
   // A live update must not wipe what the visitor is typing.
   const typed = moveFocus ? [] : [...main.querySelectorAll('input[type=text][id]')].map((i) => [i.id, i.value]);

@@ -2,10 +2,11 @@
 // under its key until the server has it (resumable.js), by one tab of the phone at a time.
 // Survives bad Wi-Fi, closed tabs and reloads.
 
-// Sending in parts loads with the first upload: the first load of the client carries only
-// the way in and the missions.
+// Sending in parts loads with the first upload (or in idle time, in a group): the first load
+// of the client carries only the way in.
 let resumable = null;
-const parts = () => (resumable = resumable || import('./resumable.js'));
+const parts = () => (resumable = resumable || import('./resumable.js').catch((e) => { resumable = null; throw e; }));
+export const preloadSending = () => { parts().catch(() => {}); };
 
 const DB_NAME = 'groupie';
 const STORE = 'uploads';
@@ -199,7 +200,18 @@ export class UploadQueue {
         item.state = 'sending';
         this.progress.set(item.id, 0);
         this.changed();
-        const { holding, BUSY } = await parts();
+        let sending;
+        try {
+          sending = await parts();
+        } catch (e) {
+          // Not loaded (no network before it was kept): the photo waits in the queue.
+          item.state = 'retrying';
+          this.progress.delete(item.id);
+          this.changed();
+          this.timer = setTimeout(() => this.kick(), 5000);
+          break;
+        }
+        const { holding, BUSY } = sending;
         const r = await holding(item, () => this.send(item), lease);
         this.progress.delete(item.id);
         if (r === BUSY) {
@@ -263,13 +275,21 @@ export class UploadQueue {
 
   // The upload's photo when the server made it already (the answer to its last part lost on
   // the way): as the last part's answer would have been, else null.
-  async madeAlready(url) {
+  // One question at a time, given up after a few seconds (or by `signal`, when the answer came).
+  async madeAlready(url, signal) {
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    signal.addEventListener('abort', stop);
+    const timer = setTimeout(stop, 4000);
     try {
-      const r = await fetch(url, { headers: { Authorization: 'Bearer ' + this.getToken(), Accept: 'application/json' }, cache: 'no-store' });
+      const r = await fetch(url, { headers: { Authorization: 'Bearer ' + this.getToken(), Accept: 'application/json' }, cache: 'no-store', signal: controller.signal });
       const body = r.status === 200 ? await r.json() : null;
       return body && body.photo ? { status: 201, body, header: () => null } : null;
     } catch (e) {
       return null;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
     }
   }
 
@@ -285,12 +305,17 @@ export class UploadQueue {
       xhr.timeout = 120000;
       this.xhr = xhr;
       // Nothing moved for a while: the visitor is told, and may start it again.
-      let moved = Date.now(), sentAll = !body || body.size === 0, asked = 0;
+      let moved = Date.now(), sentAll = !body || body.size === 0, asked = 0, asking = false;
+      const questions = new AbortController();
       const watch = setInterval(() => {
         if (item.state === 'sending' && Date.now() - moved > STALL_MS) { item.state = 'stalled'; this.changed(); }
-        if (status && sentAll && Date.now() - Math.max(moved, asked) > ASK_MS) {
-          asked = Date.now();
-          this.madeAlready(status).then((r) => { if (r) { resolve(r); xhr.abort(); } });
+        if (status && sentAll && !asking && Date.now() - Math.max(moved, asked) > ASK_MS) {
+          asking = true;
+          this.madeAlready(status, questions.signal).then((r) => {
+            asking = false;
+            asked = Date.now();
+            if (r) { resolve(r); xhr.abort(); }
+          });
         }
       }, 1000);
       xhr.upload.onload = () => { sentAll = true; moved = Date.now(); };
@@ -308,6 +333,7 @@ export class UploadQueue {
         if (settled) return; // the answer and the server's word that the photo is made may both come
         settled = true;
         clearInterval(watch);
+        questions.abort();
         if (this.xhr === xhr) this.xhr = null;
         settle(r);
       };

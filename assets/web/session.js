@@ -11,7 +11,6 @@ import { state, update, subscribe, savePlayer, markAlbumStale, mission, taskOf, 
 import { route, render, chrome, go } from './router.js';
 import { toast } from './messages.js';
 import { addNotice, drawNotices } from './notices.js';
-import { loadAnswers } from './answers.js';
 
 // The API sends the player's token with every request: keep it in step with the store.
 subscribe((p) => { if ('token' in p) setToken(p.token); });
@@ -102,6 +101,10 @@ export async function loadGroupData(fresh) {
   await loadAnswers();
 }
 
+// The group's answers and the mission clocks (answers.js), loaded with the group's first read:
+// the first load of the client, before any group, carries none of it.
+const loadAnswers = () => import('./answers.js').then((a) => a.loadAnswers()).catch(() => { /* kept from the last read */ });
+
 export function applyTheme() {
   const c = accentFor(state.venue && state.venue.theme && state.venue.theme.color);
   const st = document.documentElement.style;
@@ -182,15 +185,20 @@ export async function offerTakenPhoto() {
 // time over), every phone opens the finale once (the recap, celebrating): at once, or with a
 // link while the visitor is taking a photo. Returns whether it went to the finale.
 const FINALE_KEY = 'groupie.finale.';
+const toldWhileTaking = new Set(); // groups whose finale waits for a photo being taken
 function showFinale() {
   if (!state.group || !state.group.visitEnd || state.previewing) return false;
   try {
     if (localStorage.getItem(FINALE_KEY + state.group.id)) return false;
-    localStorage.setItem(FINALE_KEY + state.group.id, state.group.visitEnd);
   } catch (e) { /* private browsing: shown again on the next read */ }
   const r = route().name;
+  // A photo being taken is not interrupted: a link now, and the finale at the next read after it.
+  if (r === 'photo') {
+    if (!toldWhileTaking.has(state.group.id)) { toldWhileTaking.add(state.group.id); toast(t('recap.ready'), { href: '#/recap', text: t('recap.open') }); }
+    return false;
+  }
+  try { localStorage.setItem(FINALE_KEY + state.group.id, state.group.visitEnd); } catch (e) { /* as above */ }
   if (r === 'recap') { render(false); return true; }
-  if (r === 'photo') { toast(t('recap.ready'), { href: '#/recap', text: t('recap.open') }); return false; }
   go('#/recap');
   return true;
 }

@@ -49,24 +49,28 @@ export function spaced(code) { return (code || '').split('').join(' '); }
 
 // ---------------------------------------------------------------- forms
 
-// A name is at most NAME_MAX characters; a visitor who reaches it (typing or pasting) is told,
-// rather than see the end of their name vanish.
+// A name is at most NAME_MAX characters: what goes past it, typed or pasted, is cut off here
+// (whole characters, never half of one) and the visitor is told, rather than see the end of
+// their name vanish without a word.
 const NAME_MAX = 32;
 export function nameField() {
   const help = h('p', { id: 'name-help', class: 'help', 'aria-live': 'polite' }, t('start.nameHelp'));
-  const said = (value, cut) => { help.textContent = cut || [...value].length >= NAME_MAX ? t('start.nameCut', { n: NAME_MAX }) : t('start.nameHelp'); };
-  const input = h('input', { id: 'name', name: 'name', type: 'text', required: true, maxlength: NAME_MAX, autocomplete: 'nickname', enterkeyhint: 'go', value: state.name, 'aria-describedby': 'name-help',
-    oninput: (e) => {
-      said(e.target.value, false);
-      // "Please type your name first" goes once a name is being typed.
-      const error = e.target.form && e.target.form.querySelector('.error');
-      if (error && e.target.value.trim()) error.hidden = true;
-    },
-    onpaste: (e) => {
-      const pasted = (e.clipboardData && e.clipboardData.getData('text')) || '';
-      const el = e.target;
-      if (el.value.length - (el.selectionEnd - el.selectionStart) + pasted.length > NAME_MAX) setTimeout(() => said(el.value, true));
-    } });
+  const fit = (el) => {
+    const chars = Array.from(el.value);
+    if (chars.length > NAME_MAX) {
+      el.value = chars.slice(0, NAME_MAX).join('');
+      help.textContent = t('start.nameCut', { n: NAME_MAX });
+    } else if (chars.length < NAME_MAX) {
+      help.textContent = t('start.nameHelp');
+    }
+    // "Please type your name first" goes once a name is being typed.
+    const error = el.form && el.form.querySelector('.error');
+    if (error && el.value.trim()) error.hidden = true;
+  };
+  const input = h('input', { id: 'name', name: 'name', type: 'text', required: true, autocomplete: 'nickname', enterkeyhint: 'go', value: state.name, 'aria-describedby': 'name-help',
+    // A word still being composed (Japanese, say) is measured once it is done.
+    oninput: (e) => { if (!e.isComposing) fit(e.target); },
+    oncompositionend: (e) => fit(e.target) });
   return h('div', { class: 'field' }, h('label', { for: 'name' }, t('start.name')), input, help);
 }
 

@@ -323,7 +323,7 @@ actor CollageService {
                     if record != nil {
                         // Told first: once the files are gone, everything about the withdrawal is done.
                         committed.publish(try await database.deleteCollage(groupId: groupId, missionId: mission.id, now: clock()))
-                        try await removeFiles(groupId: groupId, missionId: mission.id, except: nil)
+                        try await removeFiles(groupId: groupId, missionId: mission.id, except: [])
                     }
                     continue
                 }
@@ -348,7 +348,10 @@ actor CollageService {
                     groupId: groupId, missionId: mission.id, photoIds: inputs.photos.map(\.id), key: inputs.key,
                     width: file.width, height: file.height, createdAt: madeAt
                 ), now: madeAt)
-                try await removeFiles(groupId: groupId, missionId: mission.id, except: inputs.key)
+                // The same photos drawn in the venue's other languages stay: a phone or a recap
+                // may have just asked for one.
+                let current = Set(venue.languages.compactMap { try? self.inputs(subject: now, missionId: mission.id, language: $0).key })
+                try await removeFiles(groupId: groupId, missionId: mission.id, except: current.union([inputs.key]))
                 committed.publish(saved?.events ?? [])
             }
         } catch {
@@ -357,19 +360,20 @@ actor CollageService {
         return stale
     }
 
-    /// Removes a mission's collage files but those of the inputs `except`. A picture still being
-    /// written (`….tmp`: another language's, asked for by a phone or a recap meanwhile) is left
-    /// to its writer, which would fail to finish it otherwise; one a crash left goes at start.
-    private func removeFiles(groupId: String, missionId: String, except key: String?) async throws {
+    /// Removes a mission's collage files but those of the inputs `except` (the current photos,
+    /// in each of the venue's languages). A picture still being written (`….tmp`: asked for by a
+    /// phone or a recap meanwhile) is left to its writer, which would fail to finish it
+    /// otherwise; one a crash left goes at start.
+    private func removeFiles(groupId: String, missionId: String, except keys: Set<String>) async throws {
         let folder = directory + "/" + groupId
         try await fileIO.run {
             let prefix = missionId + "-"
-            let keep = key.map { prefix + $0 + "-" }
+            let keep = keys.map { prefix + $0 + "-" }
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) && !name.hasSuffix(".tmp") {
                 // Mission ids are `[a-z0-9-]+`: the hash after the id tells one mission from another with a longer id.
                 let rest = name.dropFirst(prefix.count)
                 guard rest.count > 24, rest.prefix(24).allSatisfy(\.isHexDigit), rest.dropFirst(24).first == "-" else { continue }
-                if let keep, name.hasPrefix(keep) { continue }
+                if keep.contains(where: { name.hasPrefix($0) }) { continue }
                 try? FileManager.default.removeItem(atPath: folder + "/" + name)
             }
         }

@@ -89,8 +89,11 @@ struct JoinPageController {
         // at this venue; the name in each of the venue's languages, for a phone that chose another.
         if let entry { words = JoinPageWords.negotiated(acceptLanguage: request.headers[.acceptLanguage], venueLanguages: entry.venue.languages) }
         let venueName = entry.map { $0.venue.name.resolved(language: words.language, fallback: $0.venue.defaultLanguage) } ?? group.venueId
+        // Keyed by the base code (`en` for `en-GB`), as the web client names its languages.
         let venueNames = entry.map { entry in
-            Dictionary(entry.venue.languages.map { ($0, entry.venue.name.resolved(language: $0, fallback: entry.venue.defaultLanguage)) }, uniquingKeysWith: { a, _ in a })
+            Dictionary(entry.venue.languages.map {
+                (String($0.lowercased().split(separator: "-").first ?? ""), entry.venue.name.resolved(language: $0, fallback: entry.venue.defaultLanguage))
+            }, uniquingKeysWith: { a, _ in a })
         } ?? [:]
         let joinable = group.isJoinable(at: now)
         // A full group says so before a name is typed, not after the tap on Join.

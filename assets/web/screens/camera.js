@@ -24,8 +24,12 @@ export function photoScreen() {
   const claim = !current && progress && claimOf(progress.tasks.find((x) => x.id === pf.taskId));
   const claimNote = claim && claim.playerId !== state.playerId
     ? h('p', { class: 'note', id: 'photo-claimed' }, t('photo.claimedBy', { name: memberName({ id: claim.playerId, name: claim.name }) })) : null;
+  // The visitor said they are on this task and a teammate's photo came first: theirs takes its
+  // place (as the server decides for a claimer), which the box shows ticked; they may untick it.
+  const raw = current && progress.tasks.find((x) => x.id === pf.taskId).claim;
+  const mine = Boolean(raw && raw.playerId === state.playerId && Date.parse(raw.expiresAt) > Date.now() && current.photographerId !== state.playerId);
   const replace = current ? h('label', { class: 'check', for: 'choose-photo' },
-    h('input', { type: 'checkbox', id: 'choose-photo' }),
+    h('input', { type: 'checkbox', id: 'choose-photo', checked: mine }),
     h('span', null, t('photo.replace', { name: memberName({ id: current.photographerId, name: current.photographerName }) }))) : null;
   const accept = h('button', { type: 'button', class: 'primary', id: 'accept-photo', onclick: async () => {
     accept.disabled = true;

@@ -121,7 +121,7 @@ export function groupScreen() {
 }
 
 // The group's feed, whose module loads the first time the group screen is shown: the first
-// load of the client carries only the way in and the missions.
+// load of the client carries only the way in.
 function feedPlace() {
   const place = h('div', { class: 'feed-place' });
   Promise.all([import('../feed.js'), laterStyles()])
