@@ -57,7 +57,9 @@ struct Doctor: AsyncParsableCommand {
             findings.append(.failure("PostgreSQL at \(shown) has fsync \(health.fsync) and synchronous_commit \(health.synchronousCommit): photos answered 201 could be lost in a crash; turn both on."))
         }
         if let newest = health.migrations.max(), newest > health.currentMigration {
-            findings.append(.failure("The PostgreSQL database \(shown) was migrated by a newer Groupie (migration \(newest)); this one would refuse it."))
+            findings.append(.failure(
+                "The PostgreSQL database \(shown) was migrated by a newer Groupie (migration \(newest)), which this one would refuse: install that Groupie again, or restore the backup made before it."
+            ))
         }
         if findings.isEmpty {
             let schema = health.migrations.isEmpty ? "empty (serve migrates it at start)" : "at migration \(health.migrations.max() ?? 0)"
