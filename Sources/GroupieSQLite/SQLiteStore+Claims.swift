@@ -37,10 +37,12 @@ extension SQLiteStore {
     /// Inside a transaction: reads the group's claims and members, asks `ClaimRules` and writes
     /// its change with the events.
     static func applyClaim(
-        _ db: Database, _ action: ClaimRules.Action, groupId: String, photos: TaskPhotos, venue: Venue?, now: Date
+        _ db: Database, _ action: ClaimRules.Action, groupId: String, photos: TaskPhotos, venue: Venue?, now: Date,
+        read: (claims: [TaskClaim], members: Set<String>)? = nil
     ) throws -> [GroupEvent] {
+        let (claims, members) = try read ?? (claims(db, groupId: groupId), memberIds(db, groupId: groupId))
         let change = try ClaimRules.change(
-            action, before: try claims(db, groupId: groupId), members: try memberIds(db, groupId: groupId), photos: photos, venue: venue, now: now
+            action, before: claims, members: members, photos: photos, venue: venue, now: now
         )
         if let task = change.remove {
             try db.executeCached(

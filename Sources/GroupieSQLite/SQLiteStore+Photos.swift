@@ -50,17 +50,15 @@ extension SQLiteStore {
                 return AddedPhoto(photo: try Self.heldPhoto(db, id: id)!, created: true, held: true, events: [])
             }
             let photo = try Self.photo(db, id: id)!
-            let claimed = try photo.task.map {
-                ClaimRules.holds($0, by: photo.photographerId, claims: try Self.claims(db, groupId: new.groupId),
-                                 members: try Self.memberIds(db, groupId: new.groupId), now: now)
-            } ?? false
+            let claims = (claims: try Self.claims(db, groupId: new.groupId), members: try Self.memberIds(db, groupId: new.groupId))
+            let claimed = photo.task.map { ClaimRules.holds($0, by: photo.photographerId, claims: claims.claims, members: claims.members, now: now) } ?? false
             let change = try PhotoRules.change(.add(photo, choose: new.choose, claimed: claimed), before: before, venue: venue)
             if let task = photo.task, change.after.picks[task] != before.picks[task] {
                 try Self.pick(db, groupId: new.groupId, task: task, photoId: photo.id)
             }
             let events = try Self.appendEvents(db, groupId: new.groupId, change.events, now: now)
             // The photographer's claim of the task ends with their photo.
-            let released = try Self.applyClaim(db, .photographed(photo), groupId: new.groupId, photos: change.after, venue: venue, now: now)
+            let released = try Self.applyClaim(db, .photographed(photo), groupId: new.groupId, photos: change.after, venue: venue, now: now, read: claims)
             return AddedPhoto(photo: photo, created: true, held: false, events: events + released)
         }
     }

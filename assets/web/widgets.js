@@ -167,3 +167,12 @@ export function fileButton({ id, label, missionId, taskId, primary, disabled, de
     }),
     icon('camera'), label);
 }
+
+// Confetti falling across the screen for a moment, in the venue's colours (later.css); none
+// for those who ask for reduced motion.
+export function confetti(pieces) {
+  const box = h('div', { class: 'confetti', 'aria-hidden': 'true' },
+    Array.from({ length: pieces }, (_, i) => h('i', { style: { left: (i * 100 / pieces + 1) + '%', animationDelay: (i % 7) * 0.16 + 's' } })));
+  document.body.append(box);
+  setTimeout(() => box.remove(), 4200);
+}

@@ -17,6 +17,12 @@ public enum LanguageCode {
         "wo", "xh", "yi", "yo", "za", "zh", "zu",
     ]
 
+    /// The language of a tag without its region or script, lowercased: `en` for `en-GB`, as the
+    /// web client names its languages.
+    public static func base(_ tag: String) -> String {
+        String(tag.lowercased().split(separator: "-").first ?? "")
+    }
+
     public static func isValid(_ code: String) -> Bool {
         let parts = code.split(separator: "-", omittingEmptySubsequences: false)
         guard let language = parts.first, iso639_1.contains(String(language)) else { return false }

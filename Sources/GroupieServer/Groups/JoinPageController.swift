@@ -92,7 +92,7 @@ struct JoinPageController {
         // Keyed by the base code (`en` for `en-GB`), as the web client names its languages.
         let venueNames = entry.map { entry in
             Dictionary(entry.venue.languages.map {
-                (String($0.lowercased().split(separator: "-").first ?? ""), entry.venue.name.resolved(language: $0, fallback: entry.venue.defaultLanguage))
+                (LanguageCode.base($0), entry.venue.name.resolved(language: $0, fallback: entry.venue.defaultLanguage))
             }, uniquingKeysWith: { a, _ in a })
         } ?? [:]
         let joinable = group.isJoinable(at: now)

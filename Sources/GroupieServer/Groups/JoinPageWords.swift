@@ -36,9 +36,8 @@ struct JoinPageWords: Sendable {
     /// language the client speaks, else English. A Japanese phone at a venue without Japanese
     /// reads the page, and the venue's name, in English.
     static func negotiated(acceptLanguage: String?, venueLanguages: [String]) -> JoinPageWords {
-        let base = { (code: String) in String(code.lowercased().split(separator: "-").first ?? "") }
         var both: [String] = []
-        for code in venueLanguages.map(base) where languages.contains(code) && !both.contains(code) { both.append(code) }
+        for code in venueLanguages.map(LanguageCode.base) where languages.contains(code) && !both.contains(code) { both.append(code) }
         guard !both.isEmpty else { return all["en"]! }
         // English first where the venue has it: the fallback when no range of the phone's matches.
         if let english = both.firstIndex(of: "en") { both.insert(both.remove(at: english), at: 0) }

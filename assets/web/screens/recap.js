@@ -7,7 +7,7 @@ import { t, tn } from '../i18n.js';
 import { h, icon } from '../ui.js';
 import { state } from '../store.js';
 import { errorText, toast } from '../messages.js';
-import { groupTitle, standingLine } from '../widgets.js';
+import { groupTitle, standingLine, confetti } from '../widgets.js';
 
 const LEADS = { 'missions-done': 'recap.leadDone', 'missions-over': 'recap.leadTimeUp', 'closed': 'recap.leadClosed', 'joining-time-over': 'recap.leadOver' };
 
@@ -56,7 +56,7 @@ const celebrated = new Set(); // the groups whose finale burst already on this p
 // one big button to keep the story (shared where the phone can, else downloaded).
 function finale(end, hasStory) {
   const s = state.group.standing;
-  if (!celebrated.has(state.group.id)) { celebrated.add(state.group.id); burst(); }
+  if (!celebrated.has(state.group.id)) { celebrated.add(state.group.id); confetti(28); }
   return h('section', { class: 'finale', 'aria-labelledby': 'finale-title' },
     h('div', { class: 'rays', 'aria-hidden': 'true' }),
     h('p', { class: 'kicker' }, groupTitle()),
@@ -66,14 +66,6 @@ function finale(end, hasStory) {
     h('p', { class: 'lead' }, t(LEADS[end])),
     hasStory ? h('button', { type: 'button', class: 'primary keep', id: 'keep-visit', onclick: () => (navigator.share ? share() : download('pdf')) },
       icon(navigator.share ? 'share' : 'download'), t('finale.keep')) : null);
-}
-
-// Confetti in the venue's colours; none for those who ask for reduced motion (the stylesheet).
-function burst() {
-  const box = h('div', { class: 'confetti', 'aria-hidden': 'true' },
-    Array.from({ length: 28 }, (_, i) => h('i', { style: { left: (i * 3.6 + 1) + '%', animationDelay: (i % 7) * 0.18 + 's' } })));
-  document.body.append(box);
-  setTimeout(() => box.remove(), 4200);
 }
 
 export function recapScreen() {

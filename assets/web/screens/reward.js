@@ -5,7 +5,7 @@ import { t } from '../i18n.js';
 import { h, icon } from '../ui.js';
 import { state, update, mission, progressOf, missionState, inPhoneLang } from '../store.js';
 import { go, route } from '../router.js';
-import { rewardWords } from '../widgets.js';
+import { rewardWords, confetti } from '../widgets.js';
 import { toast } from '../messages.js';
 
 // The mission a visitor goes on to: the next one in the venue's order that is open and not
@@ -33,7 +33,7 @@ export function doneScreen(id) {
   const ready = c && c.status === 'ready';
   const src = ready ? inPhoneLang(c.urls.jpg) : null; // its titles in the phone's language
   const fileName = `groupie-${state.venue.id}-${m.id}.jpg`;
-  if (state.celebrate === id) { update({ celebrate: null }); confetti(); }
+  if (state.celebrate === id) { update({ celebrate: null }); confetti(18); }
   // A one-task mission's reward is the photo with a sticker, not a collage: the words say which.
   const words = rewardWords(m);
   return h('section', { class: 'screen done' },
@@ -52,13 +52,6 @@ export function doneScreen(id) {
       state.group.visitEnd ? h('a', { href: '#/recap', class: 'button primary', id: 'see-recap' }, icon('star'), t('recap.open')) : null,
       h('a', { href: '#/m/' + encodeURIComponent(m.id), class: 'button' }, t('done.photos')),
       h('a', { href: next ? '#/m/' + encodeURIComponent(next.id) : '#/missions', class: 'button quiet', id: 'next-mission' }, next ? t('done.nextOne', { mission: next.title }) : t('done.next'))));
-}
-
-function confetti() {
-  const box = h('div', { class: 'confetti', 'aria-hidden': 'true' },
-    Array.from({ length: 18 }, (_, i) => h('i', { style: { left: (i * 5.5 + 1) + '%', animationDelay: (i % 6) * 0.15 + 's' } })));
-  document.body.append(box);
-  setTimeout(() => box.remove(), 3600);
 }
 
 async function shareImage(url, name, title) {
